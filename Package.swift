@@ -1,0 +1,87 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Tern",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tern", targets: ["tern"]),
+        .executable(name: "ternd", targets: ["ternd"]),
+        .executable(name: "tern-bench", targets: ["tern-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // Wire types only: REST JSON models, the WebSocket frame codec, error codes. Foundation only.
+        .target(name: "TernProtocol"),
+        // The server: routes, WebSocket gateway, channel hubs, auth, the Store protocol and its SQLite implementation.
+        .target(
+            name: "TernServer",
+            dependencies: [
+                "TernProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The client engine (filled by the engine issue).
+        .target(
+            name: "TernKit",
+            dependencies: [
+                "TernProtocol",
+                .product(name: "WSClient", package: "swift-websocket"),
+            ]
+        ),
+        // UI state, key map, reducer and views into a cell grid. Never calls curses.
+        .target(name: "TernTUI", dependencies: ["TernKit"]),
+        // The ncursesw C shim; only TernTerminal imports it.
+        .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),
+        // The thin terminal adapter: the only code that calls ncurses.
+        .target(name: "TernTerminal", dependencies: ["TernTUI", "CNCursesw"]),
+        .executableTarget(
+            name: "ternd",
+            dependencies: [
+                "TernServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "tern",
+            dependencies: [
+                "TernServer", "TernKit", "TernTUI", "TernTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "tern-bench",
+            dependencies: [
+                "TernProtocol",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TernProtocolTests", dependencies: ["TernProtocol"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "TernServerTests",
+            dependencies: [
+                "TernServer", "TernProtocol", "ternd",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            resources: [.copy("Python")]
+        ),
+        .testTarget(name: "TernKitTests", dependencies: ["TernKit"]),
+        .testTarget(name: "TernTUITests", dependencies: ["TernTUI"]),
+    ]
+)

@@ -1,0 +1,241 @@
+/// Payloads of the WebSocket commands, in both directions.
+
+/// `reconnect` in `LOGI`: the policy a client follows after losing the socket.
+public struct ReconnectPolicy: Codable, Sendable, Equatable {
+    public var interval: Double
+    public var maxInterval: Double
+    public var mul: Double
+    /// -1 = unlimited.
+    public var retryCnt: Int
+    public init(interval: Double = 2, maxInterval: Double = 20, mul: Double = 2, retryCnt: Int = -1) {
+        self.interval = interval
+        self.maxInterval = maxInterval
+        self.mul = mul
+        self.retryCnt = retryCnt
+    }
+    enum CodingKeys: String, CodingKey { case interval, maxInterval = "max_interval", mul, retryCnt = "retry_cnt" }
+}
+
+/// `unread_cnt` carried by `LOGI` and other pushes: the user's totals at `ts` (ms).
+public struct UnreadCount: Codable, Sendable, Equatable {
+    public var all: Int
+    public var customTypes: [String: Int]
+    public var ts: Int64
+    public init(all: Int, customTypes: [String: Int] = [:], ts: Int64) {
+        self.all = all
+        self.customTypes = customTypes
+        self.ts = ts
+    }
+    enum CodingKeys: String, CodingKey { case all, customTypes = "custom_types", ts }
+}
+
+/// The server's first frame on a new connection (`LOGI`).
+public struct LoginPayload: Codable, Sendable, Equatable {
+    public var userId: String
+    public var nickname: String
+    public var profileUrl: String
+    public var metadata: [String: String]
+    public var key: String
+    public var ekey: String
+    public var loginTs: Int64
+    public var pingInterval: Int
+    public var pongTimeout: Int
+    public var reconnect: ReconnectPolicy
+    public var unreadCnt: UnreadCount
+    /// Megabytes.
+    public var fileUploadSizeLimit: Int
+    public var multipleFileSendMaxSize: Int
+    public var maxUnreadCntOnSuperGroup: Int
+    public var useReaction: Bool
+    public var disableSupergroupMack: Bool
+    public var requestDedupIntervalMs: Int
+    public var concurrentCallLimit: Int
+    public var premiumFeatureList: [String]
+    public var applicationAttributes: [String]
+    public var services: [String]
+    public var emojiHash: String
+    public var appId: String
+    public var reqId: String?
+
+    public init(user: UserPayload, key: String, loginTs: Int64, unread: UnreadCount, appId: String) {
+        userId = user.userId
+        nickname = user.nickname
+        profileUrl = user.profileUrl
+        metadata = user.metadata
+        self.key = key
+        ekey = ""
+        self.loginTs = loginTs
+        pingInterval = 15
+        pongTimeout = 5
+        reconnect = ReconnectPolicy()
+        unreadCnt = unread
+        fileUploadSizeLimit = 25
+        multipleFileSendMaxSize = 30
+        maxUnreadCntOnSuperGroup = 100
+        useReaction = true
+        disableSupergroupMack = true
+        requestDedupIntervalMs = 500
+        concurrentCallLimit = 0
+        premiumFeatureList = []
+        applicationAttributes = []
+        services = ["chat"]
+        emojiHash = ""
+        self.appId = appId
+        reqId = nil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userId = "user_id", nickname, profileUrl = "profile_url", metadata, key, ekey, loginTs = "login_ts"
+        case pingInterval = "ping_interval", pongTimeout = "pong_timeout", reconnect, unreadCnt = "unread_cnt"
+        case fileUploadSizeLimit = "file_upload_size_limit", multipleFileSendMaxSize = "multiple_file_send_max_size"
+        case maxUnreadCntOnSuperGroup = "max_unread_cnt_on_super_group", useReaction = "use_reaction"
+        case disableSupergroupMack = "disable_supergroup_mack", requestDedupIntervalMs = "request_dedup_interval_ms"
+        case concurrentCallLimit = "concurrent_call_limit", premiumFeatureList = "premium_feature_list"
+        case applicationAttributes = "application_attributes", services, emojiHash = "emoji_hash", appId = "app_id"
+        case reqId = "req_id"
+    }
+}
+
+/// `{"error":true,"code","message"}` — a refused login, or an `EROR` frame.
+public struct ErrorPayload: Codable, Sendable, Equatable {
+    public var error: Bool
+    public var code: Int
+    public var message: String
+    public var reqId: String?
+    public var channelUrl: String?
+    public var ts: Int64?
+    public init(code: ErrorCode, message: String, reqId: String? = nil, channelUrl: String? = nil, ts: Int64? = nil) {
+        self.error = true
+        self.code = code.rawValue
+        self.message = message
+        self.reqId = reqId
+        self.channelUrl = channelUrl
+        self.ts = ts
+    }
+    enum CodingKeys: String, CodingKey { case error, code, message, reqId = "req_id", channelUrl = "channel_url", ts }
+}
+
+/// An integer that may arrive as a JSON number or a numeric string (clients differ).
+public struct FlexibleInt64: Codable, Sendable, Equatable {
+    public var value: Int64
+    public init(_ value: Int64) { self.value = value }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let v = try? c.decode(Int64.self) {
+            value = v
+        } else if let d = try? c.decode(Double.self), d.isFinite, d == d.rounded(), abs(d) < 9.3e18 {
+            value = Int64(d)
+        } else if let s = try? c.decode(String.self), let v = Int64(s) {
+            value = v
+        } else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected an integer")
+        }
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(value)
+    }
+}
+
+/// C→S `MESG`: send a user message.
+public struct SendMessageRequest: Codable, Sendable {
+    public var channelUrl: String?
+    public var message: String?
+    public var data: String?
+    public var customType: String?
+    public var mentionType: String?
+    public var mentionedUserIds: [String]?
+    public var metaarray: [MetaArrayItem]?
+    public var parentMessageId: FlexibleInt64?
+    public var replyToChannel: Bool?
+    public var silent: Bool?
+    public var reqId: String?
+    public init(channelUrl: String, message: String, reqId: String?) {
+        self.channelUrl = channelUrl
+        self.message = message
+        self.reqId = reqId
+    }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url", message, data, customType = "custom_type", mentionType = "mention_type"
+        case mentionedUserIds = "mentioned_user_ids", metaarray, parentMessageId = "parent_message_id"
+        case replyToChannel = "reply_to_channel", silent, reqId = "req_id"
+    }
+}
+
+/// C→S commands that name one channel: `READ`, `ENTR`, `EXIT`, `TPST`, `TPEN`, `MACK`.
+public struct ChannelRequest: Codable, Sendable {
+    public var channelUrl: String?
+    public var reqId: String?
+    public var time: FlexibleInt64?
+    public var msgId: FlexibleInt64?
+    public init(channelUrl: String, reqId: String? = nil, time: Int64? = nil, msgId: Int64? = nil) {
+        self.channelUrl = channelUrl
+        self.reqId = reqId
+        self.time = time.map(FlexibleInt64.init)
+        self.msgId = msgId.map(FlexibleInt64.init)
+    }
+    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", reqId = "req_id", time, msgId = "msg_id" }
+}
+
+/// C→S `PING` and S→C `PONG`.
+public struct PingPayload: Codable, Sendable {
+    public var id: FlexibleInt64?
+    public var ts: Int64?
+    public var reqId: String?
+    public init(id: Int64?, ts: Int64?, reqId: String? = nil) {
+        self.id = id.map(FlexibleInt64.init)
+        self.ts = ts
+        self.reqId = reqId
+    }
+    enum CodingKeys: String, CodingKey { case id, ts, reqId = "req_id" }
+}
+
+/// S→C `READ`: a member read a channel up to `ts`.
+public struct ReadEvent: Codable, Sendable, Equatable {
+    public var channelUrl: String
+    public var channelType: String
+    public var user: SenderPayload
+    public var ts: Int64
+    public var reqId: String?
+    public init(channelUrl: String, user: SenderPayload, ts: Int64, reqId: String? = nil) {
+        self.channelUrl = channelUrl
+        self.channelType = "group"
+        self.user = user
+        self.ts = ts
+        self.reqId = reqId
+    }
+    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", channelType = "channel_type", user, ts, reqId = "req_id" }
+}
+
+/// S→C `DLVR`: delivery receipts that moved.
+public struct DeliveryEvent: Codable, Sendable, Equatable {
+    public var channelUrl: String
+    public var channelType: String
+    public var updated: [String: Int64]
+    public init(channelUrl: String, updated: [String: Int64]) {
+        self.channelUrl = channelUrl
+        self.channelType = "group"
+        self.updated = updated
+    }
+    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", channelType = "channel_type", updated }
+}
+
+/// S→C `SYEV`: a channel event; `cat` says which (10900 typing start, 10901 typing end, …).
+public struct ChannelEvent: Codable, Sendable, Equatable {
+    public var cat: Int
+    public var channelUrl: String
+    public var channelType: String
+    public var data: SenderPayload?
+    public var ts: Int64
+    public init(cat: Int, channelUrl: String, data: SenderPayload?, ts: Int64) {
+        self.cat = cat
+        self.channelUrl = channelUrl
+        self.channelType = "group"
+        self.data = data
+        self.ts = ts
+    }
+    enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", data, ts }
+
+    public static let typingStart = 10900
+    public static let typingEnd = 10901
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import TernProtocol
+
+/// A built server: the Hummingbird application and the chat service behind it.
+public struct TernServerApp: Sendable {
+    public let application: Application<RouterResponder<BasicRequestContext>>
+    public let service: ChatService
+
+    /// Runs until SIGTERM/SIGINT (or the task is cancelled), then closes the store. Every message
+    /// acknowledged before that was committed before its acknowledgement was written.
+    public func run() async throws {
+        do {
+            try await application.runService()
+        } catch {
+            try? await service.store.close()
+            throw error
+        }
+        try await service.store.close()
+    }
+}
+
+/// Builds `ternd`: opens the store in `config.dataDirectory`, sets up the REST routes and the
+/// WebSocket gateway.
+///
+/// ```swift
+/// let app = try await buildApplication(ServerConfiguration(dataDirectory: dir, apiToken: token))
+/// try await app.run()
+/// ```
+/// - Throws: ``ServerStartError`` for a configuration that must not run, or a store error.
+public func buildApplication(_ config: ServerConfiguration, store: (any Store)? = nil, logger: Logger? = nil) async throws -> TernServerApp {
+    var logger = logger ?? Logger(label: "ternd")
+    if logger.logLevel > .info { logger.logLevel = .info }
+    if !config.isLoopback && !config.requireAccessToken && !config.insecure {
+        throw ServerStartError(
+            "refusing to listen on \(config.host) without --require-access-token: anyone could speak as anyone. Pass --insecure to do it anyway."
+        )
+    }
+    if config.apiToken.isEmpty { throw ServerStartError("an API token is required") }
+    if config.appId.isEmpty { throw ServerStartError("the app id must not be empty") }
+    let theStore: any Store
+    if let store {
+        theStore = store
+    } else {
+        try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
+        theStore = try SQLiteStore(path: (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite"))
+    }
+    let service = ChatService(store: theStore, config: config, logger: logger)
+    let rest = RESTSupport(service: service)
+
+    let router = Router(context: BasicRequestContext.self)
+    router.middlewares.add(SendbirdErrorMiddleware())
+    // The SDK's warm-up request before each WebSocket connect.
+    router.get("/") { _, _ in try rest.empty() }
+    UserRoutes(rest: rest).register(on: router)
+    GroupChannelRoutes(rest: rest).register(on: router)
+    MessageRoutes(rest: rest).register(on: router)
+
+    let gateway = WebSocketGateway(service: service, logger: logger)
+    let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+    wsRouter.ws("/") { request, _ in
+        gateway.shouldUpgrade(request)
+    } onUpgrade: { inbound, outbound, context in
+        await gateway.handle(inbound, outbound, request: context.request)
+    }
+
+    let onListening = config.onListening
+    let app = Application(
+        router: router,
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: wsRouter,
+            configuration: .init(
+                ws: .init(maxFrameSize: config.maxFrameSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5)))
+        ),
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "ternd"),
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? config.port
+            await onListening?(config.host, port)
+        },
+        logger: logger
+    )
+    return TernServerApp(application: app, service: service)
+}
+
+/// The generated Platform API token kept in the data directory (mode 0600).
+public enum APITokenFile {
+    public static func path(dataDirectory: String) -> String {
+        (dataDirectory as NSString).appendingPathComponent("api_token")
+    }
+
+    /// Reads the token file, or creates it with a new random token.
+    /// - Returns: the token, the file's path, and whether it was just created.
+    public static func loadOrCreate(dataDirectory: String) throws -> (token: String, path: String, created: Bool) {
+        let path = path(dataDirectory: dataDirectory)
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
+            let t = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !t.isEmpty { return (t, path, false) }
+        }
+        let token = Credentials.randomToken(bytes: 20)
+        guard FileManager.default.createFile(atPath: path, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        else { throw ServerStartError("cannot write \(path)") }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return (token, path, true)
+    }
+}

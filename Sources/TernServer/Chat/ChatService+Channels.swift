@@ -1,0 +1,96 @@
+import Foundation
+import TernProtocol
+
+/// What a caller asks when creating a group channel.
+public struct CreateGroupChannelRequest: Sendable {
+    public var userIds: [String]
+    public var operatorIds: [String] = []
+    public var name: String = ""
+    public var channelUrl: String?
+    public var coverUrl: String = ""
+    public var customType: String = ""
+    public var data: String = ""
+    public var isDistinct = false
+    public var isPublic = false
+    public var isSuper = false
+    public var isEphemeral = false
+    public var creator: String?
+    public init(userIds: [String]) { self.userIds = userIds }
+}
+
+extension ChatService {
+    /// Creates a group channel (or returns the distinct channel with the same members).
+    public func createGroupChannel(_ r: CreateGroupChannelRequest) async throws -> (ChannelRecord, created: Bool) {
+        var ids = r.userIds
+        if let creator = r.creator, !ids.contains(creator) { ids.insert(creator, at: 0) }
+        ids = Array(NSOrderedSet(array: ids).array as! [String])
+        if ids.isEmpty { throw SendbirdError.missing("user_ids") }
+        if ids.count > 100 { throw SendbirdError(.tooManyItems, "A group channel can have at most 100 members.") }
+        for id in ids { try Self.checkUserId(id) }
+        if r.name.count > 191 { throw SendbirdError.tooLong("name", max: 191) }
+        if r.customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
+        if r.coverUrl.count > 2048 { throw SendbirdError.tooLong("cover_url", max: 2048) }
+        if r.data.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+        if r.isDistinct && r.isSuper { throw SendbirdError(.invalidValue, "A supergroup channel cannot be distinct.") }
+        if r.isDistinct && r.isPublic { throw SendbirdError(.invalidValue, "A public channel cannot be distinct.") }
+        if let url = r.channelUrl {
+            if url.count < 4 || url.count > 100 || !url.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }) {
+                throw SendbirdError(.invalidValue, "Invalid value: \"channel_url\" (4–100 characters of A–Z, a–z, 0–9, _ and -).")
+            }
+        }
+        let known = Set(try await store.users(ids).map(\.userId))
+        if let missing = ids.first(where: { !known.contains($0) }) {
+            throw SendbirdError(.notFound, "\"User\" not found: \(missing).")
+        }
+        let t = now()
+        let new = NewGroupChannel(
+            channelUrl: r.channelUrl ?? "sendbird_group_channel_\(Credentials.randomToken(bytes: 16))", name: r.name,
+            coverUrl: r.coverUrl, customType: r.customType, data: r.data, creator: r.creator, userIds: ids,
+            operatorIds: r.operatorIds.filter { ids.contains($0) }, isDistinct: r.isDistinct, isPublic: r.isPublic,
+            isSuper: r.isSuper, isEphemeral: r.isEphemeral, createdAt: t / 1000, nowMs: t)
+        let (channel, created) = try await store.createGroupChannel(new)
+        return (channel, created)
+    }
+
+    /// A channel or 400201.
+    public func requireChannel(_ url: String) async throws -> ChannelRecord {
+        guard let c = try await store.channel(url) else { throw SendbirdError(.notFound, "\"Channel\" not found: \(url).") }
+        return c
+    }
+
+    /// Presents one channel for a viewer.
+    public func present(_ channel: ChannelRecord, viewer: String?) async throws -> GroupChannelPayload {
+        try await present([channel], viewer: viewer)[0]
+    }
+
+    /// Presents channels with their members, last messages and the viewer's counters, fetching
+    /// what they need in a few batched reads.
+    public func present(_ channels: [ChannelRecord], viewer: String?) async throws -> [GroupChannelPayload] {
+        let urls = channels.map(\.channelUrl)
+        let membersByChannel = try await store.members(ofChannels: urls)
+        let lastMessages = try await store.messages(ids: channels.compactMap(\.lastMessageId))
+        let lastById = Dictionary(uniqueKeysWithValues: lastMessages.map { ($0.messageId, $0) })
+        var userIds = Set<String>()
+        for ms in membersByChannel.values { for m in ms { userIds.insert(m.userId) } }
+        for c in channels { if let b = c.createdBy { userIds.insert(b) } }
+        for m in lastMessages {
+            if let s = m.senderId { userIds.insert(s) }
+            userIds.formUnion(m.mentionedUserIds)
+        }
+        let users = Dictionary(uniqueKeysWithValues: try await store.users(Array(userIds)).map { ($0.userId, $0) })
+        let registry = self.registry
+        return channels.map { c in
+            Presenter.groupChannel(
+                c, members: membersByChannel[c.channelUrl] ?? [], users: users,
+                lastMessage: c.lastMessageId.flatMap { lastById[$0] }, viewer: viewer, online: { registry.isOnline($0) })
+        }
+    }
+
+    /// Whether `userId` may read the channel: a member, or anyone for a public channel.
+    func requireMember(_ channel: ChannelRecord, _ userId: String, code: ErrorCode) async throws -> MemberRecord {
+        guard let m = try await store.member(channel.channelUrl, userId: userId), m.state == "joined" else {
+            throw SendbirdError(code, "Not a member of the channel: \(channel.channelUrl).")
+        }
+        return m
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import TernProtocol
+
+/// Where a request came from: codes differ between the WebSocket and REST.
+public enum RequestOrigin: Sendable {
+    case webSocket
+    case rest
+
+    var channelNotFound: ErrorCode { self == .webSocket ? .channelNotFound : .notFound }
+}
+
+/// A user message to send.
+public struct OutgoingMessage: Sendable {
+    public var channelUrl: String
+    public var message: String
+    public var data: String = ""
+    public var customType: String = ""
+    public var mentionType: String = "users"
+    public var mentionedUserIds: [String] = []
+    public var silent = false
+    public var reqId: String?
+    public init(channelUrl: String, message: String) {
+        self.channelUrl = channelUrl
+        self.message = message
+    }
+}
+
+extension ChatService {
+    /// Sends a user message from `userId`: checks, stores (durably), then fans out. The copy to
+    /// `connection` (the sending socket) carries `req_id`; every other connection of every member,
+    /// the sender's other devices included, gets the same bytes without it.
+    /// - Returns: the stored message as the sender's acknowledgement shows it.
+    @discardableResult
+    public func sendUserMessage(
+        from userId: String, _ out: OutgoingMessage, connection: ClientConnection?, origin: RequestOrigin
+    ) async throws -> MessagePayload {
+        let t0 = now()
+        guard let channel = try await store.channel(out.channelUrl) else {
+            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(out.channelUrl).")
+        }
+        let me = try await requireMember(channel, userId, code: .notAMember)
+        if channel.freeze && me.role != "operator" {
+            throw SendbirdError(.channelFrozen, "The channel is frozen.")
+        }
+        if out.message.isEmpty { throw SendbirdError.missing("message") }
+        if out.message.count > config.maxMessageLength { throw SendbirdError.tooLong("message", max: config.maxMessageLength) }
+        if out.customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
+        if out.data.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+        if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
+        if let r = out.reqId, r.utf8.count > 128 { throw SendbirdError.tooLong("req_id", max: 128) }
+        if origin == .webSocket && !rateLimiter.allow(userId, nowMs: t0) {
+            throw SendbirdError(.tooManyMessages, "Too many messages: at most \(Int(config.maxMessagesPerSecond)) per second.")
+        }
+        let senderPayload = try await sender(userId)
+        var mentionedUsers: [String: UserRecord] = [:]
+        if !out.mentionedUserIds.isEmpty {
+            for u in try await store.users(out.mentionedUserIds) { mentionedUsers[u.userId] = u }
+        }
+        return try await sendQueue.run(channel.channelUrl) {
+            let new = NewMessage(
+                channelUrl: channel.channelUrl, type: "MESG", senderId: userId, message: out.message,
+                customType: out.customType, data: out.data, mentionType: out.mentionType == "channel" ? "channel" : "users",
+                mentionedUserIds: out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, silent: out.silent,
+                isOpMsg: me.role == "operator", createdAt: now(), reqId: out.reqId, persist: !channel.isEphemeral,
+                markSenderRead: !channel.isSuper)
+            let (record, duplicate) = try await store.insertMessage(new)
+            var users = mentionedUsers
+            if let s = senderPayload {
+                users[userId] = UserRecord(
+                    userId: s.userId, nickname: s.nickname, profileUrl: s.profileUrl, metadata: s.metadata, createdAt: 0,
+                    lastSeenAt: 0, hasEverLoggedIn: true, isActive: true)
+            }
+            var payload = Presenter.message(record, users: users)
+            let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
+            if let conn = connection, let req = out.reqId {
+                conn.send("MESG" + Self.withReqId(json, req) + "\n")
+            }
+            if !duplicate {
+                let members = try await store.members(channel.channelUrl)
+                fanOut("MESG" + json + "\n", to: members, except: connection)
+            }
+            payload.reqId = out.reqId
+            return payload
+        }
+    }
+
+    /// Sends an admin message (Platform API only): no sender, counted as unread for every member.
+    public func sendAdminMessage(channelUrl: String, message: String, customType: String, data: String) async throws
+        -> MessagePayload
+    {
+        guard let channel = try await store.channel(channelUrl) else {
+            throw SendbirdError(.notFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        if message.isEmpty { throw SendbirdError.missing("message") }
+        if message.count > 1000 { throw SendbirdError.tooLong("message", max: 1000) }
+        if customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
+        return try await sendQueue.run(channel.channelUrl) {
+            let new = NewMessage(
+                channelUrl: channel.channelUrl, type: "ADMM", senderId: nil, message: message, customType: customType,
+                data: data, mentionType: "users", mentionedUserIds: [], silent: false, isOpMsg: false, createdAt: now(),
+                reqId: nil, persist: !channel.isEphemeral, markSenderRead: false)
+            let (record, _) = try await store.insertMessage(new)
+            let payload = Presenter.message(record, users: [:])
+            let members = try await store.members(channel.channelUrl)
+            fanOut(Self.frameText(.adminMessage, payload), to: members)
+            return payload
+        }
+    }
+
+    /// History of a channel for a viewer (nil: the Platform API, which may read any channel).
+    public func listMessages(_ channelUrl: String, query: MessageQuery, viewer: String?) async throws -> [MessagePayload] {
+        let channel = try await requireChannel(channelUrl)
+        if let viewer { _ = try await requireMember(channel, viewer, code: .unauthorizedRequest) }
+        let records = try await store.messages(channelUrl, query: query)
+        return try await presentMessages(records)
+    }
+
+    /// One message by id.
+    public func getMessage(_ channelUrl: String, id: Int64, viewer: String?) async throws -> MessagePayload {
+        let channel = try await requireChannel(channelUrl)
+        if let viewer { _ = try await requireMember(channel, viewer, code: .unauthorizedRequest) }
+        guard let m = try await store.message(channelUrl, id: id) else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
+        return try await presentMessages([m])[0]
+    }
+
+    func presentMessages(_ records: [MessageRecord]) async throws -> [MessagePayload] {
+        var ids = Set<String>()
+        for r in records {
+            if let s = r.senderId { ids.insert(s) }
+            ids.formUnion(r.mentionedUserIds)
+        }
+        let users = Dictionary(uniqueKeysWithValues: try await store.users(Array(ids)).map { ($0.userId, $0) })
+        return records.map { Presenter.message($0, users: users) }
+    }
+
+    // MARK: - Read, delivery, typing
+
+    /// Marks the channel read for `userId` and tells the other members and the reader's other
+    /// devices (`READ`); the copy to `connection` carries `req_id`.
+    ///
+    /// The receipt's `ts` is always later than the millisecond the request arrived in: the JS SDK
+    /// ignores a `READ` ack stamped with the moment it sent `READ` (research/sendbird.md §7).
+    @discardableResult
+    public func markRead(
+        userId: String, channelUrl: String, connection: ClientConnection?, reqId: String?, origin: RequestOrigin,
+        arrivedAt: Int64? = nil
+    ) async throws -> Int64 {
+        guard let channel = try await store.channel(channelUrl) else {
+            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        _ = try await requireMember(channel, userId, code: .notAMember)
+        let arrived = arrivedAt ?? now()
+        var ts = now()
+        var spins = 0
+        while ts <= arrived && spins < 20 {
+            try? await Task.sleep(for: .microseconds(250))
+            ts = now()
+            spins += 1
+        }
+        if channel.isSuper {
+            try await store.markRead(channelUrl, userId: userId, ts: ts)
+            if let conn = connection, let req = reqId, let s = try await sender(userId) {
+                conn.send(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req)))
+            }
+            return ts
+        }
+        return try await sendQueue.run(channelUrl) {
+            try await store.markRead(channelUrl, userId: userId, ts: ts)
+            let s = try await sender(userId) ?? SenderPayload(userId: userId)
+            if let conn = connection, let req = reqId {
+                conn.send(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req)))
+            }
+            let members = try await store.members(channelUrl)
+            fanOut(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts)), to: members, except: connection)
+            return ts
+        }
+    }
+
+    /// Marks all (or the listed) channels of the user read, telling each channel's members.
+    public func markAllRead(userId: String, channelUrls: [String]?) async throws {
+        let ts = now()
+        let changed = try await store.markAllRead(userId: userId, channelUrls: channelUrls, ts: ts)
+        let s = try await sender(userId) ?? SenderPayload(userId: userId)
+        for url in changed {
+            let members = try await store.members(url)
+            fanOut(Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts)), to: members)
+        }
+    }
+
+    /// Typing start/end: `SYEV` 10900/10901 to the other members, never to the typer's own devices.
+    public func typing(userId: String, channelUrl: String, start: Bool) async throws {
+        guard let channel = try await store.channel(channelUrl) else {
+            throw SendbirdError(.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        _ = try await requireMember(channel, userId, code: .notAMember)
+        let s = try await sender(userId) ?? SenderPayload(userId: userId)
+        let event = ChannelEvent(cat: start ? ChannelEvent.typingStart : ChannelEvent.typingEnd, channelUrl: channelUrl, data: s, ts: now())
+        let members = try await store.members(channelUrl)
+        fanOut(Self.frameText(.systemEvent, event), to: members, exceptUser: userId)
+    }
+
+    /// A delivery acknowledgement (`MACK`) from a receiver. Receipts are written and pushed as
+    /// `DLVR` in batches, a quarter second after the first unflushed one per channel.
+    public func acknowledgeDelivery(userId: String, channelUrl: String) async throws {
+        guard let channel = try await store.channel(channelUrl), !channel.isSuper else { return }
+        guard let m = try await store.member(channelUrl, userId: userId), m.state == "joined" else { return }
+        if deliveries.add(channelUrl: channelUrl, userId: userId, ts: now()) {
+            Task {
+                try? await Task.sleep(for: .milliseconds(250))
+                await self.flushDeliveries(channelUrl)
+            }
+        }
+    }
+
+    /// Writes and pushes the pending delivery receipts of one channel.
+    public func flushDeliveries(_ channelUrl: String) async {
+        let updates = deliveries.take(channelUrl)
+        if updates.isEmpty { return }
+        var moved: [String: Int64] = [:]
+        for (uid, ts) in updates {
+            if (try? await store.markDelivered(channelUrl, userId: uid, ts: ts)) == true { moved[uid] = ts }
+        }
+        guard !moved.isEmpty, let members = try? await store.members(channelUrl) else { return }
+        fanOut(Self.frameText(.delivery, DeliveryEvent(channelUrl: channelUrl, updated: moved)), to: members)
+    }
+
+    /// The user's unread totals as `LOGI` and pushes carry them.
+    public func unreadCount(userId: String) async throws -> UnreadCount {
+        UnreadCount(all: try await store.unreadMessageTotal(userId: userId, customTypes: nil), ts: now())
+    }
+}

@@ -1,0 +1,84 @@
+import Synchronization
+
+/// One authenticated WebSocket connection.
+public final class ClientConnection: Sendable, Hashable {
+    public let id: Int
+    public let userId: String
+    public let outbox: Outbox
+
+    public init(id: Int, userId: String, outbox: Outbox) {
+        self.id = id
+        self.userId = userId
+        self.outbox = outbox
+    }
+
+    /// Queues a frame for this connection.
+    @discardableResult
+    public func send(_ frame: String) -> Bool { outbox.enqueue(frame) }
+
+    public static func == (a: ClientConnection, b: ClientConnection) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// Who is connected: user id → their open connections (a user may have several devices).
+///
+/// Sharded by user id so that fan-out from many channels at once does not meet on one lock.
+public final class ConnectionRegistry: Sendable {
+    static let shardCount = 16
+    final class Shard: Sendable {
+        let lock = Mutex<[String: [ClientConnection]]>([:])
+        func withLock<T>(_ body: (inout [String: [ClientConnection]]) -> T) -> T { lock.withLock { body(&$0) } }
+    }
+    let shards: [Shard]
+    let nextId = Atomic<Int>(1)
+
+    public init() {
+        shards = (0..<Self.shardCount).map { _ in Shard() }
+    }
+
+    func shard(_ userId: String) -> Shard {
+        var h: UInt32 = 2_166_136_261
+        for b in userId.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return shards[Int(h % UInt32(Self.shardCount))]
+    }
+
+    /// Registers a new connection for `userId` unless the user already has `limit` open ones.
+    public func register(userId: String, outbox: Outbox, limit: Int) -> ClientConnection? {
+        let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
+        let conn = ClientConnection(id: id, userId: userId, outbox: outbox)
+        let ok = shard(userId).withLock { map -> Bool in
+            var list = map[userId] ?? []
+            if list.count >= limit { return false }
+            list.append(conn)
+            map[userId] = list
+            return true
+        }
+        return ok ? conn : nil
+    }
+
+    /// Removes a connection. Returns whether the user has no connection left.
+    @discardableResult
+    public func unregister(_ conn: ClientConnection) -> Bool {
+        shard(conn.userId).withLock { map -> Bool in
+            var list = map[conn.userId] ?? []
+            list.removeAll { $0.id == conn.id }
+            map[conn.userId] = list.isEmpty ? nil : list
+            return list.isEmpty
+        }
+    }
+
+    public func connections(of userId: String) -> [ClientConnection] {
+        shard(userId).withLock { $0[userId] ?? [] }
+    }
+
+    public func isOnline(_ userId: String) -> Bool {
+        shard(userId).withLock { $0[userId]?.isEmpty == false }
+    }
+
+    /// Every connection, e.g. to close them at shutdown.
+    public func all() -> [ClientConnection] {
+        shards.flatMap { s in s.withLock { Array($0.values.joined()) } }
+    }
+
+    public var count: Int { shards.reduce(0) { n, s in n + s.withLock { $0.values.reduce(0) { $0 + $1.count } } } }
+}

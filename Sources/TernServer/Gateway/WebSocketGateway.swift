@@ -1,0 +1,276 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import TernProtocol
+
+/// The Sendbird WebSocket endpoint at `/`: handshake, `LOGI`, then one command loop per socket.
+struct WebSocketGateway: Sendable {
+    let service: ChatService
+    let logger: Logger
+
+    static let tokenHeader = HTTPField.Name("SENDBIRD-WS-TOKEN")!
+    static let authHeader = HTTPField.Name("SENDBIRD-WS-AUTH")!
+
+    /// Echoes the offered subprotocol (the SDK's URI-encoded `{"token":…}` / `{"auth":…}` / `{}`):
+    /// a browser or node client drops a 101 that does not name it.
+    func shouldUpgrade(_ request: Request) -> RouterShouldUpgrade {
+        var headers = HTTPFields()
+        if let offered = request.headers[.secWebSocketProtocol] {
+            let first = offered.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? offered
+            headers[.secWebSocketProtocol] = first
+        }
+        return .upgrade(headers)
+    }
+
+    /// The credentials a connection presents.
+    struct Handshake {
+        var userId: String?
+        var accessToken: String?
+        var sessionKey: String?
+        var appId: String?
+        var nickname: String?
+    }
+
+    static func credentials(of request: Request) -> Handshake {
+        let q = QueryParameters(request.uri.query)
+        var c = Handshake()
+        c.userId = q.nonEmpty("user_id")
+        c.appId = q.nonEmpty("ai")
+        c.nickname = q.nonEmpty("nickname")
+        c.accessToken = request.headers[tokenHeader].flatMap { $0.isEmpty ? nil : $0 } ?? q.nonEmpty("access_token")
+        c.sessionKey = request.headers[authHeader].flatMap { $0.isEmpty ? nil : $0 } ?? q.nonEmpty("key")
+        if let offered = request.headers[.secWebSocketProtocol] {
+            let first = offered.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? offered
+            let decoded = first.removingPercentEncoding ?? first
+            if let obj = try? JSONSerialization.jsonObject(with: Data(decoded.utf8)) as? [String: Any] {
+                if let t = obj["token"] as? String, !t.isEmpty, c.accessToken == nil { c.accessToken = t }
+                if let a = obj["auth"] as? String, !a.isEmpty, c.sessionKey == nil { c.sessionKey = a }
+            }
+        }
+        return c
+    }
+
+    /// Decides who the connection is. Throws the Sendbird error `LOGI` refuses with.
+    func authenticate(_ c: Handshake) async throws -> UserRecord {
+        let config = service.config
+        guard c.appId == config.appId else {
+            throw SendbirdError(.applicationNotFound, "Application not found: \(c.appId ?? "(no ai)").")
+        }
+        let store = service.store
+        if let key = c.sessionKey {
+            let userId = try await service.userForSessionKey(key)
+            if let claimed = c.userId, claimed != userId {
+                throw SendbirdError(.invalidAccessToken, "The session key belongs to another user.")
+            }
+            guard let user = try await store.user(userId) else { throw SendbirdError(.userNotFoundForLogin, "User not found.") }
+            return user
+        }
+        guard let userId = c.userId else { throw SendbirdError(.loginRequired, "\"user_id\" or a session key is required.") }
+        try ChatService.checkUserId(userId)
+        if let token = c.accessToken {
+            guard let expiry = try await store.accessTokenExpiry(userId: userId, tokenHash: Credentials.hash(token))
+            else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
+            if expiry != 0 && expiry <= service.now() { throw SendbirdError(.sessionTokenRevoked, "The access token has expired.") }
+            guard let user = try await store.user(userId) else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
+            return user
+        }
+        if config.requireAccessToken {
+            throw SendbirdError(.invalidAccessToken, "An access token is required.")
+        }
+        if let existing = try await store.user(userId) {
+            if try await store.hasAccessTokens(userId: userId) {
+                throw SendbirdError(.invalidAccessToken, "This user requires an access token.")
+            }
+            return existing
+        }
+        if let n = c.nickname { try ChatService.checkNickname(n) }
+        return try await store.ensureUser(userId, nickname: c.nickname ?? "", now: service.now())
+    }
+
+    /// Runs one connection from handshake to close.
+    func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request) async {
+        let creds = Self.credentials(of: request)
+        let user: UserRecord
+        do {
+            user = try await authenticate(creds)
+            if !user.isActive { throw SendbirdError(.userDeactivated, "The user is deactivated.") }
+        } catch {
+            await refuse(outbound, error)
+            return
+        }
+        let config = service.config
+        let outbox = Outbox(limit: config.outboundQueueLimit)
+        guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: config.maxConnectionsPerUser) else {
+            await refuse(outbound, SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."))
+            return
+        }
+        defer {
+            if service.registry.unregister(conn) {
+                let s = service
+                Task { try? await s.store.setLastSeen(user.userId, at: s.now()) }
+            }
+        }
+        do {
+            let key = try await service.createSession(userId: user.userId)
+            try await service.store.setLastSeen(user.userId, at: service.now())
+            let unread = try await service.unreadCount(userId: user.userId)
+            var payload = Presenter.user(user, online: true)
+            payload.hasEverLoggedIn = true
+            let login = LoginPayload(user: payload, key: key, loginTs: service.now(), unread: unread, appId: config.appId)
+            conn.send(ChatService.frameText(.login, login))
+        } catch {
+            await refuse(outbound, error)
+            return
+        }
+        let maxFrame = config.maxFrameSize
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while let batch = await outbox.next() {
+                    for chunk in Self.chunks(batch, max: maxFrame) {
+                        do { try await outbound.write(.text(chunk)) } catch {
+                            outbox.close()
+                            return
+                        }
+                    }
+                }
+                if outbox.closeReason == .overflow {
+                    try? await outbound.close(.policyViolation, reason: "slow consumer")
+                }
+            }
+            do {
+                for try await message in inbound.messages(maxSize: maxFrame) {
+                    let arrived = service.now()
+                    let text: String
+                    switch message {
+                    case .text(let s): text = s
+                    case .binary(let b): text = String(buffer: b)
+                    }
+                    for result in FrameCodec.decode(text) {
+                        switch result {
+                        case .failure(let e):
+                            conn.send(ChatService.frameText(.error, ErrorPayload(code: .invalidJSON, message: "Malformed frame: \(e).", ts: arrived)))
+                        case .success(let frame):
+                            await dispatch(frame, conn: conn, user: user, arrived: arrived)
+                        }
+                    }
+                    if outbox.closeReason == .overflow { break }
+                }
+            } catch {
+                logger.debug("websocket read ended: \(error)")
+            }
+            outbox.close()
+            await group.waitForAll()
+        }
+    }
+
+    /// Splits a batch of frames into WebSocket messages no larger than `max` bytes (a single
+    /// larger frame still goes alone).
+    static func chunks(_ frames: [String], max: Int) -> [String] {
+        var out: [String] = []
+        var current = ""
+        var size = 0
+        for f in frames {
+            let n = f.utf8.count
+            if size > 0 && size + n > max {
+                out.append(current)
+                current = ""
+                size = 0
+            }
+            current += f
+            size += n
+        }
+        if size > 0 { out.append(current) }
+        return out
+    }
+
+    func refuse(_ outbound: WebSocketOutboundWriter, _ error: any Error) async {
+        let e = (error as? SendbirdError) ?? SendbirdError(.internalError, "Internal error.")
+        if e.code == .internalError { logger.error("login failed: \(error)") }
+        let frame = ChatService.frameText(.login, ErrorPayload(code: e.code, message: e.message))
+        try? await outbound.write(.text(frame))
+        try? await outbound.close(.normalClosure, reason: nil)
+    }
+
+    // MARK: - Commands
+
+    func dispatch(_ frame: Frame, conn: ClientConnection, user: UserRecord, arrived: Int64) async {
+        var reqId: String?
+        var channelUrl: String?
+        do {
+            switch frame.command {
+            case .ping:
+                let p = try decode(PingPayload.self, frame)
+                conn.send(ChatService.frameText(.pong, PingPayload(id: p.id?.value ?? arrived, ts: service.now())))
+            case .message:
+                let r = try decode(SendMessageRequest.self, frame)
+                reqId = r.reqId
+                channelUrl = r.channelUrl
+                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                var out = OutgoingMessage(channelUrl: url, message: r.message ?? "")
+                out.data = r.data ?? ""
+                out.customType = r.customType ?? ""
+                out.mentionType = r.mentionType ?? "users"
+                out.mentionedUserIds = r.mentionedUserIds ?? []
+                out.silent = r.silent ?? false
+                out.reqId = r.reqId
+                try await service.sendUserMessage(from: user.userId, out, connection: conn, origin: .webSocket)
+            case .read:
+                let r = try decode(ChannelRequest.self, frame)
+                reqId = r.reqId
+                channelUrl = r.channelUrl
+                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                try await service.markRead(userId: user.userId, channelUrl: url, connection: conn, reqId: r.reqId, origin: .webSocket, arrivedAt: arrived)
+            case .typingStart, .typingEnd:
+                let r = try decode(ChannelRequest.self, frame)
+                channelUrl = r.channelUrl
+                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                try await service.typing(userId: user.userId, channelUrl: url, start: frame.command == .typingStart)
+            case .messageAck:
+                let r = try decode(ChannelRequest.self, frame)
+                if let url = r.channelUrl { try await service.acknowledgeDelivery(userId: user.userId, channelUrl: url) }
+            case .login:
+                // Session refresh over an open socket: `LOGI{token,req_id}` → a new key.
+                let obj = (try? JSONSerialization.jsonObject(with: frame.payload) as? [String: Any]) ?? [:]
+                reqId = obj["req_id"] as? String
+                if let token = obj["token"] as? String, !token.isEmpty {
+                    guard (try await service.store.accessTokenExpiry(userId: user.userId, tokenHash: Credentials.hash(token))) != nil
+                    else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
+                } else if service.config.requireAccessToken {
+                    throw SendbirdError(.invalidAccessToken, "An access token is required.")
+                }
+                let key = try await service.createSession(userId: user.userId)
+                struct Refreshed: Encodable {
+                    let key: String, newKey: String, reqId: String?
+                    enum CodingKeys: String, CodingKey { case key, newKey = "new_key", reqId = "req_id" }
+                }
+                conn.send(ChatService.frameText(.login, Refreshed(key: key, newKey: key, reqId: reqId)))
+            case .file, .updateMessage, .updateFileMessage, .enter, .exit:
+                let obj = (try? JSONSerialization.jsonObject(with: frame.payload) as? [String: Any]) ?? [:]
+                reqId = obj["req_id"] as? String
+                channelUrl = obj["channel_url"] as? String
+                throw SendbirdError(.invalidValue, "\(frame.command) is not supported by this server yet.")
+            default:
+                throw SendbirdError(.invalidValue, "Unknown command \(frame.command).")
+            }
+        } catch {
+            let e: SendbirdError
+            if let s = error as? SendbirdError {
+                e = s
+            } else if error is DecodingError {
+                e = SendbirdError(.invalidJSON, "Malformed \(frame.command) payload.")
+            } else {
+                logger.error("command \(frame.command) failed: \(error)")
+                e = SendbirdError(.internalError, "Internal error.")
+            }
+            conn.send(ChatService.frameText(.error, ErrorPayload(code: e.code, message: e.message, reqId: reqId, channelUrl: channelUrl, ts: service.now())))
+        }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ frame: Frame) throws -> T {
+        do { return try frame.decode(T.self) } catch {
+            throw SendbirdError(.invalidJSON, "Malformed \(frame.command) payload.")
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import TernProtocol
+
+/// `/v3/group_channels…` and `/v3/users/{id}/my_group_channels`: create, read and list channels.
+struct GroupChannelRoutes: Sendable {
+    let rest: RESTSupport
+    var service: ChatService { rest.service }
+
+    func register(on router: Router<some RequestContext>) {
+        router.post("/v3/group_channels") { req, ctx in try await create(req, ctx) }
+        router.get("/v3/group_channels") { req, ctx in try await list(req, ctx) }
+        router.get("/v3/group_channels/:channel_url") { req, ctx in try await get(req, ctx) }
+        router.get("/v3/sdk/group_channels/:channel_url") { req, ctx in try await get(req, ctx) }
+        router.get("/v3/group_channels/:channel_url/members") { req, ctx in try await members(req, ctx) }
+        router.get("/v3/users/:user_id/my_group_channels") { req, ctx in try await myChannels(req, ctx) }
+    }
+
+    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let b = try await rest.body(req)
+        var r = CreateGroupChannelRequest(userIds: try b.userIds())
+        r.name = try b.string("name") ?? ""
+        r.channelUrl = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
+        r.coverUrl = try b.string("cover_url") ?? ""
+        r.customType = try b.string("custom_type") ?? ""
+        r.data = try b.string("data") ?? ""
+        r.isDistinct = try b.bool("is_distinct") ?? false
+        r.isPublic = try b.bool("is_public") ?? false
+        r.isSuper = try b.bool("is_super") ?? false
+        r.isEphemeral = try b.bool("is_ephemeral") ?? false
+        r.operatorIds = try b.stringArray("operator_ids") ?? []
+        switch caller {
+        case .user(let me): r.creator = me
+        case .platform: r.creator = try b.string("inviter_id").flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let (channel, created) = try await service.createGroupChannel(r)
+        var payload = try await service.present(channel, viewer: caller.userId)
+        payload.isCreated = created
+        return try rest.json(payload)
+    }
+
+    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let channel = try await service.requireChannel(try rest.param(ctx, "channel_url"))
+        if let me = caller.userId, !channel.isPublic {
+            guard try await service.store.member(channel.channelUrl, userId: me) != nil else {
+                throw SendbirdError(.unauthorizedRequest, "Unauthorized request: not a member of \(channel.channelUrl).")
+            }
+        }
+        return try rest.json(try await service.present(channel, viewer: caller.userId))
+    }
+
+    struct MemberPage: Encodable { let members: [MemberPayload]; let next: String }
+
+    struct ChannelPage: Encodable {
+        let channels: [GroupChannelPayload]
+        let next: String
+        let ts: Int64
+    }
+
+    func listQuery(_ q: QueryParameters, memberId: String?) throws -> ChannelListQuery {
+        var query = ChannelListQuery(memberId: memberId)
+        query.limit = try q.int("limit", default: 10, range: 1...100)
+        query.offset = Int(try RESTSupport.decodeToken(q.string("token")) ?? "0") ?? 0
+        query.order = q.nonEmpty("order") ?? (memberId == nil ? "chronological" : "latest_last_message")
+        query.showEmpty = try q.bool("show_empty", default: memberId == nil)
+        query.channelUrls = q.list("channel_urls")
+        query.customTypes = q.list("custom_types")
+        query.nameContains = q.nonEmpty("name_contains")
+        query.memberStateFilter = q.nonEmpty("member_state_filter") ?? "all"
+        query.membersExactlyIn = q.list("members_exactly_in")
+        query.membersIncludeIn = q.list("members_include_in")
+        return query
+    }
+
+    func page(_ query: ChannelListQuery, viewer: String?) async throws -> Response {
+        var q = query
+        q.limit += 1
+        let rows = try await service.store.listChannels(q)
+        let page = Array(rows.prefix(query.limit))
+        let next = rows.count > query.limit ? RESTSupport.encodeToken(String(query.offset + query.limit)) : ""
+        let channels = try await service.present(page, viewer: viewer)
+        return try rest.json(ChannelPage(channels: channels, next: next, ts: service.now()))
+    }
+
+    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let q = QueryParameters(req.uri.query)
+        var query = try listQuery(q, memberId: nil)
+        if caller.userId != nil {
+            // SDK users see the public channel list only.
+            query.showEmpty = try q.bool("show_empty", default: true)
+            let rows = try await service.store.listChannels(query)
+            let visible = rows.filter(\.isPublic)
+            let channels = try await service.present(visible, viewer: caller.userId)
+            return try rest.json(ChannelPage(channels: channels, next: "", ts: service.now()))
+        }
+        return try await page(query, viewer: nil)
+    }
+
+    func myChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        let q = QueryParameters(req.uri.query)
+        return try await page(try listQuery(q, memberId: id), viewer: id)
+    }
+
+    func members(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let channel = try await service.requireChannel(try rest.param(ctx, "channel_url"))
+        if let me = caller.userId { _ = try await service.requireMember(channel, me, code: .unauthorizedRequest) }
+        let q = QueryParameters(req.uri.query)
+        let limit = try q.int("limit", default: 10, range: 1...100)
+        let offset = Int(try RESTSupport.decodeToken(q.string("token")) ?? "0") ?? 0
+        let presented = try await service.present(channel, viewer: caller.userId)
+        let all = presented.members
+        let slice = Array(all.dropFirst(offset).prefix(limit))
+        let next = offset + limit < all.count ? RESTSupport.encodeToken(String(offset + limit)) : ""
+        return try rest.json(MemberPage(members: slice, next: next))
+    }
+}

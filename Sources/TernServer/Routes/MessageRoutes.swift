@@ -1,0 +1,158 @@
+import Foundation
+import Hummingbird
+import TernProtocol
+
+/// `/v3/group_channels/{url}/messages…`: history, sending through the Platform API, read state.
+struct MessageRoutes: Sendable {
+    let rest: RESTSupport
+    var service: ChatService { rest.service }
+
+    func register(on router: Router<some RequestContext>) {
+        router.get("/v3/group_channels/:channel_url/messages") { req, ctx in try await list(req, ctx) }
+        router.get("/v3/sdk/group_channels/:channel_url/messages") { req, ctx in try await list(req, ctx) }
+        router.post("/v3/group_channels/:channel_url/messages") { req, ctx in try await send(req, ctx) }
+        router.get("/v3/group_channels/:channel_url/messages/unread_count") { req, ctx in try await unreadCounts(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/messages/mark_as_read") { req, ctx in try await markRead(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/messages/mark_as_delivered") { req, ctx in try await markDelivered(req, ctx) }
+        router.get("/v3/group_channels/:channel_url/messages/:message_id") { req, ctx in try await get(req, ctx) }
+    }
+
+    struct Delivered: Encodable { let ts: Int64 }
+    struct Counts: Encodable { let unread: [String: Int] }
+
+    struct MessagePage: Encodable {
+        let messages: [MessagePayload]
+        let hasNext: Bool?
+        enum CodingKeys: String, CodingKey { case messages, hasNext = "has_next" }
+    }
+
+    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let q = QueryParameters(req.uri.query)
+        let anchor: MessageQuery.Anchor
+        // The Python SDK always sends both, with 0 for the one it does not mean.
+        let ts = try q.int("message_ts")
+        let mid = try q.int("message_id")
+        if let ts, ts != 0 || (mid ?? 0) == 0 {
+            anchor = .timestamp(ts)
+        } else if let id = mid, id != 0 {
+            anchor = .messageId(id)
+        } else {
+            throw SendbirdError(.missingParameter, "\"message_ts\" or \"message_id\" must be required.")
+        }
+        let prev = try q.int("prev_limit", default: 15, range: 0...200)
+        let next = try q.int("next_limit", default: 15, range: 0...200)
+        var query = MessageQuery(
+            anchor: anchor, prevLimit: prev, nextLimit: next, inclusive: try q.bool("include", default: false),
+            reverse: try q.bool("reverse", default: false))
+        query.messageType = q.nonEmpty("message_type")
+        if let t = query.messageType, !["MESG", "FILE", "ADMM"].contains(t) {
+            throw SendbirdError(.invalidValue, "Invalid value: \"message_type\" must be MESG, FILE or ADMM.")
+        }
+        query.customTypes = q.list("custom_types") ?? q.list("custom_type")
+        query.senderIds = q.list("sender_ids") ?? q.list("sender_id")
+        var checking = query
+        if try q.bool("checking_has_next", default: false) { checking.nextLimit += 1 }
+        var messages = try await service.listMessages(url, query: checking, viewer: caller.userId)
+        var hasNext: Bool? = nil
+        if checking.nextLimit > query.nextLimit {
+            // One extra newer message was asked for only to learn whether more exist.
+            let newer = messages.filter { m in
+                switch anchor {
+                case .timestamp(let ts): return m.createdAt > ts
+                case .messageId(let id): return m.messageId > id
+                }
+            }
+            hasNext = newer.count > query.nextLimit
+            if hasNext == true, let extra = newer.max(by: { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }) {
+                messages.removeAll { $0.messageId == extra.messageId }
+            }
+        }
+        return try rest.json(MessagePage(messages: messages, hasNext: hasNext))
+    }
+
+    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let raw = try rest.param(ctx, "message_id")
+        guard let id = Int64(raw) else { throw SendbirdErrorFactory.wrongType("message_id", "integer") }
+        return try rest.json(try await service.getMessage(url, id: id, viewer: caller.userId))
+    }
+
+    func send(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        let type = try b.string("message_type") ?? "MESG"
+        switch type {
+        case "ADMM":
+            try caller.requirePlatform()
+            let payload = try await service.sendAdminMessage(
+                channelUrl: url, message: try b.requiredString("message"), customType: try b.string("custom_type") ?? "",
+                data: try b.string("data") ?? "")
+            return try rest.json(payload)
+        case "MESG":
+            let userId = try caller.userId ?? b.requiredString("user_id")
+            if let given = try b.string("user_id") { try caller.require(actingAs: given) }
+            var out = OutgoingMessage(channelUrl: url, message: try b.requiredString("message"))
+            out.customType = try b.string("custom_type") ?? ""
+            out.data = try b.string("data") ?? ""
+            out.mentionType = try b.string("mention_type") ?? "users"
+            out.mentionedUserIds = try b.stringArray("mentioned_user_ids") ?? b.stringArray("mentioned_users") ?? []
+            out.silent = try b.bool("is_silent") ?? false
+            out.reqId = try b.string("dedup_id")
+            guard try await service.store.user(userId) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(userId).") }
+            var payload = try await service.sendUserMessage(from: userId, out, connection: nil, origin: .rest)
+            payload.reqId = nil
+            return try rest.json(payload)
+        case "FILE":
+            throw SendbirdError(.invalidValue, "File messages are not supported by this server yet.")
+        default:
+            throw SendbirdError(.invalidValue, "Invalid value: \"message_type\" must be MESG, FILE or ADMM.")
+        }
+    }
+
+    func actingUser(_ caller: Caller, _ b: JSONBody) throws -> String {
+        if let me = caller.userId {
+            if let given = try b.string("user_id") { try caller.require(actingAs: given) }
+            return me
+        }
+        return try b.requiredString("user_id")
+    }
+
+    func markRead(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let userId = try actingUser(caller, try await rest.body(req))
+        _ = try await service.requireChannel(url)
+        try await service.markRead(userId: userId, channelUrl: url, connection: nil, reqId: nil, origin: .rest)
+        return try rest.empty()
+    }
+
+    func markDelivered(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let userId = try actingUser(caller, try await rest.body(req))
+        let channel = try await service.requireChannel(url)
+        _ = try await service.requireMember(channel, userId, code: .notAMember)
+        let ts = service.now()
+        _ = service.deliveries.add(channelUrl: url, userId: userId, ts: ts)
+        await service.flushDeliveries(url)
+        return try rest.json(Delivered(ts: ts))
+    }
+
+    func unreadCounts(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let channel = try await service.requireChannel(url)
+        if let me = caller.userId { _ = try await service.requireMember(channel, me, code: .unauthorizedRequest) }
+        let q = QueryParameters(req.uri.query)
+        let wanted = q.list("user_ids").map(Set.init)
+        var unread: [String: Int] = [:]
+        for m in try await service.store.members(url) where m.state == "joined" {
+            if wanted == nil || wanted!.contains(m.userId) { unread[m.userId] = m.unreadCount }
+        }
+        return try rest.json(Counts(unread: unread))
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TernProtocol
+
+/// Who is calling a REST endpoint.
+enum Caller: Sendable {
+    /// The Platform API (`Api-Token`): may do anything.
+    case platform
+    /// An SDK user (`Session-Key`): may act only as themselves.
+    case user(String)
+
+    var userId: String? {
+        if case .user(let id) = self { return id }
+        return nil
+    }
+
+    /// Throws 400108 unless the caller is the Platform API or `userId` itself.
+    func require(actingAs userId: String) throws {
+        if case .user(let me) = self, me != userId {
+            throw SendbirdError(.unauthorizedRequest, "Unauthorized request: you may act only as yourself.")
+        }
+    }
+
+    func requirePlatform() throws {
+        if case .user = self { throw SendbirdError(.unauthorizedRequest, "Unauthorized request: this call needs the Api-Token.") }
+    }
+}
+
+extension HTTPField.Name {
+    static let apiToken = HTTPField.Name("Api-Token")!
+    static let sessionKey = HTTPField.Name("Session-Key")!
+}
+
+/// Shared plumbing of the REST routes: authentication, bodies, responses.
+struct RESTSupport: Sendable {
+    let service: ChatService
+
+    /// Reads `Api-Token` or `Session-Key` (header names are case-insensitive).
+    func caller(_ request: Request) async throws -> Caller {
+        if let token = request.headers[.apiToken] {
+            guard Credentials.constantTimeEqual(token, service.config.apiToken) else {
+                throw SendbirdError(.invalidApiToken, "Invalid value: \"Api-Token\".")
+            }
+            return .platform
+        }
+        if let key = request.headers[.sessionKey] {
+            return .user(try await service.userForSessionKey(key))
+        }
+        throw SendbirdError(.invalidApiToken, "Invalid value: \"Api-Token\": an Api-Token or Session-Key header is required.")
+    }
+
+    func body(_ request: Request) async throws -> JSONBody {
+        let buffer = try await request.body.collect(upTo: 1 << 20)
+        return try JSONBody(Data(buffer: buffer))
+    }
+
+    func param(_ context: some RequestContext, _ name: String) throws -> String {
+        guard let raw = context.parameters.get(name) else { throw SendbirdError.missing(name) }
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try WireCoding.encoder.encode(value)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `{}`: what a call with nothing to return answers (the SDKs fail on an empty body).
+    func empty() throws -> Response { try json(EmptyObject()) }
+
+    struct EmptyObject: Encodable {}
+
+    /// Paging cursors are opaque to clients.
+    static func encodeToken(_ s: String) -> String { Data(s.utf8).base64EncodedString() }
+    static func decodeToken(_ s: String?) throws -> String? {
+        guard let s, !s.isEmpty else { return nil }
+        guard let d = Data(base64Encoded: s) else { throw SendbirdError(.invalidValue, "Invalid value: \"token\".") }
+        return String(decoding: d, as: UTF8.self)
+    }
+}
+
+/// Renders every failure as Sendbird's `{"message","code","error":true}` with its HTTP status.
+struct SendbirdErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let e as SendbirdError {
+            return Self.response(e.code, e.message, status: .init(code: e.code.httpStatus))
+        } catch let e as HTTPError {
+            switch e.status {
+            case .notFound:
+                return Self.response(.notFound, "Unknown endpoint: \(request.method) \(request.uri.path).", status: .badRequest)
+            case .contentTooLarge:
+                return Self.response(.valueTooLong, "The request body is too large.", status: .badRequest)
+            case .methodNotAllowed:
+                return Self.response(.invalidValue, "Method not allowed: \(request.method) \(request.uri.path).", status: .badRequest)
+            default:
+                return Self.response(.invalidValue, e.body ?? "Bad request.", status: .badRequest)
+            }
+        } catch {
+            context.logger.error("request failed: \(error)")
+            return Self.response(.internalError, "Internal server error.", status: .internalServerError)
+        }
+    }
+
+    static func response(_ code: ErrorCode, _ message: String, status: HTTPResponse.Status) -> Response {
+        let data = (try? WireCoding.encoder.encode(ErrorBody(code: code, message: message))) ?? Data("{}".utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Hummingbird
+import TernProtocol
+
+/// `/v3/users…`: create, read, list, update, delete users; access tokens; per-user counters.
+struct UserRoutes: Sendable {
+    let rest: RESTSupport
+    var service: ChatService { rest.service }
+
+    func register(on router: Router<some RequestContext>) {
+        router.post("/v3/users") { req, ctx in try await create(req, ctx) }
+        router.get("/v3/users") { req, ctx in try await list(req, ctx) }
+        router.get("/v3/users/:user_id") { req, ctx in try await get(req, ctx) }
+        router.put("/v3/users/:user_id") { req, ctx in try await update(req, ctx) }
+        router.delete("/v3/users/:user_id") { req, ctx in try await delete(req, ctx) }
+        router.post("/v3/users/:user_id/token") { req, ctx in try await issueToken(req, ctx) }
+        router.get("/v3/users/:user_id/unread_message_count") { req, ctx in try await unreadMessages(req, ctx) }
+        router.get("/v3/users/:user_id/unread_channel_count") { req, ctx in try await unreadChannels(req, ctx) }
+        router.put("/v3/users/:user_id/mark_as_read_all") { req, ctx in try await markAllRead(req, ctx) }
+    }
+
+    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let b = try await rest.body(req)
+        let userId = try b.requiredString("user_id")
+        try ChatService.checkUserId(userId)
+        let nickname = try b.string("nickname") ?? ""
+        try ChatService.checkNickname(nickname)
+        let profileUrl = try b.string("profile_url") ?? ""
+        if profileUrl.count > 2048 { throw SendbirdError.tooLong("profile_url", max: 2048) }
+        let metadata = try b.stringMap("metadata") ?? [:]
+        try Self.checkMetadata(metadata)
+        let user = try await service.store.createUser(
+            UserRecord(
+                userId: userId, nickname: nickname, profileUrl: profileUrl, metadata: metadata, createdAt: service.now() / 1000,
+                lastSeenAt: 0, hasEverLoggedIn: false, isActive: true))
+        var token = ""
+        if try b.bool("issue_access_token") == true { token = try await service.issueAccessToken(userId: userId) }
+        return try rest.json(Presenter.user(user, online: false, accessToken: token))
+    }
+
+    static func checkMetadata(_ m: [String: String]) throws {
+        if m.count > 5 { throw SendbirdError(.tooManyItems, "At most 5 metadata items per call.") }
+        for (k, v) in m {
+            if k.count > 128 { throw SendbirdError.tooLong("metadata key", max: 128) }
+            if v.count > 190 { throw SendbirdError.tooLong("metadata value", max: 190) }
+        }
+    }
+
+    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        _ = try await rest.caller(req)
+        let q = QueryParameters(req.uri.query)
+        let limit = try q.int("limit", default: 10, range: 1...100)
+        let after = try RESTSupport.decodeToken(q.string("token"))
+        let ids = q.list("user_ids")
+        if let ids, ids.count > 250 {
+            return SendbirdErrorMiddleware<BasicRequestContext>.response(
+                .tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
+        }
+        let users = try await service.store.listUsers(afterUserId: after, limit: limit + 1, userIds: ids)
+        let page = Array(users.prefix(limit))
+        let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
+        let registry = service.registry
+        return try rest.json(UserPage(users: page.map { Presenter.user($0, online: registry.isOnline($0.userId), accessToken: "") }, next: next))
+    }
+
+    func requireUser(_ id: String) async throws -> UserRecord {
+        guard let u = try await service.store.user(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        return u
+    }
+
+    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        _ = try await rest.caller(req)
+        let u = try await requireUser(try rest.param(ctx, "user_id"))
+        return try rest.json(Presenter.user(u, online: service.registry.isOnline(u.userId), accessToken: ""))
+    }
+
+    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let id = try rest.param(ctx, "user_id")
+        try caller.require(actingAs: id)
+        var u = try await requireUser(id)
+        let b = try await rest.body(req)
+        if let n = try b.string("nickname") {
+            try ChatService.checkNickname(n)
+            u.nickname = n
+        }
+        if let p = try b.string("profile_url") {
+            if p.count > 2048 { throw SendbirdError.tooLong("profile_url", max: 2048) }
+            u.profileUrl = p
+        }
+        if let m = try b.stringMap("metadata") {
+            try Self.checkMetadata(m)
+            u.metadata = m
+        }
+        if let active = try b.bool("is_active") {
+            try caller.requirePlatform()
+            u.isActive = active
+        }
+        try await service.store.updateUser(u)
+        var token = ""
+        if try b.bool("issue_access_token") == true {
+            try caller.requirePlatform()
+            try await service.store.revokeAccessTokens(userId: id)
+            token = try await service.issueAccessToken(userId: id)
+        }
+        return try rest.json(Presenter.user(u, online: service.registry.isOnline(id), accessToken: token))
+    }
+
+    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let id = try rest.param(ctx, "user_id")
+        guard try await service.store.deleteUser(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        return try rest.empty()
+    }
+
+    func issueToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let id = try rest.param(ctx, "user_id")
+        _ = try await requireUser(id)
+        let b = try await rest.body(req)
+        let expiresAt = try b.int("expires_at") ?? 0
+        if expiresAt != 0 && expiresAt <= service.now() {
+            throw SendbirdError(.invalidValue, "Invalid value: \"expires_at\" must be in the future (ms).")
+        }
+        let token = try await service.issueAccessToken(userId: id, expiresAt: expiresAt)
+        return try rest.json(Issued(token: token, expiresAt: expiresAt, userId: id))
+    }
+
+    struct UserPage: Encodable { let users: [UserPayload]; let next: String }
+    struct Issued: Encodable {
+        let token: String, expiresAt: Int64, userId: String
+        enum CodingKeys: String, CodingKey { case token, expiresAt = "expires_at", userId = "user_id" }
+    }
+
+    struct UnreadCountResponse: Encodable {
+        let unreadCount: Int
+        enum CodingKeys: String, CodingKey { case unreadCount = "unread_count" }
+    }
+
+    func unreadMessages(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        _ = try await requireUser(id)
+        let q = QueryParameters(req.uri.query)
+        let n = try await service.store.unreadMessageTotal(userId: id, customTypes: q.list("custom_types"))
+        return try rest.json(UnreadCountResponse(unreadCount: n))
+    }
+
+    func unreadChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        _ = try await requireUser(id)
+        let q = QueryParameters(req.uri.query)
+        let n = try await service.store.unreadChannelCount(userId: id, customTypes: q.list("custom_types"))
+        return try rest.json(UnreadCountResponse(unreadCount: n))
+    }
+
+    func markAllRead(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        _ = try await requireUser(id)
+        let b = try await rest.body(req)
+        try await service.markAllRead(userId: id, channelUrls: try b.stringArray("channel_urls"))
+        return try rest.empty()
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Milliseconds since 1970, injectable so tests can control time.
+public protocol ServerClock: Sendable {
+    func nowMs() -> Int64
+}
+
+/// The wall clock.
+public struct SystemClock: ServerClock {
+    public init() {}
+    public func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
+/// Everything `buildApplication` needs to know; `ternd serve` fills it from its options.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    /// 0 takes any free port.
+    public var port: Int
+    /// Where the SQLite database and the generated API token live.
+    public var dataDirectory: String
+    /// The application id clients must send as `ai`.
+    public var appId: String
+    /// The Platform API token (`Api-Token` header).
+    public var apiToken: String
+    /// Only users holding an issued access token may connect.
+    public var requireAccessToken: Bool
+    /// Allow a non-loopback address without `requireAccessToken`.
+    public var insecure: Bool
+    /// Flood protection: messages per second per user (Sendbird: 5). 0 turns it off.
+    public var maxMessagesPerSecond: Double
+    /// Session key lifetime in seconds; 0 = never expires.
+    public var sessionLifetime: Int64
+    /// Simultaneous WebSocket connections per user (Sendbird: 30).
+    public var maxConnectionsPerUser: Int
+    /// Largest WebSocket message accepted or sent, in bytes.
+    public var maxFrameSize: Int
+    /// Bytes queued for one connection before it is cut off as a slow consumer.
+    public var outboundQueueLimit: Int
+    /// Longest user message, in characters.
+    public var maxMessageLength: Int
+    /// Called with the bound address once the server listens.
+    public var onListening: (@Sendable (String, Int) async -> Void)?
+    public var clock: any ServerClock
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, dataDirectory: String, appId: String = "LOCAL", apiToken: String,
+        requireAccessToken: Bool = false, insecure: Bool = false, maxMessagesPerSecond: Double = 5,
+        sessionLifetime: Int64 = 7 * 24 * 3600, maxConnectionsPerUser: Int = 30, maxFrameSize: Int = 1 << 20,
+        outboundQueueLimit: Int = 4 << 20, maxMessageLength: Int = 5000,
+        onListening: (@Sendable (String, Int) async -> Void)? = nil, clock: any ServerClock = SystemClock()
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.appId = appId
+        self.apiToken = apiToken
+        self.requireAccessToken = requireAccessToken
+        self.insecure = insecure
+        self.maxMessagesPerSecond = maxMessagesPerSecond
+        self.sessionLifetime = sessionLifetime
+        self.maxConnectionsPerUser = maxConnectionsPerUser
+        self.maxFrameSize = maxFrameSize
+        self.outboundQueueLimit = outboundQueueLimit
+        self.maxMessageLength = maxMessageLength
+        self.onListening = onListening
+        self.clock = clock
+    }
+
+    /// Whether `host` only accepts connections from this machine.
+    public var isLoopback: Bool {
+        let h = host.lowercased()
+        return h == "localhost" || h == "::1" || h == "[::1]" || h.hasPrefix("127.")
+    }
+}
+
+/// Why the server refused to start.
+public struct ServerStartError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

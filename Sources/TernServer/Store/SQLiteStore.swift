@@ -1,0 +1,652 @@
+import Foundation
+import GRDB
+import TernProtocol
+
+/// The default ``Store``: one SQLite file in WAL mode, through GRDB.
+///
+/// `synchronous=NORMAL` in WAL mode: a committed transaction survives a crash of the process
+/// (`kill -9`), which is what an acknowledgement promises (guarantee G1 in `research/backend.md`).
+public final class SQLiteStore: Store {
+    let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and runs the migrations.
+    /// - Throws: when the file cannot be opened or migrated.
+    public init(path: String) throws {
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        config.busyMode = .timeout(5)
+        pool = try DatabasePool(path: path, configuration: config)
+        try Self.migrator.migrate(pool)
+    }
+
+    public func close() async throws {
+        try pool.close()
+    }
+
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                        user_id TEXT PRIMARY KEY NOT NULL,
+                        nickname TEXT NOT NULL DEFAULT '',
+                        profile_url TEXT NOT NULL DEFAULT '',
+                        metadata TEXT NOT NULL DEFAULT '{}',
+                        created_at INTEGER NOT NULL,
+                        last_seen_at INTEGER NOT NULL DEFAULT 0,
+                        has_ever_logged_in INTEGER NOT NULL DEFAULT 0,
+                        is_active INTEGER NOT NULL DEFAULT 1
+                    );
+                    CREATE TABLE access_tokens (
+                        token_hash TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+                        expires_at INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX access_tokens_user ON access_tokens(user_id);
+                    CREATE TABLE sessions (
+                        key_hash TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+                        expires_at INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX sessions_user ON sessions(user_id);
+                    CREATE TABLE group_channels (
+                        channel_url TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL DEFAULT '',
+                        cover_url TEXT NOT NULL DEFAULT '',
+                        custom_type TEXT NOT NULL DEFAULT '',
+                        data TEXT NOT NULL DEFAULT '',
+                        created_at INTEGER NOT NULL,
+                        created_by TEXT,
+                        is_distinct INTEGER NOT NULL DEFAULT 0,
+                        is_public INTEGER NOT NULL DEFAULT 0,
+                        is_super INTEGER NOT NULL DEFAULT 0,
+                        is_ephemeral INTEGER NOT NULL DEFAULT 0,
+                        freeze INTEGER NOT NULL DEFAULT 0,
+                        distinct_key TEXT,
+                        last_message_id INTEGER,
+                        last_message_ts INTEGER NOT NULL DEFAULT 0,
+                        member_count INTEGER NOT NULL DEFAULT 0,
+                        joined_member_count INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX group_channels_distinct ON group_channels(distinct_key) WHERE distinct_key IS NOT NULL;
+                    CREATE TABLE members (
+                        channel_url TEXT NOT NULL REFERENCES group_channels(channel_url) ON DELETE CASCADE,
+                        user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+                        state TEXT NOT NULL DEFAULT 'joined',
+                        role TEXT NOT NULL DEFAULT 'none',
+                        joined_ts INTEGER NOT NULL DEFAULT 0,
+                        invited_at INTEGER NOT NULL DEFAULT 0,
+                        read_ts INTEGER NOT NULL DEFAULT 0,
+                        delivered_ts INTEGER NOT NULL DEFAULT 0,
+                        unread_count INTEGER NOT NULL DEFAULT 0,
+                        unread_mention_count INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (channel_url, user_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX members_user ON members(user_id);
+                    CREATE TABLE messages (
+                        message_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        channel_url TEXT NOT NULL REFERENCES group_channels(channel_url) ON DELETE CASCADE,
+                        type TEXT NOT NULL,
+                        sender_id TEXT,
+                        message TEXT NOT NULL DEFAULT '',
+                        custom_type TEXT NOT NULL DEFAULT '',
+                        data TEXT NOT NULL DEFAULT '',
+                        mention_type TEXT NOT NULL DEFAULT 'users',
+                        mentioned_user_ids TEXT NOT NULL DEFAULT '[]',
+                        silent INTEGER NOT NULL DEFAULT 0,
+                        is_op_msg INTEGER NOT NULL DEFAULT 0,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL DEFAULT 0,
+                        parent_message_id INTEGER NOT NULL DEFAULT 0,
+                        req_id TEXT
+                    );
+                    CREATE INDEX messages_channel_ts ON messages(channel_url, created_at, message_id);
+                    CREATE UNIQUE INDEX messages_req ON messages(sender_id, req_id) WHERE req_id IS NOT NULL;
+                    """)
+        }
+        return m
+    }
+
+    // MARK: - Users
+
+    public func createUser(_ user: UserRecord) async throws -> UserRecord {
+        try await pool.write { db in
+            if try Self.fetchUser(db, user.userId) != nil {
+                throw SendbirdError(.alreadyExists, "\"user_id\" violates a unique constraint: \(user.userId) already exists.")
+            }
+            try Self.insertUser(db, user)
+            return user
+        }
+    }
+
+    public func ensureUser(_ userId: String, nickname: String, now: Int64) async throws -> UserRecord {
+        if let u = try await user(userId) { return u }
+        return try await pool.write { db in
+            if let u = try Self.fetchUser(db, userId) { return u }
+            let u = UserRecord(
+                userId: userId, nickname: nickname, profileUrl: "", metadata: [:], createdAt: now / 1000, lastSeenAt: 0,
+                hasEverLoggedIn: false, isActive: true)
+            try Self.insertUser(db, u)
+            return u
+        }
+    }
+
+    public func user(_ userId: String) async throws -> UserRecord? {
+        try await pool.read { db in try Self.fetchUser(db, userId) }
+    }
+
+    public func users(_ userIds: [String]) async throws -> [UserRecord] {
+        if userIds.isEmpty { return [] }
+        return try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM users WHERE user_id IN (\(Self.placeholders(userIds.count)))",
+                arguments: StatementArguments(userIds))
+            return rows.map(Self.userRecord)
+        }
+    }
+
+    public func listUsers(afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
+        try await pool.read { db in
+            var sql = "SELECT * FROM users WHERE user_id > ?"
+            var args: [any DatabaseValueConvertible] = [afterUserId ?? ""]
+            if let ids = userIds {
+                if ids.isEmpty { return [] }
+                sql += " AND user_id IN (\(Self.placeholders(ids.count)))"
+                args += ids
+            }
+            sql += " ORDER BY user_id LIMIT ?"
+            args.append(limit)
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.userRecord)
+        }
+    }
+
+    public func updateUser(_ user: UserRecord) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE users SET nickname = ?, profile_url = ?, metadata = ?, last_seen_at = ?,
+                    has_ever_logged_in = ?, is_active = ? WHERE user_id = ?
+                    """,
+                arguments: [
+                    user.nickname, user.profileUrl, Self.json(user.metadata), user.lastSeenAt, user.hasEverLoggedIn,
+                    user.isActive, user.userId,
+                ])
+        }
+    }
+
+    public func deleteUser(_ userId: String) async throws -> Bool {
+        try await pool.write { db in
+            let channels = try String.fetchAll(db, sql: "SELECT channel_url FROM members WHERE user_id = ?", arguments: [userId])
+            try db.execute(sql: "DELETE FROM users WHERE user_id = ?", arguments: [userId])
+            let deleted = db.changesCount > 0
+            for url in channels { try Self.recountMembers(db, url) }
+            return deleted
+        }
+    }
+
+    public func setLastSeen(_ userId: String, at ms: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE users SET last_seen_at = ?, has_ever_logged_in = 1 WHERE user_id = ?", arguments: [ms, userId])
+        }
+    }
+
+    // MARK: - Credentials
+
+    public func addAccessToken(userId: String, tokenHash: String, expiresAt: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO access_tokens(token_hash, user_id, expires_at) VALUES (?, ?, ?)",
+                arguments: [tokenHash, userId, expiresAt])
+        }
+    }
+
+    public func accessTokenExpiry(userId: String, tokenHash: String) async throws -> Int64? {
+        try await pool.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT expires_at FROM access_tokens WHERE token_hash = ? AND user_id = ?",
+                arguments: [tokenHash, userId])
+        }
+    }
+
+    public func hasAccessTokens(userId: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM access_tokens WHERE user_id = ?)", arguments: [userId]) ?? false
+        }
+    }
+
+    public func revokeAccessTokens(userId: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM access_tokens WHERE user_id = ?", arguments: [userId])
+        }
+    }
+
+    public func addSession(keyHash: String, userId: String, expiresAt: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO sessions(key_hash, user_id, expires_at) VALUES (?, ?, ?)",
+                arguments: [keyHash, userId, expiresAt])
+        }
+    }
+
+    public func session(keyHash: String) async throws -> (userId: String, expiresAt: Int64)? {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT user_id, expires_at FROM sessions WHERE key_hash = ?", arguments: [keyHash])
+            else { return nil }
+            return (row["user_id"], row["expires_at"])
+        }
+    }
+
+    // MARK: - Channels
+
+    public func createGroupChannel(_ new: NewGroupChannel) async throws -> (channel: ChannelRecord, created: Bool) {
+        let memberIds = Array(Set(new.userIds)).sorted()
+        let distinctKey = new.isDistinct ? memberIds.joined(separator: "\u{1F}") : nil
+        return try await pool.write { db in
+            if let key = distinctKey,
+                let url = try String.fetchOne(
+                    db, sql: "SELECT channel_url FROM group_channels WHERE distinct_key = ? AND is_distinct = 1 LIMIT 1",
+                    arguments: [key]),
+                let existing = try Self.fetchChannel(db, url)
+            {
+                return (existing, false)
+            }
+            if try Self.fetchChannel(db, new.channelUrl) != nil {
+                throw SendbirdError(.alreadyExists, "\"channel_url\" violates a unique constraint: \(new.channelUrl) already exists.")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO group_channels(channel_url, name, cover_url, custom_type, data, created_at, created_by,
+                      is_distinct, is_public, is_super, is_ephemeral, distinct_key)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    new.channelUrl, new.name, new.coverUrl, new.customType, new.data, new.createdAt, new.creator,
+                    new.isDistinct, new.isPublic, new.isSuper, new.isEphemeral, distinctKey,
+                ])
+            let operators = Set(new.operatorIds)
+            for uid in memberIds {
+                try db.execute(
+                    sql: "INSERT INTO members(channel_url, user_id, state, role, joined_ts) VALUES (?, ?, 'joined', ?, ?)",
+                    arguments: [new.channelUrl, uid, operators.contains(uid) ? "operator" : "none", new.nowMs])
+            }
+            try Self.recountMembers(db, new.channelUrl)
+            return (try Self.fetchChannel(db, new.channelUrl)!, true)
+        }
+    }
+
+    public func channel(_ channelUrl: String) async throws -> ChannelRecord? {
+        try await pool.read { db in try Self.fetchChannel(db, channelUrl) }
+    }
+
+    public func members(_ channelUrl: String) async throws -> [MemberRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM members WHERE channel_url = ? ORDER BY user_id", arguments: [channelUrl])
+                .map(Self.memberRecord)
+        }
+    }
+
+    public func member(_ channelUrl: String, userId: String) async throws -> MemberRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, userId])
+                .map(Self.memberRecord)
+        }
+    }
+
+    public func members(ofChannels channelUrls: [String]) async throws -> [String: [MemberRecord]] {
+        if channelUrls.isEmpty { return [:] }
+        return try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM members WHERE channel_url IN (\(Self.placeholders(channelUrls.count))) ORDER BY user_id",
+                arguments: StatementArguments(channelUrls))
+            return Dictionary(grouping: rows.map(Self.memberRecord), by: \.channelUrl)
+        }
+    }
+
+    public func listChannels(_ q: ChannelListQuery) async throws -> [ChannelRecord] {
+        try await pool.read { db in
+            var sql = "SELECT c.* FROM group_channels c"
+            var wheres: [String] = []
+            var args: [any DatabaseValueConvertible] = []
+            if let me = q.memberId {
+                sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
+                args.append(me)
+                switch q.memberStateFilter {
+                case "joined_only": wheres.append("m.state = 'joined'")
+                case "invited_only", "invited_by_friend", "invited_by_non_friend": wheres.append("m.state = 'invited'")
+                default: break
+                }
+            }
+            if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
+            if let urls = q.channelUrls, !urls.isEmpty {
+                wheres.append("c.channel_url IN (\(Self.placeholders(urls.count)))")
+                args += urls
+            }
+            if let types = q.customTypes, !types.isEmpty {
+                wheres.append("c.custom_type IN (\(Self.placeholders(types.count)))")
+                args += types
+            }
+            if let name = q.nameContains, !name.isEmpty {
+                wheres.append("instr(lower(c.name), lower(?)) > 0")
+                args.append(name)
+            }
+            if let exact = q.membersExactlyIn, !exact.isEmpty {
+                var ids = Set(exact)
+                if let me = q.memberId { ids.insert(me) }
+                wheres.append(
+                    "c.member_count = ? AND (SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(ids.count)))) = ?"
+                )
+                args.append(ids.count)
+                args += Array(ids)
+                args.append(ids.count)
+            }
+            if let include = q.membersIncludeIn, !include.isEmpty {
+                wheres.append(
+                    "EXISTS (SELECT 1 FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(include.count))))"
+                )
+                args += include
+            }
+            if !wheres.isEmpty { sql += " WHERE " + wheres.joined(separator: " AND ") }
+            switch q.order {
+            case "chronological": sql += " ORDER BY c.created_at DESC, c.channel_url"
+            case "channel_name_alphabetical": sql += " ORDER BY c.name, c.channel_url"
+            default: sql += " ORDER BY CASE WHEN c.last_message_id IS NULL THEN c.created_at * 1000 ELSE c.last_message_ts END DESC, c.channel_url"
+            }
+            sql += " LIMIT ? OFFSET ?"
+            args.append(q.limit)
+            args.append(q.offset)
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.channelRecord)
+        }
+    }
+
+    // MARK: - Messages
+
+    public func insertMessage(_ m: NewMessage) async throws -> (message: MessageRecord, duplicate: Bool) {
+        try await pool.write { db in
+            if let req = m.reqId, let sender = m.senderId,
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM messages WHERE sender_id = ? AND req_id = ?", arguments: [sender, req])
+            {
+                return (Self.messageRecord(row), true)
+            }
+            var record = MessageRecord(
+                messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
+                customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
+                silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: 0,
+                reqId: m.reqId)
+            if m.persist {
+                try db.execute(
+                    sql: """
+                        INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
+                          mentioned_user_ids, silent, is_op_msg, created_at, req_id)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
+                        Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId,
+                    ])
+                record.messageId = db.lastInsertedRowID
+                try db.execute(
+                    sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ?",
+                    arguments: [record.messageId, m.createdAt, m.channelUrl])
+            } else {
+                // Ephemeral: an id from the same sequence so ids stay unique, but no row is kept.
+                try db.execute(
+                    sql: "INSERT INTO messages(channel_url, type, created_at) VALUES (?, 'EPHM', ?)",
+                    arguments: [m.channelUrl, m.createdAt])
+                record.messageId = db.lastInsertedRowID
+                try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [record.messageId])
+            }
+            if !m.silent {
+                let mentioned = Set(m.mentionType == "channel" ? [] : m.mentionedUserIds)
+                try db.execute(
+                    sql: """
+                        UPDATE members SET unread_count = unread_count + 1
+                        WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
+                        """,
+                    arguments: [m.channelUrl, m.senderId])
+                if m.mentionType == "channel" {
+                    try db.execute(
+                        sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?",
+                        arguments: [m.channelUrl, m.senderId])
+                } else if !mentioned.isEmpty {
+                    for uid in mentioned where uid != m.senderId {
+                        try db.execute(
+                            sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined'",
+                            arguments: [m.channelUrl, uid])
+                    }
+                }
+            }
+            if m.markSenderRead, let sender = m.senderId {
+                try db.execute(
+                    sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
+                    arguments: [m.createdAt, m.channelUrl, sender])
+            }
+            return (record, false)
+        }
+    }
+
+    public func message(_ channelUrl: String, id: Int64) async throws -> MessageRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
+                .map(Self.messageRecord)
+        }
+    }
+
+    public func messages(ids: [Int64]) async throws -> [MessageRecord] {
+        if ids.isEmpty { return [] }
+        return try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM messages WHERE message_id IN (\(Self.placeholders(ids.count)))",
+                arguments: StatementArguments(ids)
+            ).map(Self.messageRecord)
+        }
+    }
+
+    public func messages(_ channelUrl: String, query q: MessageQuery) async throws -> [MessageRecord] {
+        try await pool.read { db in
+            // The anchor as a (created_at, message_id) position.
+            let anchorTs: Int64
+            let anchorId: Int64?
+            switch q.anchor {
+            case .timestamp(let ts):
+                anchorTs = ts
+                anchorId = nil
+            case .messageId(let id):
+                guard let ts = try Int64.fetchOne(
+                    db, sql: "SELECT created_at FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
+                else { throw SendbirdError.notFound("Message") }
+                anchorTs = ts
+                anchorId = id
+            }
+            var filter = ""
+            var filterArgs: [any DatabaseValueConvertible] = []
+            if let t = q.messageType, !t.isEmpty {
+                filter += " AND type = ?"
+                filterArgs.append(t)
+            }
+            if let types = q.customTypes, !types.isEmpty, !types.contains("*") {
+                filter += " AND custom_type IN (\(Self.placeholders(types.count)))"
+                filterArgs += types
+            }
+            if let senders = q.senderIds, !senders.isEmpty {
+                filter += " AND sender_id IN (\(Self.placeholders(senders.count)))"
+                filterArgs += senders
+            }
+            let before: String
+            let after: String
+            var posArgs: [any DatabaseValueConvertible]
+            if let id = anchorId {
+                before = q.inclusive ? "(created_at < ? OR (created_at = ? AND message_id <= ?))" : "(created_at < ? OR (created_at = ? AND message_id < ?))"
+                after = q.inclusive ? "(created_at > ? OR (created_at = ? AND message_id >= ?))" : "(created_at > ? OR (created_at = ? AND message_id > ?))"
+                posArgs = [anchorTs, anchorTs, id]
+            } else {
+                before = q.inclusive ? "created_at <= ?" : "created_at < ?"
+                after = q.inclusive ? "created_at >= ?" : "created_at > ?"
+                posArgs = [anchorTs]
+            }
+            var prev: [MessageRecord] = []
+            var next: [MessageRecord] = []
+            if q.prevLimit > 0 {
+                prev = try Row.fetchAll(
+                    db,
+                    sql: "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
+                    arguments: StatementArguments([channelUrl] + posArgs + filterArgs + [q.prevLimit])
+                ).map(Self.messageRecord).reversed()
+            }
+            if q.nextLimit > 0 {
+                // With an inclusive timestamp anchor the anchor's own messages are already in `prev`.
+                let afterClause = (anchorId == nil && q.inclusive && q.prevLimit > 0) ? "created_at > ?" : after
+                let afterArgs: [any DatabaseValueConvertible] =
+                    (anchorId == nil && q.inclusive && q.prevLimit > 0) ? [anchorTs] : posArgs
+                let excludeAnchorTwice = anchorId != nil && q.inclusive && q.prevLimit > 0
+                next = try Row.fetchAll(
+                    db,
+                    sql: "SELECT * FROM messages WHERE channel_url = ? AND \(afterClause)\(filter)\(excludeAnchorTwice ? " AND message_id != \(anchorId!)" : "") ORDER BY created_at ASC, message_id ASC LIMIT ?",
+                    arguments: StatementArguments([channelUrl] + afterArgs + filterArgs + [q.nextLimit])
+                ).map(Self.messageRecord)
+            }
+            let all = prev + next
+            return q.reverse ? all.reversed() : all
+        }
+    }
+
+    // MARK: - Receipts and unread
+
+    public func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
+                arguments: [ts, channelUrl, userId])
+        }
+    }
+
+    public func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> [String] {
+        try await pool.write { db in
+            var sql = "SELECT channel_url FROM members WHERE user_id = ? AND state = 'joined'"
+            var args: [any DatabaseValueConvertible] = [userId]
+            if let urls = channelUrls {
+                if urls.isEmpty { return [] }
+                sql += " AND channel_url IN (\(Self.placeholders(urls.count)))"
+                args += urls
+            }
+            let urls = try String.fetchAll(db, sql: sql, arguments: StatementArguments(args))
+            for url in urls {
+                try db.execute(
+                    sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
+                    arguments: [ts, url, userId])
+            }
+            return urls
+        }
+    }
+
+    public func markDelivered(_ channelUrl: String, userId: String, ts: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE members SET delivered_ts = ? WHERE channel_url = ? AND user_id = ? AND delivered_ts < ?",
+                arguments: [ts, channelUrl, userId, ts])
+            return db.changesCount > 0
+        }
+    }
+
+    public func unreadMessageTotal(userId: String, customTypes: [String]?) async throws -> Int {
+        try await pool.read { db in
+            var sql = "SELECT COALESCE(SUM(min(m.unread_count, CASE WHEN c.is_super = 1 THEN 100 ELSE m.unread_count END)), 0) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE m.user_id = ? AND m.state = 'joined'"
+            var args: [any DatabaseValueConvertible] = [userId]
+            if let types = customTypes, !types.isEmpty {
+                sql += " AND c.custom_type IN (\(Self.placeholders(types.count)))"
+                args += types
+            }
+            return try Int.fetchOne(db, sql: sql, arguments: StatementArguments(args)) ?? 0
+        }
+    }
+
+    public func unreadChannelCount(userId: String, customTypes: [String]?) async throws -> Int {
+        try await pool.read { db in
+            var sql = "SELECT COUNT(*) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE m.user_id = ? AND m.state = 'joined' AND m.unread_count > 0"
+            var args: [any DatabaseValueConvertible] = [userId]
+            if let types = customTypes, !types.isEmpty {
+                sql += " AND c.custom_type IN (\(Self.placeholders(types.count)))"
+                args += types
+            }
+            return try Int.fetchOne(db, sql: sql, arguments: StatementArguments(args)) ?? 0
+        }
+    }
+
+    // MARK: - Row mapping
+
+    static func placeholders(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ",") }
+
+    static func json(_ value: some Encodable) -> String {
+        (try? String(decoding: JSONEncoder().encode(value), as: UTF8.self)) ?? "null"
+    }
+
+    static func decodeJSON<T: Decodable>(_ text: String, as: T.Type, default value: T) -> T {
+        (try? JSONDecoder().decode(T.self, from: Data(text.utf8))) ?? value
+    }
+
+    static func insertUser(_ db: Database, _ u: UserRecord) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO users(user_id, nickname, profile_url, metadata, created_at, last_seen_at, has_ever_logged_in, is_active)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                u.userId, u.nickname, u.profileUrl, json(u.metadata), u.createdAt, u.lastSeenAt, u.hasEverLoggedIn, u.isActive,
+            ])
+    }
+
+    static func fetchUser(_ db: Database, _ id: String) throws -> UserRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM users WHERE user_id = ?", arguments: [id]).map(userRecord)
+    }
+
+    static func fetchChannel(_ db: Database, _ url: String) throws -> ChannelRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM group_channels WHERE channel_url = ?", arguments: [url]).map(channelRecord)
+    }
+
+    static func recountMembers(_ db: Database, _ url: String) throws {
+        try db.execute(
+            sql: """
+                UPDATE group_channels SET
+                  member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ?),
+                  joined_member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ? AND state = 'joined')
+                WHERE channel_url = ?
+                """,
+            arguments: [url, url, url])
+    }
+
+    static func userRecord(_ row: Row) -> UserRecord {
+        UserRecord(
+            userId: row["user_id"], nickname: row["nickname"], profileUrl: row["profile_url"],
+            metadata: decodeJSON(row["metadata"], as: [String: String].self, default: [:]), createdAt: row["created_at"],
+            lastSeenAt: row["last_seen_at"], hasEverLoggedIn: row["has_ever_logged_in"], isActive: row["is_active"])
+    }
+
+    static func channelRecord(_ row: Row) -> ChannelRecord {
+        ChannelRecord(
+            channelUrl: row["channel_url"], name: row["name"], coverUrl: row["cover_url"], customType: row["custom_type"],
+            data: row["data"], createdAt: row["created_at"], createdBy: row["created_by"], isDistinct: row["is_distinct"],
+            isPublic: row["is_public"], isSuper: row["is_super"], isEphemeral: row["is_ephemeral"], freeze: row["freeze"],
+            lastMessageId: row["last_message_id"], memberCount: row["member_count"], joinedMemberCount: row["joined_member_count"])
+    }
+
+    static func memberRecord(_ row: Row) -> MemberRecord {
+        MemberRecord(
+            channelUrl: row["channel_url"], userId: row["user_id"], state: row["state"], role: row["role"],
+            joinedTs: row["joined_ts"], invitedAt: row["invited_at"], readTs: row["read_ts"], deliveredTs: row["delivered_ts"],
+            unreadCount: row["unread_count"], unreadMentionCount: row["unread_mention_count"])
+    }
+
+    static func messageRecord(_ row: Row) -> MessageRecord {
+        MessageRecord(
+            messageId: row["message_id"], channelUrl: row["channel_url"], type: row["type"], senderId: row["sender_id"],
+            message: row["message"], customType: row["custom_type"], data: row["data"], mentionType: row["mention_type"],
+            mentionedUserIds: decodeJSON(row["mentioned_user_ids"], as: [String].self, default: []), silent: row["silent"],
+            isOpMsg: row["is_op_msg"], createdAt: row["created_at"], updatedAt: row["updated_at"],
+            parentMessageId: row["parent_message_id"], reqId: row["req_id"])
+    }
+}

@@ -1,0 +1,64 @@
+/// Everything `ternd` keeps. SQLite (``SQLiteStore``) implements it now; PostgreSQL joins behind
+/// the same protocol. Implementations are the only code that speaks SQL.
+///
+/// Methods that change several rows (sending a message, reading a channel) are one transaction:
+/// when they return, the change is durable, so the caller may acknowledge it.
+public protocol Store: Sendable {
+    // MARK: Users
+    /// Creates a user. Throws 400202 when the id is taken.
+    func createUser(_ user: UserRecord) async throws -> UserRecord
+    /// Returns the user, creating it (with `nickname`) when it does not exist.
+    func ensureUser(_ userId: String, nickname: String, now: Int64) async throws -> UserRecord
+    func user(_ userId: String) async throws -> UserRecord?
+    func users(_ userIds: [String]) async throws -> [UserRecord]
+    /// Users ordered by id, after `afterUserId`, optionally only those in `userIds`.
+    func listUsers(afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord]
+    func updateUser(_ user: UserRecord) async throws
+    /// Deletes a user with their tokens, sessions and memberships. Returns false when there was none.
+    func deleteUser(_ userId: String) async throws -> Bool
+    func setLastSeen(_ userId: String, at ms: Int64) async throws
+
+    // MARK: Credentials (hashes only; the plain secrets never reach the store)
+    func addAccessToken(userId: String, tokenHash: String, expiresAt: Int64) async throws
+    /// The expiry (ms, 0 = never) of a token of this user, or nil when the user holds no such token.
+    func accessTokenExpiry(userId: String, tokenHash: String) async throws -> Int64?
+    func hasAccessTokens(userId: String) async throws -> Bool
+    func revokeAccessTokens(userId: String) async throws
+    func addSession(keyHash: String, userId: String, expiresAt: Int64) async throws
+    /// The user and expiry (ms, 0 = never) of a session key.
+    func session(keyHash: String) async throws -> (userId: String, expiresAt: Int64)?
+
+    // MARK: Group channels
+    /// Creates a channel with its members, or for a distinct channel returns the existing one with
+    /// exactly these members (`created` false).
+    func createGroupChannel(_ channel: NewGroupChannel) async throws -> (channel: ChannelRecord, created: Bool)
+    func channel(_ channelUrl: String) async throws -> ChannelRecord?
+    func members(_ channelUrl: String) async throws -> [MemberRecord]
+    func member(_ channelUrl: String, userId: String) async throws -> MemberRecord?
+    /// Members of many channels at once, keyed by channel URL.
+    func members(ofChannels channelUrls: [String]) async throws -> [String: [MemberRecord]]
+    func listChannels(_ query: ChannelListQuery) async throws -> [ChannelRecord]
+
+    // MARK: Messages
+    /// Stores a message and moves the counters it changes (unread counts, the sender's read
+    /// receipt, the channel's last message) in one transaction. A repeated `(sender, req_id)`
+    /// returns the original message with `duplicate` true and changes nothing.
+    func insertMessage(_ message: NewMessage) async throws -> (message: MessageRecord, duplicate: Bool)
+    func message(_ channelUrl: String, id: Int64) async throws -> MessageRecord?
+    func messages(_ channelUrl: String, query: MessageQuery) async throws -> [MessageRecord]
+    func messages(ids: [Int64]) async throws -> [MessageRecord]
+
+    // MARK: Receipts and unread counts
+    /// Moves the user's read receipt to `ts` and clears their unread counts in the channel.
+    func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws
+    /// Marks every (or each listed) channel of the user read. Returns the channels that changed.
+    func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> [String]
+    /// Moves the user's delivery receipt forward to `ts` (never back). Returns whether it moved.
+    func markDelivered(_ channelUrl: String, userId: String, ts: Int64) async throws -> Bool
+    /// Total unread messages of the user over joined channels, optionally only some custom types.
+    func unreadMessageTotal(userId: String, customTypes: [String]?) async throws -> Int
+    func unreadChannelCount(userId: String, customTypes: [String]?) async throws -> Int
+
+    /// Flushes and closes. Called once at shutdown, after the last write.
+    func close() async throws
+}

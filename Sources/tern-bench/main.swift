@@ -1,0 +1,2 @@
+import WSClient
+print("bench")

@@ -1,0 +1,5 @@
+import TernServer
+import TernKit
+import TernTUI
+import TernTerminal
+print("tern")

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TernServer
+
+@main
+struct Ternd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ternd",
+        abstract: "The Tern chat server: speaks the Sendbird Chat protocol (Platform API v3 REST and the SDK WebSocket).",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server.",
+        discussion: """
+            On start ternd prints one line, `listening HOST:PORT`, on standard output. SIGTERM or SIGINT
+            stops it gracefully: every acknowledged message is already on disk.
+            """
+    )
+
+    @Option(help: "Address to listen on. A non-loopback address needs --require-access-token or --insecure.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 takes any free port.")
+    var port = 0
+
+    @Option(name: .customLong("data-dir"), help: "Where the database and the generated API token live (default: $XDG_DATA_HOME/tern/server).")
+    var dataDir: String?
+
+    @Option(help: "PostgreSQL URL (postgres://…). Not supported yet: the SQLite store in --data-dir is used.")
+    var database: String?
+
+    @Option(name: .customLong("app-id"), help: "Application id clients must send as `ai`.")
+    var appId = "LOCAL"
+
+    @Option(name: .customLong("api-token"), help: "Platform API token (or env TERND_API_TOKEN). Without either one is generated and kept in the data dir.")
+    var apiToken: String?
+
+    @Flag(name: .customLong("require-access-token"), help: "Only users holding an access token issued through the Platform API may connect.")
+    var requireAccessToken = false
+
+    @Flag(help: "Allow a non-loopback --host without --require-access-token (anyone could then speak as anyone).")
+    var insecure = false
+
+    @Option(name: .customLong("max-messages-per-second"), help: "Flood protection: messages per second per user (Sendbird's default 5; 0 = off).")
+    var maxMessagesPerSecond: Double = 5
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        if database != nil {
+            throw ValidationError("--database (PostgreSQL) is not supported yet; omit it to use SQLite in --data-dir.")
+        }
+        let dir = dataDir ?? Self.defaultDataDirectory()
+        var token = apiToken ?? ProcessInfo.processInfo.environment["TERND_API_TOKEN"] ?? ""
+        if token.isEmpty {
+            let file = try APITokenFile.loadOrCreate(dataDirectory: dir)
+            token = file.token
+            FileHandle.standardError.write(Data("ternd: Platform API token \(file.created ? "generated" : "read") in \(file.path)\n".utf8))
+        }
+        var logger = Logger(label: "ternd") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let config = ServerConfiguration(
+            host: host, port: port, dataDirectory: dir, appId: appId, apiToken: token,
+            requireAccessToken: requireAccessToken, insecure: insecure, maxMessagesPerSecond: maxMessagesPerSecond,
+            onListening: { host, port in
+                let shown = host.contains(":") ? "[\(host)]" : host
+                FileHandle.standardOutput.write(Data("listening \(shown):\(port)\n".utf8))
+            })
+        let app: TernServerApp
+        do {
+            app = try await buildApplication(config, logger: logger)
+        } catch let e as ServerStartError {
+            throw ValidationError(e.description)
+        }
+        try await app.run()
+    }
+
+    static func defaultDataDirectory() -> String {
+        let env = ProcessInfo.processInfo.environment
+        let base = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? NSTemporaryDirectory()) + "/.local/share")
+        return base + "/tern/server"
+    }
+}

@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""End-to-end check of ternd against Sendbird's official Python Platform SDK.
+
+Needs:  pip install sendbird-platform-sdk   (written against 2.1.5)
+Env:    TERND_URL        base URL without /v3, e.g. http://127.0.0.1:1234
+        TERND_API_TOKEN  the application's master API token
+Run:    python3 Tests/TernServerTests/Python/platform_sdk_test.py
+
+Every call goes through the SDK's own API classes with its default strict
+settings (client-side validation and response type checking stay on), so a
+step passes only if ternd's JSON deserialises into the SDK's models.  One step
+("raw Api-Token header") uses urllib directly, to check that the header is
+matched case-insensitively (the SDK itself sends it as lower-case `api-token`).
+
+Prints one line per step ("ok  <step>"), stops at the first failure
+("FAIL  <step>: <reason>", plus the last response body when there is one),
+and ends with "<passed> passed, <failed> failed".  Exit code 0 only if all
+steps passed.
+"""
+
+import json
+import os
+import secrets
+import sys
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+try:
+    import sendbird_platform_sdk
+    from sendbird_platform_sdk.api import group_channel_api, message_api, user_api
+    from sendbird_platform_sdk.exceptions import ApiException
+    from sendbird_platform_sdk.model.create_a_group_channel_request import CreateAGroupChannelRequest
+    from sendbird_platform_sdk.model.create_a_user_request import CreateAUserRequest
+    from sendbird_platform_sdk.model.mark_all_messages_as_read_request import MarkAllMessagesAsReadRequest
+    from sendbird_platform_sdk.model.mark_channel_messages_as_read_request import MarkChannelMessagesAsReadRequest
+    from sendbird_platform_sdk.model.send_a_message_request import SendAMessageRequest
+    from sendbird_platform_sdk.model.update_a_user_request import UpdateAUserRequest
+except ImportError as exc:  # pragma: no cover
+    print("FAIL  setup: cannot import sendbird_platform_sdk (%s); run: pip install sendbird-platform-sdk" % exc)
+    sys.exit(2)
+
+
+class StepFailure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise StepFailure(msg)
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+# --------------------------------------------------------------------------- setup
+
+BASE = os.environ.get("TERND_URL", "").strip().rstrip("/")
+TOKEN = os.environ.get("TERND_API_TOKEN", "")
+if not BASE or not TOKEN:
+    print("FAIL  setup: set TERND_URL (e.g. http://127.0.0.1:1234) and TERND_API_TOKEN")
+    sys.exit(2)
+if BASE.endswith("/v3"):  # the SDK's paths already start with /v3
+    BASE = BASE[:-3]
+
+config = sendbird_platform_sdk.Configuration(host=BASE)
+client = sendbird_platform_sdk.ApiClient(config)
+users = user_api.UserApi(client)
+channels = group_channel_api.GroupChannelApi(client)
+messages = message_api.MessageApi(client)
+AUTH = {"api_token": TOKEN, "_request_timeout": 15}
+
+SFX = secrets.token_hex(4)
+UA, UB, UC = "sdk_a_" + SFX, "sdk_b_" + SFX, "sdk_c_" + SFX
+S = {}  # state shared between steps
+
+# --------------------------------------------------------------------------- steps
+
+
+def step_create_users():
+    a = users.create_a_user(create_a_user_request=CreateAUserRequest(
+        user_id=UA, nickname="Alice " + SFX, profile_url="", issue_access_token=True), **AUTH)
+    check(a.user_id == UA, "user_id %r != %r" % (a.user_id, UA))
+    check(isinstance(a.get("access_token"), str) and a.get("access_token") != "",
+          "issue_access_token=True but access_token is %r" % a.get("access_token"))
+    check(a.get("nickname") == "Alice " + SFX, "nickname %r" % a.get("nickname"))
+    for uid, nick in ((UB, "Bob " + SFX), (UC, "Carol " + SFX)):
+        u = users.create_a_user(create_a_user_request=CreateAUserRequest(
+            user_id=uid, nickname=nick, profile_url=""), **AUTH)
+        check(u.user_id == uid, "user_id %r != %r" % (u.user_id, uid))
+        check(u.get("nickname") == nick, "nickname %r != %r" % (u.get("nickname"), nick))
+
+
+def step_view_user():
+    u = users.view_a_user(UB, **AUTH)
+    check(u.user_id == UB, "user_id %r != %r" % (u.user_id, UB))
+    check(u.get("nickname") == "Bob " + SFX, "nickname %r" % u.get("nickname"))
+
+
+def step_update_user():
+    u = users.update_a_user(UB, update_a_user_request=UpdateAUserRequest(nickname="Bobby " + SFX), **AUTH)
+    check(u.user_id == UB, "user_id %r" % u.user_id)
+    check(u.get("nickname") == "Bobby " + SFX, "update returned nickname %r" % u.get("nickname"))
+    again = users.view_a_user(UB, **AUTH)
+    check(again.get("nickname") == "Bobby " + SFX, "nickname not persisted: %r" % again.get("nickname"))
+
+
+def step_list_users():
+    r = users.list_users(user_ids=",".join([UA, UB, UC]), limit=10, **AUTH)
+    got = sorted(u.user_id for u in r.get("users", []))
+    check(got == sorted([UA, UB, UC]), "user_ids filter returned %r" % got)
+    check(isinstance(r.get("next", ""), str), "next must be a string")
+
+
+def step_distinct_channel():
+    req = lambda: CreateAGroupChannelRequest(users=[], user_ids=[UA, UB], is_distinct=True)  # noqa: E731
+    c1 = channels.create_a_group_channel(create_a_group_channel_request=req(), **AUTH)
+    check(c1.channel_url, "empty channel_url")
+    check(c1.get("is_distinct") is True, "is_distinct %r" % c1.get("is_distinct"))
+    c2 = channels.create_a_group_channel(create_a_group_channel_request=req(), **AUTH)
+    check(c2.channel_url == c1.channel_url,
+          "distinct channel re-created: %r then %r" % (c1.channel_url, c2.channel_url))
+    S["distinct_url"] = c1.channel_url
+
+
+def step_group_channel():
+    c = channels.create_a_group_channel(create_a_group_channel_request=CreateAGroupChannelRequest(
+        users=[], user_ids=[UA, UB, UC], name="Team " + SFX, data='{"k":"v"}',
+        custom_type="sdk_test", is_distinct=False), **AUTH)
+    url = c.channel_url
+    check(url and url != S["distinct_url"], "bad channel_url %r" % url)
+    check(c.get("name") == "Team " + SFX, "name %r" % c.get("name"))
+    check(c.get("data") == '{"k":"v"}', "data %r" % c.get("data"))
+    check(c.get("custom_type") == "sdk_test", "custom_type %r" % c.get("custom_type"))
+    check(c.get("is_distinct") is False, "is_distinct %r" % c.get("is_distinct"))
+    check(c.get("member_count") == 3, "member_count %r" % c.get("member_count"))
+    S["url"] = url
+
+
+def step_view_channel():
+    c = channels.get_a_group_channel(S["url"], show_member=True, **AUTH)
+    check(c.channel_url == S["url"], "channel_url %r" % c.channel_url)
+    check(c.get("name") == "Team " + SFX, "name %r" % c.get("name"))
+    check(c.get("custom_type") == "sdk_test", "custom_type %r" % c.get("custom_type"))
+    check(c.get("data") == '{"k":"v"}', "data %r" % c.get("data"))
+    check(c.get("member_count") == 3, "member_count %r" % c.get("member_count"))
+    got = sorted(m.user_id for m in c.get("members", []))
+    check(got == sorted([UA, UB, UC]), "members %r" % got)
+
+
+def step_list_members():
+    r = channels.list_members(S["url"], limit=10, **AUTH)
+    got = sorted(m.user_id for m in r.members)
+    check(got == sorted([UA, UB, UC]), "members %r" % got)
+    for m in r.members:
+        check(m.get("state", "joined") == "joined", "member %s state %r" % (m.user_id, m.get("state")))
+
+
+def step_list_channels():
+    token, pages = "", 0
+    found = None
+    while pages < 50 and found is None:
+        kw = dict(AUTH, limit=100, show_member=True, show_empty=True)
+        if token:
+            kw["token"] = token
+        r = channels.list_channels(**kw)
+        pages += 1
+        for ch in r.get("channels", []):
+            if ch.channel_url == S["url"]:
+                found = ch
+        token = r.get("next", "")
+        if not token:
+            break
+    check(found is not None, "group channel %s not in GET /v3/group_channels (%d page(s))" % (S["url"], pages))
+    check(found.get("name") == "Team " + SFX, "listed name %r" % found.get("name"))
+
+
+def find_my_channel(user_id, url):
+    r = users.list_my_group_channels(user_id, limit=100, show_empty=True, show_member=True, **AUTH)
+    for ch in r.get("channels", []):
+        if ch.channel_url == url:
+            return ch
+    return None
+
+
+def step_my_channels():
+    ch = find_my_channel(UB, S["url"])
+    check(ch is not None, "%s not in my_group_channels of %s" % (S["url"], UB))
+    check(isinstance(ch.get("unread_message_count"), int),
+          "unread_message_count missing/not int: %r" % ch.get("unread_message_count"))
+    check(ch.get("unread_message_count") == 0, "unread_message_count %r before any message" % ch.get("unread_message_count"))
+    other = find_my_channel(UB, S["distinct_url"])
+    check(other is not None, "distinct channel missing from my_group_channels of %s" % UB)
+    check(find_my_channel(UC, S["distinct_url"]) is None, "%s sees the A/B distinct channel" % UC)
+
+
+def step_send_messages():
+    sent = []
+    for text in ("hello " + SFX, "second " + SFX):
+        m = messages.send_a_message("group_channels", S["url"], send_a_message_request=SendAMessageRequest(
+            message_type="MESG", user_id=UA, message=text), **AUTH)
+        check(m.get("type") == "MESG", "type %r" % m.get("type"))
+        check(m.get("message") == text, "message %r" % m.get("message"))
+        check("user" in m and m.user.user_id == UA, "sender %r" % (m.get("user"),))
+        check(isinstance(m.get("message_id"), int) and m.message_id > 0, "message_id %r" % m.get("message_id"))
+        sent.append(m)
+    adm = messages.send_a_message("group_channels", S["url"], send_a_message_request=SendAMessageRequest(
+        message_type="ADMM", user_id=UA, message="admin " + SFX), **AUTH)
+    check(adm.get("type") == "ADMM", "admin type %r" % adm.get("type"))
+    check(adm.get("message") == "admin " + SFX, "admin message %r" % adm.get("message"))
+    check("user" not in adm, "admin message must not carry `user`, got %r" % (adm.get("user"),))
+    sent.append(adm)
+    ids = [m.message_id for m in sent]
+    check(len(set(ids)) == 3, "duplicate message ids %r" % ids)
+    S["sent"] = sent
+
+
+def step_list_messages():
+    # anchor = now (never earlier than the newest created_at, in case the server bumps
+    # timestamps to keep them strictly increasing); message_id=0 means "not given"
+    anchor = max([now_ms()] + [m.get("created_at", 0) for m in S["sent"]])
+    r = messages.list_messages("group_channels", S["url"], anchor, 0, prev_limit=10, next_limit=0, **AUTH)
+    got = r.get("messages", [])
+    check([m.get("message_id") for m in got] == [m.message_id for m in S["sent"]],
+          "ids %r, expected %r" % ([m.get("message_id") for m in got], [m.message_id for m in S["sent"]]))
+    check([m.get("type") for m in got] == ["MESG", "MESG", "ADMM"], "types %r" % [m.get("type") for m in got])
+    check([m.get("message") for m in got] == [m.message for m in S["sent"]], "texts %r" % [m.get("message") for m in got])
+    ts = [m.get("created_at") for m in got]
+    check(all(isinstance(t, int) for t in ts) and ts == sorted(ts), "created_at not ascending ints: %r" % ts)
+    check("user" not in got[2], "listed admin message carries `user`: %r" % (got[2].get("user"),))
+    check(got[0].user.user_id == UA and got[1].user.user_id == UA, "MESG senders wrong")
+
+
+def step_view_message():
+    want = S["sent"][1]
+    m = messages.get_a_message("group_channels", S["url"], want.message_id, **AUTH)
+    check(m.get("message_id") == want.message_id, "message_id %r" % m.get("message_id"))
+    check(m.get("message") == want.message, "message %r" % m.get("message"))
+    check(m.get("type") == "MESG" and m.user.user_id == UA, "type/sender wrong")
+    check(m.get("channel_url") in (None, S["url"]), "channel_url %r" % m.get("channel_url"))
+
+
+def step_unread_three():
+    r = users.view_number_of_unread_messages(UB, **AUTH)
+    check(r.get("unread_count") == 3, "unread_count for %s is %r, expected 3" % (UB, r.get("unread_count")))
+    ch = find_my_channel(UB, S["url"])
+    check(ch is not None and ch.get("unread_message_count") == 3,
+          "my_group_channels unread_message_count %r, expected 3" % (ch and ch.get("unread_message_count")))
+
+
+def step_mark_as_read():
+    messages.mark_channel_messages_as_read(S["url"], mark_channel_messages_as_read_request=MarkChannelMessagesAsReadRequest(
+        user_id=UB), **AUTH)
+    r = users.view_number_of_unread_messages(UB, **AUTH)
+    check(r.get("unread_count") == 0, "unread_count for %s after mark_as_read is %r" % (UB, r.get("unread_count")))
+
+
+def step_mark_all_as_read():
+    before = users.view_number_of_unread_messages(UC, **AUTH)
+    check(before.get("unread_count") == 3, "unread_count for %s is %r, expected 3" % (UC, before.get("unread_count")))
+    users.mark_all_messages_as_read(UC, mark_all_messages_as_read_request=MarkAllMessagesAsReadRequest(), **AUTH)
+    after = users.view_number_of_unread_messages(UC, **AUTH)
+    check(after.get("unread_count") == 0, "unread_count for %s after mark_as_read_all is %r" % (UC, after.get("unread_count")))
+
+
+def step_wrong_token():
+    try:
+        users.view_a_user(UA, api_token="wrong-" + SFX, _request_timeout=15)
+    except ApiException as e:
+        body = e.body.decode() if isinstance(e.body, bytes) else e.body
+        try:
+            doc = json.loads(body or "")
+        except ValueError:
+            raise StepFailure("HTTP %s with non-JSON body %r" % (e.status, body))
+        check(isinstance(doc, dict) and doc.get("code") == 400401,
+              "HTTP %s body %r, expected code 400401" % (e.status, body))
+        check(doc.get("error") is True, "error flag %r" % doc.get("error"))
+        return
+    raise StepFailure("a wrong Api-Token was accepted")
+
+
+def step_raw_header_case():
+    req = urllib.request.Request(BASE + "/v3/users/" + UA, headers={"Api-Token": TOKEN, "Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=15) as resp:
+            doc = json.loads(resp.read().decode("utf-8"))
+    except urllib.error.HTTPError as e:
+        raise StepFailure("`Api-Token` (mixed case) rejected: HTTP %s %s" % (e.code, e.read()[:300]))
+    check(doc.get("user_id") == UA, "user_id %r" % doc.get("user_id"))
+
+
+STEPS = [
+    ("create users", step_create_users),
+    ("view user", step_view_user),
+    ("update user", step_update_user),
+    ("list users by user_ids", step_list_users),
+    ("create distinct 1:1 channel twice", step_distinct_channel),
+    ("create group channel", step_group_channel),
+    ("view group channel", step_view_channel),
+    ("list channel members", step_list_members),
+    ("list group channels", step_list_channels),
+    ("list my group channels", step_my_channels),
+    ("send 2 user messages + 1 admin message", step_send_messages),
+    ("list messages by timestamp", step_list_messages),
+    ("view message", step_view_message),
+    ("unread message count is 3", step_unread_three),
+    ("mark channel as read -> unread 0", step_mark_as_read),
+    ("mark all as read for a user -> unread 0", step_mark_all_as_read),
+    ("wrong Api-Token -> 400401", step_wrong_token),
+    ("raw Api-Token header (mixed case)", step_raw_header_case),
+]
+
+
+def describe(exc):
+    if isinstance(exc, StepFailure):
+        return str(exc)
+    if isinstance(exc, ApiException):
+        body = exc.body.decode() if isinstance(exc.body, bytes) else exc.body
+        return "HTTP %s %s: %s" % (exc.status, exc.reason, (body or "")[:1000])
+    return "%s: %s" % (type(exc).__name__, str(exc).strip())
+
+
+def main():
+    passed = 0
+    for name, fn in STEPS:
+        client.last_response = None
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001
+            print("FAIL  %s: %s" % (name, describe(exc)))
+            last = getattr(client, "last_response", None)
+            if last is not None and not isinstance(exc, ApiException):
+                data = last.data if isinstance(last.data, str) else last.data.decode("utf-8", "replace")
+                print("      last response: HTTP %s %s" % (last.status, data[:2000]))
+            if os.environ.get("TERND_TEST_TRACEBACK"):
+                traceback.print_exc()
+            print("%d passed, 1 failed" % passed)
+            return 1
+        print("ok  %s" % name)
+        passed += 1
+    print("%d passed, 0 failed" % passed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

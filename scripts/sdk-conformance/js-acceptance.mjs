@@ -1,0 +1,729 @@
+#!/usr/bin/env node
+// Acceptance test: drives a running ternd with the official Sendbird JS SDK (@sendbird/chat v4).
+//
+// Run:  node --experimental-websocket scripts/sdk-conformance/js-acceptance.mjs
+//
+// Environment:
+//   TERND_URL        server base URL (default http://127.0.0.1:8080); WebSocket = same host with ws://
+//   TERN_APP_ID      application id given to SendbirdChat.init (default LOCAL)
+//   SENDBIRD_SDK     the SDK entry: its package directory, index.js (ESM) or cjs/index.cjs
+//                    (default /tmp/sendbird-js/index.js). The SDK is never part of this repository.
+//   TERND_TRACE      1: log every HTTP request/response and WebSocket frame (to stderr);
+//                    full: the same without truncating long bodies
+//   SENDBIRD_LOG     SDK log level: verbose|debug|info|warn|error|none (default none)
+//   TERND_DROP       how step i loses the socket: proxy (default; a TCP proxy in this process
+//                    resets the connections, so the SDK sees a real network drop) or
+//                    sdk (disconnectWebSocket() + reconnect())
+//   STEP_TIMEOUT_MS  per-step timeout (default 10000)
+//
+// Output: one line per check, `ok  <step>` or `FAIL <step>: <error>`, lines starting with `#`
+// are information; the last line is `N passed, M failed`. Exit status 0 only when M is 0.
+
+import net from 'node:net';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+
+const env = process.env;
+const TERND_URL = (env.TERND_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const APP_ID = env.TERN_APP_ID || 'LOCAL';
+const SDK_ENTRY = env.SENDBIRD_SDK || '/tmp/sendbird-js/index.js';
+const TRACE = env.TERND_TRACE || '';
+const DROP_MODE = env.TERND_DROP || 'proxy';
+const STEP_TIMEOUT = Number(env.STEP_TIMEOUT_MS || 10000);
+const TRACE_LIMIT = TRACE === 'full' ? Infinity : 600;
+
+// A hard ceiling so the process can never hang, whatever the SDK or server does.
+const watchdog = setTimeout(() => {
+    console.log('FAIL watchdog: the run took longer than 420 s; aborting');
+    finish(1);
+}, 420_000);
+watchdog.unref();
+
+// ---------------------------------------------------------------- results
+
+let passed = 0;
+let failed = 0;
+
+class Skip extends Error {}
+
+function describe(err) {
+    if (err == null) return String(err);
+    if (err instanceof Skip) return `skipped (${err.message})`;
+    const code = err.code !== undefined ? `[${err.code}] ` : '';
+    const cause = err.cause ? ` (cause: ${err.cause.code || err.cause.message || err.cause})` : '';
+    return `${code}${err.message || err}${cause}`;
+}
+
+function withTimeout(promise, ms, what) {
+    let timer;
+    return Promise.race([
+        Promise.resolve(promise).finally(() => clearTimeout(timer)),
+        new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms${what ? ` (${what})` : ''}`)), ms);
+        }),
+    ]);
+}
+
+/** Runs one check; prints `ok` or `FAIL`; returns true when it passed. */
+async function step(name, fn, timeout = STEP_TIMEOUT + 2000) {
+    try {
+        await withTimeout(fn(), timeout);
+        passed++;
+        console.log(`ok  ${name}`);
+        return true;
+    } catch (err) {
+        failed++;
+        console.log(`FAIL ${name}: ${describe(err)}`);
+        return false;
+    }
+}
+
+function need(value, what) {
+    if (!value) throw new Skip(`needs ${what}`);
+    return value;
+}
+
+function expect(cond, message) {
+    if (!cond) throw new Error(message);
+}
+
+function expectEqual(actual, expected, what) {
+    if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- tracing
+
+const labels = new Map(); // "host:port" -> "A" | "B"
+
+function labelFor(url) {
+    try {
+        const u = new URL(url);
+        return labels.get(u.host) || u.host;
+    } catch {
+        return '?';
+    }
+}
+
+function clip(text) {
+    text = String(text);
+    return text.length > TRACE_LIMIT ? `${text.slice(0, TRACE_LIMIT)}…(${text.length} chars)` : text;
+}
+
+function trace(tag, ...parts) {
+    if (!TRACE) return;
+    const t = new Date().toISOString().slice(11, 23);
+    process.stderr.write(`${t} [${tag}] ${parts.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join(' ')}\n`);
+}
+
+async function frameText(data) {
+    if (typeof data === 'string') return data;
+    let buf;
+    if (data instanceof ArrayBuffer) buf = Buffer.from(data);
+    else if (ArrayBuffer.isView(data)) buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    else if (typeof Blob !== 'undefined' && data instanceof Blob) buf = Buffer.from(await data.arrayBuffer());
+    else return `<${typeof data}>`;
+    for (const inflate of [zlib.gunzipSync, zlib.inflateSync, zlib.inflateRawSync]) {
+        try {
+            return `<binary ${buf.length} B, inflated> ${inflate(buf).toString('utf8')}`;
+        } catch {}
+    }
+    return `<binary ${buf.length} B> ${buf.toString('utf8')}`;
+}
+
+function isLoopback(hostname) {
+    return hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]' || hostname === '::1';
+}
+
+/** Wraps fetch: traces requests, answers the SDK's internet probe locally, refuses non-loopback hosts. */
+function installFetchWrapper() {
+    const baseFetch = globalThis.fetch;
+    globalThis.fetch = async function tracedFetch(input, init = {}) {
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        const method = (init.method || (typeof input === 'object' && input.method) || 'GET').toUpperCase();
+        const tag = labelFor(url);
+        const u = new URL(url);
+        if (!isLoopback(u.hostname)) {
+            // The SDK probes https://www.google.com before uploads; never leave the machine.
+            trace(tag, 'HTTP (answered locally, not loopback)', method, url);
+            return new Response('', { status: 200 });
+        }
+        let body = init.body ?? undefined;
+        if (body !== undefined && typeof body !== 'string') body = `<${body?.constructor?.name || typeof body}>`;
+        trace(tag, 'HTTP>', method, url, body !== undefined ? clip(body) : '');
+        if (TRACE === 'full' && init.headers) trace(tag, 'HTTP> headers', Object.fromEntries(new Headers(init.headers)));
+        let res;
+        try {
+            res = await baseFetch(input, init);
+        } catch (err) {
+            trace(tag, 'HTTP! ', method, url, describe(err));
+            throw err;
+        }
+        if (TRACE) {
+            const text = await res.clone().text().catch((e) => `<unreadable: ${e.message}>`);
+            trace(tag, 'HTTP<', res.status, method, u.pathname, clip(text));
+        }
+        return res;
+    };
+}
+
+/** Per-client WebSocket history, used to explain a failed connect even without tracing. */
+const wsStats = new Map();
+
+function wsStat(tag) {
+    if (!wsStats.has(tag)) wsStats.set(tag, { attempts: 0, opened: 0, closes: [], received: 0, firstCommand: '' });
+    return wsStats.get(tag);
+}
+
+function wsSummary(tag) {
+    const st = wsStat(tag);
+    return (
+        `WebSocket ${tag}: ${st.attempts} attempt(s), ${st.opened} opened, ${st.received} frame(s) received` +
+        (st.firstCommand ? `, first ${st.firstCommand}` : '') +
+        (st.closes.length ? `, closes ${st.closes.join(' ')}` : '') +
+        (st.attempts && !st.opened ? ' (the upgrade never completed: refused, or the 101 did not echo Sec-WebSocket-Protocol)' : '') +
+        (st.opened && !st.received ? ' (opened but the server sent no LOGI)' : '')
+    );
+}
+
+/** Wraps the global WebSocket so every frame in both directions can be traced. */
+function installWebSocketWrapper() {
+    const Base = globalThis.WebSocket;
+    if (!Base) throw new Error('no WebSocket implementation (run node with --experimental-websocket)');
+    class TracedWebSocket extends Base {
+        constructor(url, protocols) {
+            super(url, protocols);
+            const tag = labelFor(String(url));
+            this.__tag = tag;
+            const st = wsStat(tag);
+            st.attempts++;
+            trace(tag, 'WS connect', String(url), 'subprotocol', protocols === undefined ? '-' : decodeURIComponent(String(protocols)));
+            this.addEventListener('open', () => {
+                st.opened++;
+                trace(tag, 'WS open, server protocol', JSON.stringify(this.protocol));
+            });
+            this.addEventListener('message', (ev) => {
+                st.received++;
+                if (!st.firstCommand && typeof ev.data === 'string') st.firstCommand = ev.data.slice(0, 4);
+                if (TRACE) frameText(ev.data).then((t) => trace(tag, 'WS<', clip(t.trimEnd())));
+            });
+            this.addEventListener('close', (ev) => {
+                st.closes.push(ev.code);
+                trace(tag, 'WS close', ev.code, ev.reason || '');
+            });
+            this.addEventListener('error', (ev) => trace(tag, 'WS error', ev.message || ev.error?.message || ''));
+        }
+        send(data) {
+            if (TRACE) frameText(data).then((t) => trace(this.__tag, 'WS>', clip(t.trimEnd())));
+            return super.send(data);
+        }
+    }
+    globalThis.WebSocket = TracedWebSocket;
+}
+
+// ---------------------------------------------------------------- TCP proxy
+
+/** A loopback TCP proxy to the server; `drop()` resets every proxied connection, like a network failure. */
+function startProxy(targetHost, targetPort) {
+    const sockets = new Set();
+    const server = net.createServer((client) => {
+        const upstream = net.connect(targetPort, targetHost);
+        sockets.add(client);
+        sockets.add(upstream);
+        const close = () => {
+            sockets.delete(client);
+            sockets.delete(upstream);
+            client.destroy();
+            upstream.destroy();
+        };
+        client.on('error', close).on('close', close);
+        upstream.on('error', close).on('close', close);
+        client.pipe(upstream);
+        upstream.pipe(client);
+    });
+    return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            resolve({
+                port: server.address().port,
+                /** Resets all live connections; new ones are still accepted. Returns how many were cut. */
+                drop() {
+                    const n = sockets.size / 2;
+                    for (const s of [...sockets]) {
+                        if (typeof s.resetAndDestroy === 'function') s.resetAndDestroy();
+                        else s.destroy();
+                    }
+                    sockets.clear();
+                    return n;
+                },
+                close() {
+                    this.drop();
+                    server.close();
+                },
+            });
+        });
+    });
+}
+
+// ---------------------------------------------------------------- events
+
+/** Records handler callbacks so a step can wait for one that happened before or after it started waiting. */
+class Recorder {
+    constructor(name) {
+        this.name = name;
+        this.events = [];
+        this.waiters = new Set();
+    }
+    push(type, data = {}) {
+        const ev = { type, at: Date.now(), ...data };
+        this.events.push(ev);
+        trace(this.name, 'event', type, data.channel?.url || '', data.message ? `msg ${data.message.messageId}` : '', data.userIds || '');
+        for (const w of [...this.waiters]) {
+            if (safe(w.pred, ev)) {
+                this.waiters.delete(w);
+                clearTimeout(w.timer);
+                w.resolve(ev);
+            }
+        }
+    }
+    mark() {
+        return this.events.length;
+    }
+    wait(pred, what, { since = 0, timeout = STEP_TIMEOUT } = {}) {
+        const found = this.events.slice(since).find((ev) => safe(pred, ev));
+        if (found) return Promise.resolve(found);
+        return new Promise((resolve, reject) => {
+            const w = { pred, resolve };
+            w.timer = setTimeout(() => {
+                this.waiters.delete(w);
+                const seen = this.events.slice(since).map((e) => e.type);
+                reject(new Error(`timed out after ${timeout} ms waiting for ${what} (${this.name} events seen: ${seen.join(', ') || 'none'})`));
+            }, timeout);
+            this.waiters.add(w);
+        });
+    }
+    cancelAll() {
+        for (const w of this.waiters) clearTimeout(w.timer);
+        this.waiters.clear();
+    }
+}
+
+function safe(pred, ev) {
+    try {
+        return pred(ev);
+    } catch {
+        return false;
+    }
+}
+
+function channelHandlerParams(rec) {
+    return {
+        onMessageReceived: (channel, message) => rec.push('messageReceived', { channel, message }),
+        onMessageUpdated: (channel, message) => rec.push('messageUpdated', { channel, message }),
+        onMessageDeleted: (channel, messageId) => rec.push('messageDeleted', { channel, messageId }),
+        onTypingStatusUpdated: (channel) =>
+            rec.push('typingStatusUpdated', { channel, typers: channel.getTypingUsers().map((u) => u.userId) }),
+        onUnreadMemberStatusUpdated: (channel) => rec.push('unreadMemberStatusUpdated', { channel }),
+        onUserMarkedRead: (channel, userIds) => rec.push('userMarkedRead', { channel, userIds }),
+        onUndeliveredMemberStatusUpdated: (channel) => rec.push('undeliveredMemberStatusUpdated', { channel }),
+        onChannelChanged: (channel) => rec.push('channelChanged', { channel }),
+        onUserJoined: (channel, user) => rec.push('userJoined', { channel, user }),
+        onUserReceivedInvitation: (channel, inviter, invitees) => rec.push('userReceivedInvitation', { channel, inviter, invitees }),
+    };
+}
+
+function connectionHandlerParams(rec) {
+    return {
+        onConnected: (userId) => rec.push('connected', { userId }),
+        onReconnectStarted: () => rec.push('reconnectStarted'),
+        onReconnectSucceeded: () => rec.push('reconnectSucceeded'),
+        onReconnectFailed: () => rec.push('reconnectFailed'),
+        onConnectionLost: () => rec.push('connectionLost'),
+        onDisconnected: (userId) => rec.push('disconnected', { userId }),
+        onConnectionDelayed: (retryAfter) => rec.push('connectionDelayed', { retryAfter }),
+    };
+}
+
+/** channel.sendUserMessage as a promise of the succeeded message. */
+function sendUserMessage(channel, params) {
+    return new Promise((resolve, reject) => {
+        channel
+            .sendUserMessage(params)
+            .onSucceeded((message) => resolve(message))
+            .onFailed((err, message) => {
+                const e = new Error(`${err ? describe(err) : 'send failed without an error'} (message status ${message?.sendingStatus})`);
+                if (err?.code !== undefined) e.code = err.code;
+                reject(e);
+            });
+    });
+}
+
+// ---------------------------------------------------------------- SDK loading
+
+/** The SDK package root (holding package.json) for an entry path, a cjs/ entry or the directory itself. */
+function sdkPackageDir(entry) {
+    const resolved = path.resolve(entry);
+    if (fs.existsSync(resolved) && fs.statSync(resolved).isDirectory()) return resolved;
+    const dir = path.dirname(resolved);
+    return path.basename(dir) === 'cjs' ? path.dirname(dir) : dir;
+}
+
+async function loadSdk(entry) {
+    let file = path.resolve(entry);
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.js');
+    if (!fs.existsSync(file)) throw new Error(`SDK entry not found: ${file} (set SENDBIRD_SDK; see README.md)`);
+    const ext = path.extname(file); // .js (ESM) or .cjs
+    const groupFile = path.join(path.dirname(file), `groupChannel${ext}`);
+    const main = await import(pathToFileURL(file).href);
+    const group = await import(pathToFileURL(groupFile).href);
+    const SendbirdChat = typeof main.default?.init === 'function' ? main.default : main.default?.default;
+    if (typeof SendbirdChat?.init !== 'function') throw new Error(`${file} does not export SendbirdChat`);
+    const pick = (mod, name) => mod[name] ?? mod.default?.[name];
+    return {
+        file,
+        SendbirdChat,
+        ConnectionHandler: pick(main, 'ConnectionHandler'),
+        ConnectionState: pick(main, 'ConnectionState'),
+        LogLevel: pick(main, 'LogLevel'),
+        GroupChannelModule: pick(group, 'GroupChannelModule'),
+        GroupChannelHandler: pick(group, 'GroupChannelHandler'),
+    };
+}
+
+// ---------------------------------------------------------------- main
+
+const cleanups = [];
+
+async function finish(code) {
+    for (const fn of cleanups.splice(0).reverse()) {
+        try {
+            await withTimeout(fn(), 5000, 'cleanup');
+        } catch (err) {
+            console.log(`# cleanup: ${describe(err)}`);
+        }
+    }
+    if (TRACE && typeof process.getActiveResourcesInfo === 'function') {
+        trace('harness', 'active resources at exit', process.getActiveResourcesInfo().join(','));
+    }
+    console.log(`${passed} passed, ${failed} failed`);
+    process.exit(code ?? (failed === 0 ? 0 : 1));
+}
+
+async function main() {
+    let sdk;
+    try {
+        installFetchWrapper();
+        if (!globalThis.WebSocket) {
+            // Without --experimental-websocket, the SDK's own node entry installs a bundled `ws` WebSocket.
+            await import(pathToFileURL(path.join(sdkPackageDir(SDK_ENTRY), 'node.js')).href);
+            console.log('# no global WebSocket: using the SDK node entry (bundled ws)');
+        }
+        installWebSocketWrapper();
+        sdk = await loadSdk(SDK_ENTRY);
+    } catch (err) {
+        failed++;
+        console.log(`FAIL load SDK: ${describe(err)}`);
+        return finish();
+    }
+    const { SendbirdChat, ConnectionHandler, ConnectionState, LogLevel, GroupChannelModule, GroupChannelHandler } = sdk;
+    console.log(`# @sendbird/chat ${SendbirdChat.version} from ${sdk.file}; node ${process.version}; server ${TERND_URL}; app ${APP_ID}`);
+
+    // Is anything listening at all? Fail fast and clearly if not.
+    const target = new URL(TERND_URL);
+    const reachable = await step('server reachable', async () => {
+        try {
+            await fetch(`${TERND_URL}/`, { signal: AbortSignal.timeout(3000) });
+        } catch (err) {
+            throw new Error(`cannot reach ${TERND_URL}: ${describe(err)}`);
+        }
+    });
+    if (!reachable) return finish();
+
+    // Each instance goes through its own proxy, so its traffic is labelled and can be cut.
+    const hosts = {};
+    for (const who of ['A', 'B']) {
+        if (DROP_MODE === 'proxy') {
+            const proxy = await startProxy(target.hostname, Number(target.port || 80));
+            cleanups.push(async () => proxy.close());
+            labels.set(`127.0.0.1:${proxy.port}`, who);
+            hosts[who] = { proxy, api: `http://127.0.0.1:${proxy.port}`, ws: `ws://127.0.0.1:${proxy.port}` };
+        } else {
+            labels.set(target.host, 'A|B');
+            hosts[who] = { api: TERND_URL, ws: TERND_URL.replace(/^http/, 'ws') };
+        }
+    }
+
+    const suffix = randomBytes(4).toString('hex');
+    const idA = `acc_a_${suffix}`;
+    const idB = `acc_b_${suffix}`;
+    const logLevel = LogLevel[(env.SENDBIRD_LOG || 'none').toUpperCase()] ?? LogLevel.NONE;
+
+    const makeClient = (who) => {
+        const sb = SendbirdChat.init({
+            appId: APP_ID,
+            modules: [new GroupChannelModule()],
+            customApiHost: hosts[who].api,
+            customWebSocketHost: hosts[who].ws,
+            newInstance: true,
+            localCacheEnabled: false,
+            logLevel,
+        });
+        const events = new Recorder(`${who} channel`);
+        const conn = new Recorder(`${who} connection`);
+        sb.groupChannel.addGroupChannelHandler(`acc-${who}`, new GroupChannelHandler(channelHandlerParams(events)));
+        sb.addConnectionHandler(`acc-${who}`, new ConnectionHandler(connectionHandlerParams(conn)));
+        cleanups.push(async () => {
+            events.cancelAll();
+            conn.cancelAll();
+            await sb.disconnect();
+        });
+        return { sb, events, conn };
+    };
+
+    const A = makeClient('A');
+    const B = makeClient('B');
+    const ctx = {};
+
+    // a. connect
+    for (const [who, client, id] of [
+        ['A', A, idA],
+        ['B', B, idB],
+    ]) {
+        ctx[`connected${who}`] = await step(`a. ${who} connects as ${id}`, async () => {
+            let user;
+            try {
+                user = await withTimeout(client.sb.connect(id), STEP_TIMEOUT, 'connect');
+            } catch (err) {
+                throw new Error(`${describe(err)}; ${wsSummary(who)}`);
+            }
+            expectEqual(client.sb.connectionState, ConnectionState.OPEN, 'connectionState');
+            expectEqual(user?.userId, id, 'connect() user id');
+            expectEqual(client.sb.currentUser?.userId, id, 'currentUser.userId (LOGI user_id)');
+        });
+    }
+
+    // b. distinct 1:1 channel
+    const createParams = () => ({ invitedUserIds: [idB], isDistinct: true });
+    await step('b. A creates a distinct 1:1 channel with B', async () => {
+        need(ctx.connectedA && ctx.connectedB, 'A and B connected');
+        const channel = await A.sb.groupChannel.createChannel(createParams());
+        expect(channel?.url, 'channel has no url');
+        expectEqual(channel.isDistinct, true, 'isDistinct');
+        const members = channel.members.map((m) => m.userId).sort();
+        expectEqual(members.join(','), [idA, idB].sort().join(','), 'member ids');
+        for (const m of channel.members) expectEqual(m.state, 'joined', `member ${m.userId} state`);
+        ctx.url = channel.url;
+    });
+    await step('b. creating it again returns the same channel', async () => {
+        need(ctx.url, 'the channel');
+        const again = await A.sb.groupChannel.createChannel(createParams());
+        expectEqual(again.url, ctx.url, 'channel url');
+    });
+    await step('b. createDistinctChannelIfNotExist returns the same channel', async () => {
+        need(ctx.url, 'the channel');
+        const result = await A.sb.groupChannel.createDistinctChannelIfNotExist(createParams());
+        const channel = result?.channel ?? result; // 4.x returns the channel; some versions wrap it
+        expectEqual(channel?.url, ctx.url, 'channel url');
+    });
+
+    // c. my channel list
+    await step('c. A lists its channels and sees the channel (includeEmpty)', async () => {
+        need(ctx.url, 'the channel');
+        const query = A.sb.groupChannel.createMyGroupChannelListQuery({ includeEmpty: true, limit: 20 });
+        const channels = await query.next();
+        const found = channels.find((c) => c.url === ctx.url);
+        expect(found, `channel ${ctx.url} not in list of ${channels.length}: ${channels.map((c) => c.url).join(', ')}`);
+        expectEqual(found.memberCount, 2, 'memberCount');
+    });
+
+    // d. send + live receive
+    const text = `hello from A ${suffix}`;
+    await step('d. A sends a user message and it succeeds', async () => {
+        need(ctx.url, 'the channel');
+        const channel = await A.sb.groupChannel.getChannel(ctx.url);
+        ctx.markB = B.events.mark();
+        const message = await sendUserMessage(channel, { message: text });
+        expect(message.messageId > 0, `messageId ${message.messageId}`);
+        expectEqual(message.message, text, 'message text');
+        expectEqual(message.sender?.userId, idA, 'sender');
+        expectEqual(message.sendingStatus, 'succeeded', 'sendingStatus');
+        expect(message.createdAt > 0, `createdAt ${message.createdAt}`);
+        ctx.message = message;
+    });
+    await step('d. B receives the message live (onMessageReceived)', async () => {
+        need(ctx.message, 'the sent message');
+        const ev = await B.events.wait(
+            (e) => e.type === 'messageReceived' && e.message.messageId === ctx.message.messageId,
+            `onMessageReceived for message ${ctx.message.messageId}`,
+            { since: ctx.markB },
+        );
+        expectEqual(ev.channel.url, ctx.url, 'channel url');
+        expectEqual(ev.message.message, text, 'message text');
+        expectEqual(ev.message.sender?.userId, idA, 'sender');
+        ctx.receivedAt = ev.at;
+    });
+
+    // e. unread counts as seen by B
+    await step('e. B getChannelWithoutCache: unreadMessageCount 1', async () => {
+        need(ctx.message, 'the sent message');
+        // The SDK answers repeated fetches of one channel within ~500 ms from the earlier response.
+        if (ctx.receivedAt) await sleep(Math.max(0, ctx.receivedAt + 600 - Date.now()));
+        const channel = await B.sb.groupChannel.getChannelWithoutCache(ctx.url);
+        expectEqual(channel.unreadMessageCount, 1, 'unreadMessageCount');
+        ctx.channelB = channel;
+    });
+    await step("e. B's channel lastMessage is A's message", async () => {
+        const channel = need(ctx.channelB, "B's channel");
+        expectEqual(channel.lastMessage?.messageId, ctx.message.messageId, 'lastMessage.messageId');
+    });
+    await step('e. B getTotalUnreadMessageCount() is 1', async () => {
+        need(ctx.message, 'the sent message');
+        expectEqual(await B.sb.groupChannel.getTotalUnreadMessageCount(), 1, 'total unread');
+    });
+
+    // f. read receipts
+    await step('f. before B reads, A sees 1 unread member', async () => {
+        need(ctx.message, 'the sent message');
+        const channel = await A.sb.groupChannel.getChannel(ctx.url);
+        expectEqual(channel.getUnreadMemberCount(ctx.message), 1, 'getUnreadMemberCount');
+    });
+    await step('f. B markAsRead() succeeds', async () => {
+        const channel = need(ctx.channelB, "B's channel");
+        ctx.markA = A.events.mark();
+        await channel.markAsRead();
+        expectEqual(channel.unreadMessageCount, 0, 'local unreadMessageCount after markAsRead');
+        ctx.markedRead = true;
+    });
+    await step('f. A gets the read event (onUserMarkedRead/onUnreadMemberStatusUpdated)', async () => {
+        need(ctx.markedRead, 'markAsRead');
+        const ev = await A.events.wait(
+            (e) =>
+                e.channel.url === ctx.url &&
+                ((e.type === 'userMarkedRead' && e.userIds.includes(idB)) || e.type === 'unreadMemberStatusUpdated'),
+            "a read event for B's read",
+            { since: ctx.markA },
+        );
+        ctx.readEvent = ev;
+    });
+    await step("f. A's getUnreadMemberCount(message) is 0", async () => {
+        need(ctx.readEvent, 'the read event');
+        expectEqual(ctx.readEvent.channel.getUnreadMemberCount(ctx.message), 0, 'getUnreadMemberCount on event channel');
+        const cached = await A.sb.groupChannel.getChannel(ctx.url);
+        expectEqual(cached.getUnreadMemberCount(ctx.message), 0, 'getUnreadMemberCount on cached channel');
+    });
+    await step('f. B unreadMessageCount is 0 on the server', async () => {
+        const channel = need(ctx.markedRead && ctx.channelB, 'markAsRead');
+        await sleep(600); // past the SDK's request de-duplication window
+        const fresh = await B.sb.groupChannel.getChannelWithoutCache(ctx.url);
+        expectEqual(fresh.unreadMessageCount, 0, 'unreadMessageCount (getChannelWithoutCache)');
+        await channel.refresh();
+        expectEqual(channel.unreadMessageCount, 0, 'unreadMessageCount (refresh)');
+        expectEqual(await B.sb.groupChannel.getTotalUnreadMessageCount(), 0, 'total unread');
+    });
+
+    // g. typing
+    await step('g. A startTyping(): B sees A typing', async () => {
+        need(ctx.url, 'the channel');
+        const channel = await A.sb.groupChannel.getChannel(ctx.url);
+        const since = B.events.mark();
+        ctx.typingAt = Date.now();
+        await channel.startTyping();
+        const ev = await B.events.wait(
+            (e) => e.type === 'typingStatusUpdated' && e.channel.url === ctx.url && e.typers.includes(idA),
+            'onTypingStatusUpdated listing A',
+            { since },
+        );
+        const typers = ev.channel.getTypingUsers().map((u) => u.userId);
+        expect(typers.includes(idA), `getTypingUsers() = ${JSON.stringify(typers)}`);
+        ctx.typing = true;
+    });
+    await step('g. A endTyping(): B sees nobody typing', async () => {
+        need(ctx.typing, 'typing started');
+        const channel = await A.sb.groupChannel.getChannel(ctx.url);
+        const since = B.events.mark();
+        await channel.endTyping();
+        const ev = await B.events.wait(
+            (e) => e.type === 'typingStatusUpdated' && e.channel.url === ctx.url && e.typers.length === 0,
+            'onTypingStatusUpdated with an empty list',
+            { since },
+        );
+        expectEqual(ev.channel.getTypingUsers().length, 0, 'getTypingUsers().length');
+    });
+
+    // h. history
+    await step("h. B getMessagesByTimestamp(now) returns A's message", async () => {
+        const channel = need(ctx.message && ctx.channelB, 'the sent message');
+        const messages = await channel.getMessagesByTimestamp(Date.now(), { prevResultSize: 20, nextResultSize: 0 });
+        const found = messages.find((m) => m.messageId === ctx.message.messageId);
+        expect(found, `message ${ctx.message.messageId} not among ${messages.length}: ${messages.map((m) => m.messageId).join(',')}`);
+        expectEqual(found.message, text, 'message text');
+        expectEqual(found.sender?.userId, idA, 'sender');
+        expectEqual(found.createdAt, ctx.message.createdAt, 'createdAt');
+    });
+
+    // i. reconnect after a dropped socket
+    await step(`i. A's socket drops (${DROP_MODE}): onReconnectStarted`, async () => {
+        need(ctx.connectedA && ctx.url, 'A connected and the channel');
+        ctx.markConn = A.conn.mark();
+        if (DROP_MODE === 'proxy') {
+            const cut = hosts.A.proxy.drop();
+            console.log(`# reset ${cut} proxied connection(s) of A`);
+        } else {
+            await A.sb.disconnectWebSocket();
+            A.sb.reconnect();
+        }
+        await A.conn.wait((e) => e.type === 'reconnectStarted', 'onReconnectStarted', { since: ctx.markConn });
+        ctx.reconnectStarted = true;
+    });
+    await step('i. onReconnectSucceeded and state OPEN', async () => {
+        need(ctx.reconnectStarted, 'reconnect started');
+        try {
+            await A.conn.wait((e) => e.type === 'reconnectSucceeded' || e.type === 'reconnectFailed', 'onReconnectSucceeded', {
+                since: ctx.markConn,
+                timeout: 25_000,
+            });
+        } catch (err) {
+            throw new Error(`${describe(err)}; ${wsSummary('A')}`);
+        }
+        const failedEv = A.conn.events.slice(ctx.markConn).find((e) => e.type === 'reconnectFailed');
+        expect(!failedEv, 'onReconnectFailed fired');
+        expectEqual(A.sb.connectionState, ConnectionState.OPEN, 'connectionState');
+        expectEqual(A.sb.currentUser?.userId, idA, 'currentUser.userId after reconnect');
+        ctx.reconnected = true;
+    }, 30_000);
+    await step('i. after reconnect, a message from B reaches A', async () => {
+        need(ctx.reconnected && ctx.channelB, 'reconnected');
+        const since = A.events.mark();
+        const message = await sendUserMessage(ctx.channelB, { message: `after reconnect ${suffix}` });
+        await A.events.wait(
+            (e) => e.type === 'messageReceived' && e.message.messageId === message.messageId,
+            `onMessageReceived for message ${message.messageId}`,
+            { since },
+        );
+    });
+    await step('i. after reconnect, A can send and B receives it', async () => {
+        need(ctx.reconnected, 'reconnected');
+        const since = B.events.mark();
+        const channel = await A.sb.groupChannel.getChannel(ctx.url);
+        const message = await sendUserMessage(channel, { message: `A is back ${suffix}` });
+        await B.events.wait(
+            (e) => e.type === 'messageReceived' && e.message.messageId === message.messageId,
+            `onMessageReceived for message ${message.messageId}`,
+            { since },
+        );
+    });
+
+    return finish();
+}
+
+process.on('unhandledRejection', (err) => console.log(`# unhandled rejection: ${describe(err)}`));
+
+main().catch((err) => {
+    failed++;
+    console.log(`FAIL harness: ${err?.stack || err}`);
+    finish(1);
+});
