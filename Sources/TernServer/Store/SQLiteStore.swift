@@ -105,7 +105,7 @@ public final class SQLiteStore: Store {
                         req_id TEXT
                     );
                     CREATE INDEX messages_channel_ts ON messages(channel_url, created_at, message_id);
-                    CREATE UNIQUE INDEX messages_req ON messages(sender_id, req_id) WHERE req_id IS NOT NULL;
+                    CREATE UNIQUE INDEX messages_req ON messages(channel_url, sender_id, req_id) WHERE req_id IS NOT NULL;
                     """)
         }
         return m
@@ -369,7 +369,8 @@ public final class SQLiteStore: Store {
         try await pool.write { db in
             if let req = m.reqId, let sender = m.senderId,
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM messages WHERE sender_id = ? AND req_id = ?", arguments: [sender, req])
+                    db, sql: "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?",
+                    arguments: [m.channelUrl, sender, req])
             {
                 return (Self.messageRecord(row), true)
             }
@@ -477,40 +478,58 @@ public final class SQLiteStore: Store {
                 filter += " AND sender_id IN (\(Self.placeholders(senders.count)))"
                 filterArgs += senders
             }
+            // Positions strictly before and strictly after the anchor, as (created_at, message_id).
             let before: String
             let after: String
-            var posArgs: [any DatabaseValueConvertible]
+            let posArgs: [any DatabaseValueConvertible]
             if let id = anchorId {
-                before = q.inclusive ? "(created_at < ? OR (created_at = ? AND message_id <= ?))" : "(created_at < ? OR (created_at = ? AND message_id < ?))"
-                after = q.inclusive ? "(created_at > ? OR (created_at = ? AND message_id >= ?))" : "(created_at > ? OR (created_at = ? AND message_id > ?))"
+                before = "(created_at < ? OR (created_at = ? AND message_id < ?))"
+                after = "(created_at > ? OR (created_at = ? AND message_id > ?))"
                 posArgs = [anchorTs, anchorTs, id]
             } else {
-                before = q.inclusive ? "created_at <= ?" : "created_at < ?"
-                after = q.inclusive ? "created_at >= ?" : "created_at > ?"
+                before = "created_at < ?"
+                after = "created_at > ?"
                 posArgs = [anchorTs]
             }
+            func fetch(_ sql: String, _ args: [any DatabaseValueConvertible]) throws -> [MessageRecord] {
+                try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.messageRecord)
+            }
             var prev: [MessageRecord] = []
+            var anchor: [MessageRecord] = []
             var next: [MessageRecord] = []
             if q.prevLimit > 0 {
-                prev = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
-                    arguments: StatementArguments([channelUrl] + posArgs + filterArgs + [q.prevLimit])
-                ).map(Self.messageRecord).reversed()
+                prev = try fetch(
+                    "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
+                    [channelUrl] + posArgs + filterArgs + [q.prevLimit]
+                ).reversed()
+                // Ties at the edge: rather return extra messages than drop some with the same timestamp.
+                if prev.count == q.prevLimit, let edge = prev.first {
+                    let more = try fetch(
+                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id < ? AND \(before)\(filter) ORDER BY message_id",
+                        [channelUrl, edge.createdAt, edge.messageId] + posArgs + filterArgs)
+                    prev = more + prev
+                }
+            }
+            if q.inclusive {
+                if let id = anchorId {
+                    anchor = try fetch("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?\(filter)", [channelUrl, id] + filterArgs)
+                } else {
+                    anchor = try fetch(
+                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ?\(filter) ORDER BY message_id",
+                        [channelUrl, anchorTs] + filterArgs)
+                }
             }
             if q.nextLimit > 0 {
-                // With an inclusive timestamp anchor the anchor's own messages are already in `prev`.
-                let afterClause = (anchorId == nil && q.inclusive && q.prevLimit > 0) ? "created_at > ?" : after
-                let afterArgs: [any DatabaseValueConvertible] =
-                    (anchorId == nil && q.inclusive && q.prevLimit > 0) ? [anchorTs] : posArgs
-                let excludeAnchorTwice = anchorId != nil && q.inclusive && q.prevLimit > 0
-                next = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM messages WHERE channel_url = ? AND \(afterClause)\(filter)\(excludeAnchorTwice ? " AND message_id != \(anchorId!)" : "") ORDER BY created_at ASC, message_id ASC LIMIT ?",
-                    arguments: StatementArguments([channelUrl] + afterArgs + filterArgs + [q.nextLimit])
-                ).map(Self.messageRecord)
+                next = try fetch(
+                    "SELECT * FROM messages WHERE channel_url = ? AND \(after)\(filter) ORDER BY created_at ASC, message_id ASC LIMIT ?",
+                    [channelUrl] + posArgs + filterArgs + [q.nextLimit])
+                if next.count == q.nextLimit, let edge = next.last {
+                    next += try fetch(
+                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id > ? AND \(after)\(filter) ORDER BY message_id",
+                        [channelUrl, edge.createdAt, edge.messageId] + posArgs + filterArgs)
+                }
             }
-            let all = prev + next
+            let all = prev + anchor + next
             return q.reverse ? all.reversed() : all
         }
     }

@@ -41,7 +41,7 @@ public protocol Store: Sendable {
 
     // MARK: Messages
     /// Stores a message and moves the counters it changes (unread counts, the sender's read
-    /// receipt, the channel's last message) in one transaction. A repeated `(sender, req_id)`
+    /// receipt, the channel's last message) in one transaction. A repeated `(channel, sender, req_id)`
     /// returns the original message with `duplicate` true and changes nothing.
     func insertMessage(_ message: NewMessage) async throws -> (message: MessageRecord, duplicate: Bool)
     func message(_ channelUrl: String, id: Int64) async throws -> MessageRecord?

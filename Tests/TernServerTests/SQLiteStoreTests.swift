@@ -1,0 +1,119 @@
+import Foundation
+import TernProtocol
+import Testing
+
+@testable import TernServer
+
+@Suite("SQLite store")
+struct SQLiteStoreTests {
+    func makeStore(_ path: String? = nil) throws -> SQLiteStore {
+        try SQLiteStore(path: path ?? makeTempDirectory() + "/t.sqlite")
+    }
+
+    func user(_ id: String) -> UserRecord {
+        UserRecord(userId: id, nickname: id, profileUrl: "", metadata: [:], createdAt: 1, lastSeenAt: 0, hasEverLoggedIn: false, isActive: true)
+    }
+
+    func channel(_ url: String, _ users: [String], distinct: Bool = false, ephemeral: Bool = false) -> NewGroupChannel {
+        NewGroupChannel(
+            channelUrl: url, name: "", coverUrl: "", customType: "", data: "", creator: users.first, userIds: users,
+            operatorIds: [], isDistinct: distinct, isPublic: false, isSuper: false, isEphemeral: ephemeral, createdAt: 1, nowMs: 1000)
+    }
+
+    func message(_ url: String, from: String?, at ts: Int64, text: String = "m", req: String? = nil, persist: Bool = true) -> NewMessage {
+        NewMessage(
+            channelUrl: url, type: from == nil ? "ADMM" : "MESG", senderId: from, message: text, customType: "", data: "",
+            mentionType: "users", mentionedUserIds: [], silent: false, isOpMsg: false, createdAt: ts, reqId: req, persist: persist,
+            markSenderRead: from != nil)
+    }
+
+    @Test("Distinct channels are reused for the same member set, whatever the order")
+    func distinct() async throws {
+        let s = try makeStore()
+        for u in ["a", "b", "c"] { _ = try await s.createUser(user(u)) }
+        let (c1, created1) = try await s.createGroupChannel(channel("c1", ["a", "b"], distinct: true))
+        let (c2, created2) = try await s.createGroupChannel(channel("c2", ["b", "a"], distinct: true))
+        #expect(created1 && !created2)
+        #expect(c1.channelUrl == c2.channelUrl)
+        let (c3, created3) = try await s.createGroupChannel(channel("c3", ["a", "b"], distinct: false))
+        #expect(created3 && c3.channelUrl == "c3")
+        #expect(c1.memberCount == 2 && c1.joinedMemberCount == 2)
+    }
+
+    @Test("History around a timestamp: prev/next sizes, inclusive edges, reverse, type filter")
+    func history() async throws {
+        let s = try makeStore()
+        for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
+        _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
+        for (i, ts) in [100, 200, 300, 400, 500].enumerated() {
+            _ = try await s.insertMessage(message("c", from: i == 4 ? nil : "a", at: Int64(ts), text: "m\(ts)"))
+        }
+        func texts(_ q: MessageQuery) async throws -> [String] { try await s.messages("c", query: q).map(\.message) }
+        #expect(try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 2, nextLimit: 1, inclusive: false, reverse: false)) == ["m100", "m200", "m400"])
+        #expect(try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 2, nextLimit: 1, inclusive: true, reverse: false)) == ["m100", "m200", "m300", "m400"], "the anchor comes in addition to prev/next")
+        #expect(try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 0, nextLimit: 2, inclusive: true, reverse: false)) == ["m300", "m400", "m500"])
+        #expect(try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 3, nextLimit: 0, inclusive: false, reverse: true)) == ["m500", "m400", "m300"])
+        #expect(try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false, messageType: "ADMM")) == ["m500"])
+        #expect(try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false, senderIds: ["b"])).isEmpty)
+        // Ties at the edge return extra messages rather than dropping some.
+        _ = try await s.insertMessage(message("c", from: "a", at: 200, text: "m200b"))
+        #expect(try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 1, nextLimit: 0, inclusive: false, reverse: false)) == ["m200", "m200b"])
+        await #expect(throws: SendbirdError.self) {
+            _ = try await s.messages("c", query: MessageQuery(anchor: .messageId(999), prevLimit: 1, nextLimit: 1, inclusive: true, reverse: false))
+        }
+    }
+
+    @Test("Sending moves unread counts of the others and the sender's read receipt; reading clears them")
+    func counters() async throws {
+        let s = try makeStore()
+        for u in ["a", "b", "c"] { _ = try await s.createUser(user(u)) }
+        _ = try await s.createGroupChannel(channel("c", ["a", "b", "c"]))
+        _ = try await s.insertMessage(message("c", from: "a", at: 10))
+        _ = try await s.insertMessage(message("c", from: "a", at: 20))
+        _ = try await s.insertMessage(message("c", from: nil, at: 30))
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil) == 3)
+        #expect(try await s.unreadMessageTotal(userId: "a", customTypes: nil) == 1)
+        #expect(try await s.member("c", userId: "a")?.readTs == 20)
+        try await s.markRead("c", userId: "b", ts: 40)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil) == 0)
+        #expect(try await s.unreadChannelCount(userId: "c", customTypes: nil) == 1)
+        #expect(try await s.markAllRead(userId: "c", channelUrls: nil, ts: 50) == ["c"])
+        #expect(try await s.unreadChannelCount(userId: "c", customTypes: nil) == 0)
+        #expect(try await s.markDelivered("c", userId: "b", ts: 60))
+        #expect(try await !s.markDelivered("c", userId: "b", ts: 55), "receipts never move back")
+    }
+
+    @Test("A repeated (sender, req_id) returns the original and stores nothing; ephemeral messages are not kept")
+    func idempotentAndEphemeral() async throws {
+        let s = try makeStore()
+        for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
+        _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
+        let (m1, d1) = try await s.insertMessage(message("c", from: "a", at: 10, req: "r1"))
+        let (m2, d2) = try await s.insertMessage(message("c", from: "a", at: 11, req: "r1"))
+        #expect(!d1 && d2 && m1.messageId == m2.messageId)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil) == 1)
+        _ = try await s.createGroupChannel(channel("other", ["a", "b"]))
+        let (m3, d3) = try await s.insertMessage(message("other", from: "a", at: 11, req: "r1"))
+        #expect(!d3 && m3.messageId != m1.messageId, "the same req_id in another channel is another message")
+        let (e, _) = try await s.insertMessage(message("c", from: "a", at: 12, persist: false))
+        #expect(e.messageId > m1.messageId)
+        let all = try await s.messages("c", query: MessageQuery(anchor: .timestamp(100), prevLimit: 10, nextLimit: 0, inclusive: true, reverse: false))
+        #expect(all.map(\.messageId) == [m1.messageId])
+    }
+
+    @Test("Committed data survives closing and reopening the file")
+    func durable() async throws {
+        let path = makeTempDirectory() + "/d.sqlite"
+        let s = try makeStore(path)
+        for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
+        _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
+        let (m, _) = try await s.insertMessage(message("c", from: "a", at: 10))
+        try await s.addAccessToken(userId: "a", tokenHash: "h", expiresAt: 0)
+        try await s.close()
+        let reopened = try makeStore(path)
+        #expect(try await reopened.message("c", id: m.messageId)?.message == "m")
+        #expect(try await reopened.accessTokenExpiry(userId: "a", tokenHash: "h") == 0)
+        #expect(try await reopened.deleteUser("a"))
+        #expect(try await reopened.channel("c")?.memberCount == 1)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TernServer
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real `ternd` (in-process) on 127.0.0.1, port 0, with a fresh data directory.
+final class TestServer: Sendable {
+    let port: Int
+    let apiToken: String
+    let dataDirectory: String
+    let app: TernServerApp
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var wsURL: String { "ws://127.0.0.1:\(port)" }
+
+    /// Starts a server; `configure` may change the configuration first.
+    static func start(dataDirectory: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        let dir = dataDirectory ?? makeTempDirectory()
+        let token = "test-api-token-\(UUID().uuidString)"
+        let (stream, cont) = AsyncStream<Int>.makeStream()
+        var config = ServerConfiguration(port: 0, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
+        configure(&config)
+        config.onListening = { _, port in cont.yield(port) }
+        var logger = Logger(label: "test-ternd")
+        logger.logLevel = .critical
+        let app = try await buildApplication(config, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app.application], logger: logger))
+        let task = Task { try await group.run() }
+        var port = 0
+        for await p in stream {
+            port = p
+            break
+        }
+        return TestServer(port: port, apiToken: token, dataDirectory: dir, app: app, group: group, task: task)
+    }
+
+    init(port: Int, apiToken: String, dataDirectory: String, app: TernServerApp, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.port = port
+        self.apiToken = apiToken
+        self.dataDirectory = dataDirectory
+        self.app = app
+        self.group = group
+        self.task = task
+    }
+
+    /// Stops the server and closes its store.
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+        try? await app.service.store.close()
+    }
+
+    // MARK: REST
+
+    struct HTTPResult {
+        var status: Int
+        var json: [String: Any]
+        var text: String
+    }
+
+    /// Sends a request with the Platform API token (unless `headers` says otherwise).
+    func request(
+        _ method: String, _ path: String, body: Any? = nil, rawBody: String? = nil, headers: [String: String]? = nil
+    ) async throws -> HTTPResult {
+        var req = URLRequest(url: URL(string: baseURL + path)!)
+        req.httpMethod = method
+        for (k, v) in headers ?? ["Api-Token": apiToken] { req.setValue(v, forHTTPHeaderField: k) }
+        if let rawBody {
+            req.httpBody = Data(rawBody.utf8)
+        } else if let body {
+            req.httpBody = try JSONSerialization.data(withJSONObject: body)
+        }
+        if req.httpBody != nil { req.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        let (data, response) = try await URLSession.shared.data(for: req)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return HTTPResult(status: status, json: json, text: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Creates users through the Platform API.
+    func createUsers(_ ids: [String]) async throws {
+        for id in ids {
+            let r = try await request("POST", "/v3/users", body: ["user_id": id, "nickname": id.capitalized, "profile_url": ""])
+            #expect(r.status == 200, "create user \(id): \(r.text)")
+        }
+    }
+
+    /// Creates a group channel through the Platform API and returns its URL.
+    func createChannel(_ userIds: [String], distinct: Bool = false, name: String = "") async throws -> String {
+        let r = try await request("POST", "/v3/group_channels", body: ["user_ids": userIds, "is_distinct": distinct, "name": name])
+        #expect(r.status == 200, "create channel: \(r.text)")
+        return r.json["channel_url"] as? String ?? ""
+    }
+}
+
+func makeTempDirectory() -> String {
+    let dir = NSTemporaryDirectory() + "tern-test-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+/// Runs `body` with a started server and always stops it.
+func withServer<T>(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start(configure)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
