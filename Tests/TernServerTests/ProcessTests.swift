@@ -136,6 +136,37 @@ struct ProcessTests {
     }
 }
 
+extension ProcessTests {
+    /// The official JS SDK harness (scripts/sdk-conformance), when the SDK has been fetched
+    /// by hand (it is never committed): set SENDBIRD_SDK or extract it to /tmp/sendbird-js.
+    @Test("The official JS SDK v4 chats through ternd (runs when the SDK is present)")
+    func javascriptSDK() async throws {
+        let sdk = ProcessInfo.processInfo.environment["SENDBIRD_SDK"] ?? "/tmp/sendbird-js/index.js"
+        guard FileManager.default.fileExists(atPath: sdk) else {
+            print("skipping: the JS SDK is not at \(sdk) (see scripts/sdk-conformance/README.md)")
+            return
+        }
+        let server = try TerndProcess.start(dataDirectory: makeTempDirectory(), extra: ["--max-messages-per-second", "5"])
+        defer { _ = server.stop() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/sdk-conformance/js-acceptance.mjs").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["node", "--experimental-websocket", script]
+        var env = ProcessInfo.processInfo.environment
+        env["TERND_URL"] = "http://127.0.0.1:\(server.port)"
+        env["SENDBIRD_SDK"] = sdk
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "js-acceptance.mjs failed:\n\(output)")
+    }
+}
+
 /// Minimal JSON-over-HTTP for process tests.
 struct HTTPHelper {
     let base: String

@@ -86,6 +86,25 @@ struct WebSocketTests {
         }
     }
 
+    @Test("An expired session key is refused with 400309, over REST and on reconnect")
+    func expiredSession() async throws {
+        let clock = AdjustableClock()
+        try await withServer({ $0.clock = clock; $0.sessionLifetime = 3600 }) { s in
+            let (socket, logi) = try await s.login("eve")
+            let key = logi["key"] as? String ?? ""
+            let fresh = try await s.request("GET", "/v3/users/eve/unread_message_count", headers: ["Session-Key": key])
+            #expect(fresh.json["unread_count"] as? Int == 0)
+            clock.advance(seconds: 3601)
+            let expired = try await s.request("GET", "/v3/users/eve/unread_message_count", headers: ["Session-Key": key])
+            #expect(expired.status == 403)
+            #expect(expired.json["code"] as? Int == 400309)
+            let reconnect = s.connect(nil, headers: ["SENDBIRD-WS-AUTH": key])
+            #expect(await reconnect.next("LOGI")?["code"] as? Int == 400309)
+            await socket.close()
+            await reconnect.close()
+        }
+    }
+
     @Test("MESG: ack with req_id to the sending connection only; every other device of every member gets it")
     func messageFanOut() async throws {
         try await withServer { s in

@@ -139,20 +139,21 @@ struct UserRoutes: Sendable {
     }
 
     func unreadMessages(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
-        _ = try await requireUser(id)
-        let q = QueryParameters(req.uri.query)
-        let n = try await service.store.unreadMessageTotal(userId: id, customTypes: q.list("custom_types"))
-        return try rest.json(UnreadCountResponse(unreadCount: n))
+        try await unreadCount(req, ctx) { store, id, types in try await store.unreadMessageTotal(userId: id, customTypes: types) }
     }
 
     func unreadChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await unreadCount(req, ctx) { store, id, types in try await store.unreadChannelCount(userId: id, customTypes: types) }
+    }
+
+    /// `{unread_count}` for the user in the path, optionally only channels of some custom types.
+    func unreadCount(
+        _ req: Request, _ ctx: some RequestContext, _ count: (any Store, String, [String]?) async throws -> Int
+    ) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
         _ = try await requireUser(id)
-        let q = QueryParameters(req.uri.query)
-        let n = try await service.store.unreadChannelCount(userId: id, customTypes: q.list("custom_types"))
+        let n = try await count(service.store, id, QueryParameters(req.uri.query).list("custom_types"))
         return try rest.json(UnreadCountResponse(unreadCount: n))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import ServiceLifecycle
 import TernServer
 import Testing
@@ -119,4 +120,11 @@ func withServer<T>(
         await server.stop()
         throw error
     }
+}
+
+/// The wall clock plus an offset the test can move forward (to expire sessions without waiting).
+final class AdjustableClock: ServerClock {
+    let offset = Mutex<Int64>(0)
+    func nowMs() -> Int64 { SystemClock().nowMs() + offset.withLock { $0 } }
+    func advance(seconds: Int64) { offset.withLock { $0 += seconds * 1000 } }
 }
