@@ -1,2 +1,0 @@
-import WSClient
-print("bench")
