@@ -132,8 +132,9 @@ public enum FrameCodec {
 
 /// The JSON coders every wire type is read and written with.
 public enum WireCoding {
-    /// Writes keys as declared (every wire type spells out Sendbird's snake_case keys) and
-    /// sorts nothing, so a payload is encoded once and copied to every recipient as bytes.
+    /// Every wire type spells out Sendbird's snake_case keys itself (no key strategy, which would
+    /// also rewrite dictionary keys such as user ids). Key order is not fixed on Linux: readers
+    /// must not depend on it. A payload is encoded once and copied to every recipient as bytes.
     public static var encoder: JSONEncoder {
         let e = JSONEncoder()
         e.outputFormatting = [.withoutEscapingSlashes]
