@@ -38,6 +38,9 @@ public struct ServerConfiguration: Sendable {
     public var outboundQueueLimit: Int
     /// Longest user message, in characters.
     public var maxMessageLength: Int
+    /// After writing to a socket, wait this long before the next write so that frames arriving
+    /// meanwhile share one WebSocket message. Bounds the latency it adds; 0 turns it off.
+    public var writeCoalescingMicroseconds: Int64
     /// Called with the bound address once the server listens.
     public var onListening: (@Sendable (String, Int) async -> Void)?
     public var clock: any ServerClock
@@ -46,7 +49,7 @@ public struct ServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 0, dataDirectory: String, appId: String = "LOCAL", apiToken: String,
         requireAccessToken: Bool = false, insecure: Bool = false, maxMessagesPerSecond: Double = 5,
         sessionLifetime: Int64 = 7 * 24 * 3600, maxConnectionsPerUser: Int = 30, maxFrameSize: Int = 1 << 20,
-        outboundQueueLimit: Int = 4 << 20, maxMessageLength: Int = 5000,
+        outboundQueueLimit: Int = 4 << 20, maxMessageLength: Int = 5000, writeCoalescingMicroseconds: Int64 = 2000,
         onListening: (@Sendable (String, Int) async -> Void)? = nil, clock: any ServerClock = SystemClock()
     ) {
         self.host = host
@@ -62,6 +65,7 @@ public struct ServerConfiguration: Sendable {
         self.maxFrameSize = maxFrameSize
         self.outboundQueueLimit = outboundQueueLimit
         self.maxMessageLength = maxMessageLength
+        self.writeCoalescingMicroseconds = writeCoalescingMicroseconds
         self.onListening = onListening
         self.clock = clock
     }

@@ -49,6 +49,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-messages-per-second"), help: "Flood protection: messages per second per user (Sendbird's default 5; 0 = off).")
     var maxMessagesPerSecond: Double = 5
 
+    @Option(name: .customLong("write-coalescing-us"), help: "After a socket write, wait this many microseconds so frames arriving meanwhile share one write (0 = off).")
+    var writeCoalescingMicroseconds: Int64 = 2000
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -68,6 +71,7 @@ struct Serve: AsyncParsableCommand {
         let config = ServerConfiguration(
             host: host, port: port, dataDirectory: dir, appId: appId, apiToken: token,
             requireAccessToken: requireAccessToken, insecure: insecure, maxMessagesPerSecond: maxMessagesPerSecond,
+            writeCoalescingMicroseconds: max(0, writeCoalescingMicroseconds),
             onListening: { host, port in
                 let shown = host.contains(":") ? "[\(host)]" : host
                 FileHandle.standardOutput.write(Data("listening \(shown):\(port)\n".utf8))

@@ -35,10 +35,13 @@ extension ChatService {
         from userId: String, _ out: OutgoingMessage, connection: ClientConnection?, origin: RequestOrigin
     ) async throws -> MessagePayload {
         let t0 = now()
-        guard let channel = try await store.channel(out.channelUrl) else {
+        guard let roster = try await roster(out.channelUrl) else {
             throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(out.channelUrl).")
         }
-        let me = try await requireMember(channel, userId, code: .notAMember)
+        let channel = roster.channel
+        guard let me = roster.member(userId), me.state == "joined" else {
+            throw SendbirdError(.notAMember, "Not a member of the channel: \(channel.channelUrl).")
+        }
         if channel.freeze && me.role != "operator" {
             throw SendbirdError(.channelFrozen, "The channel is frozen.")
         }
@@ -76,8 +79,7 @@ extension ChatService {
                 conn.send("MESG" + Self.withReqId(json, req) + "\n")
             }
             if !duplicate {
-                let members = try await store.members(channel.channelUrl)
-                fanOut("MESG" + json + "\n", to: members, except: connection)
+                fanOut("MESG" + json + "\n", to: roster.members, except: connection)
             }
             payload.reqId = out.reqId
             return payload
@@ -189,21 +191,22 @@ extension ChatService {
 
     /// Typing start/end: `SYEV` 10900/10901 to the other members, never to the typer's own devices.
     public func typing(userId: String, channelUrl: String, start: Bool) async throws {
-        guard let channel = try await store.channel(channelUrl) else {
+        guard let roster = try await roster(channelUrl) else {
             throw SendbirdError(.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
-        _ = try await requireMember(channel, userId, code: .notAMember)
+        guard roster.member(userId)?.state == "joined" else {
+            throw SendbirdError(.notAMember, "Not a member of the channel: \(channelUrl).")
+        }
         let s = try await sender(userId) ?? SenderPayload(userId: userId)
         let event = ChannelEvent(cat: start ? ChannelEvent.typingStart : ChannelEvent.typingEnd, channelUrl: channelUrl, data: s, ts: now())
-        let members = try await store.members(channelUrl)
-        fanOut(Self.frameText(.systemEvent, event), to: members, exceptUser: userId)
+        fanOut(Self.frameText(.systemEvent, event), to: roster.members, exceptUser: userId)
     }
 
     /// A delivery acknowledgement (`MACK`) from a receiver. Receipts are written and pushed as
     /// `DLVR` in batches, a quarter second after the first unflushed one per channel.
     public func acknowledgeDelivery(userId: String, channelUrl: String) async throws {
-        guard let channel = try await store.channel(channelUrl), !channel.isSuper else { return }
-        guard let m = try await store.member(channelUrl, userId: userId), m.state == "joined" else { return }
+        guard let roster = try await roster(channelUrl), !roster.channel.isSuper else { return }
+        guard roster.member(userId)?.state == "joined" else { return }
         if deliveries.add(channelUrl: channelUrl, userId: userId, ts: now()) {
             Task {
                 try? await Task.sleep(for: .milliseconds(250))
@@ -220,8 +223,8 @@ extension ChatService {
         for (uid, ts) in updates {
             if (try? await store.markDelivered(channelUrl, userId: uid, ts: ts)) == true { moved[uid] = ts }
         }
-        guard !moved.isEmpty, let members = try? await store.members(channelUrl) else { return }
-        fanOut(Self.frameText(.delivery, DeliveryEvent(channelUrl: channelUrl, updated: moved)), to: members)
+        guard !moved.isEmpty, let roster = try? await roster(channelUrl) else { return }
+        fanOut(Self.frameText(.delivery, DeliveryEvent(channelUrl: channelUrl, updated: moved)), to: roster.members)
     }
 
     /// The user's unread totals as `LOGI` and pushes carry them.

@@ -14,6 +14,8 @@ public final class ChatService: Sendable {
     let sendQueue = KeyedSerialQueue()
     let rateLimiter: RateLimiter
     let deliveries: DeliveryCoalescer
+    let rosters = ShardedCache<ChannelRoster>()
+    let senders = ShardedCache<SenderPayload>()
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store
@@ -93,8 +95,12 @@ public final class ChatService: Sendable {
     // MARK: - Sender lookups
 
     func sender(_ userId: String?) async throws -> SenderPayload? {
-        guard let id = userId, let u = try await store.user(id) else { return userId.map { SenderPayload(userId: $0) } }
-        return Presenter.sender(u)
+        guard let id = userId else { return nil }
+        if let s = senders[id] { return s }
+        guard let u = try await store.user(id) else { return SenderPayload(userId: id) }
+        let s = Presenter.sender(u)
+        senders.set(id, s)
+        return s
     }
 }
 

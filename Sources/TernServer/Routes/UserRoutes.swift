@@ -98,6 +98,7 @@ struct UserRoutes: Sendable {
             u.isActive = active
         }
         try await service.store.updateUser(u)
+        service.invalidateUser(id)
         var token = ""
         if try b.bool("issue_access_token") == true {
             try caller.requirePlatform()
@@ -111,6 +112,7 @@ struct UserRoutes: Sendable {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "user_id")
         guard try await service.store.deleteUser(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        service.invalidateAll()
         return try rest.empty()
     }
 

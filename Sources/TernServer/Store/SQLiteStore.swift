@@ -369,7 +369,7 @@ public final class SQLiteStore: Store {
         try await pool.write { db in
             if let req = m.reqId, let sender = m.senderId,
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?",
+                    db.cachedStatement(sql: "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?"),
                     arguments: [m.channelUrl, sender, req])
             {
                 return (Self.messageRecord(row), true)
@@ -380,8 +380,8 @@ public final class SQLiteStore: Store {
                 silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: 0,
                 reqId: m.reqId)
             if m.persist {
-                try db.execute(
-                    sql: """
+                try Self.exec(
+                    db, sql: """
                         INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
                           mentioned_user_ids, silent, is_op_msg, created_at, req_id)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -391,40 +391,40 @@ public final class SQLiteStore: Store {
                         Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId,
                     ])
                 record.messageId = db.lastInsertedRowID
-                try db.execute(
-                    sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ?",
+                try Self.exec(
+                    db, sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ?",
                     arguments: [record.messageId, m.createdAt, m.channelUrl])
             } else {
                 // Ephemeral: an id from the same sequence so ids stay unique, but no row is kept.
-                try db.execute(
-                    sql: "INSERT INTO messages(channel_url, type, created_at) VALUES (?, 'EPHM', ?)",
+                try Self.exec(
+                    db, sql: "INSERT INTO messages(channel_url, type, created_at) VALUES (?, 'EPHM', ?)",
                     arguments: [m.channelUrl, m.createdAt])
                 record.messageId = db.lastInsertedRowID
                 try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [record.messageId])
             }
             if !m.silent {
                 let mentioned = Set(m.mentionType == "channel" ? [] : m.mentionedUserIds)
-                try db.execute(
-                    sql: """
+                try Self.exec(
+                    db, sql: """
                         UPDATE members SET unread_count = unread_count + 1
                         WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
                         """,
                     arguments: [m.channelUrl, m.senderId])
                 if m.mentionType == "channel" {
-                    try db.execute(
-                        sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?",
+                    try Self.exec(
+                        db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?",
                         arguments: [m.channelUrl, m.senderId])
                 } else if !mentioned.isEmpty {
                     for uid in mentioned where uid != m.senderId {
-                        try db.execute(
-                            sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined'",
+                        try Self.exec(
+                            db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined'",
                             arguments: [m.channelUrl, uid])
                     }
                 }
             }
             if m.markSenderRead, let sender = m.senderId {
-                try db.execute(
-                    sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
+                try Self.exec(
+                    db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                     arguments: [m.createdAt, m.channelUrl, sender])
             }
             return (record, false)
@@ -597,6 +597,11 @@ public final class SQLiteStore: Store {
     }
 
     // MARK: - Row mapping
+
+    /// Runs a statement prepared once per connection (the send path runs the same few every time).
+    static func exec(_ db: Database, sql: String, arguments: StatementArguments) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
 
     static func placeholders(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ",") }
 

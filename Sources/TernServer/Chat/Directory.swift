@@ -1,0 +1,79 @@
+import Synchronization
+import TernProtocol
+
+/// A sharded in-memory map, for lookups on the send path that must not take one global lock.
+final class ShardedCache<Value: Sendable>: Sendable {
+    final class Shard: Sendable {
+        let lock = Mutex<[String: Value]>([:])
+    }
+    let shards: [Shard]
+    let capacityPerShard: Int
+
+    init(shards: Int = 16, capacity: Int = 100_000) {
+        self.shards = (0..<shards).map { _ in Shard() }
+        self.capacityPerShard = max(1, capacity / shards)
+    }
+
+    func shard(_ key: String) -> Shard {
+        var h: UInt32 = 2_166_136_261
+        for b in key.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return shards[Int(h % UInt32(shards.count))]
+    }
+
+    subscript(key: String) -> Value? {
+        shard(key).lock.withLock { $0[key] }
+    }
+
+    func set(_ key: String, _ value: Value) {
+        shard(key).lock.withLock { map in
+            if map.count >= capacityPerShard { map.removeAll(keepingCapacity: true) }
+            map[key] = value
+        }
+    }
+
+    func remove(_ key: String) { _ = shard(key).lock.withLock { $0.removeValue(forKey: key) } }
+    func removeAll() { for s in shards { s.lock.withLock { $0.removeAll() } } }
+}
+
+/// What the send path needs to know about a channel: its flags and who is in it with which
+/// state and role. Counters and receipts are never read from here (they change with every
+/// message); the store stays the truth for those.
+struct ChannelRoster: Sendable {
+    let channel: ChannelRecord
+    let members: [MemberRecord]
+    let byUser: [String: Int]
+
+    init(channel: ChannelRecord, members: [MemberRecord]) {
+        self.channel = channel
+        self.members = members
+        var index: [String: Int] = [:]
+        for (i, m) in members.enumerated() { index[m.userId] = i }
+        byUser = index
+    }
+
+    func member(_ userId: String) -> MemberRecord? { byUser[userId].map { members[$0] } }
+}
+
+extension ChatService {
+    /// The channel's roster, from memory or (once) from the store. Any change to a channel's
+    /// flags or membership must call ``invalidateChannel(_:)``.
+    func roster(_ channelUrl: String) async throws -> ChannelRoster? {
+        if let r = rosters[channelUrl] { return r }
+        guard let channel = try await store.channel(channelUrl) else { return nil }
+        let r = ChannelRoster(channel: channel, members: try await store.members(channelUrl))
+        rosters.set(channelUrl, r)
+        return r
+    }
+
+    /// Forgets what is cached about a channel after its flags or members changed.
+    public func invalidateChannel(_ channelUrl: String) { rosters.remove(channelUrl) }
+
+    /// Forgets every cached channel and sender (after a user is deleted, say).
+    public func invalidateAll() {
+        rosters.removeAll()
+        senders.removeAll()
+    }
+
+    /// Forgets a cached sender after the user changed.
+    public func invalidateUser(_ userId: String) { senders.remove(userId) }
+}
