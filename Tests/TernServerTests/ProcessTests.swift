@@ -118,20 +118,9 @@ struct ProcessTests {
         let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
         defer { _ = server.stop() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_test.py").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script]
-        var env = ProcessInfo.processInfo.environment
-        env["TERND_URL"] = "http://127.0.0.1:\(server.port)"
-        env["TERND_API_TOKEN"] = server.apiToken
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "platform_sdk_test.py failed:\n\(output)")
+        let (status, output) = try runTool(
+            ["python3", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken])
+        #expect(status == 0, "platform_sdk_test.py failed:\n\(output)")
         #expect(output.contains(" passed, 0 failed"))
     }
 }
@@ -150,21 +139,26 @@ extension ProcessTests {
         defer { _ = server.stop() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/sdk-conformance/js-acceptance.mjs").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["node", "--experimental-websocket", script]
-        var env = ProcessInfo.processInfo.environment
-        env["TERND_URL"] = "http://127.0.0.1:\(server.port)"
-        env["SENDBIRD_SDK"] = sdk
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "js-acceptance.mjs failed:\n\(output)")
+        let (status, output) = try runTool(
+            ["node", "--experimental-websocket", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "SENDBIRD_SDK": sdk])
+        #expect(status == 0, "js-acceptance.mjs failed:\n\(output)")
     }
+}
+
+/// Runs a tool found on PATH with extra environment variables; returns its exit status and its
+/// standard output and error together.
+func runTool(_ arguments: [String], env extra: [String: String]) throws -> (Int32, String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = arguments
+    p.environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    return (p.terminationStatus, output)
 }
 
 /// Minimal JSON-over-HTTP for process tests.
