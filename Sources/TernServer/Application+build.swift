@@ -49,6 +49,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
         theStore = try SQLiteStore(path: (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite"))
     }
     let service = ChatService(store: theStore, config: config, logger: logger)
+    _ = try await theStore.purgeExpiredSessions(now: config.clock.nowMs())
     let rest = RESTSupport(service: service)
 
     let router = Router(context: BasicRequestContext.self)

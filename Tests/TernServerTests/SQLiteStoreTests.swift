@@ -113,6 +113,10 @@ struct SQLiteStoreTests {
         let reopened = try makeStore(path)
         #expect(try await reopened.message("c", id: m.messageId)?.message == "m")
         #expect(try await reopened.accessTokenExpiry(userId: "a", tokenHash: "h") == 0)
+        try await reopened.addSession(keyHash: "old", userId: "b", expiresAt: 5)
+        try await reopened.addSession(keyHash: "forever", userId: "b", expiresAt: 0)
+        #expect(try await reopened.purgeExpiredSessions(now: 10) == 1)
+        #expect(try await reopened.session(keyHash: "forever")?.userId == "b")
         #expect(try await reopened.deleteUser("a"))
         #expect(try await reopened.channel("c")?.memberCount == 1)
     }

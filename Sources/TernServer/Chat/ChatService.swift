@@ -16,6 +16,7 @@ public final class ChatService: Sendable {
     let deliveries: DeliveryCoalescer
     let rosters = ShardedCache<ChannelRoster>()
     let senders = ShardedCache<SenderPayload>()
+    let sessionsCreated = Atomic<Int>(0)
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store
@@ -53,6 +54,10 @@ public final class ChatService: Sendable {
         let key = Credentials.randomToken(bytes: 24)
         let expires = config.sessionLifetime > 0 ? now() + config.sessionLifetime * 1000 : 0
         try await store.addSession(keyHash: Credentials.hash(key), userId: userId, expiresAt: expires)
+        // Every login adds a session; now and then sweep the expired ones.
+        if sessionsCreated.add(1, ordering: .relaxed).newValue % 1000 == 0 {
+            _ = try? await store.purgeExpiredSessions(now: now())
+        }
         return key
     }
 

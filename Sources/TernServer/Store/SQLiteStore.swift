@@ -241,6 +241,13 @@ public final class SQLiteStore: Store {
         }
     }
 
+    public func purgeExpiredSessions(now: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE expires_at != 0 AND expires_at <= ?", arguments: [now])
+            return db.changesCount
+        }
+    }
+
     // MARK: - Channels
 
     public func createGroupChannel(_ new: NewGroupChannel) async throws -> (channel: ChannelRecord, created: Bool) {

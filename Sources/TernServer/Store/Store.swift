@@ -27,6 +27,8 @@ public protocol Store: Sendable {
     func addSession(keyHash: String, userId: String, expiresAt: Int64) async throws
     /// The user and expiry (ms, 0 = never) of a session key.
     func session(keyHash: String) async throws -> (userId: String, expiresAt: Int64)?
+    /// Deletes sessions that expired before `now` (ms). Returns how many.
+    func purgeExpiredSessions(now: Int64) async throws -> Int
 
     // MARK: Group channels
     /// Creates a channel with its members, or for a distinct channel returns the existing one with

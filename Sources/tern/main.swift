@@ -1,5 +1,0 @@
-import TernServer
-import TernKit
-import TernTUI
-import TernTerminal
-print("tern")
