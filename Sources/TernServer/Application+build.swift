@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import TernProtocol
 
 /// A built server: the Hummingbird application and the chat service behind it.
@@ -14,12 +15,21 @@ public struct TernServerApp: Sendable {
     /// acknowledged before that was committed before its acknowledgement was written.
     public func run() async throws {
         do {
-            try await application.runService()
+            try await ServiceGroup(configuration: Self.serviceGroupConfiguration(application, logger: service.logger)).run()
         } catch {
             try? await service.store.close()
             throw error
         }
         try await service.store.close()
+    }
+
+    /// SIGTERM/SIGINT start a graceful shutdown; one that has not finished after 10 s (a peer
+    /// that stopped reading can hold a close handshake forever) turns into cancellation.
+    public static func serviceGroupConfiguration(_ application: some Service, logger: Logger) -> ServiceGroupConfiguration {
+        var config = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        config.maximumGracefulShutdownDuration = .seconds(10)
+        config.maximumCancellationDuration = .seconds(5)
+        return config
     }
 }
 
@@ -61,11 +71,11 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     MessageRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
-    let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+    let wsRouter = Router(context: GatewayRequestContext.self)
     wsRouter.ws("/") { request, _ in
         gateway.shouldUpgrade(request)
     } onUpgrade: { inbound, outbound, context in
-        await gateway.handle(inbound, outbound, request: context.request)
+        await gateway.handle(inbound, outbound, request: context.request, channel: context.requestContext.channel)
     }
 
     let onListening = config.onListening

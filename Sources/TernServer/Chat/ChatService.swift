@@ -10,7 +10,7 @@ public final class ChatService: Sendable {
     public let store: any Store
     public let registry: ConnectionRegistry
     public let config: ServerConfiguration
-    let logger: Logger
+    public let logger: Logger
     let sendQueue = KeyedSerialQueue()
     let rateLimiter: RateLimiter
     let deliveries: DeliveryCoalescer

@@ -16,6 +16,7 @@ public final class Outbox: Sendable {
         var bytes = 0
         var closed: CloseReason?
         var waiter: CheckedContinuation<Void, Never>?
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let state = Mutex(State())
@@ -26,25 +27,28 @@ public final class Outbox: Sendable {
     /// Queues one encoded frame (`CMD4{…}\n`). Returns false when the outbox is closed or overflowed.
     @discardableResult
     public func enqueue(_ frame: String) -> Bool {
-        let waiter: CheckedContinuation<Void, Never>?
-        let accepted: Bool
-        (accepted, waiter) = state.withLock { s -> (Bool, CheckedContinuation<Void, Never>?) in
-            guard s.closed == nil else { return (false, nil) }
+        let overflowed = state.withLock { s -> Bool? in
+            guard s.closed == nil else { return nil }
             s.bytes += frame.utf8.count
-            if s.bytes > limit {
-                s.closed = .overflow
-                s.frames.removeAll()
+            return s.bytes > limit
+        }
+        switch overflowed {
+        case nil:
+            return false
+        case true?:
+            close(.overflow)
+            return false
+        case false?:
+            let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                guard s.closed == nil else { return nil }
+                s.frames.append(frame)
                 let w = s.waiter
                 s.waiter = nil
-                return (false, w)
+                return w
             }
-            s.frames.append(frame)
-            let w = s.waiter
-            s.waiter = nil
-            return (true, w)
+            waiter?.resume()
+            return true
         }
-        waiter?.resume()
-        return accepted
     }
 
     /// Waits for frames and takes all of them; nil once closed (queued frames are still handed out
@@ -76,14 +80,29 @@ public final class Outbox: Sendable {
 
     /// Stops accepting frames and wakes the writer.
     public func close(_ reason: CloseReason = .normal) {
-        let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let (w, closeWaiters) = state.withLock { s -> (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             if s.closed == nil { s.closed = reason }
             if reason == .overflow { s.frames.removeAll() }
             let w = s.waiter
             s.waiter = nil
-            return w
+            let cw = s.closeWaiters
+            s.closeWaiters = []
+            return (w, cw)
         }
         w?.resume()
+        for c in closeWaiters { c.resume() }
+    }
+
+    /// Returns once the outbox is closed (normally or by an overflow).
+    public func waitClosed() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s -> Bool in
+                if s.closed != nil { return true }
+                s.closeWaiters.append(c)
+                return false
+            }
+            if now { c.resume() }
+        }
     }
 
     /// Why the outbox closed, if it has.

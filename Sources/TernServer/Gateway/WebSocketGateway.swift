@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import TernProtocol
 
 /// The Sendbird WebSocket endpoint at `/`: handshake, `LOGI`, then one command loop per socket.
@@ -90,7 +91,7 @@ struct WebSocketGateway: Sendable {
     }
 
     /// Runs one connection from handshake to close.
-    func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request) async {
+    func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request, channel: any Channel) async {
         let creds = Self.credentials(of: request)
         let user: UserRecord
         do {
@@ -126,47 +127,58 @@ struct WebSocketGateway: Sendable {
         }
         let maxFrame = config.maxFrameSize
         let coalesce = Duration.microseconds(config.writeCoalescingMicroseconds)
+        // The writer is not awaited: a socket whose peer stopped reading can block a write
+        // forever. When this handler returns the connection is closed, which ends that write.
+        let writer = Task {
+            while let batch = await outbox.next() {
+                for chunk in Self.chunks(batch, max: maxFrame) {
+                    do { try await outbound.write(.text(chunk)) } catch {
+                        outbox.close()
+                        return
+                    }
+                }
+                // Let frames gather for a moment so one write carries several under load; the
+                // first frame after a quiet spell still goes at once (tern-bench: the 100-member
+                // channel sustains about 2x the rate with it, docs/benchmarks.md).
+                if coalesce > .zero { try? await Task.sleep(for: coalesce) }
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                while let batch = await outbox.next() {
-                    for chunk in Self.chunks(batch, max: maxFrame) {
-                        do { try await outbound.write(.text(chunk)) } catch {
-                            outbox.close()
-                            return
+                do {
+                    for try await message in inbound.messages(maxSize: maxFrame) {
+                        let arrived = service.now()
+                        let text: String
+                        switch message {
+                        case .text(let s): text = s
+                        case .binary(let b): text = String(buffer: b)
+                        }
+                        for result in FrameCodec.decode(text) {
+                            switch result {
+                            case .failure(let e):
+                                conn.send(ChatService.frameText(.error, ErrorPayload(code: .invalidJSON, message: "Malformed frame: \(e).", ts: arrived)))
+                            case .success(let frame):
+                                await dispatch(frame, conn: conn, user: user, arrived: arrived)
+                            }
                         }
                     }
-                    // Let frames gather for a moment so one write carries several under load; the
-                    // first frame after a quiet spell still goes at once (tern-bench: the 100-member
-                    // channel sustains about 2x the rate with it, docs/benchmarks.md).
-                    if coalesce > .zero { try? await Task.sleep(for: coalesce) }
-                }
-                if outbox.closeReason == .overflow {
-                    try? await outbound.close(.policyViolation, reason: "slow consumer")
+                } catch {
+                    logger.debug("websocket read ended: \(error)")
                 }
             }
-            do {
-                for try await message in inbound.messages(maxSize: maxFrame) {
-                    let arrived = service.now()
-                    let text: String
-                    switch message {
-                    case .text(let s): text = s
-                    case .binary(let b): text = String(buffer: b)
-                    }
-                    for result in FrameCodec.decode(text) {
-                        switch result {
-                        case .failure(let e):
-                            conn.send(ChatService.frameText(.error, ErrorPayload(code: .invalidJSON, message: "Malformed frame: \(e).", ts: arrived)))
-                        case .success(let frame):
-                            await dispatch(frame, conn: conn, user: user, arrived: arrived)
-                        }
-                    }
-                    if outbox.closeReason == .overflow { break }
-                }
-            } catch {
-                logger.debug("websocket read ended: \(error)")
+            // A slow consumer overflows its outbox: stop reading and drop the connection.
+            group.addTask { await outbox.waitClosed() }
+            await group.next()
+            if outbox.closeReason == .overflow {
+                logger.notice("slow consumer cut off", metadata: ["user": "\(user.userId)"])
+                writer.cancel()
+                // No close handshake: it would queue behind the bytes the peer is not reading.
+                // Closing the channel also ends the read loop.
+                channel.close(mode: .all, promise: nil)
             }
+            // Closing the outbox ends `waitClosed` (which ignores cancellation) and the writer.
             outbox.close()
-            await group.waitForAll()
+            group.cancelAll()
         }
     }
 

@@ -32,7 +32,10 @@ final class TestServer: Sendable {
         var logger = Logger(label: "test-ternd")
         logger.logLevel = .critical
         let app = try await buildApplication(config, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app.application], logger: logger))
+        var groupConfig = TernServerApp.serviceGroupConfiguration(app.application, logger: logger)
+        groupConfig.gracefulShutdownSignals = []
+        groupConfig.maximumGracefulShutdownDuration = .seconds(2)
+        let group = ServiceGroup(configuration: groupConfig)
         let task = Task { try await group.run() }
         var port = 0
         for await p in stream {
