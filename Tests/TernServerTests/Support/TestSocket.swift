@@ -83,7 +83,7 @@ final class TestSocket: Sendable {
     }
 
     /// Waits for the next not-yet-consumed frame with `command` (and matching `where`), skipping others.
-    func next(_ command: String, timeout: Duration = .seconds(5), where match: @Sendable ([String: Any]) -> Bool = { _ in true })
+    func next(_ command: String, timeout: Duration = .seconds(20), where match: @Sendable ([String: Any]) -> Bool = { _ in true })
         async -> [String: Any]?
     {
         let deadline = ContinuousClock.now + timeout
@@ -115,7 +115,7 @@ final class TestSocket: Sendable {
     var isClosed: Bool { box.lock.withLock { $0.closed } }
 
     /// Waits until the socket closes (or the timeout passes).
-    func waitClosed(timeout: Duration = .seconds(5)) async -> Bool {
+    func waitClosed(timeout: Duration = .seconds(20)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !isClosed && ContinuousClock.now < deadline { await waitForFrames(until: deadline) }
         return isClosed
