@@ -207,6 +207,10 @@ struct WebSocketGateway: Sendable {
         if e.code == .internalError { logger.error("login failed: \(error)") }
         let frame = ChatService.frameText(.login, ErrorPayload(code: e.code, message: e.message))
         try? await outbound.write(.text(frame))
+        // Let the refusal reach the client on its own before the close frame follows: a client
+        // that reads both in one go may end its stream before handing the text frame over
+        // (seen with swift-websocket's client under load). A client waits 10 s for LOGI.
+        try? await Task.sleep(for: .milliseconds(100))
         try? await outbound.close(.normalClosure, reason: nil)
     }
 
