@@ -40,7 +40,6 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let tooManyMessages = ErrorCode(900200)
     public static let messageNotFound = ErrorCode(900300)
     public static let channelNotFound = ErrorCode(900500)
-    public static let unknownCommand = ErrorCode(900001)
 
     /// The HTTP status a REST response carries for this code.
     public var httpStatus: Int {
@@ -82,7 +81,6 @@ public struct SendbirdError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { "\(code.rawValue): \(message)" }
 
     public static func notFound(_ what: String) -> SendbirdError { .init(.notFound, "\"\(what)\" not found.") }
-    public static func invalid(_ field: String) -> SendbirdError { .init(.invalidValue, "Invalid value: \"\(field)\".") }
     public static func missing(_ field: String) -> SendbirdError { .init(.missingParameter, "\"\(field)\" must be required.") }
     public static func tooLong(_ field: String, max: Int) -> SendbirdError {
         .init(.valueTooLong, "\"\(field)\" is too long (at most \(max)).")

@@ -75,10 +75,4 @@ public final class ConnectionRegistry: Sendable {
         shard(userId).withLock { $0[userId]?.isEmpty == false }
     }
 
-    /// Every connection, e.g. to close them at shutdown.
-    public func all() -> [ClientConnection] {
-        shards.flatMap { s in s.withLock { Array($0.values.joined()) } }
-    }
-
-    public var count: Int { shards.reduce(0) { n, s in n + s.withLock { $0.values.reduce(0) { $0 + $1.count } } } }
 }
