@@ -41,6 +41,18 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let messageNotFound = ErrorCode(900300)
     public static let channelNotFound = ErrorCode(900500)
 
+    // Client-side codes (raised by the engine, never sent by a server), as the Sendbird SDKs number them.
+    public static let connectionRequired = ErrorCode(800101)
+    public static let connectionCanceled = ErrorCode(800102)
+    public static let invalidParameter = ErrorCode(800110)
+    public static let networkError = ErrorCode(800120)
+    public static let malformedData = ErrorCode(800130)
+    public static let ackTimeout = ErrorCode(800180)
+    public static let loginTimeout = ErrorCode(800190)
+    public static let webSocketConnectionClosed = ErrorCode(800200)
+    public static let webSocketConnectionFailed = ErrorCode(800210)
+    public static let requestFailed = ErrorCode(800220)
+
     /// The HTTP status a REST response carries for this code.
     public var httpStatus: Int {
         switch self {

@@ -4,22 +4,29 @@ import TernServer
 import TernTUI
 import TernTerminal
 
-/// The terminal client. The interactive client, `tern send` and `tern tail` arrive with the
-/// engine and terminal-client issues; until then this says so and points at the server.
+/// The terminal client and its scriptable commands.
 @main
-struct Tern: ParsableCommand {
+struct Tern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern",
-        abstract: "Tern, a keyboard-driven terminal chat client (not usable yet: the client is being built).",
+        abstract: "Tern, a keyboard-driven terminal chat client for Sendbird-compatible servers.",
         discussion: """
-            The server is ready: run `swift run ternd serve --port 8080` and point a Sendbird SDK at it
-            (customApiHost http://127.0.0.1:8080, customWebSocketHost ws://127.0.0.1:8080, app id LOCAL).
+            Login comes from the environment, with no prompt:
+              TERN_SERVER         http://HOST:PORT of a ternd, or sendbird://APP_ID (or --server)
+              TERN_USER_ID        the user to sign in as (default: $USER)
+              TERN_ACCESS_TOKEN   the user's access token, if the server requires one
+              TERN_TOKEN_COMMAND  a shell command that prints the token (used when TERN_ACCESS_TOKEN is unset)
+              TERN_APP_ID         the application id (default: LOCAL)
+
+            Scripts use `tern send` and `tern tail`. The interactive client is being built; until it
+            lands, run a server with `ternd serve --port 8080`.
             """,
-        version: TernKit.sdkVersion
+        version: TernKit.sdkVersion,
+        subcommands: [SendCommand.self, TailCommand.self]
     )
 
-    func run() throws {
-        print("tern: the interactive client is not built yet; run `ternd serve` (see `tern --help`).")
+    func run() async throws {
+        print("tern: the interactive client is not built yet; use `tern send` / `tern tail` (see `tern --help`).")
         print("linked: engine \(TernTUI.engineVersion), \(TernTerminal.cursesVersion)")
         throw ExitCode(2)
     }

@@ -1,0 +1,261 @@
+import Foundation
+import TernProtocol
+
+/// `EXPR`: the session expires in `expires_in` s (or is over, for 400310 / a negative value).
+struct SessionExpiring: Decodable {
+    var expiresIn: Double?
+    var reason: Int?
+    enum CodingKeys: String, CodingKey { case expiresIn = "expires_in", reason }
+}
+
+/// `BUSY`: come back after `retry_after` s.
+struct BusyPayload: Decodable {
+    var retryAfter: Double?
+    var message: String?
+    enum CodingKeys: String, CodingKey { case retryAfter = "retry_after", message }
+}
+
+/// `SYEV` as the engine reads it: `data` stays loose because its shape depends on `cat`.
+struct SystemEvent: Decodable {
+    var cat: Int
+    var channelUrl: String
+    var channelType: String?
+    var ts: Int64?
+    var user: SenderPayload?
+    enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", ts, data }
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        cat = try c.decode(Int.self, forKey: .cat)
+        channelUrl = try c.decode(String.self, forKey: .channelUrl)
+        channelType = try? c.decodeIfPresent(String.self, forKey: .channelType)
+        ts = (try? c.decodeIfPresent(FlexibleInt64.self, forKey: .ts))??.value
+        user = (try? c.decodeIfPresent(SenderPayload.self, forKey: .data)) ?? nil
+    }
+}
+
+/// `MCNT`: member counts of group channels.
+struct MemberCountEvent: Decodable {
+    struct Group: Decodable {
+        var channelUrl: String
+        var memberCount: Int?
+        var joinedMemberCount: Int?
+        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", memberCount = "member_count", joinedMemberCount = "joined_member_count" }
+    }
+    var groupChannels: [Group]?
+    enum CodingKeys: String, CodingKey { case groupChannels = "group_channels" }
+}
+
+/// Any frame's `unread_cnt`, when a server sends one.
+struct UnreadCarrier: Decodable {
+    var unreadCnt: UnreadCount?
+    enum CodingKeys: String, CodingKey { case unreadCnt = "unread_cnt" }
+}
+
+extension ChatClient {
+    static let unreadKey = Data("\"unread_cnt\"".utf8)
+    static let errorKey = Data("\"error\":true".utf8)
+
+    func handle(_ frame: Frame, now: Millis) {
+        if frame.command != .login, frame.payload.range(of: Self.unreadKey) != nil,
+            let carrier = try? frame.decode(UnreadCarrier.self), let count = carrier.unreadCnt, store.setTotal(count)
+        {
+            hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+        }
+        switch frame.command {
+        case .login: handleLogin(frame, now: now)
+        case .message, .file, .adminMessage, .broadcastMessage: handleMessage(frame, now: now)
+        case .read: handleRead(frame)
+        case .delivery:
+            guard let e = try? frame.decode(DeliveryEvent.self) else { return }
+            if store.applyDelivery(url: e.channelUrl, updated: e.updated) {
+                hub.emit(.deliveryReceiptUpdated(channelUrl: e.channelUrl, updated: e.updated))
+            }
+        case .systemEvent: handleSystemEvent(frame, now: now)
+        case .memberCount:
+            guard let e = try? frame.decode(MemberCountEvent.self) else { return }
+            for g in e.groupChannels ?? [] {
+                guard let old = store[g.channelUrl] else { continue }
+                if store.applyMemberCount(url: g.channelUrl, memberCount: g.memberCount ?? old.memberCount, joinedMemberCount: g.joinedMemberCount ?? old.joinedMemberCount),
+                    let c = store[g.channelUrl]
+                {
+                    hub.emit(.channelUpdated(c))
+                }
+            }
+        case .error: handleError(frame, now: now)
+        case .busy:
+            let b = try? frame.decode(BusyPayload.self)
+            apply(machine.handle(.busy(retryAfter: b?.retryAfter ?? 5), now: now))
+        case .expiring:
+            let e = try? frame.decode(SessionExpiring.self)
+            if e?.reason == ErrorCode.sessionTokenRevoked.rawValue || (e?.expiresIn ?? 0) < 0 {
+                apply(machine.handle(.sessionRevoked(SendbirdError(.sessionTokenRevoked, "the session was revoked")), now: now))
+            } else {
+                apply(machine.handle(.sessionExpired, now: now))
+            }
+        case .pong, .ping:
+            break
+        default:
+            _ = resolveAck(try? frame.decode(ReqIdOnly.self).reqId, with: frame)
+        }
+    }
+
+    struct ReqIdOnly: Decodable {
+        var reqId: String?
+        enum CodingKeys: String, CodingKey { case reqId = "req_id" }
+    }
+
+    func handleLogin(_ frame: Frame, now: Millis) {
+        if frame.payload.range(of: Self.errorKey) != nil, let e = try? frame.decode(ErrorPayload.self) {
+            apply(machine.handle(.loginRefused(SendbirdError(ErrorCode(e.code), e.message)), now: now))
+            return
+        }
+        guard let login = try? frame.decode(LoginPayload.self) else {
+            apply(machine.handle(.loginRefused(SendbirdError(.malformedData, "the server's LOGI could not be read")), now: now))
+            return
+        }
+        if login.reqId != nil, resolveAck(login.reqId, with: frame) { return }
+        currentUser = User(userId: login.userId, nickname: login.nickname, profileUrl: login.profileUrl)
+        if store.me != login.userId { store = ChannelStore(me: login.userId) }
+        _ = store.setTotal(login.unreadCnt)
+        let policy = configuration.reconnectPolicy ?? login.reconnect
+        apply(machine.handle(.loggedIn(sessionKey: login.key, pingInterval: login.pingInterval, pongTimeout: login.pongTimeout, reconnect: policy), now: now))
+        hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+    }
+
+    func handleMessage(_ frame: Frame, now: Millis) {
+        guard let payload = try? frame.decode(MessagePayload.self) else { return }
+        if resolveAck(payload.reqId, with: frame) { return }
+        guard payload.channelType == "group" else { return }
+        var message = Message(payload)
+        message.requestId = nil
+        let isViewing = viewing.contains(message.channelUrl)
+        let effect = store.applyIncoming(message, viewing: isViewing)
+        let fromOthers = message.sender?.userId != me
+        if fromOthers, let sender = message.sender, typing.end(sender.userId, in: message.channelUrl) != nil {
+            hub.emit(.typingEnded(channelUrl: message.channelUrl, user: sender, expired: false))
+        }
+        hub.emit(.messageReceived(message))
+        if fromOthers && message.kind != .admin && !(store[message.channelUrl]?.isSuper ?? false) {
+            // Delivery receipt: tell the server this device has the message.
+            if let ack = try? Frame(command: .messageAck, ChannelRequest(channelUrl: message.channelUrl, msgId: message.messageId)) {
+                send([ack])
+            }
+        }
+        if effect.unknownChannel {
+            fetchUnknownChannel(message.channelUrl)
+        } else if let c = store[message.channelUrl] {
+            hub.emit(.channelUpdated(c))
+        }
+        if effect.unreadChanged, let c = store[message.channelUrl] {
+            hub.emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
+        } else if effect.unreadChanged {
+            hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+        }
+        if fromOthers && isViewing { requestRead(message.channelUrl) }
+    }
+
+    func handleRead(_ frame: Frame) {
+        guard let e = try? frame.decode(ReadEvent.self) else {
+            _ = resolveAck(try? frame.decode(ReqIdOnly.self).reqId, with: frame)
+            return
+        }
+        _ = resolveAck(e.reqId, with: frame)
+        let before = store[e.channelUrl]
+        guard store.applyRead(url: e.channelUrl, userId: e.user.userId, ts: e.ts) else { return }
+        if e.user.userId != me {
+            hub.emit(.readReceiptUpdated(channelUrl: e.channelUrl, userId: e.user.userId, ts: e.ts))
+        } else if let c = store[e.channelUrl], before?.unreadMessageCount != c.unreadMessageCount || before?.unreadMentionCount != c.unreadMentionCount {
+            hub.emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+        }
+        if let c = store[e.channelUrl] { hub.emit(.channelUpdated(c)) }
+    }
+
+    func handleSystemEvent(_ frame: Frame, now: Millis) {
+        guard let e = try? frame.decode(SystemEvent.self), e.channelType ?? "group" == "group" else { return }
+        switch e.cat {
+        case ChannelEvent.typingStart:
+            guard let u = e.user, u.userId != me else { return }
+            if typing.start(User(u), in: e.channelUrl, now: now) {
+                hub.emit(.typingStarted(channelUrl: e.channelUrl, user: User(u)))
+            }
+        case ChannelEvent.typingEnd:
+            guard let u = e.user, let user = typing.end(u.userId, in: e.channelUrl) else { return }
+            hub.emit(.typingEnded(channelUrl: e.channelUrl, user: user, expired: false))
+        case 12000:
+            // The channel was deleted.
+            store.remove(e.channelUrl)
+            hub.emit(.channelDeleted(url: e.channelUrl))
+        default:
+            // Membership, properties, freeze…: read the channel again from the server.
+            refreshChannel(e.channelUrl)
+        }
+    }
+
+    func handleError(_ frame: Frame, now: Millis) {
+        guard let e = try? frame.decode(ErrorPayload.self) else { return }
+        if resolveAck(e.reqId, with: frame) { return }
+        let error = SendbirdError(ErrorCode(e.code), e.message)
+        switch error.code {
+        case .sessionKeyExpired:
+            apply(machine.handle(.sessionExpired, now: now))
+        case .invalidAccessToken, .sessionTokenRevoked, .userDeactivated:
+            apply(machine.handle(.sessionRevoked(error), now: now))
+        default:
+            hub.emit(.serverError(error))
+        }
+    }
+
+    /// An event named a channel we do not have: fetch it once, then announce it.
+    func fetchUnknownChannel(_ url: String) {
+        guard !fetching.contains(url) else { return }
+        fetching.insert(url)
+        Task {
+            let fetched = try? await self.fetchChannel(url)
+            self.finishFetch(url, fetched)
+        }
+    }
+
+    func finishFetch(_ url: String, _ channel: GroupChannel?) {
+        fetching.remove(url)
+        guard let channel else { return }
+        let isNew = store.upsert(channel)
+        if let c = store[url] { hub.emit(isNew ? .channelAdded(c) : .channelUpdated(c)) }
+        if isNew, let c = store[url], c.unreadMessageCount > 0 {
+            hub.emit(.unreadCountChanged(channelUrl: url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
+        }
+    }
+
+    func refreshChannel(_ url: String) {
+        Task {
+            do {
+                let c = try await self.fetchChannel(url)
+                self.finishFetch(url, c)
+            } catch let e as SendbirdError where e.code == .unauthorizedRequest || e.code == .notFound || e.code == .channelNotFound {
+                self.forget(url)
+            } catch {}
+        }
+    }
+
+    func forget(_ url: String) {
+        guard store[url] != nil else { return }
+        store.remove(url)
+        hub.emit(.channelDeleted(url: url))
+    }
+
+    /// After a reconnection: the channels we show may have moved while we were away.
+    func resync() async {
+        let urls = store.ordered.map(\.url)
+        for url in urls.prefix(100) {
+            if let c = try? await fetchChannel(url) {
+                let before = store[url]
+                store.upsert(c)
+                if let after = store[url], after != before {
+                    hub.emit(.channelUpdated(after))
+                    if before?.unreadMessageCount != after.unreadMessageCount {
+                        hub.emit(.unreadCountChanged(channelUrl: url, unreadMessageCount: after.unreadMessageCount, unreadMentionCount: after.unreadMentionCount, total: store.totalUnread))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import Logging
+import TernProtocol
+
+/// The client engine: one user's connection to a server, the channels they are in, their
+/// messages, unread counts, receipts and typing, with a Sendbird-SDK-like async API. Every
+/// change is published on ``events()``.
+///
+/// The connection itself is the value-type ``ConnectionMachine``; this actor feeds it socket
+/// events and time, and performs what it asks for.
+public actor ChatClient {
+    public let configuration: ClientConfiguration
+    public nonisolated let rest: RESTClient
+    let clock: any EngineClock
+    let logger: Logger
+    let hub = EventHub()
+
+    var machine: ConnectionMachine
+    var socket: WebSocketConnection?
+    var generation = 0
+    var token: String?
+    var ticker: Task<Void, Never>?
+
+    var loginWaiters: [CheckedContinuation<User, any Error>] = []
+    var acks: [String: AckWaiter] = [:]
+
+    public internal(set) var currentUser: User?
+    var store: ChannelStore
+    var typing: TypingTracker
+    var typingOut: TypingThrottle
+    var reads: ReadThrottle
+    /// Channels the user has open on screen: their messages do not count as unread.
+    var viewing: Set<String> = []
+    /// Channels being fetched because an event named them first.
+    var fetching: Set<String> = []
+    var channelListToken: String?
+    public internal(set) var hasMoreChannels = true
+
+    struct AckWaiter {
+        var continuation: CheckedContinuation<Frame, any Error>
+        var timeout: Task<Void, Never>
+    }
+
+    public init(configuration: ClientConfiguration, clock: any EngineClock = SystemEngineClock(), logger: Logger? = nil) {
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger ?? Logger(label: "tern.kit")
+        rest = RESTClient(baseURL: configuration.server.apiBase, appId: configuration.appId, timeout: Double(configuration.requestTimeout) / 1000)
+        var schedule = ReconnectSchedule(jitterRatio: configuration.reconnectJitter)
+        if let p = configuration.reconnectPolicy { schedule.policy = p }
+        machine = ConnectionMachine(schedule: schedule, seed: UInt64.random(in: 1...UInt64.max))
+        store = ChannelStore(me: configuration.userId)
+        typing = TypingTracker(expiry: configuration.typingExpiry)
+        typingOut = TypingThrottle(interval: configuration.typingThrottle)
+        reads = ReadThrottle(interval: configuration.markAsReadInterval)
+    }
+
+    // MARK: - Events and state
+
+    /// A new subscription to every event from now on.
+    public nonisolated func events() -> AsyncStream<ClientEvent> { hub.subscribe() }
+
+    public var connectionState: ConnectionState { machine.state }
+    /// When the next reconnection attempt starts, while waiting for one.
+    public var nextReconnectAt: Millis? {
+        if case .reconnecting(_, let at) = machine.state { return at }
+        return nil
+    }
+    public var lastConnectionError: SendbirdError? { machine.lastError }
+
+    /// Known channels, latest activity first.
+    public var channels: [GroupChannel] { store.ordered }
+    public func cachedChannel(_ url: String) -> GroupChannel? { store[url] }
+    /// The user's unread messages over all channels.
+    public var totalUnreadCount: Int { store.totalUnread }
+    /// Channels with unread messages (among those loaded).
+    public var unreadChannelCount: Int { store.unreadChannelCount }
+    public func unreadCount(in url: String) -> Int { store[url]?.unreadMessageCount ?? 0 }
+    /// Users typing in `url` now (expired typers removed).
+    public func typers(in url: String) -> [User] { typing.typers(in: url) }
+
+    var me: String { configuration.userId }
+    var sessionKey: String? { machine.sessionKey }
+
+    // MARK: - Connect and disconnect
+
+    /// Connects and logs in; returns the user when the server's `LOGI` accepted us. Throws the
+    /// server's refusal (e.g. 400302 bad token) or the connection failure (800210, 800190).
+    @discardableResult
+    public func connect() async throws -> User {
+        if case .open = machine.state, let currentUser { return currentUser }
+        if case .closed = machine.state {
+            token = try configuration.token.resolve()
+            startTicker()
+        }
+        return try await withCheckedThrowingContinuation { cont in
+            loginWaiters.append(cont)
+            apply(machine.handle(.connect, now: clock.now()))
+        }
+    }
+
+    /// Closes the connection; no reconnection follows.
+    public func disconnect() {
+        apply(machine.handle(.disconnect, now: clock.now()))
+        ticker?.cancel()
+        ticker = nil
+    }
+
+    /// Disconnects and ends every event stream.
+    public func shutdown() {
+        disconnect()
+        hub.finish()
+    }
+
+    /// Drops the socket as a network failure would (the engine reconnects by itself).
+    public func simulateNetworkLoss() {
+        socket?.abort()
+    }
+
+    func startTicker() {
+        guard ticker == nil else { return }
+        let interval = configuration.tickInterval
+        ticker = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(interval))
+                await self?.tick()
+            }
+        }
+    }
+
+    /// Runs due timers: reconnection, ping watchdog, login timeout, typing expiry, deferred reads.
+    public func tick() {
+        let now = clock.now()
+        if let due = machine.nextDeadline, now >= due {
+            apply(machine.handle(.tick, now: now))
+        }
+        for (url, user) in typing.expire(now: now) {
+            hub.emit(.typingEnded(channelUrl: url, user: user, expired: true))
+        }
+        for url in reads.takeDue(now: now) {
+            Task { try? await self.sendRead(url) }
+        }
+    }
+
+    // MARK: - Machine effects
+
+    func apply(_ effects: [ConnectionMachine.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .openSocket(let key):
+                openSocket(sessionKey: key)
+            case .closeSocket:
+                closeSocket(SendbirdError(.webSocketConnectionClosed, "connection closed"))
+            case .sendPing:
+                let ping = try? Frame(command: .ping, PingPayload(id: clock.now(), ts: nil))
+                if let ping { socket?.send([ping]) }
+            case .stateChanged(let state):
+                hub.emit(.connectionStateChanged(state))
+            case .connected:
+                if let user = currentUser {
+                    let waiters = loginWaiters
+                    loginWaiters = []
+                    for w in waiters { w.resume(returning: user) }
+                    hub.emit(.connected(user))
+                }
+            case .reconnectStarted:
+                for (url, user) in typing.clear() { hub.emit(.typingEnded(channelUrl: url, user: user, expired: true)) }
+                hub.emit(.reconnectStarted)
+            case .reconnectSucceeded:
+                typingOut.reset()
+                hub.emit(.reconnectSucceeded)
+                Task { await self.resync() }
+            case .reconnectFailed(let error):
+                hub.emit(.reconnectFailed(error))
+            case .closed(let reason):
+                closeSocket(SendbirdError(.connectionCanceled, "disconnected"))
+                let error: SendbirdError
+                switch reason {
+                case .requested: error = SendbirdError(.connectionCanceled, "disconnected")
+                case .refused(let e), .connectFailed(let e), .reconnectFailed(let e): error = e
+                }
+                let waiters = loginWaiters
+                loginWaiters = []
+                for w in waiters { w.resume(throwing: error) }
+                hub.emit(.disconnected(reason))
+            }
+        }
+    }
+
+    func openSocket(sessionKey key: String?) {
+        closeSocket(SendbirdError(.webSocketConnectionClosed, "replaced by a new connection"))
+        generation += 1
+        let gen = generation
+        var query: [(String, String)] = [
+            ("p", "Tern"), ("pv", "Linux"), ("sv", TernKit.sdkVersion), ("ai", configuration.appId),
+            ("active", "1"), ("expiring_session", "0"), ("use_local_cache", "0"),
+            ("include_extra_data", "premium_feature_list,file_upload_size_limit,emoji_hash,multiple_file_send_max_size"),
+        ]
+        var headers: [String: String] = [:]
+        if let key {
+            headers["SENDBIRD-WS-AUTH"] = key
+        } else {
+            query.insert(("user_id", configuration.userId), at: 4)
+            if let token { headers["SENDBIRD-WS-TOKEN"] = token }
+        }
+        let url = RESTClient.path(configuration.server.webSocketBase + "/", query)
+        let connection = WebSocketConnection(url: url, headers: headers, logger: logger)
+        socket = connection
+        Task { [weak self] in
+            for await event in connection.events {
+                await self?.transport(event, generation: gen)
+            }
+        }
+    }
+
+    func closeSocket(_ reason: SendbirdError) {
+        if let s = socket {
+            s.close()
+            socket = nil
+        }
+        failAcks(reason)
+    }
+
+    func failAcks(_ error: SendbirdError) {
+        let waiting = acks
+        acks = [:]
+        for (_, w) in waiting {
+            w.timeout.cancel()
+            w.continuation.resume(throwing: error)
+        }
+    }
+
+    // MARK: - Transport events
+
+    func transport(_ event: TransportEvent, generation gen: Int) {
+        guard gen == generation else { return }
+        let now = clock.now()
+        switch event {
+        case .opened:
+            apply(machine.handle(.socketOpened, now: now))
+        case .frames(let frames):
+            for frame in frames {
+                apply(machine.handle(.frameReceived, now: now))
+                handle(frame, now: now)
+                if gen != generation { return }
+            }
+        case .closed(let error):
+            socket = nil
+            failAcks(error)
+            apply(machine.handle(.socketClosed(error), now: now))
+        }
+    }
+
+    func send(_ frames: [Frame]) {
+        guard let socket else { return }
+        socket.send(frames)
+        apply(machine.handle(.frameSent, now: clock.now()))
+    }
+
+    /// Sends an acknowledged command and waits for the answer with the same `req_id` (or the
+    /// `EROR` carrying it). Times out with 800180.
+    func request(_ frame: Frame, reqId: String) async throws -> Frame {
+        guard socket != nil, case .open = machine.state else {
+            throw SendbirdError(.connectionRequired, "not connected")
+        }
+        let timeoutMs = configuration.ackTimeout
+        return try await withCheckedThrowingContinuation { cont in
+            let timeout = Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(timeoutMs))
+                guard !Task.isCancelled else { return }
+                await self?.ackTimedOut(reqId)
+            }
+            acks[reqId] = AckWaiter(continuation: cont, timeout: timeout)
+            send([frame])
+        }
+    }
+
+    func ackTimedOut(_ reqId: String) {
+        guard let w = acks.removeValue(forKey: reqId) else { return }
+        w.continuation.resume(throwing: SendbirdError(.ackTimeout, "no answer from the server within \(configuration.ackTimeout / 1000) s"))
+    }
+
+    func resolveAck(_ reqId: String?, with frame: Frame) -> Bool {
+        guard let reqId, let w = acks.removeValue(forKey: reqId) else { return false }
+        w.timeout.cancel()
+        w.continuation.resume(returning: frame)
+        return true
+    }
+
+    func newRequestId() -> String { UUID().uuidString.lowercased() }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import TernProtocol
+
+/// Everything that changes in the engine, as one stream of typed events.
+public enum ClientEvent: Sendable, Equatable {
+    case connectionStateChanged(ConnectionState)
+    case connected(User)
+    case reconnectStarted
+    case reconnectSucceeded
+    /// Reconnection gave up (the policy's `retry_cnt` ran out, or the server refused the session).
+    case reconnectFailed(SendbirdError)
+    /// The connection closed for good.
+    case disconnected(CloseReason)
+
+    case channelAdded(GroupChannel)
+    case channelUpdated(GroupChannel)
+    case channelDeleted(url: String)
+
+    /// A message of ours is on its way (status `pending`).
+    case messagePending(Message)
+    /// The server stored a message of ours (status `succeeded`; `requestId` names the pending one).
+    case messageSent(Message)
+    /// A message of ours was refused or timed out (status `failed`, with the error).
+    case messageFailed(Message)
+    /// A message from someone else, or from ourselves on another device.
+    case messageReceived(Message)
+
+    case typingStarted(channelUrl: String, user: User)
+    /// `expired`: no end came within the expiry after the last start.
+    case typingEnded(channelUrl: String, user: User, expired: Bool)
+
+    /// `user` read the channel up to `ts` (ms).
+    case readReceiptUpdated(channelUrl: String, userId: String, ts: Millis)
+    case deliveryReceiptUpdated(channelUrl: String, updated: [String: Millis])
+    /// The unread counts of a channel, and the user's total, after a change.
+    case unreadCountChanged(channelUrl: String?, unreadMessageCount: Int, unreadMentionCount: Int, total: Int)
+
+    /// An error the server reported outside any request (an `EROR` without `req_id`).
+    case serverError(SendbirdError)
+}
+
+/// Fans events out to every subscriber; each gets its own unbounded stream.
+final class EventHub: Sendable {
+    private let subscribers = Locked<[UUID: AsyncStream<ClientEvent>.Continuation]>([:])
+
+    func subscribe() -> AsyncStream<ClientEvent> {
+        let (stream, cont) = AsyncStream<ClientEvent>.makeStream()
+        let id = UUID()
+        subscribers.withLock { $0[id] = cont }
+        cont.onTermination = { [weak self] _ in self?.subscribers.withLock { $0[id] = nil } }
+        return stream
+    }
+
+    func emit(_ event: ClientEvent) {
+        for c in subscribers.value.values { c.yield(event) }
+    }
+
+    func finish() {
+        let all = subscribers.withLock { s in
+            defer { s = [:] }
+            return Array(s.values)
+        }
+        for c in all { c.finish() }
+    }
+}
+
+/// The engine's time source. Tests inject one they can move forward.
+public protocol EngineClock: Sendable {
+    /// Milliseconds since the Unix epoch.
+    func now() -> Millis
+}
+
+public struct SystemEngineClock: EngineClock {
+    public init() {}
+    public func now() -> Millis { Millis((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import TernProtocol
+
+/// Turns engine events into the lines `tern tail` prints: readable text, or one JSON object per
+/// line with a `type` field (`--json`).
+public struct TailFormatter: Sendable {
+    public var json: Bool
+    public var me: String
+    /// Only events of this channel (connection events always pass).
+    public var channelFilter: String?
+    /// Channel URL → name to show, kept from channel events.
+    public private(set) var names: [String: String] = [:]
+
+    public init(json: Bool, me: String, channelFilter: String? = nil) {
+        self.json = json
+        self.me = me
+        self.channelFilter = channelFilter
+    }
+
+    /// Remembers a channel's display name.
+    public mutating func learn(_ channel: GroupChannel) {
+        names[channel.url] = channel.displayName(me: me)
+    }
+
+    /// The lines for `event` at time `now` (ms); empty when the event is not shown.
+    public mutating func lines(for event: ClientEvent, now: Millis) -> [String] {
+        switch event {
+        case .channelAdded(let c), .channelUpdated(let c):
+            learn(c)
+        default:
+            break
+        }
+        if let filter = channelFilter, let url = Self.channelUrl(of: event), url != filter { return [] }
+        guard let (fields, text) = describe(event, now: now) else { return [] }
+        if json {
+            var object = fields
+            object["time"] = now
+            guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return [] }
+            return [String(decoding: data, as: UTF8.self)]
+        }
+        return ["\(Self.clock(now)) \(text)"]
+    }
+
+    static func channelUrl(of event: ClientEvent) -> String? {
+        switch event {
+        case .channelAdded(let c), .channelUpdated(let c): c.url
+        case .channelDeleted(let url): url
+        case .messagePending(let m), .messageSent(let m), .messageFailed(let m), .messageReceived(let m): m.channelUrl
+        case .typingStarted(let url, _), .typingEnded(let url, _, _): url
+        case .readReceiptUpdated(let url, _, _), .deliveryReceiptUpdated(let url, _): url
+        case .unreadCountChanged(let url, _, _, _): url
+        default: nil
+        }
+    }
+
+    func channelName(_ url: String) -> String { "#" + (names[url] ?? url) }
+
+    /// The JSON fields and the text of an event, or nil to skip it.
+    func describe(_ event: ClientEvent, now: Millis) -> ([String: Any], String)? {
+        switch event {
+        case .connectionStateChanged(let state):
+            var f: [String: Any] = ["type": "connection"]
+            let text: String
+            switch state {
+            case .connecting:
+                f["state"] = "connecting"
+                text = "connecting…"
+            case .open:
+                f["state"] = "connected"
+                text = "connected"
+            case .closed:
+                f["state"] = "closed"
+                text = "offline"
+            case .reconnecting(let attempt, let at):
+                f["state"] = "reconnecting"
+                f["attempt"] = attempt
+                if let at {
+                    let ms = max(0, at - now)
+                    f["retry_in_ms"] = ms
+                    text = "reconnecting in \(Int((Double(ms) / 1000).rounded(.up)))s (attempt \(attempt + 1))"
+                } else {
+                    text = "reconnecting… (attempt \(attempt + 1))"
+                }
+            }
+            return (f, text)
+        case .connected(let user):
+            return (["type": "connected", "user_id": user.userId, "nickname": user.nickname], "signed in as \(user.displayName)")
+        case .reconnectStarted:
+            return (["type": "reconnect_started"], "connection lost, reconnecting")
+        case .reconnectSucceeded:
+            return (["type": "reconnect_succeeded"], "reconnected")
+        case .reconnectFailed(let e):
+            return (["type": "reconnect_failed", "code": e.code.rawValue, "message": e.message], "reconnection failed: \(e.code.rawValue) \(e.message)")
+        case .disconnected(let reason):
+            var f: [String: Any] = ["type": "disconnected"]
+            switch reason {
+            case .requested: f["reason"] = "requested"
+            case .refused(let e), .connectFailed(let e), .reconnectFailed(let e):
+                f["reason"] = "error"
+                f["code"] = e.code.rawValue
+                f["message"] = e.message
+            }
+            return (f, "disconnected" + (f["code"].map { " (\($0): \(f["message"] ?? ""))" } ?? ""))
+        case .channelAdded(let c):
+            return (["type": "channel_added", "channel_url": c.url, "name": c.displayName(me: me), "unread_message_count": c.unreadMessageCount],
+                "\(channelName(c.url)) joined (\(c.unreadMessageCount) unread)")
+        case .channelDeleted(let url):
+            return (["type": "channel_deleted", "channel_url": url], "\(channelName(url)) is gone")
+        case .messageReceived(let m):
+            return (Self.messageFields(m, type: "message"), "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin"): \(m.text)")
+        case .messageSent(let m):
+            return (Self.messageFields(m, type: "message_sent"), "\(channelName(m.channelUrl)) sent #\(m.messageId): \(m.text)")
+        case .messageFailed(let m):
+            var f = Self.messageFields(m, type: "message_failed")
+            f["code"] = m.error?.code.rawValue ?? 0
+            f["error"] = m.error?.message ?? ""
+            return (f, "\(channelName(m.channelUrl)) failed (\(m.error?.code.rawValue ?? 0) \(m.error?.message ?? "")): \(m.text)")
+        case .typingStarted(let url, let user):
+            return (["type": "typing_start", "channel_url": url, "user_id": user.userId, "nickname": user.nickname],
+                "\(channelName(url)) \(user.displayName) is typing…")
+        case .typingEnded(let url, let user, let expired):
+            return (["type": "typing_end", "channel_url": url, "user_id": user.userId, "nickname": user.nickname, "expired": expired],
+                "\(channelName(url)) \(user.displayName) stopped typing")
+        case .readReceiptUpdated(let url, let userId, let ts):
+            return (["type": "read", "channel_url": url, "user_id": userId, "ts": ts], "\(channelName(url)) \(userId) read up to \(Self.clock(ts))")
+        case .deliveryReceiptUpdated(let url, let updated):
+            return (["type": "delivery", "channel_url": url, "updated": updated],
+                "\(channelName(url)) delivered to \(updated.keys.sorted().joined(separator: ", "))")
+        case .unreadCountChanged(let url, let count, let mentions, let total):
+            var f: [String: Any] = ["type": "unread", "total": total]
+            if let url {
+                f["channel_url"] = url
+                f["unread_message_count"] = count
+                f["unread_mention_count"] = mentions
+                return (f, "unread: \(channelName(url)) \(count), total \(total)")
+            }
+            return (f, "unread: total \(total)")
+        case .serverError(let e):
+            return (["type": "error", "code": e.code.rawValue, "message": e.message], "server error \(e.code.rawValue): \(e.message)")
+        case .messagePending, .channelUpdated:
+            return nil
+        }
+    }
+
+    static func messageFields(_ m: Message, type: String) -> [String: Any] {
+        var f: [String: Any] = [
+            "type": type, "channel_url": m.channelUrl, "message_id": m.messageId, "message": m.text,
+            "created_at": m.createdAt, "kind": m.kind.rawValue, "custom_type": m.customType,
+        ]
+        if let s = m.sender {
+            f["user_id"] = s.userId
+            f["nickname"] = s.nickname
+        }
+        if let r = m.requestId { f["req_id"] = r }
+        return f
+    }
+
+    static func clock(_ ms: Millis) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+    }
+}

@@ -1,0 +1,146 @@
+import TernProtocol
+
+/// The channels the engine knows and the user's unread total, as a value: every server event is
+/// applied by one function here, so the counting rules are testable without a socket.
+public struct ChannelStore: Sendable, Equatable {
+    public private(set) var channels: [String: GroupChannel] = [:]
+    /// The user's unread messages over all channels: the server's figure from `LOGI` (or a newer
+    /// `unread_cnt`), moved by the events applied since.
+    public private(set) var totalUnread: Int = 0
+    /// The `ts` of the server figure `totalUnread` rests on; older figures are ignored.
+    public private(set) var totalUnreadTs: Millis = 0
+    /// The signed-in user.
+    public var me: String
+
+    public init(me: String) { self.me = me }
+
+    /// Channels by latest activity, newest first.
+    public var ordered: [GroupChannel] {
+        channels.values.sorted { a, b in
+            a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
+        }
+    }
+
+    /// Channels with at least one unread message.
+    public var unreadChannelCount: Int { channels.values.filter { $0.unreadMessageCount > 0 }.count }
+
+    public subscript(url: String) -> GroupChannel? { channels[url] }
+
+    /// A server figure for the total (`LOGI`, or `unread_cnt` on a frame); ignored if older than the one held.
+    public mutating func setTotal(_ count: UnreadCount) -> Bool {
+        guard count.ts >= totalUnreadTs else { return false }
+        let changed = totalUnread != count.all
+        totalUnread = count.all
+        totalUnreadTs = count.ts
+        return changed
+    }
+
+    /// The server's view of one channel replaces ours. Returns true if it was new.
+    @discardableResult
+    public mutating func upsert(_ channel: GroupChannel) -> Bool {
+        let isNew = channels[channel.url] == nil
+        var c = channel
+        if let old = channels[channel.url] {
+            // Receipts only move forward; a stale fetch must not undo an event already applied.
+            c.readReceipt.merge(old.readReceipt, uniquingKeysWith: max)
+            c.deliveryReceipt.merge(old.deliveryReceipt, uniquingKeysWith: max)
+            if let oldLast = old.lastMessage, (c.lastMessage?.createdAt ?? 0) < oldLast.createdAt { c.lastMessage = oldLast }
+        }
+        channels[channel.url] = c
+        return isNew
+    }
+
+    public mutating func remove(_ url: String) {
+        if let c = channels.removeValue(forKey: url) { totalUnread = max(0, totalUnread - c.unreadMessageCount) }
+    }
+
+    /// What applying a message changed.
+    public struct MessageEffect: Sendable, Equatable {
+        /// The channel is not known yet: fetch it (its server view already counts this message).
+        public var unknownChannel = false
+        public var unreadChanged = false
+        public var lastMessageChanged = false
+    }
+
+    /// A message arrived from the server (sent by anyone, ourselves on another device included).
+    /// `viewing` says the user has the channel open, so it does not count as unread.
+    public mutating func applyIncoming(_ message: Message, viewing: Bool) -> MessageEffect {
+        var effect = MessageEffect()
+        let fromOthers = message.sender?.userId != me
+        let counts = fromOthers && !message.silent && !viewing
+        guard var c = channels[message.channelUrl] else {
+            effect.unknownChannel = true
+            if counts {
+                totalUnread += 1
+                effect.unreadChanged = true
+            }
+            return effect
+        }
+        if message.createdAt >= (c.lastMessage?.createdAt ?? 0) {
+            c.lastMessage = message
+            effect.lastMessageChanged = true
+        }
+        if let sender = message.sender?.userId {
+            // The sender has read up to their own message (the server moves their receipt at send).
+            c.readReceipt[sender] = max(c.readReceipt[sender] ?? 0, message.createdAt)
+        }
+        if counts {
+            c.unreadMessageCount += 1
+            if message.mentionedUserIds.contains(me) { c.unreadMentionCount += 1 }
+            totalUnread += 1
+            effect.unreadChanged = true
+        }
+        channels[message.channelUrl] = c
+        return effect
+    }
+
+    /// A message we sent was stored (the server's acknowledgement).
+    public mutating func applySent(_ message: Message) {
+        guard var c = channels[message.channelUrl] else { return }
+        if message.createdAt >= (c.lastMessage?.createdAt ?? 0) { c.lastMessage = message }
+        c.readReceipt[me] = max(c.readReceipt[me] ?? 0, message.createdAt)
+        channels[message.channelUrl] = c
+    }
+
+    /// A `READ`: `userId` read `url` up to `ts`. For the current user (any device) the channel's
+    /// unread counts drop to zero. Returns whether anything changed.
+    @discardableResult
+    public mutating func applyRead(url: String, userId: String, ts: Millis) -> Bool {
+        guard var c = channels[url] else { return false }
+        var changed = false
+        if (c.readReceipt[userId] ?? 0) < ts {
+            c.readReceipt[userId] = ts
+            changed = true
+        }
+        if userId == me, c.unreadMessageCount > 0 || c.unreadMentionCount > 0 {
+            totalUnread = max(0, totalUnread - c.unreadMessageCount)
+            c.unreadMessageCount = 0
+            c.unreadMentionCount = 0
+            changed = true
+        }
+        channels[url] = c
+        return changed
+    }
+
+    /// A `DLVR`: delivery receipts that moved.
+    @discardableResult
+    public mutating func applyDelivery(url: String, updated: [String: Millis]) -> Bool {
+        guard var c = channels[url] else { return false }
+        var changed = false
+        for (user, ts) in updated where (c.deliveryReceipt[user] ?? 0) < ts {
+            c.deliveryReceipt[user] = ts
+            changed = true
+        }
+        channels[url] = c
+        return changed
+    }
+
+    /// `MCNT`: member counts that moved.
+    public mutating func applyMemberCount(url: String, memberCount: Int, joinedMemberCount: Int) -> Bool {
+        guard var c = channels[url], c.memberCount != memberCount || c.joinedMemberCount != joinedMemberCount else { return false }
+        c.memberCount = memberCount
+        c.joinedMemberCount = joinedMemberCount
+        channels[url] = c
+        return true
+    }
+}

@@ -1,0 +1,244 @@
+import TernProtocol
+
+/// A user as the engine shows it.
+public struct User: Sendable, Equatable, Hashable, Codable {
+    public var userId: String
+    public var nickname: String
+    public var profileUrl: String
+
+    public init(userId: String, nickname: String = "", profileUrl: String = "") {
+        self.userId = userId
+        self.nickname = nickname
+        self.profileUrl = profileUrl
+    }
+
+    init(_ p: SenderPayload) { self.init(userId: p.userId, nickname: p.nickname, profileUrl: p.profileUrl) }
+    init(_ p: MemberPayload) { self.init(userId: p.userId, nickname: p.nickname, profileUrl: p.profileUrl) }
+
+    /// The nickname, or the user id when there is none.
+    public var displayName: String { nickname.isEmpty ? userId : nickname }
+}
+
+/// A channel member: the user plus their state in that channel.
+public struct Member: Sendable, Equatable, Codable {
+    public var user: User
+    /// `joined` or `invited`.
+    public var state: String
+    /// `operator` or `none`/empty.
+    public var role: String
+    public var isOnline: Bool
+
+    public init(user: User, state: String = "joined", role: String = "", isOnline: Bool = false) {
+        self.user = user
+        self.state = state
+        self.role = role
+        self.isOnline = isOnline
+    }
+
+    init(_ p: MemberPayload) { self.init(user: User(p), state: p.state, role: p.role, isOnline: p.isOnline) }
+
+    public var userId: String { user.userId }
+}
+
+/// Where a message stands on its way to the server (Sendbird's `MessageSendingStatus`).
+public enum SendingStatus: String, Sendable, Equatable, Codable {
+    case pending, failed, succeeded
+}
+
+/// A message as the engine shows it: one the server has (`succeeded`), or one of ours on its way
+/// (`pending`) or refused (`failed`, with the error).
+public struct Message: Sendable, Equatable, Identifiable, Codable {
+    public enum Kind: String, Sendable, Equatable, Codable {
+        case user = "MESG", file = "FILE", admin = "ADMM"
+    }
+
+    /// 0 until the server has stored it.
+    public var messageId: Int64
+    /// The `req_id` of a message this client sent (also kept after it succeeded).
+    public var requestId: String?
+    public var channelUrl: String
+    public var kind: Kind
+    public var text: String
+    /// nil for admin messages.
+    public var sender: User?
+    /// Milliseconds.
+    public var createdAt: Millis
+    public var updatedAt: Millis
+    public var customType: String
+    public var data: String
+    public var silent: Bool
+    public var mentionedUserIds: [String]
+    public var status: SendingStatus
+    public var error: SendbirdError?
+
+    public init(
+        messageId: Int64, requestId: String? = nil, channelUrl: String, kind: Kind = .user, text: String, sender: User?,
+        createdAt: Millis, updatedAt: Millis = 0, customType: String = "", data: String = "", silent: Bool = false,
+        mentionedUserIds: [String] = [], status: SendingStatus = .succeeded, error: SendbirdError? = nil
+    ) {
+        self.messageId = messageId
+        self.requestId = requestId
+        self.channelUrl = channelUrl
+        self.kind = kind
+        self.text = text
+        self.sender = sender
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.customType = customType
+        self.data = data
+        self.silent = silent
+        self.mentionedUserIds = mentionedUserIds
+        self.status = status
+        self.error = error
+    }
+
+    init(_ p: MessagePayload) {
+        self.init(
+            messageId: p.messageId, requestId: p.reqId, channelUrl: p.channelUrl, kind: Kind(rawValue: p.type) ?? .user,
+            text: p.message, sender: p.user.map(User.init), createdAt: p.createdAt, updatedAt: p.updatedAt,
+            customType: p.customType, data: p.data, silent: p.silent, mentionedUserIds: p.mentionedUsers.map(\.userId)
+        )
+    }
+
+    /// Stable across the pending → succeeded change: the request id when there is one.
+    public var id: String { requestId ?? "m\(messageId)" }
+}
+
+extension SendbirdError: Codable {
+    enum CodingKeys: String, CodingKey { case code, message }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(ErrorCode(try c.decode(Int.self, forKey: .code)), try c.decode(String.self, forKey: .message))
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(code.rawValue, forKey: .code)
+        try c.encode(message, forKey: .message)
+    }
+}
+
+/// A group channel as the engine keeps it: the server's view for the current user, kept current
+/// from events.
+public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
+    public var url: String
+    public var name: String
+    public var coverUrl: String
+    public var customType: String
+    public var data: String
+    /// Seconds (Sendbird's unit for channels).
+    public var createdAt: Int64
+    public var isDistinct: Bool
+    public var isPublic: Bool
+    public var isSuper: Bool
+    public var isEphemeral: Bool
+    public var isFrozen: Bool
+    public var members: [Member]
+    public var memberCount: Int
+    public var joinedMemberCount: Int
+    public var unreadMessageCount: Int
+    public var unreadMentionCount: Int
+    public var lastMessage: Message?
+    /// user id → the time (ms) up to which they have read.
+    public var readReceipt: [String: Millis]
+    /// user id → the time (ms) up to which messages reached them.
+    public var deliveryReceipt: [String: Millis]
+    /// `joined`, `invited` or `none`.
+    public var myMemberState: String
+    public var myRole: String
+
+    public var id: String { url }
+
+    public init(url: String, name: String = "", members: [Member] = []) {
+        self.url = url
+        self.name = name
+        coverUrl = ""
+        customType = ""
+        data = ""
+        createdAt = 0
+        isDistinct = false
+        isPublic = false
+        isSuper = false
+        isEphemeral = false
+        isFrozen = false
+        self.members = members
+        memberCount = members.count
+        joinedMemberCount = members.filter { $0.state == "joined" }.count
+        unreadMessageCount = 0
+        unreadMentionCount = 0
+        lastMessage = nil
+        readReceipt = [:]
+        deliveryReceipt = [:]
+        myMemberState = "joined"
+        myRole = ""
+    }
+
+    init(_ p: GroupChannelPayload) {
+        self.init(url: p.channelUrl, name: p.name, members: p.members.map(Member.init))
+        coverUrl = p.coverUrl
+        customType = p.customType
+        data = p.data
+        createdAt = p.createdAt
+        isDistinct = p.isDistinct
+        isPublic = p.isPublic
+        isSuper = p.isSuper
+        isEphemeral = p.isEphemeral
+        isFrozen = p.freeze
+        memberCount = p.memberCount
+        joinedMemberCount = p.joinedMemberCount
+        unreadMessageCount = p.unreadMessageCount
+        unreadMentionCount = p.unreadMentionCount
+        lastMessage = p.lastMessage.map(Message.init)
+        readReceipt = p.readReceipt ?? Dictionary(p.members.compactMap { m in m.readTs.map { (m.userId, $0) } }, uniquingKeysWith: max)
+        deliveryReceipt = p.deliveryReceipt ?? Dictionary(p.members.compactMap { m in m.deliveredTs.map { (m.userId, $0) } }, uniquingKeysWith: max)
+        myMemberState = p.memberState
+        myRole = p.myRole
+    }
+
+    /// The time of the latest activity: the last message, else the creation.
+    public var lastActivity: Millis { lastMessage?.createdAt ?? createdAt * 1000 }
+
+    /// A 1:1 channel: distinct, with two members.
+    public var isDirect: Bool { isDistinct && members.count == 2 }
+
+    /// The name to show `me`: a 1:1 channel (or an unnamed one) is named after its other members.
+    public func displayName(me: String) -> String {
+        let others = members.filter { $0.userId != me }.map(\.user.displayName)
+        if isDirect || name.isEmpty || name == "Group Channel" {
+            if !others.isEmpty { return others.joined(separator: ", ") }
+        }
+        return name.isEmpty ? url : name
+    }
+
+    /// Members other than `me` and the sender who have not read `message` (0 for admin messages
+    /// and supergroups, which have no receipts).
+    public func unreadMemberCount(of message: Message, me: String) -> Int {
+        unreadMembers(of: message, me: me).count
+    }
+
+    /// Members other than `me` and the sender whose read receipt is before `message`.
+    public func unreadMembers(of message: Message, me: String) -> [Member] {
+        guard !isSuper, message.kind != .admin, message.status == .succeeded else { return [] }
+        return members.filter { m in
+            m.state == "joined" && m.userId != me && m.userId != message.sender?.userId
+                && (readReceipt[m.userId] ?? 0) < message.createdAt
+        }
+    }
+
+    /// Members other than `me` and the sender who have read `message`.
+    public func readMembers(of message: Message, me: String) -> [Member] {
+        guard !isSuper, message.kind != .admin, message.status == .succeeded else { return [] }
+        return members.filter { m in
+            m.state == "joined" && m.userId != me && m.userId != message.sender?.userId
+                && (readReceipt[m.userId] ?? 0) >= message.createdAt
+        }
+    }
+
+    /// Members other than `me` and the sender that `message` has not reached yet.
+    public func undeliveredMemberCount(of message: Message, me: String) -> Int {
+        guard !isSuper, message.kind != .admin, message.status == .succeeded else { return 0 }
+        return members.filter { m in
+            m.state == "joined" && m.userId != me && m.userId != message.sender?.userId
+                && max(deliveryReceipt[m.userId] ?? 0, readReceipt[m.userId] ?? 0) < message.createdAt
+        }.count
+    }
+}

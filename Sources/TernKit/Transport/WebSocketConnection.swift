@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+import TernProtocol
+import WSClient
+
+/// What one WebSocket reports, in order.
+public enum TransportEvent: Sendable {
+    case opened
+    case frames([Frame])
+    /// The socket is gone (or never came up); the error says why.
+    case closed(SendbirdError)
+}
+
+/// One WebSocket to the server. Frames queued with ``send(_:)`` are written together as one
+/// WebSocket message when several are waiting (batching out); a message holding several frames
+/// is split into frames (batching in). Events arrive on ``events`` in order. Not reused: a
+/// reconnect opens a new one.
+public final class WebSocketConnection: Sendable {
+    struct Queue {
+        var frames: [Frame] = []
+        var closing = false
+    }
+
+    public let events: AsyncStream<TransportEvent>
+    private let queue = Locked(Queue())
+    private let wake: AsyncStream<Void>.Continuation
+    private let task: Task<Void, Never>
+
+    public static let maxMessageSize = FrameCodec.maxMessageSize
+
+    /// Starts connecting to `url` with `headers` (credentials travel as `SENDBIRD-WS-TOKEN` / `SENDBIRD-WS-AUTH`).
+    public init(url: String, headers: [String: String], logger: Logger) {
+        let (events, sink) = AsyncStream<TransportEvent>.makeStream()
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.events = events
+        self.wake = wake
+        var fields = HTTPFields()
+        for (k, v) in headers { if let name = HTTPField.Name(k) { fields[name] = v } }
+        var config = WebSocketClientConfiguration(maxFrameSize: Self.maxMessageSize, additionalHeaders: fields)
+        config.closeTimeout = .seconds(2)
+        let queue = self.queue
+        task = Task {
+            let lost = Locked<SendbirdError?>(nil)
+            var reason = SendbirdError(.webSocketConnectionClosed, "the server closed the connection")
+            do {
+                let close = try await WebSocketClient.connect(url: url, configuration: config, logger: logger) { inbound, outbound, _ in
+                    sink.yield(.opened)
+                    await withTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await _ in wakes {
+                                let (batch, closing) = queue.withLock { q in
+                                    defer { q.frames = [] }
+                                    return (q.frames, q.closing)
+                                }
+                                if !batch.isEmpty {
+                                    do { try await outbound.write(.text(FrameCodec.encode(batch))) } catch { break }
+                                }
+                                if closing {
+                                    try? await outbound.close(.normalClosure, reason: nil)
+                                    break
+                                }
+                            }
+                        }
+                        do {
+                            for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
+                                let frames: [Frame]
+                                switch message {
+                                case .text(let text): frames = FrameCodec.decode(text).compactMap { try? $0.get() }
+                                case .binary(let buffer): frames = FrameCodec.decode(Array(buffer.readableBytesView)).compactMap { try? $0.get() }
+                                }
+                                if !frames.isEmpty { sink.yield(.frames(frames)) }
+                            }
+                        } catch {
+                            lost.value = SendbirdError(.webSocketConnectionClosed, "connection lost: \(error)")
+                        }
+                        wake.finish()
+                        group.cancelAll()
+                    }
+                }
+                if let error = lost.value {
+                    reason = error
+                } else if let close, close.closeCode != .normalClosure {
+                    reason = SendbirdError(.webSocketConnectionClosed, "the server closed the connection (\(close.closeCode))")
+                }
+            } catch {
+                reason = SendbirdError(.webSocketConnectionFailed, "cannot connect to \(Self.origin(of: url)): \(Self.describe(error))")
+            }
+            wake.finish()
+            sink.yield(.closed(reason))
+            sink.finish()
+        }
+    }
+
+    /// Queues frames for the next write.
+    public func send(_ frames: [Frame]) {
+        guard !frames.isEmpty else { return }
+        let accepted = queue.withLock { q in
+            if q.closing { return false }
+            q.frames += frames
+            return true
+        }
+        if accepted { wake.yield() }
+    }
+
+    /// Sends what is queued, then a close frame; the socket's task ends soon after (or is cancelled).
+    public func close() {
+        queue.withLock { $0.closing = true }
+        wake.yield()
+        let task = self.task
+        Task {
+            try? await Task.sleep(for: .seconds(3))
+            task.cancel()
+        }
+    }
+
+    /// Drops the socket at once, without a close handshake.
+    public func abort() {
+        queue.withLock { $0.closing = true }
+        wake.finish()
+        task.cancel()
+    }
+
+    static func origin(of url: String) -> String {
+        guard let u = URL(string: url), let host = u.host else { return url }
+        return "\(u.scheme ?? "ws")://\(host)\(u.port.map { ":\($0)" } ?? "")"
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("connectTimeout") { return "timed out" }
+        if text.contains("unresolved") || text.contains("NXDOMAIN") { return "unknown host" }
+        return text
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import TernKit
+import TernProtocol
+
+/// Options every networked command shares; the environment fills what they leave out.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .long, help: "Server: http://HOST:PORT or sendbird://APP_ID (default: $TERN_SERVER).")
+    var server: String?
+
+    @Option(name: .customLong("user"), help: "User id to sign in as (default: $TERN_USER_ID, else $USER).")
+    var userId: String?
+
+    func clientConfiguration() throws -> ClientConfiguration {
+        try ClientConfiguration.fromEnvironment(ProcessInfo.processInfo.environment, server: server, userId: userId)
+    }
+}
+
+/// Prints `tern: error CODE: message` on standard error and exits with status 1.
+func fail(_ error: any Error) -> ExitCode {
+    let text: String
+    if let e = error as? SendbirdError {
+        text = "tern: error \(e.code.rawValue): \(e.message)"
+    } else {
+        text = "tern: \(error)"
+    }
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+    return ExitCode(1)
+}
+
+/// Writes one line to standard output at once (scripts read it as it happens).
+func emitLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
