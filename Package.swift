@@ -77,11 +77,20 @@ let package = Package(
             dependencies: [
                 "TernServer", "TernProtocol", "ternd",
                 .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             resources: [.copy("Python")]
         ),
-        .testTarget(name: "TernKitTests", dependencies: ["TernKit"]),
+        // Unit tests of the engine's value types, and the engine against a real in-process ternd.
+        .testTarget(
+            name: "TernKitTests",
+            dependencies: [
+                "TernKit", "TernProtocol", "TernServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The real binaries as processes: `tern send` / `tern tail` against `ternd`.
+        .testTarget(name: "TernEndToEndTests", dependencies: ["tern", "ternd", "TernKit", "TernProtocol"]),
         .testTarget(name: "TernTUITests", dependencies: ["TernTUI"]),
     ]
 )

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Dispatch
 import Foundation
+import Synchronization
 import TernKit
 import TernProtocol
 
@@ -44,68 +44,59 @@ struct TailCommand: AsyncParsableCommand {
         let (json, channel) = (self.json, self.channel)
         let printer = Task {
             var formatter = TailFormatter(json: json, me: config.userId, channelFilter: channel)
-            var ended: CloseReason?
             for await event in events {
                 for line in formatter.lines(for: event, now: SystemEngineClock().now()) { emitLine(line) }
                 if case .disconnected(let reason) = event {
-                    ended = reason
-                    break
+                    switch reason {
+                    case .refused(let e), .reconnectFailed(let e), .connectFailed(let e):
+                        // The session is over (after the first connection, which reports below).
+                        if stop.ended.load(ordering: .relaxed) == 0 {
+                            _ = fail(e)
+                            stop.ended.store(1, ordering: .relaxed)
+                        }
+                    case .requested:
+                        break
+                    }
+                    return
                 }
             }
-            return ended
         }
         do {
             try await client.connect()
             if let channel { _ = try await client.channel(channel) }
             try await client.loadAllChannels()
         } catch {
+            stop.ended.store(2, ordering: .relaxed)
             await client.shutdown()
             printer.cancel()
             throw fail(error)
         }
-        let outcome = await withTaskGroup(of: Int32.self) { group in
-            group.addTask {
-                await stop.wait()
-                return 0
-            }
-            group.addTask {
-                let reason = await printer.value
-                switch reason {
-                case .refused(let e), .reconnectFailed(let e), .connectFailed(let e):
-                    _ = fail(e)
-                    return 1
-                default:
-                    return 0
-                }
-            }
-            let first = await group.next() ?? 0
-            group.cancelAll()
-            return first
-        }
+        await stop.wait()
+        let status = stop.ended.load(ordering: .relaxed)
         await client.shutdown()
-        printer.cancel()
-        if outcome != 0 { throw ExitCode(outcome) }
+        await printer.value
+        if status != 0 { throw ExitCode(1) }
     }
 }
 
-/// Waits for one of the given signals (the default action is turned off for them).
-final class SignalWatch: @unchecked Sendable {  // sources are set once, only kept alive here
-    private let stream: AsyncStream<Void>
-    private let sources: [any DispatchSourceSignal]
+/// Set by the signal handler; read by ``SignalWatch``.
+let signalled = Atomic<Int32>(0)
+
+/// Waits for one of the given signals, or for the session to end by itself (`ended`). A plain handler sets a flag (all a handler may safely
+/// do) and the watcher polls it: ignored signals never reach a Dispatch source on Linux.
+final class SignalWatch: Sendable {
+    /// Non-zero once the session ended by itself (1: the server ended it).
+    let ended = Atomic<Int32>(0)
 
     init(_ signals: [Int32]) {
-        let (stream, cont) = AsyncStream<Void>.makeStream()
-        self.stream = stream
-        sources = signals.map { sig in
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { cont.yield() }
-            s.resume()
-            return s
+        for sig in signals {
+            signal(sig) { s in signalled.store(s, ordering: .relaxed) }
         }
     }
 
     func wait() async {
-        for await _ in stream { return }
+        while signalled.load(ordering: .relaxed) == 0 && ended.load(ordering: .relaxed) == 0 {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 }

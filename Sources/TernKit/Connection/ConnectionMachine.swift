@@ -336,7 +336,7 @@ public struct ConnectionMachine: Sendable {
             break
         case .connecting, .reconnecting(_, .none):
             if let started = attemptStartedAt, now >= started + loginTimeout {
-                if socketOpen { effects.append(.closeSocket) }
+                effects.append(.closeSocket)
                 socketOpen = false
                 attemptStartedAt = nil
                 attemptFailed(SendbirdError(.loginTimeout, "no LOGI from the server within \(loginTimeout / 1000) s"), now: now, &effects)

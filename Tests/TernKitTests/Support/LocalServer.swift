@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TernKit
+import TernProtocol
+import TernServer
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// A real `ternd` in this process on 127.0.0.1 (port 0 unless given) with its own data directory;
+/// it can be stopped and started again on the same port and data.
+final class LocalServer: Sendable {
+    let port: Int
+    let apiToken: String
+    let dataDirectory: String
+    let app: TernServerApp
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+
+    var address: ServerAddress { ServerAddress(apiBase: "http://127.0.0.1:\(port)", webSocketBase: "ws://127.0.0.1:\(port)") }
+
+    static func start(port: Int = 0, dataDirectory: String? = nil, apiToken: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> LocalServer {
+        let dir = dataDirectory ?? Self.tempDirectory()
+        let token = apiToken ?? "kit-test-\(UUID().uuidString)"
+        let (stream, cont) = AsyncStream<Int>.makeStream()
+        var config = ServerConfiguration(port: port, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
+        configure(&config)
+        config.onListening = { _, p in cont.yield(p) }
+        var logger = Logger(label: "kit-test-ternd")
+        logger.logLevel = .critical
+        let app = try await buildApplication(config, logger: logger)
+        var groupConfig = TernServerApp.serviceGroupConfiguration(app.application, logger: logger)
+        groupConfig.gracefulShutdownSignals = []
+        groupConfig.maximumGracefulShutdownDuration = .seconds(2)
+        let group = ServiceGroup(configuration: groupConfig)
+        let task = Task { try await group.run() }
+        var bound = 0
+        for await p in stream {
+            bound = p
+            break
+        }
+        return LocalServer(port: bound, apiToken: token, dataDirectory: dir, app: app, group: group, task: task)
+    }
+
+    init(port: Int, apiToken: String, dataDirectory: String, app: TernServerApp, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.port = port
+        self.apiToken = apiToken
+        self.dataDirectory = dataDirectory
+        self.app = app
+        self.group = group
+        self.task = task
+    }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+        try? await app.service.store.close()
+    }
+
+    /// The same server again: same port, same data.
+    func restart() async throws -> LocalServer {
+        await stop()
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                return try await LocalServer.start(port: port, dataDirectory: dataDirectory, apiToken: apiToken)
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        throw lastError ?? TestFailure("restart failed")
+    }
+
+    static func tempDirectory() -> String {
+        let dir = NSTemporaryDirectory() + "ternkit-test-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A Platform API call.
+    @discardableResult
+    func platform(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+        var req = URLRequest(url: URL(string: "http://127.0.0.1:\(port)" + path)!)
+        req.httpMethod = method
+        req.setValue(apiToken, forHTTPHeaderField: "Api-Token")
+        req.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let body { req.httpBody = try JSONSerialization.data(withJSONObject: body) }
+        let (data, _) = try await URLSession.shared.data(for: req)
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+
+    /// A client for `user` with fast timers for tests.
+    func client(_ user: String, token: String? = nil, clock: any EngineClock = SystemEngineClock()) -> ChatClient {
+        var c = ClientConfiguration(server: address, userId: user, token: token.map { .token($0) } ?? .none)
+        c.reconnectPolicy = ReconnectPolicy(interval: 0.2, maxInterval: 1, mul: 2, retryCnt: -1)
+        c.tickInterval = 20
+        return ChatClient(configuration: c, clock: clock)
+    }
+}
+
+/// Runs `body` with a started server and always stops it.
+func withLocalServer<T>(_ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (LocalServer) async throws -> T) async throws -> T {
+    let server = try await LocalServer.start(configure)
+    do {
+        let r = try await body(server)
+        await server.stop()
+        return r
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// Collects a client's events so a test can wait for one that matches.
+final class EventLog: Sendable {
+    private let task: Task<Void, Never>
+
+    init(_ client: ChatClient) {
+        let stream = client.events()
+        let box = Box()
+        task = Task {
+            for await e in stream { box.append(e) }
+        }
+        self.box = box
+    }
+
+    final class Box: Sendable {
+        let events = Mutex<[ClientEvent]>([])
+        func append(_ e: ClientEvent) { events.withLock { $0.append(e) } }
+    }
+    let box: Box
+
+    var all: [ClientEvent] { box.events.withLock { $0 } }
+
+    /// Waits (up to `timeout` s) for an event `match` accepts; returns what it returned.
+    func wait<T>(_ what: String, timeout: Double = 20, _ match: (ClientEvent) -> T?) async throws -> T {
+        let deadline = Date().addingTimeInterval(timeout)
+        var seen = 0
+        while Date() < deadline {
+            let events = all
+            while seen < events.count {
+                if let r = match(events[seen]) { return r }
+                seen += 1
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("timed out waiting for \(what); saw \(all)")
+    }
+
+    deinit { task.cancel() }
+}
+
+/// The wall clock plus an offset a test can move forward.
+final class OffsetClock: EngineClock {
+    let offset = Mutex<Millis>(0)
+    func now() -> Millis { SystemEngineClock().now() + offset.withLock { $0 } }
+    func advance(_ ms: Millis) { offset.withLock { $0 += ms } }
+}
