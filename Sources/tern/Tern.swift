@@ -1,6 +1,8 @@
 import ArgumentParser
+import Foundation
+import Logging
 import TernKit
-import TernServer
+import TernProtocol
 import TernTUI
 import TernTerminal
 
@@ -12,22 +14,68 @@ struct Tern: AsyncParsableCommand {
         abstract: "Tern, a keyboard-driven terminal chat client for Sendbird-compatible servers.",
         discussion: """
             Login comes from the environment, with no prompt:
-              TERN_SERVER         http://HOST:PORT of a ternd, or sendbird://APP_ID (or --server)
+              TERN_SERVER         http://HOST:PORT of a ternd, or sendbird://APP_ID (or --server).
+                                  Unset: tern starts (or reuses) an embedded local server on
+                                  127.0.0.1 with its data in $XDG_DATA_HOME/tern/server.
               TERN_USER_ID        the user to sign in as (default: $USER)
               TERN_ACCESS_TOKEN   the user's access token, if the server requires one
               TERN_TOKEN_COMMAND  a shell command that prints the token (used when TERN_ACCESS_TOKEN is unset)
               TERN_APP_ID         the application id (default: LOCAL)
-
-            Scripts use `tern send` and `tern tail`. The interactive client is being built; until it
-            lands, run a server with `ternd serve --port 8080`.
+              TERN_THEME          a theme file, or a name in $XDG_CONFIG_HOME/tern/themes/NAME.theme
+              NO_COLOR            set: no colours, attributes only
+            In the client: Enter sends; Ctrl-N/Ctrl-P (Alt-↓/Alt-↑) switch channel; PgUp/PgDn
+            scroll (older history loads at the top); /dm USER, /create NAME USER…, /help, /quit;
+            Esc shows the keys; Ctrl-C quits. Logs go to $XDG_STATE_HOME/tern/tern.log.
+            Scripts use `tern send` and `tern tail`.
             """,
         version: TernKit.sdkVersion,
-        subcommands: [SendCommand.self, TailCommand.self]
+        subcommands: [SendCommand.self, TailCommand.self, ServeEmbeddedCommand.self]
     )
 
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(name: .customLong("stop-server"), help: "Stop the embedded local server and exit.")
+    var stopServer = false
+
     func run() async throws {
-        print("tern: the interactive client is not built yet; use `tern send` / `tern tail` (see `tern --help`).")
-        print("linked: engine \(TernTUI.engineVersion), \(TernTerminal.cursesVersion)")
-        throw ExitCode(2)
+        if stopServer {
+            do { print(try EmbeddedServer.stop()) } catch { throw fail(error) }
+            return
+        }
+        let env = ProcessInfo.processInfo.environment
+        try? FileManager.default.createDirectory(atPath: Paths.state, withIntermediateDirectories: true)
+        let sink = FileLogHandler.Sink(path: Paths.state + "/tern.log")
+        LoggingSystem.bootstrap { label in FileLogHandler(label: label, sink: sink) }
+        let config: ClientConfiguration
+        let theme: Theme
+        do {
+            var server = connection.server ?? env["TERN_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+            if server == nil { server = try EmbeddedServer.ensure() }
+            config = try ClientConfiguration.fromEnvironment(env, server: server, userId: connection.userId)
+            theme = try loadTheme(env)
+        } catch {
+            throw fail(error)
+        }
+        let client = ChatClient(configuration: config)
+        let terminal = CursesTerminal(color: env["NO_COLOR"].map { $0.isEmpty } ?? true)
+        let screen = Screen(theme: env["NO_COLOR"].map { $0.isEmpty ? theme : theme.withoutColor() } ?? theme)
+        let app = ChatApp(client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase)
+        let stop = SignalWatch([SIGTERM, SIGHUP])
+        let quitOnSignal = Task {
+            await stop.wait()
+            terminal.stop()
+            Foundation.exit(0)
+        }
+        await app.run()
+        quitOnSignal.cancel()
+        terminal.stop()
+    }
+
+    func loadTheme(_ env: [String: String]) throws -> Theme {
+        guard let choice = env["TERN_THEME"], !choice.isEmpty else { return .builtin }
+        let path = choice.contains("/") || choice.hasSuffix(".theme") ? choice : Paths.config + "/themes/\(choice).theme"
+        do { return try Theme.load(path: path) } catch let e as Theme.ParseError {
+            throw SendbirdError(.invalidParameter, "theme: \(e)")
+        }
     }
 }

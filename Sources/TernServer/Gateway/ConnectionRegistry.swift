@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// One authenticated WebSocket connection.
@@ -31,6 +32,8 @@ public final class ConnectionRegistry: Sendable {
     }
     let shards: [Shard]
     let nextId = Atomic<Int>(1)
+    let open = Atomic<Int>(0)
+    let lastChange = Atomic<Int64>(Int64(Date().timeIntervalSince1970))
 
     public init() {
         shards = (0..<Self.shardCount).map { _ in Shard() }
@@ -53,18 +56,33 @@ public final class ConnectionRegistry: Sendable {
             map[userId] = list
             return true
         }
+        if ok { touch(+1) }
         return ok ? conn : nil
     }
+
+    func touch(_ delta: Int) {
+        open.add(delta, ordering: .relaxed)
+        lastChange.store(Int64(Date().timeIntervalSince1970), ordering: .relaxed)
+    }
+
+    /// Open WebSocket connections, all users together.
+    public var connectionCount: Int { open.load(ordering: .relaxed) }
+
+    /// When (Unix seconds) a connection last opened or closed (or the registry was made).
+    public var lastConnectionChange: Int64 { lastChange.load(ordering: .relaxed) }
 
     /// Removes a connection. Returns whether the user has no connection left.
     @discardableResult
     public func unregister(_ conn: ClientConnection) -> Bool {
-        shard(conn.userId).withLock { map -> Bool in
+        let (removed, empty) = shard(conn.userId).withLock { map -> (Bool, Bool) in
             var list = map[conn.userId] ?? []
+            let before = list.count
             list.removeAll { $0.id == conn.id }
             map[conn.userId] = list.isEmpty ? nil : list
-            return list.isEmpty
+            return (list.count < before, list.isEmpty)
         }
+        if removed { touch(-1) }
+        return empty
     }
 
     public func connections(of userId: String) -> [ClientConnection] {

@@ -1,0 +1,149 @@
+import Foundation
+import TernKit
+import TernProtocol
+
+/// Input from the terminal.
+public enum TerminalInput: Sendable, Equatable {
+    case key(Key)
+    case paste(String)
+    case resize
+}
+
+/// The terminal as the app sees it: a size, a stream of input, and a place to put frames. The
+/// curses adapter implements it; tests can implement it in memory.
+public protocol TerminalSurface: AnyObject, Sendable {
+    var inputs: AsyncStream<TerminalInput> { get }
+    /// Shows a frame (the adapter writes only what changed since the last one).
+    func present(_ grid: CellGrid)
+    func size() -> (width: Int, height: Int)
+}
+
+/// Runs the client: engine events and keys go through the reducer; effects go to the engine;
+/// the screen is redrawn at most once per frame (~30/s), and once a second for countdowns.
+public actor ChatApp {
+    let client: ChatClient
+    let surface: any TerminalSurface
+    let screen: Screen
+    let reducer: Reducer
+    var state: AppState
+    var dirty = true
+    var finished: CheckedContinuation<Void, Never>?
+    var done = false
+
+    public init(client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String) {
+        self.client = client
+        self.surface = surface
+        self.screen = screen
+        reducer = Reducer(keys: screen.keys)
+        state = AppState(me: User(userId: user), server: server)
+    }
+
+    /// Runs until the user quits.
+    public func run() async {
+        let events = client.events()
+        let inputs = surface.inputs
+        let tasks = [
+            Task { for await e in events { await self.dispatch(.event(e)) } },
+            Task {
+                for await i in inputs {
+                    switch i {
+                    case .key(let k): await self.dispatch(.key(k))
+                    case .paste(let s): await self.dispatch(.paste(s))
+                    case .resize: await self.markDirty()
+                    }
+                }
+            },
+            Task {
+                var last = Date()
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(33))
+                    if Date().timeIntervalSince(last) >= 1 {
+                        last = Date()
+                        await self.markDirty()
+                    }
+                    await self.draw()
+                }
+            },
+        ]
+        Task { await self.start() }
+        await withCheckedContinuation { cont in
+            if done { cont.resume() } else { finished = cont }
+        }
+        for t in tasks { t.cancel() }
+        await client.shutdown()
+    }
+
+    func start() async {
+        do {
+            try await client.connect()
+            let list = try await client.loadAllChannels()
+            dispatch(.channelsLoaded(list))
+        } catch let e as SendbirdError {
+            dispatch(.failed("cannot connect: \(e.code.rawValue) \(e.message)"))
+        } catch {
+            dispatch(.failed("cannot connect: \(error)"))
+        }
+    }
+
+    func markDirty() { dirty = true }
+
+    func draw() {
+        guard dirty, !done else { return }
+        dirty = false
+        let (w, h) = surface.size()
+        surface.present(screen.render(state, width: w, height: h, now: SystemEngineClock().now()))
+    }
+
+    func dispatch(_ action: Action) {
+        let effects = reducer.reduce(&state, action)
+        dirty = true
+        for e in effects { perform(e) }
+    }
+
+    func perform(_ effect: Effect) {
+        let client = self.client
+        switch effect {
+        case .send(let text, let url):
+            Task { await client.sendMessage(text, to: url) }
+        case .openDirect(let user):
+            Task {
+                do { self.dispatch(.opened(try await client.directChannel(with: user))) } catch { self.dispatch(.failed(Self.describe(error))) }
+            }
+        case .createGroup(let name, let users):
+            Task {
+                do { self.dispatch(.opened(try await client.createGroupChannel(name: name, userIds: users))) } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .loadHistory(let url, let before):
+            Task {
+                do {
+                    let page = try await client.previousMessages(in: url, before: before, limit: 50)
+                    self.dispatch(.historyLoaded(url: url, page: page, replace: before == nil))
+                } catch {
+                    self.dispatch(.historyFailed(url: url, error: Self.describe(error)))
+                }
+            }
+        case .view(let url):
+            Task { await client.openChannel(url) }
+        case .unview(let url):
+            Task { await client.closeChannel(url) }
+        case .typing(let url, let started):
+            Task { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
+        case .resend(let m):
+            Task { await client.resend(m) }
+        case .quit:
+            done = true
+            finished?.resume()
+            finished = nil
+        }
+    }
+
+    nonisolated static func describe(_ error: any Error) -> String {
+        if let e = error as? SendbirdError { return "\(e.code.rawValue) \(e.message)" }
+        return "\(error)"
+    }
+
+    /// The current state (tests).
+    public var current: AppState { state }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import TernKit
+
+/// The one reducer: state + action → new state and the effects to run.
+public struct Reducer: Sendable {
+    public var keys: KeyTable
+    public init(keys: KeyTable = .standard) { self.keys = keys }
+
+    public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
+        switch action {
+        case .key(let key):
+            state.notice = nil
+            if state.showHelp, key != .ctrl("c") {
+                state.showHelp = false
+                return []
+            }
+            if let command = keys.command(for: key) { return run(command, &state) }
+            switch key {
+            case .char(let c):
+                state.input.insert(c, at: state.cursor)
+                state.cursor += 1
+                return typingEffect(state)
+            case .tab:
+                return []
+            default:
+                return []
+            }
+
+        case .paste(let text):
+            let chars = Array(text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: " "))
+            state.input.insert(contentsOf: chars, at: state.cursor)
+            state.cursor += chars.count
+            return []
+
+        case .event(let event):
+            return apply(event, &state)
+
+        case .channelsLoaded(let list):
+            for c in list { upsert(c, &state) }
+            if state.selected == nil, let first = state.channels.first { return select(first.url, &state) }
+            return []
+
+        case .historyLoaded(let url, let page, let replace):
+            state.loadingHistory.remove(url)
+            state.hasPrevious[url] = page.hasPrevious
+            var list = replace ? [] : state.messages[url] ?? []
+            let known = Set(list.map(\.messageId))
+            let older = page.messages.filter { !known.contains($0.messageId) }
+            if replace {
+                // Keep our pending/failed ones and anything newer that arrived meanwhile.
+                let extra = (state.messages[url] ?? []).filter { m in m.status != .succeeded || !older.contains { $0.messageId == m.messageId } }
+                list = older + extra.filter { m in m.status != .succeeded || m.createdAt > (older.last?.createdAt ?? 0) }
+            } else {
+                list = older + list
+            }
+            state.messages[url] = list
+            return []
+
+        case .historyFailed(let url, let error):
+            state.loadingHistory.remove(url)
+            state.notice = "history: \(error)"
+            return []
+
+        case .opened(let channel):
+            upsert(channel, &state)
+            return select(channel.url, &state)
+
+        case .failed(let text):
+            state.notice = text
+            return []
+        }
+    }
+
+    func typingEffect(_ state: AppState) -> [Effect] {
+        guard let url = state.selected, !state.input.isEmpty, state.input.first != "/" else { return [] }
+        return [.typing(channelUrl: url, started: true)]
+    }
+
+    func run(_ command: Command, _ state: inout AppState) -> [Effect] {
+        switch command {
+        case .send:
+            return submit(&state)
+        case .nextChannel, .previousChannel:
+            guard !state.channels.isEmpty else { return [] }
+            let i = state.channels.firstIndex { $0.url == state.selected } ?? -1
+            let n = state.channels.count
+            let j = command == .nextChannel ? (i + 1) % n : (i - 1 + n) % n
+            return select(state.channels[j].url, &state)
+        case .scrollUp:
+            state.scroll += 10
+            if let url = state.selected, state.hasPrevious[url] ?? true, !state.loadingHistory.contains(url) {
+                // Load older history before the top is reached.
+                let lines = state.messages[url]?.count ?? 0
+                if state.scroll + 20 >= lines {
+                    state.loadingHistory.insert(url)
+                    return [.loadHistory(channelUrl: url, before: state.messages[url]?.first { $0.status == .succeeded }?.createdAt)]
+                }
+            }
+            return []
+        case .scrollDown:
+            state.scroll = max(0, state.scroll - 10)
+            return []
+        case .quit:
+            state.quitting = true
+            return [.quit]
+        case .help:
+            state.showHelp.toggle()
+            return []
+        case .cursorLeft:
+            state.cursor = max(0, state.cursor - 1)
+        case .cursorRight:
+            state.cursor = min(state.input.count, state.cursor + 1)
+        case .cursorHome:
+            state.cursor = 0
+        case .cursorEnd:
+            state.cursor = state.input.count
+        case .deleteBackward:
+            if state.cursor > 0 {
+                state.input.remove(at: state.cursor - 1)
+                state.cursor -= 1
+            }
+        case .deleteForward:
+            if state.cursor < state.input.count { state.input.remove(at: state.cursor) }
+        case .deleteLine:
+            state.input = []
+            state.cursor = 0
+        case .deleteWord:
+            var i = state.cursor
+            while i > 0 && state.input[i - 1] == " " { i -= 1 }
+            while i > 0 && state.input[i - 1] != " " { i -= 1 }
+            state.input.removeSubrange(i..<state.cursor)
+            state.cursor = i
+        }
+        if state.input.isEmpty, let url = state.selected { return [.typing(channelUrl: url, started: false)] }
+        return []
+    }
+
+    /// Enter: a command, or a message to the channel on screen.
+    func submit(_ state: inout AppState) -> [Effect] {
+        let text = state.inputText.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { return [] }
+        state.input = []
+        state.cursor = 0
+        if text.hasPrefix("/") && !text.hasPrefix("//") {
+            let words = text.dropFirst().split(separator: " ").map(String.init)
+            switch words.first ?? "" {
+            case "dm", "msg", "query":
+                guard words.count == 2 else {
+                    state.notice = "usage: /dm USER"
+                    return []
+                }
+                return [.openDirect(userId: words[1])]
+            case "create":
+                guard words.count >= 3 else {
+                    state.notice = "usage: /create NAME USER…"
+                    return []
+                }
+                return [.createGroup(name: words[1], userIds: Array(words.dropFirst(2)))]
+            case "help", "?":
+                state.showHelp = true
+                return []
+            case "quit", "exit", "q":
+                state.quitting = true
+                return [.quit]
+            default:
+                state.notice = "unknown command /\(words.first ?? "") — /help lists them"
+                return []
+            }
+        }
+        guard let url = state.selected else {
+            state.notice = "no channel: /dm USER starts a conversation"
+            return []
+        }
+        state.scroll = 0
+        let body = text.hasPrefix("//") ? String(text.dropFirst()) : text
+        return [.typing(channelUrl: url, started: false), .send(text: body, channelUrl: url)]
+    }
+
+    func select(_ url: String, _ state: inout AppState) -> [Effect] {
+        guard url != state.selected else { return [] }
+        var effects: [Effect] = []
+        if let old = state.selected {
+            effects.append(.unview(channelUrl: old))
+            if !state.input.isEmpty { effects.append(.typing(channelUrl: old, started: false)) }
+        }
+        state.selected = url
+        state.scroll = 0
+        if let i = state.channels.firstIndex(where: { $0.url == url }) {
+            state.channels[i].unreadMessageCount = 0
+            state.channels[i].unreadMentionCount = 0
+        }
+        effects.append(.view(channelUrl: url))
+        if state.messages[url] == nil {
+            state.loadingHistory.insert(url)
+            effects.append(.loadHistory(channelUrl: url, before: nil))
+        }
+        return effects
+    }
+
+    func upsert(_ channel: GroupChannel, _ state: inout AppState) {
+        var c = channel
+        if c.url == state.selected {
+            c.unreadMessageCount = 0
+            c.unreadMentionCount = 0
+        }
+        if let i = state.channels.firstIndex(where: { $0.url == c.url }) {
+            state.channels[i] = c
+        } else {
+            state.channels.append(c)
+        }
+        state.channels.sort { a, b in a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url }
+    }
+
+    func apply(_ event: ClientEvent, _ state: inout AppState) -> [Effect] {
+        switch event {
+        case .connectionStateChanged(let s):
+            state.connection = s
+        case .connected(let user):
+            state.me = user
+        case .channelAdded(let c), .channelUpdated(let c):
+            upsert(c, &state)
+            if state.selected == nil { return select(c.url, &state) }
+        case .channelDeleted(let url):
+            state.channels.removeAll { $0.url == url }
+            state.messages[url] = nil
+            if state.selected == url {
+                state.selected = nil
+                if let first = state.channels.first { return select(first.url, &state) }
+            }
+        case .messagePending(let m):
+            state.messages[m.channelUrl, default: []].append(m)
+        case .messageSent(let m), .messageFailed(let m):
+            var list = state.messages[m.channelUrl] ?? []
+            if let i = list.firstIndex(where: { $0.requestId != nil && $0.requestId == m.requestId }) {
+                list[i] = m
+            } else if !list.contains(where: { $0.messageId == m.messageId && m.messageId > 0 }) {
+                list.append(m)
+            }
+            state.messages[m.channelUrl] = list
+        case .messageReceived(let m):
+            if state.messages[m.channelUrl] != nil, !(state.messages[m.channelUrl]!.contains { $0.messageId == m.messageId }) {
+                state.messages[m.channelUrl]!.append(m)
+            }
+            if let i = state.typers[m.channelUrl]?.firstIndex(where: { $0.userId == m.sender?.userId }) {
+                state.typers[m.channelUrl]?.remove(at: i)
+            }
+        case .typingStarted(let url, let user):
+            if !(state.typers[url] ?? []).contains(where: { $0.userId == user.userId }) { state.typers[url, default: []].append(user) }
+        case .typingEnded(let url, let user, _):
+            state.typers[url]?.removeAll { $0.userId == user.userId }
+        case .unreadCountChanged(_, _, _, let total):
+            state.totalUnread = total
+        case .reconnectFailed(let e):
+            state.notice = "reconnection failed: \(e.code.rawValue) \(e.message)"
+        case .disconnected(let reason):
+            switch reason {
+            case .refused(let e), .connectFailed(let e), .reconnectFailed(let e):
+                state.notice = "disconnected: \(e.code.rawValue) \(e.message)"
+            case .requested:
+                break
+            }
+        case .serverError(let e):
+            state.notice = "server: \(e.code.rawValue) \(e.message)"
+        case .readReceiptUpdated, .deliveryReceiptUpdated, .reconnectStarted, .reconnectSucceeded:
+            break
+        }
+        return []
+    }
+}

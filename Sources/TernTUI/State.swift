@@ -1,0 +1,123 @@
+import Foundation
+import TernKit
+
+/// A key as the terminal adapter reports it.
+public enum Key: Hashable, Sendable {
+    case char(Character)
+    case ctrl(Character)
+    case enter, backspace, delete, left, right, home, end, up, down, pageUp, pageDown, tab, escape
+    case altUp, altDown
+}
+
+/// What a key does (one table maps keys to these, so keys can be rebound later).
+public enum Command: String, Hashable, Sendable, CaseIterable {
+    case send, nextChannel, previousChannel, scrollUp, scrollDown, quit, help
+    case cursorLeft, cursorRight, cursorHome, cursorEnd, deleteBackward, deleteForward, deleteLine, deleteWord
+}
+
+/// The key table: emacs-style defaults.
+public struct KeyTable: Sendable, Equatable {
+    public var bindings: [Key: Command]
+
+    public static let standard = KeyTable(bindings: [
+        .enter: .send, .ctrl("n"): .nextChannel, .ctrl("p"): .previousChannel, .altDown: .nextChannel, .altUp: .previousChannel,
+        .pageUp: .scrollUp, .pageDown: .scrollDown, .ctrl("c"): .quit, .ctrl("d"): .quit, .left: .cursorLeft, .ctrl("b"): .cursorLeft,
+        .right: .cursorRight, .ctrl("f"): .cursorRight, .home: .cursorHome, .ctrl("a"): .cursorHome, .end: .cursorEnd,
+        .ctrl("e"): .cursorEnd, .backspace: .deleteBackward, .delete: .deleteForward, .ctrl("u"): .deleteLine,
+        .ctrl("w"): .deleteWord, .escape: .help,
+    ])
+
+    public func command(for key: Key) -> Command? { bindings[key] }
+
+    /// Lines for `/help`.
+    public var helpLines: [(keys: String, what: String)] {
+        func keys(_ c: Command) -> String {
+            bindings.filter { $0.value == c }.map { Self.name($0.key) }.sorted().joined(separator: ", ")
+        }
+        return [
+            (keys(.send), "send the message"), (keys(.nextChannel), "next channel"), (keys(.previousChannel), "previous channel"),
+            (keys(.scrollUp), "scroll up (older history loads at the top)"), (keys(.scrollDown), "scroll down"),
+            (keys(.quit), "quit"), (keys(.cursorHome) + ", " + keys(.cursorEnd), "start / end of the line"),
+            (keys(.deleteLine), "clear the line"), (keys(.deleteWord), "delete the word before the cursor"),
+        ]
+    }
+
+    static func name(_ k: Key) -> String {
+        switch k {
+        case .char(let c): String(c)
+        case .ctrl(let c): "Ctrl-" + c.uppercased()
+        case .enter: "Enter"
+        case .backspace: "Backspace"
+        case .delete: "Delete"
+        case .left: "←"
+        case .right: "→"
+        case .home: "Home"
+        case .end: "End"
+        case .up: "↑"
+        case .down: "↓"
+        case .pageUp: "PgUp"
+        case .pageDown: "PgDn"
+        case .tab: "Tab"
+        case .escape: "Esc"
+        case .altUp: "Alt-↑"
+        case .altDown: "Alt-↓"
+        }
+    }
+}
+
+/// Everything the screen shows.
+public struct AppState: Sendable, Equatable {
+    public var me: User
+    public var server: String
+    public var connection: ConnectionState = .connecting
+    public var channels: [GroupChannel] = []
+    public var selected: String?
+    /// Messages per channel, oldest first (pending and failed ones of ours included).
+    public var messages: [String: [Message]] = [:]
+    public var hasPrevious: [String: Bool] = [:]
+    public var loadingHistory: Set<String> = []
+    public var typers: [String: [User]] = [:]
+    public var input: [Character] = []
+    public var cursor = 0
+    /// Lines scrolled up from the bottom of the message pane.
+    public var scroll = 0
+    public var showHelp = false
+    /// A line for the status bar (errors, hints); cleared by the next key.
+    public var notice: String?
+    public var totalUnread = 0
+    public var quitting = false
+
+    public init(me: User, server: String) {
+        self.me = me
+        self.server = server
+    }
+
+    public var selectedChannel: GroupChannel? { channels.first { $0.url == selected } }
+    public var inputText: String { String(input) }
+}
+
+/// What happens to the state: keys, engine events, results of requests.
+public enum Action: Sendable {
+    case key(Key)
+    case paste(String)
+    case event(ClientEvent)
+    case channelsLoaded([GroupChannel])
+    case historyLoaded(url: String, page: MessagePage, replace: Bool)
+    case historyFailed(url: String, error: String)
+    case opened(GroupChannel)
+    case failed(String)
+}
+
+/// What the reducer asks the outside world to do.
+public enum Effect: Sendable, Equatable {
+    case send(text: String, channelUrl: String)
+    case openDirect(userId: String)
+    case createGroup(name: String, userIds: [String])
+    case loadHistory(channelUrl: String, before: Millis?)
+    /// The channel is on screen now (mark it read; keep marking while open).
+    case view(channelUrl: String)
+    case unview(channelUrl: String)
+    case typing(channelUrl: String, started: Bool)
+    case resend(Message)
+    case quit
+}

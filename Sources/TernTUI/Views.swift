@@ -1,0 +1,269 @@
+import Foundation
+import TernKit
+
+/// Draws the whole screen for a state into a cell grid.
+public struct Screen: Sendable {
+    public var theme: Theme
+    public var keys: KeyTable
+    public var timeZone: TimeZone
+
+    public init(theme: Theme = .builtin, keys: KeyTable = .standard, timeZone: TimeZone = .current) {
+        self.theme = theme
+        self.keys = keys
+        self.timeZone = timeZone
+    }
+
+    public func render(_ state: AppState, width: Int, height: Int, now: Millis) -> CellGrid {
+        var g = CellGrid(width: width, height: height, fill: theme.style("default"))
+        guard width >= 24, height >= 6 else {
+            g.write("terminal too small", x: 0, y: 0, style: theme.style("default"))
+            return g
+        }
+        let listWidth = min(26, max(14, width / 4))
+        drawChannels(state, &g, width: listWidth, height: height - 1)
+        for y in 0..<(height - 1) { g.write("│", x: listWidth, y: y, style: theme.style("border")) }
+        let x0 = listWidth + 1
+        let paneWidth = width - x0
+        drawMessages(state, &g, x: x0, width: paneWidth, height: height - 3, now: now)
+        drawTyping(state, &g, x: x0, y: height - 3, width: paneWidth)
+        drawInput(state, &g, x: x0, y: height - 2, width: paneWidth)
+        drawStatus(state, &g, y: height - 1, width: width, now: now)
+        if state.showHelp { drawHelp(&g) }
+        return g
+    }
+
+    // MARK: Channel list
+
+    func drawChannels(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
+        g.write("Channels", x: 1, y: 0, style: theme.style("roomlist.header"), limit: width)
+        if state.channels.isEmpty {
+            g.write("none yet:", x: 1, y: 2, style: theme.style("timeline.event"), limit: width)
+            g.write("/dm USER", x: 1, y: 3, style: theme.style("timeline.event"), limit: width)
+            return
+        }
+        // Keep the selected channel visible.
+        let rows = height - 1
+        let index = state.channels.firstIndex { $0.url == state.selected } ?? 0
+        let first = max(0, min(index - rows + 1, state.channels.count - rows)) > 0 ? max(0, index - rows + 1) : 0
+        for (row, c) in state.channels.dropFirst(first).prefix(rows).enumerated() {
+            let y = row + 1
+            let isSelected = c.url == state.selected
+            let unread = c.unreadMessageCount
+            var style = theme.style(isSelected ? "roomlist.selected" : unread > 0 ? (c.unreadMentionCount > 0 ? "roomlist.mention" : "roomlist.unread") : "roomlist")
+            if isSelected && unread > 0 { style.bold = true }
+            g.fill(x: 0, y: y, width: width, height: 1, style: style)
+            let badge = unread > 0 ? (unread > 99 ? "99+" : String(unread)) : ""
+            let nameLimit = width - (badge.isEmpty ? 0 : CellWidth.of(badge) + 1)
+            g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me.userId), x: 0, y: y, style: style, limit: nameLimit)
+            if !badge.isEmpty {
+                var b = theme.style("roomlist.count")
+                if isSelected { b.reverse = true }
+                g.write(badge, x: width - CellWidth.of(badge), y: y, style: b)
+            }
+        }
+    }
+
+    // MARK: Messages
+
+    struct Line {
+        var parts: [(String, Style)]
+    }
+
+    func formatter(_ format: String) -> DateFormatter {
+        let f = DateFormatter()
+        f.timeZone = timeZone
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = format
+        return f
+    }
+
+    func lines(for state: AppState, width: Int) -> [Line] {
+        guard let url = state.selected else { return [] }
+        let channel = state.selectedChannel
+        let time = formatter("HH:mm")
+        let day = formatter("EEE d MMM yyyy")
+        var out: [Line] = []
+        if state.loadingHistory.contains(url) {
+            out.append(Line(parts: [("loading history…", theme.style("timeline.event"))]))
+        } else if state.hasPrevious[url] == false {
+            out.append(Line(parts: [("— beginning of the conversation —", theme.style("timeline.event"))]))
+        }
+        var lastDay = ""
+        for m in state.messages[url] ?? [] {
+            let date = Date(timeIntervalSince1970: Double(m.createdAt) / 1000)
+            let d = day.string(from: date)
+            if d != lastDay {
+                lastDay = d
+                let label = "── \(d) "
+                out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.date_separator"))]))
+            }
+            let mine = m.sender?.userId == state.me.userId
+            let stamp = time.string(from: date) + " "
+            let nick = m.kind == .admin ? "*" : (m.sender?.displayName ?? "?")
+            let head = stamp + nick + ": "
+            var mark = ""
+            var markStyle = theme.style("timeline.receipt")
+            if mine {
+                switch m.status {
+                case .pending:
+                    mark = " ⋯"
+                    markStyle = theme.style("timeline.pending")
+                case .failed:
+                    mark = " ✗ not sent" + (m.error.map { " (\($0.code.rawValue))" } ?? "")
+                    markStyle = theme.style("timeline.failed")
+                case .succeeded:
+                    mark = " ✓"
+                    if let channel, m.kind != .admin {
+                        let unread = channel.unreadMemberCount(of: m, me: state.me.userId)
+                        let others = channel.members.filter { $0.userId != state.me.userId && $0.state == "joined" }.count
+                        if others > 0 && unread == 0 {
+                            mark = channel.isDirect ? " ✓ read" : " ✓ read by all"
+                        } else if others > 1 && unread < others {
+                            mark = " ✓ read by \(others - unread)"
+                        }
+                    }
+                }
+            }
+            let textStyle = theme.style(m.kind == .admin ? "timeline.notice" : mine ? "timeline.text.self" : "timeline.text")
+            let indent = CellWidth.of(stamp)
+            let bodyWidth = max(1, width - CellWidth.of(head))
+            let wrapped = CellWidth.wrap(m.text + mark, width: bodyWidth)
+            // The receipt mark is drawn in its own style: split it off the last wrapped line.
+            for (i, text) in wrapped.enumerated() {
+                var parts: [(String, Style)] = []
+                if i == 0 {
+                    parts.append((stamp, theme.style("timeline.timestamp")))
+                    parts.append((nick, theme.style(mine ? "timeline.nick.self" : "timeline.nick")))
+                    parts.append((": ", theme.style("timeline.text")))
+                } else {
+                    parts.append((String(repeating: " ", count: min(indent, width - 1)), theme.style("timeline")))
+                }
+                if i == wrapped.count - 1, !mark.isEmpty, text.hasSuffix(mark.trimmingCharacters(in: .whitespaces)) {
+                    let trimmedMark = mark.trimmingCharacters(in: .whitespaces)
+                    let body = String(text.dropLast(trimmedMark.count))
+                    parts.append((body, textStyle))
+                    parts.append((trimmedMark, markStyle))
+                } else {
+                    parts.append((text, textStyle))
+                }
+                out.append(Line(parts: parts))
+            }
+        }
+        return out
+    }
+
+    func drawMessages(_ state: AppState, _ g: inout CellGrid, x: Int, width: Int, height: Int, now: Millis) {
+        guard state.selected != nil else {
+            g.write("Welcome to Tern. /dm USER opens a conversation; /help lists keys and commands.", x: x + 1, y: 0, style: theme.style("timeline.event"))
+            return
+        }
+        let all = lines(for: state, width: width - 1)
+        let maxScroll = max(0, all.count - height)
+        let scroll = min(state.scroll, maxScroll)
+        let end = all.count - scroll
+        let start = max(0, end - height)
+        let visible = Array(all[start..<end])
+        let top = height - visible.count
+        for (i, line) in visible.enumerated() {
+            var col = x + 1
+            for (text, style) in line.parts { col = g.write(text, x: col, y: top + i, style: style) }
+        }
+        if scroll > 0 {
+            let more = "-- \(scroll) more below (PgDn) --"
+            g.write(more, x: x + max(1, width - CellWidth.of(more) - 1), y: height - 1, style: theme.style("timeline.event"))
+        }
+    }
+
+    func drawTyping(_ state: AppState, _ g: inout CellGrid, x: Int, y: Int, width: Int) {
+        guard let url = state.selected, let typers = state.typers[url], !typers.isEmpty else { return }
+        g.write(Self.typingText(typers.map(\.displayName)), x: x + 1, y: y, style: theme.style("typing"))
+    }
+
+    /// "bob is typing…", "bob and carol are typing…", "several people are typing…".
+    public static func typingText(_ names: [String]) -> String {
+        switch names.count {
+        case 0: ""
+        case 1: "\(names[0]) is typing…"
+        case 2: "\(names[0]) and \(names[1]) are typing…"
+        default: "several people are typing…"
+        }
+    }
+
+    func drawInput(_ state: AppState, _ g: inout CellGrid, x: Int, y: Int, width: Int) {
+        let prompt = "> "
+        let px = g.write(prompt, x: x, y: y, style: theme.style("input.prompt"))
+        let room = width - CellWidth.of(prompt) - 1
+        let style = theme.style(state.input.first == "/" ? "input.command" : "input")
+        // Scroll the line so the cursor stays visible.
+        var startIndex = 0
+        while CellWidth.of(String(state.input[startIndex..<state.cursor])) > room { startIndex += 1 }
+        let shown = String(state.input[startIndex...])
+        g.write(shown, x: px, y: y, style: style, limit: x + width)
+        g.cursor = (px + CellWidth.of(String(state.input[startIndex..<state.cursor])), y)
+    }
+
+    func drawStatus(_ state: AppState, _ g: inout CellGrid, y: Int, width: Int, now: Millis) {
+        g.fill(x: 0, y: y, width: width, height: 1, style: theme.style("status"))
+        var col = g.write(" \(state.me.displayName) ", x: 0, y: y, style: theme.style("status.user"))
+        let (text, key) = Self.connectionText(state.connection, now: now)
+        col = g.write("│ ", x: col, y: y, style: theme.style("status"))
+        col = g.write(text, x: col, y: y, style: theme.style(key))
+        if let c = state.selectedChannel {
+            col = g.write(" │ #" + c.displayName(me: state.me.userId), x: col, y: y, style: theme.style("status"))
+        }
+        let others = state.channels.filter { $0.url != state.selected && $0.unreadMessageCount > 0 }
+        if !others.isEmpty {
+            let n = others.reduce(0) { $0 + $1.unreadMessageCount }
+            col = g.write(" │ ", x: col, y: y, style: theme.style("status"))
+            col = g.write("\(n) unread in \(others.count)", x: col, y: y, style: theme.style("status.activity"))
+        }
+        if let notice = state.notice {
+            col = g.write(" │ " + notice, x: col, y: y, style: theme.style("status"))
+        } else {
+            let hint = "Esc: help "
+            if col + CellWidth.of(hint) + 1 < width { g.write(hint, x: width - CellWidth.of(hint), y: y, style: theme.style("status")) }
+        }
+    }
+
+    /// The connection as the status bar says it, and its style key.
+    public static func connectionText(_ state: ConnectionState, now: Millis) -> (String, String) {
+        switch state {
+        case .open: ("connected", "status.connected")
+        case .connecting: ("connecting…", "status.reconnecting")
+        case .closed: ("offline", "status.offline")
+        case .reconnecting(_, let at):
+            if let at {
+                ("reconnecting in \(max(1, Int((Double(at - now) / 1000).rounded(.up))))s", "status.reconnecting")
+            } else {
+                ("reconnecting…", "status.reconnecting")
+            }
+        }
+    }
+
+    func drawHelp(_ g: inout CellGrid) {
+        var lines: [(String, String)] = [
+            ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME USER…", "create a group channel"),
+            ("/help", "this help"), ("/quit", "quit"),
+        ]
+        lines += keys.helpLines.map { ($0.keys, $0.what) }
+        let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0
+        let w = min(g.width - 4, keyWidth + 3 + (lines.map { CellWidth.of($0.1) }.max() ?? 0) + 2)
+        let h = min(g.height - 2, lines.count + 4)
+        let x0 = (g.width - w) / 2
+        let y0 = max(0, (g.height - h) / 2)
+        g.fill(x: x0, y: y0, width: w, height: h, style: theme.style("help"))
+        let border = theme.style("border")
+        g.write("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, style: border)
+        g.write("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, style: border)
+        for y in (y0 + 1)..<(y0 + h - 1) {
+            g.write("│", x: x0, y: y, style: border)
+            g.write("│", x: x0 + w - 1, y: y, style: border)
+        }
+        g.write(" Keys and commands (any key closes) ", x: x0 + 2, y: y0, style: theme.style("title"))
+        for (i, (k, what)) in lines.prefix(h - 4).enumerated() {
+            let y = y0 + 2 + i
+            g.write(k, x: x0 + 2, y: y, style: theme.style("help.key"), limit: x0 + w - 1)
+            g.write(what, x: x0 + 2 + keyWidth + 2, y: y, style: theme.style("help"), limit: x0 + w - 1)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+
+/// Log lines appended to a file (the screen belongs to the client).
+struct FileLogHandler: LogHandler {
+    final class Sink: @unchecked Sendable {
+        let handle: FileHandle?
+        let lock = NSLock()
+        init(path: String) {
+            FileManager.default.createFile(atPath: path, contents: nil)
+            handle = FileHandle(forWritingAtPath: path)
+            handle?.seekToEndOfFile()
+        }
+        func write(_ s: String) {
+            lock.lock()
+            handle?.write(Data(s.utf8))
+            lock.unlock()
+        }
+    }
+    let label: String
+    let sink: Sink
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+        sink.write("\(ISO8601DateFormatter().string(from: Date())) \(level) \(label): \(message)\n")
+    }
+}
