@@ -90,7 +90,7 @@ let package = Package(
             ]
         ),
         // The real binaries as processes: `tern send` / `tern tail` against `ternd`.
-        .testTarget(name: "TernEndToEndTests", dependencies: ["tern", "ternd", "TernKit", "TernProtocol"]),
-        .testTarget(name: "TernTUITests", dependencies: ["TernTUI"]),
+        .testTarget(name: "TernEndToEndTests", dependencies: ["tern", "ternd", "TernKit", "TernProtocol", "TernTUI"]),
+        .testTarget(name: "TernTUITests", dependencies: ["TernTUI", "TernKit"], resources: [.copy("Golden")]),
     ]
 )

@@ -75,8 +75,11 @@ public struct Theme: Sendable, Equatable {
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let n = i + 1
             var line = raw.trimmingCharacters(in: .whitespaces)
-            if let hash = line.firstIndex(of: "#"), line.first == "#" || line[line.index(before: hash)] == " " {
-                line = String(line[..<hash]).trimmingCharacters(in: .whitespaces)
+            // Comments: a line starting with # or ;, or " # " after a value (#rrggbb is a colour).
+            if line.first == "#" {
+                line = ""
+            } else if let r = line.range(of: " # ") {
+                line = String(line[..<r.lowerBound]).trimmingCharacters(in: .whitespaces)
             }
             if line.isEmpty || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {

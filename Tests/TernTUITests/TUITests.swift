@@ -1,0 +1,249 @@
+import Foundation
+import TernKit
+import Testing
+
+@testable import TernTUI
+
+@Suite("Cell widths and wrapping")
+struct WidthTests {
+    @Test func widths() {
+        #expect(CellWidth.of("a" as Character) == 1)
+        #expect(CellWidth.of("你" as Character) == 2)
+        #expect(CellWidth.of("😀" as Character) == 2)
+        #expect(CellWidth.of("❤️" as Character) == 2)  // VS16
+        #expect(CellWidth.of("👩‍💻" as Character) == 2)  // ZWJ
+        #expect(CellWidth.of("🇫🇷" as Character) == 2)  // flag
+        #expect(CellWidth.of("é" as Character) == 1)  // e + combining acute
+        #expect(CellWidth.of("ｱ" as Character) == 1)  // halfwidth katakana
+        #expect(CellWidth.of("hello 你好 😀") == 6 + 4 + 1 + 2)
+    }
+
+    @Test func wrapping() {
+        #expect(CellWidth.wrap("the quick brown fox", width: 10) == ["the quick", "brown fox"])
+        #expect(CellWidth.wrap("abcdefghijkl", width: 5) == ["abcde", "fghij", "kl"])
+        #expect(CellWidth.wrap("你好世界你好", width: 5) == ["你好", "世界", "你好"])
+        #expect(CellWidth.wrap("a\nb", width: 5) == ["a", "b"])
+        for line in CellWidth.wrap("emoji 😀😀😀 and 中文字符 mixed text here", width: 7) { #expect(CellWidth.of(line) <= 7) }
+    }
+
+    @Test func gridKeepsWideGlyphsWhole() {
+        var g = CellGrid(width: 5, height: 1)
+        let end = g.write("ab你好", x: 0, y: 0, style: .plain)
+        #expect(end == 5)
+        #expect(g.line(0) == "ab你")  // 好 does not fit in the last cell: a space instead
+        #expect(g[3, 0].isContinuation)
+        var h = g
+        h.write("X", x: 0, y: 0, style: .plain)
+        let changes = h.changes(since: g)
+        #expect(changes.count == 1 && changes[0].x == 0 && changes[0].count == 1)
+    }
+}
+
+@Suite("Themes")
+struct ThemeTests {
+    @Test func shippedFileMatchesTheBuiltin() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("themes/default.theme")
+        let file = try Theme.load(path: url.path)
+        #expect(file.styles == Theme.builtin.styles)
+        #expect(Theme.builtin.style("roomlist.unread").bold)
+        #expect(Theme.builtin.style("timeline.nick").fg == .index(6))
+        // Inheritance: an unset key falls back along its dots.
+        #expect(Theme.builtin.style("timeline.text.self") == Theme.builtin.style("timeline.text.self"))
+        #expect(Theme.builtin.style("status.user").reverse)
+    }
+
+    @Test func parsing() throws {
+        let t = try Theme.parse("""
+            [palette]
+            hot = #ff0000
+            [styles]
+            default = white on 235
+            roomlist = hot bold underline
+            """)
+        #expect(t.style("default") == Style(fg: .index(7), bg: .index(235)))
+        #expect(t.style("roomlist.unread") == Style(fg: .index(196), bold: true, underline: true))
+        #expect(t.withoutColor().style("roomlist").fg == .default)
+        #expect(t.withoutColor().style("roomlist").bold)
+    }
+
+    @Test func errorsNameTheLine() {
+        func error(_ text: String) -> String {
+            do {
+                _ = try Theme.parse(text, source: "t")
+                return ""
+            } catch { return "\(error)" }
+        }
+        #expect(error("[styles]\nroomlist.shiny = red") == "t:2: unknown style key \"roomlist.shiny\"")
+        #expect(error("[styles]\nroomlist = reddish") == "t:2: unknown colour or attribute \"reddish\"")
+        #expect(error("[colours]") == "t:1: unknown section [colours] (expected [meta], [palette] or [styles])")
+        #expect(error("default = red") == "t:1: \"default\" is outside a section")
+        #expect(error("[styles]\nroomlist = red on") == "t:2: \"on\" needs a colour after it")
+        #expect(error("[meta]\nbackground = pink") == "t:2: background must be dark or light, not \"pink\"")
+    }
+}
+
+@Suite("Reducer and key table")
+struct ReducerTests {
+    let reducer = Reducer()
+
+    func state() -> AppState {
+        var s = AppState(me: User(userId: "alice"), server: "test")
+        for (i, url) in ["c1", "c2", "c3"].enumerated() {
+            var c = GroupChannel(url: url, name: url, members: [Member(user: User(userId: "alice")), Member(user: User(userId: "bob"))])
+            c.createdAt = Int64(100 - i)
+            c.unreadMessageCount = i
+            s.channels.append(c)
+        }
+        s.selected = "c1"
+        s.messages["c1"] = []
+        return s
+    }
+
+    func type(_ text: String, _ s: inout AppState) -> [Effect] {
+        text.flatMap { reducer.reduce(&s, .key(.char($0))) }
+    }
+
+    @Test func typingAndSending() {
+        var s = state()
+        let effects = type("hi", &s)
+        #expect(effects == [.typing(channelUrl: "c1", started: true), .typing(channelUrl: "c1", started: true)])
+        #expect(s.inputText == "hi" && s.cursor == 2)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.typing(channelUrl: "c1", started: false), .send(text: "hi", channelUrl: "c1")])
+        #expect(s.input.isEmpty)
+        #expect(reducer.reduce(&s, .key(.enter)).isEmpty)  // nothing to send
+    }
+
+    @Test func editingKeys() {
+        var s = state()
+        _ = type("hello world", &s)
+        _ = reducer.reduce(&s, .key(.ctrl("w")))
+        #expect(s.inputText == "hello ")
+        _ = reducer.reduce(&s, .key(.ctrl("a")))
+        _ = reducer.reduce(&s, .key(.delete))
+        #expect(s.inputText == "ello " && s.cursor == 0)
+        _ = reducer.reduce(&s, .key(.ctrl("e")))
+        _ = reducer.reduce(&s, .key(.backspace))
+        #expect(s.inputText == "ello")
+        _ = reducer.reduce(&s, .key(.ctrl("u")))
+        #expect(s.inputText.isEmpty)
+    }
+
+    @Test func commands() {
+        var s = state()
+        _ = type("/dm bob", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.openDirect(userId: "bob")])
+        _ = type("/create ops bob carol", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.createGroup(name: "ops", userIds: ["bob", "carol"])])
+        _ = type("/dm", &s)
+        #expect(reducer.reduce(&s, .key(.enter)).isEmpty && s.notice == "usage: /dm USER")
+        _ = type("/frobnicate", &s)
+        _ = reducer.reduce(&s, .key(.enter))
+        #expect(s.notice?.hasPrefix("unknown command /frobnicate") == true)
+        _ = type("/help", &s)
+        _ = reducer.reduce(&s, .key(.enter))
+        #expect(s.showHelp)
+        _ = reducer.reduce(&s, .key(.char("x")))  // any key closes help
+        #expect(!s.showHelp && s.input.isEmpty)
+        _ = type("/quit", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.quit] && s.quitting)
+        var t = state()
+        #expect(reducer.reduce(&t, .key(.ctrl("c"))) == [.quit])
+    }
+
+    @Test func switchingChannelsMarksReadAndLoadsHistory() {
+        var s = state()
+        let next = reducer.reduce(&s, .key(.ctrl("n")))
+        #expect(s.selected == "c2")
+        #expect(next == [.unview(channelUrl: "c1"), .view(channelUrl: "c2"), .loadHistory(channelUrl: "c2", before: nil)])
+        #expect(s.channels.first { $0.url == "c2" }?.unreadMessageCount == 0)
+        _ = reducer.reduce(&s, .key(.ctrl("p")))
+        _ = reducer.reduce(&s, .key(.ctrl("p")))
+        #expect(s.selected == "c3")  // wraps around
+        _ = reducer.reduce(&s, .key(.altDown))
+        #expect(s.selected == "c1")
+    }
+
+    @Test func engineEventsUpdateTheState() {
+        var s = state()
+        let pending = Message(messageId: 0, requestId: "rq-1", channelUrl: "c1", text: "yo", sender: User(userId: "alice"), createdAt: 5, status: .pending)
+        _ = reducer.reduce(&s, .event(.messagePending(pending)))
+        var sent = pending
+        sent.messageId = 9
+        sent.status = .succeeded
+        _ = reducer.reduce(&s, .event(.messageSent(sent)))
+        #expect(s.messages["c1"]?.count == 1 && s.messages["c1"]?.first?.status == .succeeded)
+        _ = reducer.reduce(&s, .event(.typingStarted(channelUrl: "c1", user: User(userId: "bob"))))
+        #expect(s.typers["c1"]?.map(\.userId) == ["bob"])
+        _ = reducer.reduce(&s, .event(.messageReceived(Message(messageId: 10, channelUrl: "c1", text: "hey", sender: User(userId: "bob"), createdAt: 6))))
+        #expect(s.typers["c1"]?.isEmpty == true && s.messages["c1"]?.count == 2)
+        _ = reducer.reduce(&s, .event(.connectionStateChanged(.reconnecting(attempt: 1, nextAttemptAt: 9000))))
+        #expect(Screen.connectionText(s.connection, now: 7000).0 == "reconnecting in 2s")
+    }
+
+    @Test func typingLine() {
+        #expect(Screen.typingText(["bob"]) == "bob is typing…")
+        #expect(Screen.typingText(["bob", "carol"]) == "bob and carol are typing…")
+        #expect(Screen.typingText(["bob", "carol", "dave"]) == "several people are typing…")
+    }
+}
+
+@Suite("Screens (golden files)")
+struct GoldenTests {
+    /// Compares with `Golden/NAME.txt`; with TERN_UPDATE_GOLDEN=1 writes it instead.
+    func assertGolden(_ grid: CellGrid, _ name: String) throws {
+        let text = grid.text + "\n"
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name).txt")
+        if ProcessInfo.processInfo.environment["TERN_UPDATE_GOLDEN"] == "1" {
+            try text.write(to: source, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: source, encoding: .utf8)
+        #expect(text == expected, "screen \(name) differs:\n\(text)")
+    }
+
+    func sample() -> AppState {
+        var s = AppState(me: User(userId: "alice", nickname: "Alice"), server: "test")
+        var dm = GroupChannel(url: "dm", members: [Member(user: User(userId: "alice", nickname: "Alice")), Member(user: User(userId: "bob", nickname: "Bob"))])
+        dm.isDistinct = true
+        dm.readReceipt = ["bob": 1_795_300_000_000]
+        var ops = GroupChannel(url: "ops", name: "ops", members: [Member(user: User(userId: "alice")), Member(user: User(userId: "carol"))])
+        ops.unreadMessageCount = 3
+        s.channels = [dm, ops]
+        s.selected = "dm"
+        s.hasPrevious["dm"] = false
+        let t: Millis = 1_795_300_000_000  // 2026-11-21 20:26:40 UTC
+        s.messages["dm"] = [
+            Message(messageId: 1, channelUrl: "dm", text: "hi Bob, 你好 😀", sender: User(userId: "alice", nickname: "Alice"), createdAt: t - 60_000),
+            Message(messageId: 2, channelUrl: "dm", text: "a long reply that has to wrap onto a second line in this narrow pane", sender: User(userId: "bob", nickname: "Bob"), createdAt: t),
+            Message(messageId: 0, requestId: "rq-x", channelUrl: "dm", text: "on its way", sender: User(userId: "alice", nickname: "Alice"), createdAt: t + 86_400_000, status: .pending),
+            Message(messageId: 0, requestId: "rq-y", channelUrl: "dm", text: "refused", sender: User(userId: "alice", nickname: "Alice"), createdAt: t + 86_400_001, status: .failed, error: .init(.notAMember, "no")),
+        ]
+        s.typers["dm"] = [User(userId: "bob", nickname: "Bob")]
+        s.input = Array("draft")
+        s.cursor = 5
+        s.connection = .open
+        return s
+    }
+
+    @Test func mainScreen() throws {
+        let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
+        let grid = screen.render(sample(), width: 72, height: 14, now: 1_795_300_000_000)
+        try assertGolden(grid, "main-72x14")
+        #expect(grid.cursor?.y == 12)
+    }
+
+    @Test func reconnectingAndNarrow() throws {
+        var s = sample()
+        s.connection = .reconnecting(attempt: 2, nextAttemptAt: 1_795_300_004_000)
+        let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
+        try assertGolden(screen.render(s, width: 40, height: 10, now: 1_795_300_000_000), "reconnecting-40x10")
+    }
+
+    @Test func helpOverlay() throws {
+        var s = sample()
+        s.showHelp = true
+        let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
+        try assertGolden(screen.render(s, width: 80, height: 20, now: 0), "help-80x20")
+    }
+}
