@@ -130,8 +130,6 @@ public actor ChatApp {
             Task { await client.closeChannel(url) }
         case .typing(let url, let started):
             Task { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
-        case .resend(let m):
-            Task { await client.resend(m) }
         case .quit:
             done = true
             finished?.resume()

@@ -118,6 +118,5 @@ public enum Effect: Sendable, Equatable {
     case view(channelUrl: String)
     case unview(channelUrl: String)
     case typing(channelUrl: String, started: Bool)
-    case resend(Message)
     case quit
 }

@@ -217,28 +217,25 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
 
     /// Members other than `me` and the sender whose read receipt is before `message`.
     public func unreadMembers(of message: Message, me: String) -> [Member] {
-        guard !isSuper, message.kind != .admin, message.status == .succeeded else { return [] }
-        return members.filter { m in
-            m.state == "joined" && m.userId != me && m.userId != message.sender?.userId
-                && (readReceipt[m.userId] ?? 0) < message.createdAt
-        }
+        receiptMembers(of: message, me: me).filter { (readReceipt[$0.userId] ?? 0) < message.createdAt }
     }
 
     /// Members other than `me` and the sender who have read `message`.
     public func readMembers(of message: Message, me: String) -> [Member] {
-        guard !isSuper, message.kind != .admin, message.status == .succeeded else { return [] }
-        return members.filter { m in
-            m.state == "joined" && m.userId != me && m.userId != message.sender?.userId
-                && (readReceipt[m.userId] ?? 0) >= message.createdAt
-        }
+        receiptMembers(of: message, me: me).filter { (readReceipt[$0.userId] ?? 0) >= message.createdAt }
     }
 
     /// Members other than `me` and the sender that `message` has not reached yet.
     public func undeliveredMemberCount(of message: Message, me: String) -> Int {
-        guard !isSuper, message.kind != .admin, message.status == .succeeded else { return 0 }
-        return members.filter { m in
-            m.state == "joined" && m.userId != me && m.userId != message.sender?.userId
-                && max(deliveryReceipt[m.userId] ?? 0, readReceipt[m.userId] ?? 0) < message.createdAt
+        receiptMembers(of: message, me: me).filter {
+            max(deliveryReceipt[$0.userId] ?? 0, readReceipt[$0.userId] ?? 0) < message.createdAt
         }.count
+    }
+
+    /// The joined members receipts are counted for: none for admin messages, supergroups and
+    /// messages not stored yet; never `me` or the sender.
+    func receiptMembers(of message: Message, me: String) -> [Member] {
+        guard !isSuper, message.kind != .admin, message.status == .succeeded else { return [] }
+        return members.filter { $0.state == "joined" && $0.userId != me && $0.userId != message.sender?.userId }
     }
 }
