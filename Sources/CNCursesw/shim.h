@@ -19,4 +19,10 @@ static inline int cnc_colors(void) { return COLORS; }
 static inline int cnc_color_pairs(void) { return COLOR_PAIRS; }
 /// Waits up to `ms` for standard input to be readable.
 static inline int cnc_wait_stdin(int ms) { struct pollfd p = { 0, POLLIN, 0 }; return poll(&p, 1, ms); }
+/// The key code curses gives the sequence of a terminfo key capability (`kUP3` is Alt-↑), or -1.
+static inline int cnc_key_code(const char *capability) {
+    char *seq = tigetstr(capability);
+    if (seq == NULL || seq == (char *)-1) return -1;
+    return key_defined(seq);
+}
 #endif

@@ -247,7 +247,8 @@ public struct Screen: Sendable {
         ]
         lines += keys.helpLines.map { ($0.keys, $0.what) }
         let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0
-        let w = min(g.width - 4, keyWidth + 3 + (lines.map { CellWidth.of($0.1) }.max() ?? 0) + 2)
+        // Border, one blank column, keys, two columns, text, one blank column, border.
+        let w = min(g.width - 4, 1 + 1 + keyWidth + 2 + (lines.map { CellWidth.of($0.1) }.max() ?? 0) + 1 + 1)
         let h = min(g.height - 2, lines.count + 4)
         let x0 = (g.width - w) / 2
         let y0 = max(0, (g.height - h) / 2)
@@ -262,8 +263,8 @@ public struct Screen: Sendable {
         g.write(" Keys and commands (any key closes) ", x: x0 + 2, y: y0, style: theme.style("title"))
         for (i, (k, what)) in lines.prefix(h - 4).enumerated() {
             let y = y0 + 2 + i
-            g.write(k, x: x0 + 2, y: y, style: theme.style("help.key"), limit: x0 + w - 1)
-            g.write(what, x: x0 + 2 + keyWidth + 2, y: y, style: theme.style("help"), limit: x0 + w - 1)
+            g.write(k, x: x0 + 2, y: y, style: theme.style("help.key"), limit: x0 + w - 2)
+            g.write(what, x: x0 + 2 + keyWidth + 2, y: y, style: theme.style("help"), limit: x0 + w - 2)
         }
     }
 }

@@ -76,8 +76,8 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             start_color()
             use_default_colors()
         }
-        altUp = key_defined("kUP3")
-        altDown = key_defined("kDN3")
+        altUp = cnc_key_code("kUP3")
+        altDown = cnc_key_code("kDN3")
         updateSize()
         started.signal()
         while true {

@@ -5,14 +5,19 @@ import TernProtocol
 
 /// Options every networked command shares; the environment fills what they leave out.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .long, help: "Server: http://HOST:PORT or sendbird://APP_ID (default: $TERN_SERVER).")
+    @Option(name: .long, help: "Server: http://HOST:PORT or sendbird://APP_ID (default: $TERN_SERVER, else the embedded local server).")
     var server: String?
 
     @Option(name: .customLong("user"), help: "User id to sign in as (default: $TERN_USER_ID, else $USER).")
     var userId: String?
 
+    /// The configuration from the options and the environment; with no server given anywhere, the embedded
+    /// local server (started if it is not running), as the interactive client does.
     func clientConfiguration() throws -> ClientConfiguration {
-        try ClientConfiguration.fromEnvironment(ProcessInfo.processInfo.environment, server: server, userId: userId)
+        let env = ProcessInfo.processInfo.environment
+        var address = server ?? env["TERN_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        if address == nil { address = try EmbeddedServer.ensure() }
+        return try ClientConfiguration.fromEnvironment(env, server: address, userId: userId)
     }
 }
 

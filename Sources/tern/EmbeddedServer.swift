@@ -119,7 +119,7 @@ struct ServeEmbeddedCommand: AsyncParsableCommand {
         let registry = app.service.registry
         let watch = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(5))
+                try? await Task.sleep(for: .seconds(min(5, max(1, idle))))
                 let quietFor = Int64(Date().timeIntervalSince1970) - registry.lastConnectionChange
                 if registry.connectionCount == 0 && quietFor >= idle {
                     logger.info("no connections for \(quietFor) s: stopping")

@@ -49,9 +49,7 @@ struct Tern: AsyncParsableCommand {
         let config: ClientConfiguration
         let theme: Theme
         do {
-            var server = connection.server ?? env["TERN_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
-            if server == nil { server = try EmbeddedServer.ensure() }
-            config = try ClientConfiguration.fromEnvironment(env, server: server, userId: connection.userId)
+            config = try connection.clientConfiguration()
             theme = try loadTheme(env)
         } catch {
             throw fail(error)

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+/// Drives a private tmux server (its own socket file, `-S`). tmux's output goes to a file, never to a pipe:
+/// the tmux server outlives the client command and would hold a pipe open.
+struct Tmux: Sendable {
+    let socket: String
+    let scratch: String
+
+    /// Runs `tmux ARGS` with posix_spawn and waitpid (Foundation's Process does not always see a tmux client end,
+    /// since the client forks the tmux server) and returns what it printed.
+    @discardableResult
+    func run(_ args: [String]) async -> String {
+        let outPath = scratch + "/tmux-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: outPath) }
+        let argv = ["/usr/bin/tmux", "-S", socket, "-f", "/dev/null"] + args
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        // The calling thread blocks most signals (the Swift runtime's threads do); a tmux server spawned with that
+        // mask would never see SIGCHLD or SIGTERM, so the child starts with an empty mask and default handlers.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, environ) == 0 else { return "" }
+        let deadline = Date().addingTimeInterval(10)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    }
+
+    func screen(_ target: String) async -> String { await run(["capture-pane", "-p", "-t", target]) }
+    func keys(_ target: String, _ keys: String...) async { await run(["send-keys", "-t", target] + keys) }
+    func text(_ target: String, _ text: String) async { await run(["send-keys", "-t", target, "-l", text]) }
+
+    func waitScreen(_ target: String, _ what: String, timeout: Double = 30, _ ok: (String) -> Bool) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            last = await screen(target)
+            if ok(last) { return last }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestFailure("the screen of \(target) never showed \(what):\n\(last)")
+    }
+
+    func killServer() async { await run(["kill-server"]) }
+}
+
+/// The real `tern` twice in tmux (a real terminal) against a real `ternd`.
+@Suite("tern in a real terminal (tmux)", .serialized)
+struct TerminalEndToEndTests {
+    /// The channel-list cell of the row naming `channel` (the text left of the first `│`), trimmed.
+    static func listRow(_ screen: String, _ channel: String) -> String? {
+        for line in screen.split(separator: "\n") {
+            guard let bar = line.firstIndex(of: "│") else { continue }
+            let cell = line[..<bar].trimmingCharacters(in: .whitespaces)
+            if cell.dropFirst().hasPrefix(channel) || cell.hasPrefix(channel) { return cell }
+        }
+        return nil
+    }
+
+    @Test func twoClientsSeeMessagesTypingAndUnread() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
+            print("note: tmux is not installed: the terminal test was skipped")
+            return
+        }
+        let dir = tempDirectory()
+        var server = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: "tui-\(UUID().uuidString)")
+        let tmux = Tmux(socket: dir + "/tmux.sock", scratch: dir)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tern = try builtBinary("tern")
+        do {
+            for user in ["alice", "bob"] {
+                let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
+                await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "20", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
+            }
+            try await tmux.waitScreen("alice", "connected") { $0.contains("connected") }
+            try await tmux.waitScreen("bob", "connected") { $0.contains("connected") }
+            // Alice opens the 1:1 with bob (created on the way; bob sees it once it has a message).
+            await tmux.text("alice", "/dm bob")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("alice", "the 1:1 channel") { $0.contains("#bob") }
+            // Bob creates a group with alice and writes there: alice's list gains it with an unread badge.
+            await tmux.text("bob", "/create team alice")
+            await tmux.keys("bob", "Enter")
+            try await tmux.waitScreen("bob", "the team channel") { $0.contains("#team") }
+            await tmux.text("bob", "hi team")
+            await tmux.keys("bob", "Enter")
+            try await tmux.waitScreen("bob", "his sent mark") { $0.contains("bob: hi team ✓") }
+            try await tmux.waitScreen("alice", "the team badge") { s in
+                Self.listRow(s, "team")?.hasSuffix(" 1") == true && s.contains("1 unread in 1")
+            }
+            // Alice writes in the 1:1; bob, still in "team", gets a badge on it.
+            await tmux.text("alice", "hello bob 你好 😀")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("alice", "the sent mark") { $0.contains("alice: hello bob 你好 😀 ✓") }
+            try await tmux.waitScreen("bob", "the unread badge") { s in
+                Self.listRow(s, "alice")?.hasSuffix(" 1") == true && s.contains("1 unread in 1")
+            }
+            // Alice opens "team" (its unread count goes); bob types there and alice sees the typing line.
+            await tmux.keys("alice", "C-n")
+            try await tmux.waitScreen("alice", "the team channel opened") { $0.contains("#team") && $0.contains("bob: hi team") }
+            await tmux.text("bob", "typing something")
+            try await tmux.waitScreen("alice", "the typing line") { $0.contains("bob is typing…") }
+            // Bob opens the 1:1 with Alt-↓: he sees the message and the unread count is gone.
+            await tmux.keys("bob", "M-Down")
+            try await tmux.waitScreen("bob", "the message, read") { $0.contains("alice: hello bob 你好 😀") && !$0.contains("unread in") }
+            // A resize redraws the whole screen at the new size.
+            await tmux.run(["resize-window", "-t", "bob", "-x", "60", "-y", "16"])
+            let resized = try await tmux.waitScreen("bob", "a redraw at 60 columns") { s in
+                s.contains("alice: hello bob 你好 😀") && s.contains("bob")
+            }
+            #expect(resized.split(separator: "\n", omittingEmptySubsequences: false).allSatisfy { $0.count <= 60 })
+            // The server dies: both clients say so and count down; it comes back on the same port and they recover.
+            let port = server.port
+            await server.stop(SIGKILL)
+            try await tmux.waitScreen("alice", "the reconnect countdown") { $0.contains("reconnecting in") }
+            try await tmux.waitScreen("bob", "the reconnect countdown") { $0.contains("reconnecting in") }
+            server = try await TerndChild.start(port: port, dataDirectory: dir + "/server", apiToken: server.apiToken)
+            try await tmux.waitScreen("alice", "connected again", timeout: 60) { $0.contains("│ connected │") }
+            try await tmux.waitScreen("bob", "connected again", timeout: 60) { $0.contains("│ connected │") }
+            await tmux.keys("bob", "C-u")
+            await tmux.text("bob", "back again")
+            await tmux.keys("bob", "Enter")
+            try await tmux.waitScreen("bob", "a message after the restart") { $0.contains("bob: back again ✓") }
+            // Quitting restores the terminal and exits 0: Ctrl-C for alice, /quit for bob.
+            await tmux.keys("alice", "C-c")
+            try await tmux.waitScreen("alice", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            await tmux.keys("bob", "C-u")
+            await tmux.text("bob", "/quit")
+            await tmux.keys("bob", "Enter")
+            try await tmux.waitScreen("bob", "a clean exit") { $0.contains("TERN-EXITED-0") }
+        } catch {
+            await tmux.killServer()
+            await server.stop(SIGKILL)
+            throw error
+        }
+        await tmux.killServer()
+        await server.stop()
+    }
+}
