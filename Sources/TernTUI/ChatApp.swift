@@ -34,7 +34,7 @@ public actor ChatApp {
         self.client = client
         self.surface = surface
         self.screen = screen
-        reducer = Reducer(keys: screen.keys)
+        reducer = Reducer(keys: screen.keys, timeZone: screen.timeZone)
         state = AppState(me: User(userId: user), server: server)
     }
 
@@ -49,7 +49,7 @@ public actor ChatApp {
                     switch i {
                     case .key(let k): await self.dispatch(.key(k))
                     case .paste(let s): await self.dispatch(.paste(s))
-                    case .resize: await self.markDirty()
+                    case .resize: await self.resized()
                     }
                 }
             },
@@ -65,6 +65,7 @@ public actor ChatApp {
                 }
             },
         ]
+        resized()
         Task { await self.start() }
         await withCheckedContinuation { cont in
             if done { cont.resume() } else { finished = cont }
@@ -86,6 +87,11 @@ public actor ChatApp {
     }
 
     func markDirty() { dirty = true }
+
+    func resized() {
+        let (w, h) = surface.size()
+        dispatch(.resized(width: w, height: h))
+    }
 
     func draw() {
         guard dirty, !done else { return }

@@ -4,10 +4,38 @@ import TernKit
 /// The one reducer: state + action → new state and the effects to run.
 public struct Reducer: Sendable {
     public var keys: KeyTable
-    public init(keys: KeyTable = .standard) { self.keys = keys }
+    /// Lays out messages the way the screen does, so scrolling knows how many lines there are.
+    public var layout: Screen
+
+    public init(keys: KeyTable = .standard, timeZone: TimeZone = .current) {
+        self.keys = keys
+        layout = Screen(theme: .builtin, keys: keys, timeZone: timeZone)
+    }
 
     public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
+        // Reading older messages: new lines arriving below must not move what is on screen.
+        guard state.scroll > 0, case .event = action, state.pane.width > 0 else { return reduceAction(&state, action) }
+        let url = state.selected
+        let before = layout.lineCount(state, width: state.pane.width)
+        let effects = reduceAction(&state, action)
+        if state.scroll > 0, state.selected == url {
+            state.scroll = max(0, state.scroll + layout.lineCount(state, width: state.pane.width) - before)
+        }
+        return effects
+    }
+
+    /// The most the pane can scroll up (its top line is the oldest loaded one).
+    func maxScroll(_ state: AppState) -> Int {
+        max(0, layout.lineCount(state, width: state.pane.width) - state.pane.height)
+    }
+
+    func reduceAction(_ state: inout AppState, _ action: Action) -> [Effect] {
         switch action {
+        case .resized(let width, let height):
+            state.pane = Screen.messagePane(width: width, height: height)
+            if state.pane.width > 0 { state.scroll = min(state.scroll, maxScroll(state)) }
+            return []
+
         case .key(let key):
             state.notice = nil
             if state.showHelp, key != .ctrl("c") {
@@ -87,18 +115,18 @@ public struct Reducer: Sendable {
             let j = command == .nextChannel ? (i + 1) % n : (i - 1 + n) % n
             return select(state.channels[j].url, &state)
         case .scrollUp:
-            state.scroll += 10
-            if let url = state.selected, state.hasPrevious[url] ?? true, !state.loadingHistory.contains(url) {
-                // Load older history before the top is reached.
-                let lines = state.messages[url]?.count ?? 0
-                if state.scroll + 20 >= lines {
-                    state.loadingHistory.insert(url)
-                    return [.loadHistory(channelUrl: url, before: state.messages[url]?.first { $0.status == .succeeded }?.createdAt)]
-                }
+            guard let url = state.selected else { return [] }
+            let page = max(1, state.pane.height - 1)
+            let top = maxScroll(state)
+            state.scroll = min(state.scroll + page, top)
+            // Load older history while the top is still a page away, so it is there when reached.
+            if state.hasPrevious[url] ?? true, !state.loadingHistory.contains(url), state.scroll + page >= top {
+                state.loadingHistory.insert(url)
+                return [.loadHistory(channelUrl: url, before: state.messages[url]?.first { $0.status == .succeeded }?.createdAt)]
             }
             return []
         case .scrollDown:
-            state.scroll = max(0, state.scroll - 10)
+            state.scroll = max(0, min(state.scroll, maxScroll(state)) - max(1, state.pane.height - 1))
             return []
         case .quit:
             state.quitting = true

@@ -81,6 +81,8 @@ public struct AppState: Sendable, Equatable {
     public var cursor = 0
     /// Lines scrolled up from the bottom of the message pane.
     public var scroll = 0
+    /// The message pane's size in cells (0 × 0 until the terminal reports one); scrolling pages by it.
+    public var pane = PaneSize()
     public var showHelp = false
     /// A line for the status bar (errors, hints); cleared by the next key.
     public var notice: String?
@@ -96,9 +98,21 @@ public struct AppState: Sendable, Equatable {
     public var inputText: String { String(input) }
 }
 
+/// The message pane's size in cells.
+public struct PaneSize: Sendable, Equatable {
+    public var width = 0
+    public var height = 0
+    public init(width: Int = 0, height: Int = 0) {
+        self.width = width
+        self.height = height
+    }
+}
+
 /// What happens to the state: keys, engine events, results of requests.
 public enum Action: Sendable {
     case key(Key)
+    /// The terminal has this size now.
+    case resized(width: Int, height: Int)
     case paste(String)
     case event(ClientEvent)
     case channelsLoaded([GroupChannel])

@@ -19,7 +19,7 @@ public struct Screen: Sendable {
             g.write("terminal too small", x: 0, y: 0, style: theme.style("default"))
             return g
         }
-        let listWidth = min(26, max(14, width / 4))
+        let listWidth = Self.listWidth(width)
         drawChannels(state, &g, width: listWidth, height: height - 1)
         for y in 0..<(height - 1) { g.write("│", x: listWidth, y: y, style: theme.style("border")) }
         let x0 = listWidth + 1
@@ -30,6 +30,20 @@ public struct Screen: Sendable {
         drawStatus(state, &g, y: height - 1, width: width, now: now)
         if state.showHelp { drawHelp(&g) }
         return g
+    }
+
+    static func listWidth(_ width: Int) -> Int { min(26, max(14, width / 4)) }
+
+    /// The size of the message pane's text area on a terminal of this size (what scrolling pages through).
+    public static func messagePane(width: Int, height: Int) -> PaneSize {
+        guard width >= 24, height >= 6 else { return PaneSize() }
+        return PaneSize(width: width - listWidth(width) - 2, height: height - 3)
+    }
+
+    /// How many lines the selected channel's messages take in a pane this wide.
+    public func lineCount(_ state: AppState, width: Int) -> Int {
+        guard state.selected != nil, width > 0 else { return 0 }
+        return lines(for: state, width: width).count
     }
 
     // MARK: Channel list

@@ -164,6 +164,48 @@ struct ReducerTests {
         #expect(s.selected == "c1")
     }
 
+    @Test func scrollingPagesByThePaneAndLoadsHistoryBeforeTheTop() {
+        var s = state()
+        let t: Millis = 1_795_300_000_000
+        s.messages["c1"] = (1...60).map { Message(messageId: Int64($0), channelUrl: "c1", text: "line \($0)", sender: User(userId: "bob"), createdAt: t + Int64($0)) }
+        s.hasPrevious["c1"] = true
+        _ = reducer.reduce(&s, .resized(width: 80, height: 14))
+        #expect(s.pane == PaneSize(width: 58, height: 11))
+        let total = reducer.layout.lineCount(s, width: 58)
+        #expect(total == 61)  // a day separator and 60 one-line messages
+        // A page is the pane's height less one line of overlap.
+        #expect(reducer.reduce(&s, .key(.pageUp)).isEmpty)
+        #expect(s.scroll == 10)
+        _ = reducer.reduce(&s, .key(.pageUp))
+        _ = reducer.reduce(&s, .key(.pageUp))
+        #expect(s.scroll == 30)
+        // Within a page of the top, the older page is asked for once.
+        let load = reducer.reduce(&s, .key(.pageUp))
+        #expect(s.scroll == 40)
+        #expect(load == [.loadHistory(channelUrl: "c1", before: t + 1)])
+        #expect(reducer.reduce(&s, .key(.pageUp)).isEmpty)  // already loading
+        let top = reducer.layout.lineCount(s, width: 58) - 11
+        #expect(top == total + 1 - 11)  // a "loading" line shows at the top meanwhile
+        #expect(s.scroll == 50)
+        _ = reducer.reduce(&s, .key(.pageUp))
+        #expect(s.scroll == top)  // never past the top
+        _ = reducer.reduce(&s, .key(.pageUp))
+        #expect(s.scroll == top)
+        // Older messages land above: what is on screen stays (scroll counts from the bottom).
+        let older = (1...5).map { Message(messageId: Int64(100 + $0), channelUrl: "c1", text: "old \($0)", sender: User(userId: "bob"), createdAt: t - 10 + Int64($0)) }
+        _ = reducer.reduce(&s, .historyLoaded(url: "c1", page: MessagePage(messages: older, hasPrevious: false), replace: false))
+        #expect(s.scroll == top)
+        // A new message below while reading keeps the view still, too.
+        let before = s.scroll
+        _ = reducer.reduce(&s, .event(.messageReceived(Message(messageId: 200, channelUrl: "c1", text: "new", sender: User(userId: "bob"), createdAt: t + 100))))
+        #expect(s.scroll == before + 1)
+        _ = reducer.reduce(&s, .key(.pageDown))
+        #expect(s.scroll == before + 1 - 10)
+        // A taller terminal shows everything: nothing is left to scroll.
+        _ = reducer.reduce(&s, .resized(width: 80, height: 200))
+        #expect(s.scroll == 0)
+    }
+
     @Test func engineEventsUpdateTheState() {
         var s = state()
         let pending = Message(messageId: 0, requestId: "rq-1", channelUrl: "c1", text: "yo", sender: User(userId: "alice"), createdAt: 5, status: .pending)

@@ -7,6 +7,11 @@ public struct MessagePage: Sendable, Equatable {
     public var messages: [Message]
     /// More messages exist before the first one.
     public var hasPrevious: Bool
+
+    public init(messages: [Message], hasPrevious: Bool) {
+        self.messages = messages
+        self.hasPrevious = hasPrevious
+    }
 }
 
 struct ChannelListResponse: Decodable {
