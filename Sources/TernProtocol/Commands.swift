@@ -239,3 +239,95 @@ public struct ChannelEvent: Codable, Sendable, Equatable {
     public static let typingStart = 10900
     public static let typingEnd = 10901
 }
+
+extension ChannelEvent {
+    public static let joined = 10000
+    public static let left = 10001
+    public static let invited = 10020
+    public static let declined = 10022
+    public static let unfrozen = 10700
+    public static let frozen = 10701
+    public static let changed = 11000
+    public static let deleted = 12000
+    public static let hidden = 13000
+    public static let unhidden = 13001
+}
+
+/// S→C `SYEV` with any `data` (membership, freeze, hide… events).
+public struct ChannelEventFrame<Payload: Encodable & Sendable>: Encodable, Sendable {
+    public var cat: Int
+    public var channelUrl: String
+    public var channelType = "group"
+    public var data: Payload
+    public var ts: Int64
+    public init(cat: Int, channelUrl: String, data: Payload, ts: Int64) {
+        self.cat = cat
+        self.channelUrl = channelUrl
+        self.data = data
+        self.ts = ts
+    }
+    enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", data, ts }
+}
+
+/// `data` of the membership events: 10000 `users`; 10020 `inviter`, `invitees`, `invited_at`; 10022 `inviter`,
+/// `invitee`; every one with the channel's member counts after the change.
+public struct MembershipEventData: Codable, Sendable, Equatable {
+    public var users: [MemberPayload]?
+    public var inviter: MemberPayload?
+    public var invitees: [MemberPayload]?
+    public var invitee: MemberPayload?
+    public var invitedAt: Int64?
+    public var memberCount: Int
+    public var joinedMemberCount: Int
+    public init(memberCount: Int, joinedMemberCount: Int) {
+        self.memberCount = memberCount
+        self.joinedMemberCount = joinedMemberCount
+    }
+    enum CodingKeys: String, CodingKey {
+        case users, inviter, invitees, invitee, invitedAt = "invited_at", memberCount = "member_count"
+        case joinedMemberCount = "joined_member_count"
+    }
+}
+
+/// `data` of 10001 (leave): the member who left, with the member counts after it.
+public struct LeaveEventData: Encodable, Sendable {
+    public var member: MemberPayload
+    public var memberCount: Int
+    public var joinedMemberCount: Int
+    public init(member: MemberPayload, memberCount: Int, joinedMemberCount: Int) {
+        self.member = member
+        self.memberCount = memberCount
+        self.joinedMemberCount = joinedMemberCount
+    }
+    enum CodingKeys: String, CodingKey { case memberCount = "member_count", joinedMemberCount = "joined_member_count" }
+    public func encode(to encoder: any Encoder) throws {
+        try member.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(memberCount, forKey: .memberCount)
+        try c.encode(joinedMemberCount, forKey: .joinedMemberCount)
+    }
+}
+
+/// S→C `MCNT`: member counts of channels that changed.
+public struct MemberCountFrame: Codable, Sendable, Equatable {
+    public struct Group: Codable, Sendable, Equatable {
+        public var channelUrl: String
+        public var memberCount: Int
+        public var joinedMemberCount: Int
+        public init(channelUrl: String, memberCount: Int, joinedMemberCount: Int) {
+            self.channelUrl = channelUrl
+            self.memberCount = memberCount
+            self.joinedMemberCount = joinedMemberCount
+        }
+        enum CodingKeys: String, CodingKey {
+            case channelUrl = "channel_url", memberCount = "member_count", joinedMemberCount = "joined_member_count"
+        }
+    }
+    public var groupChannels: [Group]
+    public var ts: Int64
+    public init(groupChannels: [Group], ts: Int64) {
+        self.groupChannels = groupChannels
+        self.ts = ts
+    }
+    enum CodingKeys: String, CodingKey { case groupChannels = "group_channels", ts }
+}

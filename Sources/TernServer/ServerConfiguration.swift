@@ -38,6 +38,8 @@ public struct ServerConfiguration: Sendable {
     public var outboundQueueLimit: Int
     /// Longest user message, in characters.
     public var maxMessageLength: Int
+    /// Most members a group channel may have (Sendbird's default is 100).
+    public var maxGroupChannelMembers = 100
     /// After writing to a socket, wait this long before the next write so that frames arriving
     /// meanwhile share one WebSocket message. Bounds the latency it adds; 0 turns it off.
     public var writeCoalescingMicroseconds: Int64

@@ -25,7 +25,9 @@ extension ChatService {
         if let creator = r.creator, !ids.contains(creator) { ids.insert(creator, at: 0) }
         ids = Array(NSOrderedSet(array: ids).array as! [String])
         if ids.isEmpty { throw SendbirdError.missing("user_ids") }
-        if ids.count > 100 { throw SendbirdError(.tooManyItems, "A group channel can have at most 100 members.") }
+        if ids.count > config.maxGroupChannelMembers {
+            throw SendbirdError(.tooManyItems, "A group channel can have at most \(config.maxGroupChannelMembers) members.")
+        }
         for id in ids { try Self.checkUserId(id) }
         if r.name.count > 191 { throw SendbirdError.tooLong("name", max: 191) }
         if r.customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }

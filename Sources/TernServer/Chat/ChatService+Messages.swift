@@ -112,7 +112,11 @@ extension ChatService {
     /// History of a channel for a viewer (nil: the Platform API, which may read any channel).
     public func listMessages(_ channelUrl: String, query: MessageQuery, viewer: String?) async throws -> [MessagePayload] {
         let channel = try await requireChannel(channelUrl)
-        if let viewer { _ = try await requireMember(channel, viewer, code: .unauthorizedRequest) }
+        var query = query
+        if let viewer {
+            let me = try await requireMember(channel, viewer, code: .unauthorizedRequest)
+            query.createdAfter = max(query.createdAfter, me.tsMessageOffset)
+        }
         let records = try await store.messages(channelUrl, query: query)
         return try await presentMessages(records)
     }

@@ -72,6 +72,9 @@ enum Presenter {
             p.userLastRead = me.readTs
             p.joinedTs = me.joinedTs / 1000
             p.invitedAt = me.invitedAt
+            p.hiddenState = me.hiddenState
+            p.isHidden = me.hiddenState != "unhidden"
+            p.tsMessageOffset = me.tsMessageOffset
         }
         return p
     }

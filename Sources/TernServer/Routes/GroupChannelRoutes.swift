@@ -14,6 +14,172 @@ struct GroupChannelRoutes: Sendable {
         router.get("/v3/sdk/group_channels/:channel_url") { req, ctx in try await get(req, ctx) }
         router.get("/v3/group_channels/:channel_url/members") { req, ctx in try await members(req, ctx) }
         router.get("/v3/users/:user_id/my_group_channels") { req, ctx in try await myChannels(req, ctx) }
+        router.put("/v3/group_channels/:channel_url") { req, ctx in try await update(req, ctx) }
+        router.delete("/v3/group_channels/:channel_url") { req, ctx in try await delete(req, ctx) }
+        router.post("/v3/group_channels/:channel_url/invite") { req, ctx in try await invite(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/accept") { req, ctx in try await accept(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/decline") { req, ctx in try await decline(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/join") { req, ctx in try await join(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/leave") { req, ctx in try await leave(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/freeze") { req, ctx in try await freeze(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/hide") { req, ctx in try await hide(req, ctx) }
+        router.delete("/v3/group_channels/:channel_url/hide") { req, ctx in try await unhide(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/reset_user_history") { req, ctx in try await resetHistory(req, ctx) }
+        router.get("/v3/users/:user_id/channel_invitation_preference") { req, ctx in try await invitationPreference(req, ctx) }
+        router.put("/v3/users/:user_id/channel_invitation_preference") { req, ctx in try await setInvitationPreference(req, ctx) }
+    }
+
+    // MARK: Membership and changes
+
+    /// The user a membership call acts for: the SDK's own user (a `user_id` in the body must match it),
+    /// or for the Platform API the body's `user_id`.
+    func actingUser(_ caller: Caller, _ b: JSONBody) throws -> String {
+        let given = try b.string("user_id").flatMap { $0.isEmpty ? nil : $0 }
+        switch caller {
+        case .user(let me):
+            if let given, given != me { throw SendbirdError(.unauthorizedRequest, "Unauthorized request: acting for \(given).") }
+            return me
+        case .platform:
+            guard let given else { throw SendbirdError.missing("user_id") }
+            return given
+        }
+    }
+
+    func presentChannel(_ url: String, viewer: String?) async throws -> Response {
+        try rest.json(try await service.present(try await service.requireChannel(url), viewer: viewer))
+    }
+
+    func invite(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        let inviter: String?
+        switch caller {
+        case .user(let me): inviter = me
+        case .platform: inviter = try b.string("inviter_id").flatMap { $0.isEmpty ? nil : $0 }
+        }
+        try await service.invite(channelUrl: url, userIds: try b.userIds(), inviter: inviter)
+        return try await presentChannel(url, viewer: caller.userId)
+    }
+
+    func accept(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let user = try actingUser(caller, try await rest.body(req))
+        try await service.acceptInvitation(channelUrl: url, userId: user)
+        return try await presentChannel(url, viewer: user)
+    }
+
+    func decline(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let user = try actingUser(caller, try await rest.body(req))
+        try await service.declineInvitation(channelUrl: try rest.param(ctx, "channel_url"), userId: user)
+        return try rest.empty()
+    }
+
+    func join(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let user = try actingUser(caller, try await rest.body(req))
+        try await service.join(channelUrl: url, userId: user)
+        return try await presentChannel(url, viewer: user)
+    }
+
+    func leave(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        if case .platform = caller, let many = try b.stringArray("user_ids"), !many.isEmpty {
+            for id in many { try await service.leave(channelUrl: url, userId: id) }
+        } else {
+            try await service.leave(channelUrl: url, userId: try actingUser(caller, b))
+        }
+        return try rest.empty()
+    }
+
+    func freeze(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        guard let frozen = try b.bool("freeze") else { throw SendbirdError.missing("freeze") }
+        try await service.setFrozen(channelUrl: url, frozen: frozen, by: caller.userId)
+        return try await presentChannel(url, viewer: caller.userId)
+    }
+
+    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        var changes = ChatService.ChannelChanges()
+        changes.name = try b.string("name")
+        changes.coverUrl = try b.string("cover_url")
+        changes.data = try b.string("data")
+        changes.customType = try b.string("custom_type")
+        try await service.updateChannel(channelUrl: url, changes, by: caller.userId)
+        return try await presentChannel(url, viewer: caller.userId)
+    }
+
+    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        try await service.deleteChannel(channelUrl: try rest.param(ctx, "channel_url"), by: caller.userId)
+        return try rest.empty()
+    }
+
+    struct MessageOffset: Encodable {
+        let tsMessageOffset: Int64
+        enum CodingKeys: String, CodingKey { case tsMessageOffset = "ts_message_offset" }
+    }
+
+    func hide(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let b = try await rest.body(req)
+        let user = try actingUser(caller, b)
+        let offset = try await service.hide(
+            channelUrl: try rest.param(ctx, "channel_url"), userId: user,
+            hidePreviousMessages: try b.bool("hide_previous_messages") ?? false, allowAutoUnhide: try b.bool("allow_auto_unhide") ?? true)
+        return try rest.json(MessageOffset(tsMessageOffset: offset))
+    }
+
+    func unhide(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let q = QueryParameters(req.uri.query)
+        let user: String
+        switch caller {
+        case .user(let me): user = me
+        case .platform:
+            guard let id = q.nonEmpty("user_id") else { throw SendbirdError.missing("user_id") }
+            user = id
+        }
+        try await service.unhide(channelUrl: try rest.param(ctx, "channel_url"), userId: user)
+        return try rest.empty()
+    }
+
+    func resetHistory(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let user = try actingUser(caller, try await rest.body(req))
+        let offset = try await service.resetHistory(channelUrl: try rest.param(ctx, "channel_url"), userId: user)
+        return try rest.json(MessageOffset(tsMessageOffset: offset))
+    }
+
+    struct InvitationPreference: Encodable {
+        let autoAccept: Bool
+        enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
+    }
+
+    func invitationPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        return try rest.json(InvitationPreference(autoAccept: try await service.store.invitationAutoAccept(userId: id)))
+    }
+
+    func setInvitationPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
+        try await service.store.setInvitationAutoAccept(userId: id, auto)
+        return try rest.json(InvitationPreference(autoAccept: auto))
     }
 
     func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -71,6 +237,9 @@ struct GroupChannelRoutes: Sendable {
         query.memberStateFilter = q.nonEmpty("member_state_filter") ?? "all"
         query.membersExactlyIn = q.list("members_exactly_in")
         query.membersIncludeIn = q.list("members_include_in")
+        query.hiddenMode = q.nonEmpty("hidden_mode") ?? "unhidden_only"
+        query.publicMode = q.nonEmpty("public_mode") ?? "all"
+        query.superMode = q.nonEmpty("super_mode") ?? "all"
         return query
     }
 

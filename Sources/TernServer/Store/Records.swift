@@ -50,6 +50,25 @@ public struct MemberRecord: Sendable, Equatable {
     public var deliveredTs: Int64
     public var unreadCount: Int
     public var unreadMentionCount: Int
+    /// Who invited this member (nil when created with the channel or joined by themselves).
+    public var inviterId: String?
+    /// `unhidden`, `hidden_allow_auto_unhide` or `hidden_prevent_auto_unhide`.
+    public var hiddenState: String
+    /// Messages at or before this ms are gone from this member's views (hide with previous messages, reset history).
+    public var tsMessageOffset: Int64
+}
+
+/// One user to add to a channel by invitation (or by joining).
+public struct MemberAdd: Sendable, Equatable {
+    public var userId: String
+    /// `joined` (auto-accepted, or joined) or `invited`.
+    public var state: String
+    public var inviterId: String?
+    public init(userId: String, state: String, inviterId: String?) {
+        self.userId = userId
+        self.state = state
+        self.inviterId = inviterId
+    }
 }
 
 /// A stored message.
@@ -124,6 +143,8 @@ public struct MessageQuery: Sendable {
     public var messageType: String?
     public var customTypes: [String]?
     public var senderIds: [String]?
+    /// Only messages created after this ms (the viewer's `ts_message_offset`).
+    public var createdAfter: Int64 = 0
     public init(
         anchor: Anchor, prevLimit: Int, nextLimit: Int, inclusive: Bool, reverse: Bool, messageType: String? = nil,
         customTypes: [String]? = nil, senderIds: [String]? = nil
@@ -155,6 +176,13 @@ public struct ChannelListQuery: Sendable {
     public var memberStateFilter: String
     public var membersExactlyIn: [String]?
     public var membersIncludeIn: [String]?
+    /// `unhidden_only` (default for my channels), `hidden_only`, `hidden_allow_auto_unhide`,
+    /// `hidden_prevent_auto_unhide`, `all`.
+    public var hiddenMode = "unhidden_only"
+    /// `all`, `public`, `private`.
+    public var publicMode = "all"
+    /// `all`, `super`, `nonsuper`.
+    public var superMode = "all"
     public init(memberId: String?, offset: Int = 0, limit: Int = 10) {
         self.memberId = memberId
         self.offset = offset

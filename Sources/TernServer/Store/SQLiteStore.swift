@@ -108,6 +108,15 @@ public final class SQLiteStore: Store {
                     CREATE UNIQUE INDEX messages_req ON messages(channel_url, sender_id, req_id) WHERE req_id IS NOT NULL;
                     """)
         }
+        m.registerMigration("v2-membership") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE members ADD COLUMN inviter_id TEXT;
+                    ALTER TABLE members ADD COLUMN hidden_state TEXT NOT NULL DEFAULT 'unhidden';
+                    ALTER TABLE members ADD COLUMN ts_message_offset INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE users ADD COLUMN auto_accept INTEGER NOT NULL DEFAULT 1;
+                    """)
+        }
         return m
     }
 
@@ -327,8 +336,26 @@ public final class SQLiteStore: Store {
                 case "invited_only", "invited_by_friend", "invited_by_non_friend": wheres.append("m.state = 'invited'")
                 default: break
                 }
+                switch q.hiddenMode {
+                case "all": break
+                case "hidden_only": wheres.append("m.hidden_state != 'unhidden'")
+                case "hidden_allow_auto_unhide", "hidden_prevent_auto_unhide":
+                    wheres.append("m.hidden_state = ?")
+                    args.append(q.hiddenMode)
+                default: wheres.append("m.hidden_state = 'unhidden'")
+                }
             }
             if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
+            switch q.publicMode {
+            case "public": wheres.append("c.is_public = 1")
+            case "private": wheres.append("c.is_public = 0")
+            default: break
+            }
+            switch q.superMode {
+            case "super": wheres.append("c.is_super = 1")
+            case "nonsuper": wheres.append("c.is_super = 0")
+            default: break
+            }
             if let urls = q.channelUrls, !urls.isEmpty {
                 wheres.append("c.channel_url IN (\(Self.placeholders(urls.count)))")
                 args += urls
@@ -367,6 +394,110 @@ public final class SQLiteStore: Store {
             args.append(q.limit)
             args.append(q.offset)
             return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.channelRecord)
+        }
+    }
+
+    // MARK: - Membership
+
+    public func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64) async throws -> [MemberRecord] {
+        try await pool.write { db in
+            guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
+            var added: [MemberRecord] = []
+            for a in adds {
+                let exists = try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, a.userId]) ?? false
+                if exists { continue }
+                // A new member's read receipt starts now: what came before is not unread for them.
+                try db.execute(
+                    sql: """
+                        INSERT INTO members(channel_url, user_id, state, role, joined_ts, invited_at, read_ts, inviter_id)
+                        VALUES (?, ?, ?, 'none', ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        channelUrl, a.userId, a.state, a.state == "joined" ? nowMs : 0, a.inviterId == nil ? 0 : nowMs, nowMs,
+                        a.inviterId,
+                    ])
+                if let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, a.userId])
+                {
+                    added.append(Self.memberRecord(row))
+                }
+            }
+            if !added.isEmpty {
+                try db.execute(
+                    sql: "UPDATE group_channels SET is_distinct = 0, distinct_key = NULL WHERE channel_url = ?", arguments: [channelUrl])
+                try Self.recountMembers(db, channelUrl)
+            }
+            return added
+        }
+    }
+
+    public func acceptInvitation(_ channelUrl: String, userId: String, nowMs: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE members SET state = 'joined', joined_ts = ?, read_ts = max(read_ts, ?) WHERE channel_url = ? AND user_id = ? AND state = 'invited'",
+                arguments: [nowMs, nowMs, channelUrl, userId])
+            guard db.changesCount > 0 else { return false }
+            try Self.recountMembers(db, channelUrl)
+            return true
+        }
+    }
+
+    public func removeMember(_ channelUrl: String, userId: String, turnOffDistinct: Bool) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, userId])
+            guard db.changesCount > 0 else { return false }
+            if turnOffDistinct {
+                try db.execute(
+                    sql: "UPDATE group_channels SET is_distinct = 0, distinct_key = NULL WHERE channel_url = ?", arguments: [channelUrl])
+            }
+            try Self.recountMembers(db, channelUrl)
+            return true
+        }
+    }
+
+    public func updateChannel(_ c: ChannelRecord) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE group_channels SET name = ?, cover_url = ?, data = ?, custom_type = ?, freeze = ? WHERE channel_url = ?",
+                arguments: [c.name, c.coverUrl, c.data, c.customType, c.freeze, c.channelUrl])
+        }
+    }
+
+    public func deleteChannel(_ channelUrl: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM group_channels WHERE channel_url = ?", arguments: [channelUrl])
+            return db.changesCount > 0
+        }
+    }
+
+    public func setHidden(_ channelUrl: String, userId: String, state: String, messageOffset: Int64?) async throws {
+        try await pool.write { db in
+            if let offset = messageOffset {
+                try db.execute(
+                    sql: """
+                        UPDATE members SET hidden_state = ?, ts_message_offset = max(ts_message_offset, ?),
+                          unread_count = 0, unread_mention_count = 0, read_ts = max(read_ts, ?)
+                        WHERE channel_url = ? AND user_id = ?
+                        """,
+                    arguments: [state, offset, offset, channelUrl, userId])
+            } else {
+                try db.execute(
+                    sql: "UPDATE members SET hidden_state = ? WHERE channel_url = ? AND user_id = ?",
+                    arguments: [state, channelUrl, userId])
+            }
+        }
+    }
+
+    public func invitationAutoAccept(userId: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT auto_accept FROM users WHERE user_id = ?", arguments: [userId]) ?? true
+        }
+    }
+
+    public func setInvitationAutoAccept(userId: String, _ autoAccept: Bool) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE users SET auto_accept = ? WHERE user_id = ?", arguments: [autoAccept, userId])
         }
     }
 
@@ -429,6 +560,10 @@ public final class SQLiteStore: Store {
                     }
                 }
             }
+            // A new message from someone else brings back a channel hidden with auto-unhide.
+            try Self.exec(
+                db, sql: "UPDATE members SET hidden_state = 'unhidden' WHERE channel_url = ? AND hidden_state = 'hidden_allow_auto_unhide' AND user_id IS NOT ?",
+                arguments: [m.channelUrl, m.senderId])
             if m.markSenderRead, let sender = m.senderId {
                 try Self.exec(
                     db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
@@ -484,6 +619,10 @@ public final class SQLiteStore: Store {
             if let senders = q.senderIds, !senders.isEmpty {
                 filter += " AND sender_id IN (\(Self.placeholders(senders.count)))"
                 filterArgs += senders
+            }
+            if q.createdAfter > 0 {
+                filter += " AND created_at > ?"
+                filterArgs.append(q.createdAfter)
             }
             // Positions strictly before and strictly after the anchor, as (created_at, message_id).
             let before: String
@@ -669,7 +808,8 @@ public final class SQLiteStore: Store {
         MemberRecord(
             channelUrl: row["channel_url"], userId: row["user_id"], state: row["state"], role: row["role"],
             joinedTs: row["joined_ts"], invitedAt: row["invited_at"], readTs: row["read_ts"], deliveredTs: row["delivered_ts"],
-            unreadCount: row["unread_count"], unreadMentionCount: row["unread_mention_count"])
+            unreadCount: row["unread_count"], unreadMentionCount: row["unread_mention_count"], inviterId: row["inviter_id"],
+            hiddenState: row["hidden_state"], tsMessageOffset: row["ts_message_offset"])
     }
 
     static func messageRecord(_ row: Row) -> MessageRecord {

@@ -40,6 +40,24 @@ public protocol Store: Sendable {
     /// Members of many channels at once, keyed by channel URL.
     func members(ofChannels channelUrls: [String]) async throws -> [String: [MemberRecord]]
     func listChannels(_ query: ChannelListQuery) async throws -> [ChannelRecord]
+    /// Adds members by invitation or by joining; users already in the channel are skipped. A distinct
+    /// channel stops being distinct. Returns the members added.
+    func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64) async throws -> [MemberRecord]
+    /// An invited member accepts: `joined` from now. Returns false when the user was not invited.
+    func acceptInvitation(_ channelUrl: String, userId: String, nowMs: Int64) async throws -> Bool
+    /// Removes a member (leave, decline); a member leaving a distinct channel turns distinct off.
+    /// Returns false when the user was not in the channel.
+    func removeMember(_ channelUrl: String, userId: String, turnOffDistinct: Bool) async throws -> Bool
+    /// Writes a channel's properties (name, cover, data, custom type, freeze).
+    func updateChannel(_ channel: ChannelRecord) async throws
+    /// Deletes a channel with its members and messages. Returns false when there was none.
+    func deleteChannel(_ channelUrl: String) async throws -> Bool
+    /// Hides or unhides a channel for one member; `messageOffset` also hides what came before it
+    /// (and clears the member's unread counts).
+    func setHidden(_ channelUrl: String, userId: String, state: String, messageOffset: Int64?) async throws
+    /// Whether invitations to the user are accepted at once (default true).
+    func invitationAutoAccept(userId: String) async throws -> Bool
+    func setInvitationAutoAccept(userId: String, _ autoAccept: Bool) async throws
 
     // MARK: Messages
     /// Stores a message and moves the counters it changes (unread counts, the sender's read

@@ -1,0 +1,301 @@
+import Foundation
+import TernProtocol
+
+/// Membership and channel-wide changes: invite, accept, decline, join, leave, freeze, update, delete,
+/// hide, reset history. Each one changes the store, drops the cached roster, and tells whom it concerns
+/// (`SYEV`, plus `MCNT` when the member counts moved).
+extension ChatService {
+    // MARK: Invitations
+
+    /// Invites users (`inviter` nil: the Platform API). Users whose preference is auto-accept join at once.
+    @discardableResult
+    public func invite(channelUrl: String, userIds: [String], inviter: String?) async throws -> ChannelRecord {
+        let channel = try await requireChannel(channelUrl)
+        if let inviter { _ = try await requireMember(channel, inviter, code: .unauthorizedRequest) }
+        let ids = Array(NSOrderedSet(array: userIds).array as! [String])
+        if ids.isEmpty { throw SendbirdError.missing("user_ids") }
+        if ids.count > 100 { throw SendbirdError(.tooManyItems, "At most 100 users can be invited at once.") }
+        for id in ids { try Self.checkUserId(id) }
+        let known = Set(try await store.users(ids).map(\.userId))
+        if let missing = ids.first(where: { !known.contains($0) }) {
+            throw SendbirdError(.notFound, "\"User\" not found: \(missing).")
+        }
+        let present = Set(try await store.members(channelUrl).map(\.userId))
+        let newIds = ids.filter { !present.contains($0) }
+        if channel.memberCount + newIds.count > config.maxGroupChannelMembers {
+            throw SendbirdError(.tooManyItems, "A group channel can have at most \(config.maxGroupChannelMembers) members.")
+        }
+        var adds: [MemberAdd] = []
+        for id in newIds {
+            let auto = try await store.invitationAutoAccept(userId: id)
+            adds.append(MemberAdd(userId: id, state: auto ? "joined" : "invited", inviterId: inviter))
+        }
+        let t = now()
+        let added = try await store.addMembers(channelUrl, adds, nowMs: t)
+        invalidateChannel(channelUrl)
+        let updated = try await requireChannel(channelUrl)
+        guard !added.isEmpty else { return updated }
+        let members = try await store.members(channelUrl)
+        let users = try await usersById(members.map(\.userId) + [inviter].compactMap { $0 })
+        var data = MembershipEventData(memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
+        data.inviter = inviter.map { id in members.first { $0.userId == id }.map { memberPayload($0, users) } ?? bareMember(id, users) }
+        data.invitees = added.map { memberPayload($0, users) }
+        data.invitedAt = t
+        let audience = Set(members.filter { $0.state == "joined" }.map(\.userId)).union(added.map(\.userId))
+        push(ChannelEventFrame(cat: ChannelEvent.invited, channelUrl: channelUrl, data: data, ts: t), to: audience)
+        let joined = added.filter { $0.state == "joined" }
+        if !joined.isEmpty {
+            var j = MembershipEventData(memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
+            j.users = joined.map { memberPayload($0, users) }
+            push(ChannelEventFrame(cat: ChannelEvent.joined, channelUrl: channelUrl, data: j, ts: t), to: audience)
+        }
+        pushMemberCount(updated, to: audience)
+        return updated
+    }
+
+    /// An invited user accepts.
+    @discardableResult
+    public func acceptInvitation(channelUrl: String, userId: String) async throws -> ChannelRecord {
+        _ = try await requireChannel(channelUrl)
+        let t = now()
+        guard try await store.acceptInvitation(channelUrl, userId: userId, nowMs: t) else {
+            throw SendbirdError(.unauthorizedRequest, "\(userId) has no invitation to \(channelUrl).")
+        }
+        return try await announceJoin(channelUrl, userId: userId, at: t)
+    }
+
+    /// An invited user declines: they are no longer in the channel.
+    public func declineInvitation(channelUrl: String, userId: String) async throws {
+        _ = try await requireChannel(channelUrl)
+        guard let me = try await store.member(channelUrl, userId: userId), me.state == "invited" else {
+            throw SendbirdError(.unauthorizedRequest, "\(userId) has no invitation to \(channelUrl).")
+        }
+        _ = try await store.removeMember(channelUrl, userId: userId, turnOffDistinct: false)
+        invalidateChannel(channelUrl)
+        let updated = try await requireChannel(channelUrl)
+        let members = try await store.members(channelUrl)
+        let users = try await usersById(members.map(\.userId) + [userId] + [me.inviterId].compactMap { $0 })
+        var data = MembershipEventData(memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
+        data.invitee = memberPayload(me, users)
+        data.inviter = me.inviterId.map { id in members.first { $0.userId == id }.map { memberPayload($0, users) } ?? bareMember(id, users) }
+        let audience = Set(members.filter { $0.state == "joined" }.map(\.userId)).union([userId])
+        let t = now()
+        push(ChannelEventFrame(cat: ChannelEvent.declined, channelUrl: channelUrl, data: data, ts: t), to: audience)
+        pushMemberCount(updated, to: audience)
+    }
+
+    /// Joins a public channel (an invited user joining accepts the invitation).
+    @discardableResult
+    public func join(channelUrl: String, userId: String) async throws -> ChannelRecord {
+        let channel = try await requireChannel(channelUrl)
+        guard channel.isPublic else {
+            throw SendbirdError(.unauthorizedRequest, "Only public channels can be joined without an invitation: \(channelUrl).")
+        }
+        let t = now()
+        if let me = try await store.member(channelUrl, userId: userId) {
+            if me.state == "joined" { return channel }
+            _ = try await store.acceptInvitation(channelUrl, userId: userId, nowMs: t)
+            return try await announceJoin(channelUrl, userId: userId, at: t)
+        }
+        if channel.memberCount + 1 > config.maxGroupChannelMembers {
+            throw SendbirdError(.tooManyItems, "A group channel can have at most \(config.maxGroupChannelMembers) members.")
+        }
+        _ = try await store.addMembers(channelUrl, [MemberAdd(userId: userId, state: "joined", inviterId: nil)], nowMs: t)
+        return try await announceJoin(channelUrl, userId: userId, at: t)
+    }
+
+    func announceJoin(_ channelUrl: String, userId: String, at t: Int64) async throws -> ChannelRecord {
+        invalidateChannel(channelUrl)
+        let updated = try await requireChannel(channelUrl)
+        let members = try await store.members(channelUrl)
+        let users = try await usersById(members.map(\.userId))
+        var data = MembershipEventData(memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
+        data.users = members.filter { $0.userId == userId }.map { memberPayload($0, users) }
+        let audience = Set(members.filter { $0.state == "joined" }.map(\.userId))
+        push(ChannelEventFrame(cat: ChannelEvent.joined, channelUrl: channelUrl, data: data, ts: t), to: audience)
+        pushMemberCount(updated, to: audience)
+        return updated
+    }
+
+    /// A member leaves (a distinct channel stops being distinct).
+    public func leave(channelUrl: String, userId: String) async throws {
+        _ = try await requireChannel(channelUrl)
+        guard let me = try await store.member(channelUrl, userId: userId) else {
+            throw SendbirdError(.unauthorizedRequest, "Not a member of the channel: \(channelUrl).")
+        }
+        _ = try await store.removeMember(channelUrl, userId: userId, turnOffDistinct: true)
+        invalidateChannel(channelUrl)
+        let updated = try await requireChannel(channelUrl)
+        let members = try await store.members(channelUrl)
+        let users = try await usersById([userId])
+        let data = LeaveEventData(
+            member: memberPayload(me, users), memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
+        let audience = Set(members.filter { $0.state == "joined" }.map(\.userId)).union([userId])
+        push(ChannelEventFrame(cat: ChannelEvent.left, channelUrl: channelUrl, data: data, ts: now()), to: audience)
+        pushMemberCount(updated, to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+    }
+
+    // MARK: Channel-wide changes
+
+    struct FreezeData: Encodable, Sendable { let freeze: Bool }
+    struct Empty: Encodable, Sendable {}
+
+    /// Freezes or unfreezes (operators; `by` nil: the Platform API).
+    @discardableResult
+    public func setFrozen(channelUrl: String, frozen: Bool, by: String?) async throws -> ChannelRecord {
+        var channel = try await requireChannel(channelUrl)
+        if let by { try await requireOperator(channel, by) }
+        if channel.freeze != frozen {
+            channel.freeze = frozen
+            try await store.updateChannel(channel)
+            invalidateChannel(channelUrl)
+            let members = try await store.members(channelUrl)
+            push(
+                ChannelEventFrame(cat: frozen ? ChannelEvent.frozen : ChannelEvent.unfrozen, channelUrl: channelUrl, data: FreezeData(freeze: frozen), ts: now()),
+                to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+        }
+        return channel
+    }
+
+    /// What an update may change; nil leaves a property as it is.
+    public struct ChannelChanges: Sendable {
+        public var name: String?
+        public var coverUrl: String?
+        public var data: String?
+        public var customType: String?
+        public init() {}
+    }
+
+    /// Updates a channel's properties (a member, or an operator when the channel has operators).
+    @discardableResult
+    public func updateChannel(channelUrl: String, _ changes: ChannelChanges, by: String?) async throws -> ChannelRecord {
+        var channel = try await requireChannel(channelUrl)
+        let members = try await store.members(channelUrl)
+        if let by {
+            _ = try await requireMember(channel, by, code: .unauthorizedRequest)
+            if members.contains(where: { $0.role == "operator" }), members.first(where: { $0.userId == by })?.role != "operator" {
+                throw SendbirdError(.unauthorizedRequest, "Only operators can change this channel.")
+            }
+        }
+        if let n = changes.name {
+            if n.count > 191 { throw SendbirdError.tooLong("name", max: 191) }
+            channel.name = n
+        }
+        if let c = changes.coverUrl {
+            if c.count > 2048 { throw SendbirdError.tooLong("cover_url", max: 2048) }
+            channel.coverUrl = c
+        }
+        if let d = changes.data {
+            if d.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+            channel.data = d
+        }
+        if let t = changes.customType {
+            if t.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
+            channel.customType = t
+        }
+        try await store.updateChannel(channel)
+        invalidateChannel(channelUrl)
+        push(
+            ChannelEventFrame(cat: ChannelEvent.changed, channelUrl: channelUrl, data: Empty(), ts: now()),
+            to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+        return channel
+    }
+
+    /// Deletes a channel (operators; `by` nil: the Platform API). Members hear 12000 first.
+    public func deleteChannel(channelUrl: String, by: String?) async throws {
+        let channel = try await requireChannel(channelUrl)
+        if let by { try await requireOperator(channel, by) }
+        let members = try await store.members(channelUrl)
+        _ = try await store.deleteChannel(channelUrl)
+        invalidateChannel(channelUrl)
+        push(ChannelEventFrame(cat: ChannelEvent.deleted, channelUrl: channelUrl, data: Empty(), ts: now()), to: Set(members.map(\.userId)))
+    }
+
+    // MARK: One member's view
+
+    struct HideData: Encodable, Sendable {
+        let hidePreviousMessages: Bool
+        let allowAutoUnhide: Bool
+        enum CodingKeys: String, CodingKey { case hidePreviousMessages = "hide_previous_messages", allowAutoUnhide = "allow_auto_unhide" }
+    }
+
+    /// Hides (archives, when `allowAutoUnhide` is false) the channel from one member's list. Returns the
+    /// member's `ts_message_offset`.
+    public func hide(channelUrl: String, userId: String, hidePreviousMessages: Bool, allowAutoUnhide: Bool) async throws -> Int64 {
+        let channel = try await requireChannel(channelUrl)
+        let me = try await requireMember(channel, userId, code: .unauthorizedRequest)
+        let t = now()
+        let state = allowAutoUnhide ? "hidden_allow_auto_unhide" : "hidden_prevent_auto_unhide"
+        try await store.setHidden(channelUrl, userId: userId, state: state, messageOffset: hidePreviousMessages ? t : nil)
+        invalidateChannel(channelUrl)
+        push(
+            ChannelEventFrame(
+                cat: ChannelEvent.hidden, channelUrl: channelUrl,
+                data: HideData(hidePreviousMessages: hidePreviousMessages, allowAutoUnhide: allowAutoUnhide), ts: t),
+            to: [userId])
+        return hidePreviousMessages ? max(me.tsMessageOffset, t) : me.tsMessageOffset
+    }
+
+    public func unhide(channelUrl: String, userId: String) async throws {
+        let channel = try await requireChannel(channelUrl)
+        _ = try await requireMember(channel, userId, code: .unauthorizedRequest)
+        try await store.setHidden(channelUrl, userId: userId, state: "unhidden", messageOffset: nil)
+        invalidateChannel(channelUrl)
+        push(ChannelEventFrame(cat: ChannelEvent.unhidden, channelUrl: channelUrl, data: Empty(), ts: now()), to: [userId])
+    }
+
+    /// Resets one member's history: older messages vanish from their views and unread counts only.
+    public func resetHistory(channelUrl: String, userId: String) async throws -> Int64 {
+        let channel = try await requireChannel(channelUrl)
+        let me = try await requireMember(channel, userId, code: .unauthorizedRequest)
+        let t = now()
+        try await store.setHidden(channelUrl, userId: userId, state: me.hiddenState, messageOffset: t)
+        invalidateChannel(channelUrl)
+        return max(me.tsMessageOffset, t)
+    }
+
+    // MARK: Helpers
+
+    func requireOperator(_ channel: ChannelRecord, _ userId: String) async throws {
+        let me = try await requireMember(channel, userId, code: .unauthorizedRequest)
+        guard me.role == "operator" else {
+            throw SendbirdError(.unauthorizedRequest, "Only operators can do this in \(channel.channelUrl).")
+        }
+    }
+
+    func usersById(_ ids: [String]) async throws -> [String: UserRecord] {
+        Dictionary(try await store.users(Array(Set(ids))).map { ($0.userId, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    func memberPayload(_ m: MemberRecord, _ users: [String: UserRecord]) -> MemberPayload {
+        let u = users[m.userId]
+        let online = registry.isOnline(m.userId)
+        return MemberPayload(
+            userId: m.userId, nickname: u?.nickname ?? "", profileUrl: u?.profileUrl ?? "", metadata: u?.metadata ?? [:],
+            isOnline: online, lastSeenAt: online ? 0 : (u?.lastSeenAt ?? 0), state: m.state, role: m.role, readTs: nil,
+            deliveredTs: nil)
+    }
+
+    /// A user who is not (or no longer) a member, as a member object.
+    func bareMember(_ id: String, _ users: [String: UserRecord]) -> MemberPayload {
+        let u = users[id]
+        return MemberPayload(
+            userId: id, nickname: u?.nickname ?? "", profileUrl: u?.profileUrl ?? "", metadata: u?.metadata ?? [:],
+            isOnline: registry.isOnline(id), lastSeenAt: u?.lastSeenAt ?? 0, state: "", role: "none", readTs: nil, deliveredTs: nil)
+    }
+
+    /// Sends one frame to every connection of these users.
+    func push<Payload: Encodable & Sendable>(_ event: ChannelEventFrame<Payload>, to userIds: Set<String>) {
+        let frame = Self.frameText(.systemEvent, event)
+        for id in userIds { for c in registry.connections(of: id) { _ = c.send(frame) } }
+    }
+
+    func pushMemberCount(_ channel: ChannelRecord, to userIds: Set<String>) {
+        let frame = Self.frameText(
+            .memberCount,
+            MemberCountFrame(
+                groupChannels: [.init(channelUrl: channel.channelUrl, memberCount: channel.memberCount, joinedMemberCount: channel.joinedMemberCount)],
+                ts: now()))
+        for id in userIds { for c in registry.connections(of: id) { _ = c.send(frame) } }
+    }
+}
