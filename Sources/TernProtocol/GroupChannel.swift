@@ -154,6 +154,11 @@ public struct GroupChannelPayload: Codable, Sendable, Equatable {
         operators = try c.decodeIfPresent([SenderPayload].self, forKey: .operators) ?? []
         memberState = try c.decodeIfPresent(String.self, forKey: .memberState) ?? "none"
         myRole = try c.decodeIfPresent(String.self, forKey: .myRole) ?? "none"
+        hiddenState = try c.decodeIfPresent(String.self, forKey: .hiddenState) ?? "unhidden"
+        isHidden = try c.decodeIfPresent(Bool.self, forKey: .isHidden) ?? (hiddenState != "unhidden")
+        tsMessageOffset = try c.decodeIfPresent(Int64.self, forKey: .tsMessageOffset) ?? 0
+        invitedAt = try c.decodeIfPresent(Int64.self, forKey: .invitedAt) ?? 0
+        joinedTs = try c.decodeIfPresent(Int64.self, forKey: .joinedTs) ?? 0
         unreadMessageCount = try c.decodeIfPresent(Int.self, forKey: .unreadMessageCount) ?? 0
         unreadMentionCount = try c.decodeIfPresent(Int.self, forKey: .unreadMentionCount) ?? 0
         userLastRead = try c.decodeIfPresent(Int64.self, forKey: .userLastRead) ?? 0

@@ -248,7 +248,7 @@ public struct Reducer: Sendable {
         case .channelAdded(let c), .channelUpdated(let c):
             upsert(c, &state)
             if state.selected == nil { return select(c.url, &state) }
-        case .channelDeleted(let url):
+        case .channelDeleted(let url), .channelRemoved(let url, _):
             state.channels.removeAll { $0.url == url }
             state.messages[url] = nil
             if state.selected == url {

@@ -103,11 +103,12 @@ extension ChatClient {
         return try await createChannel(body: RESTClient.json(["user_ids": [me, userId], "is_distinct": true]))
     }
 
-    /// Creates a group channel with the current user and `userIds`.
-    public func createGroupChannel(name: String, userIds: [String], isDistinct: Bool = false) async throws -> GroupChannel {
+    /// Creates a group channel with the current user (its operator) and `userIds`.
+    public func createGroupChannel(name: String, userIds: [String], isDistinct: Bool = false, isPublic: Bool = false) async throws -> GroupChannel {
         var ids = [me]
         for id in userIds where !ids.contains(id) { ids.append(id) }
-        return try await createChannel(body: RESTClient.json(["user_ids": ids, "name": name, "is_distinct": isDistinct]))
+        return try await createChannel(
+            body: RESTClient.json(["user_ids": ids, "name": name, "is_distinct": isDistinct, "is_public": isPublic, "operator_ids": [me]]))
     }
 
     func createChannel(body: Data) async throws -> GroupChannel {

@@ -22,7 +22,10 @@ struct SystemEvent: Decodable {
     var channelType: String?
     var ts: Int64?
     var user: SenderPayload?
+    /// 10022: who declined.
+    var invitee: SenderPayload?
     enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", ts, data }
+    struct DeclineData: Decodable { var invitee: SenderPayload? }
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         cat = try c.decode(Int.self, forKey: .cat)
@@ -30,6 +33,7 @@ struct SystemEvent: Decodable {
         channelType = try? c.decodeIfPresent(String.self, forKey: .channelType)
         ts = (try? c.decodeIfPresent(FlexibleInt64.self, forKey: .ts))??.value
         user = (try? c.decodeIfPresent(SenderPayload.self, forKey: .data)) ?? nil
+        invitee = ((try? c.decodeIfPresent(DeclineData.self, forKey: .data)) ?? nil)?.invitee
     }
 }
 
@@ -181,6 +185,13 @@ extension ChatClient {
         case ChannelEvent.typingEnd:
             guard let u = e.user, let user = typing.end(u.userId, in: e.channelUrl) else { return }
             hub.emit(.typingEnded(channelUrl: e.channelUrl, user: user, expired: false))
+        case ChannelEvent.left where e.user?.userId == me:
+            removeFromList(e.channelUrl, .left)
+        case ChannelEvent.declined where e.invitee?.userId == me:
+            removeFromList(e.channelUrl, .declined)
+        case ChannelEvent.hidden:
+            // Hidden on another device of ours.
+            removeFromList(e.channelUrl, .hidden)
         case 12000:
             // The channel was deleted.
             store.remove(e.channelUrl)

@@ -15,6 +15,8 @@ public enum ClientEvent: Sendable, Equatable {
     case channelAdded(GroupChannel)
     case channelUpdated(GroupChannel)
     case channelDeleted(url: String)
+    /// The channel left the user's list without being deleted: they left it, declined its invitation, or hid it.
+    case channelRemoved(url: String, reason: ChannelRemoval)
 
     /// A message of ours is on its way (status `pending`).
     case messagePending(Message)
@@ -73,4 +75,9 @@ public protocol EngineClock: Sendable {
 public struct SystemEngineClock: EngineClock {
     public init() {}
     public func now() -> Millis { Millis((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
+
+/// Why a channel left the user's list.
+public enum ChannelRemoval: String, Sendable, Equatable {
+    case left, declined, hidden
 }

@@ -44,7 +44,7 @@ public struct TailFormatter: Sendable {
     static func channelUrl(of event: ClientEvent) -> String? {
         switch event {
         case .channelAdded(let c), .channelUpdated(let c): c.url
-        case .channelDeleted(let url): url
+        case .channelDeleted(let url), .channelRemoved(let url, _): url
         case .messagePending(let m), .messageSent(let m), .messageFailed(let m), .messageReceived(let m): m.channelUrl
         case .typingStarted(let url, _), .typingEnded(let url, _, _): url
         case .readReceiptUpdated(let url, _, _), .deliveryReceiptUpdated(let url, _): url
@@ -106,6 +106,8 @@ public struct TailFormatter: Sendable {
                 "\(channelName(c.url)) joined (\(c.unreadMessageCount) unread)")
         case .channelDeleted(let url):
             return (["type": "channel_deleted", "channel_url": url], "\(channelName(url)) is gone")
+        case .channelRemoved(let url, let reason):
+            return (["type": "channel_removed", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
         case .messageReceived(let m):
             return (Self.messageFields(m, type: "message"), "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin"): \(m.text)")
         case .messageSent(let m):

@@ -145,6 +145,8 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
     /// `joined`, `invited` or `none`.
     public var myMemberState: String
     public var myRole: String
+    /// `unhidden`, `hidden_allow_auto_unhide` (hidden) or `hidden_prevent_auto_unhide` (archived).
+    public var hiddenState = "unhidden"
 
     public var id: String { url }
 
@@ -192,6 +194,7 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
         deliveryReceipt = p.deliveryReceipt ?? Dictionary(p.members.compactMap { m in m.deliveredTs.map { (m.userId, $0) } }, uniquingKeysWith: max)
         myMemberState = p.memberState
         myRole = p.myRole
+        hiddenState = p.hiddenState.isEmpty ? "unhidden" : p.hiddenState
     }
 
     /// The time of the latest activity: the last message, else the creation.

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import TernProtocol
+
+@testable import TernKit
+
+/// The engine's group-channel API against ternd: invitations and channel events reach the list.
+@Suite("Engine: membership and channel events")
+struct MembershipEngineTests {
+    @Test func inviteAcceptLeaveFreezeHide() async throws {
+        try await withLocalServer { server in
+            let alice = server.client("alice")
+            let bob = server.client("bob")
+            let bobPhone = server.client("bob")
+            let bobLog = EventLog(bob)
+            let phoneLog = EventLog(bobPhone)
+            try await alice.connect()
+            try await bob.connect()
+            try await bobPhone.connect()
+            try await bob.setInvitationAutoAccept(false)
+            #expect(try await bob.invitationAutoAccept() == false)
+            let team = try await alice.createGroupChannel(name: "team", userIds: [])
+            let invited = try await alice.invite(["bob"], to: team.url)
+            #expect(invited.members.first { $0.userId == "bob" }?.state == "invited")
+            // Bob's list gains the channel as an invitation (from the SYEV, with no message).
+            let seen = try await bobLog.wait("the invitation") { e -> GroupChannel? in
+                if case .channelAdded(let c) = e, c.url == team.url { return c }
+                return nil
+            }
+            #expect(seen.myMemberState == "invited" && seen.name == "team")
+            let accepted = try await bob.acceptInvitation(team.url)
+            #expect(accepted.myMemberState == "joined" && accepted.joinedMemberCount == 2)
+            // Alice freezes; bob's copy follows from the event.
+            try await alice.setFrozen(team.url, true)
+            _ = try await bobLog.wait("frozen") { e -> Bool? in
+                if case .channelUpdated(let c) = e, c.url == team.url, c.isFrozen { return true }
+                return nil
+            }
+            await #expect(throws: SendbirdError(.channelFrozen, "The channel is frozen.")) {
+                try await bob.sendMessageAndWait("hi", to: team.url)
+            }
+            try await alice.setFrozen(team.url, false)
+            try await alice.updateChannel(team.url, name: "team two")
+            _ = try await bobLog.wait("renamed") { e -> Bool? in
+                if case .channelUpdated(let c) = e, c.url == team.url, c.name == "team two" { return true }
+                return nil
+            }
+            // Hiding on one device removes it from the other's list too.
+            try await bob.hide(team.url, allowAutoUnhide: false)
+            let byUrl = try await bob.refreshedChannel(team.url)
+            #expect(byUrl.myMemberState == "joined" && byUrl.hiddenState == "hidden_prevent_auto_unhide", "\(byUrl)")  // still readable by URL
+            _ = try await phoneLog.wait("hidden elsewhere") { e -> Bool? in
+                if case .channelRemoved(let url, .hidden) = e, url == team.url { return true }
+                return nil
+            }
+            try await bob.unhide(team.url)
+            // Leaving: gone from both devices' lists; alice's count drops.
+            try await bob.leave(team.url)
+            _ = try await bobLog.wait("left") { e -> Bool? in
+                if case .channelRemoved(let url, .left) = e, url == team.url { return true }
+                return nil
+            }
+            _ = try await phoneLog.wait("left elsewhere") { e -> Bool? in
+                if case .channelRemoved(let url, .left) = e, url == team.url { return true }
+                return nil
+            }
+            let after = try await alice.refreshedChannel(team.url)
+            #expect(after.memberCount == 1)
+            // Public channels: found by name and joined.
+            let lobby = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice"], "is_public": true, "name": "lobby"])
+            let found = try await bob.publicChannels(nameContains: "lob")
+            #expect(found.map(\.url) == [lobby["channel_url"] as? String ?? "?"])
+            let joined = try await bob.join(found[0].url)
+            #expect(joined.myMemberState == "joined" && joined.memberCount == 2)
+            for c in [alice, bob, bobPhone] { await c.shutdown() }
+        }
+    }
+}
