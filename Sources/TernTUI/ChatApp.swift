@@ -136,6 +136,40 @@ public actor ChatApp {
             Task { await client.closeChannel(url) }
         case .typing(let url, let started):
             Task { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
+        case .channel(let command, let url):
+            Task {
+                do {
+                    switch command {
+                    case .invite(let users):
+                        let c = try await client.invite(users, to: url)
+                        self.dispatch(.notice("invited \(users.joined(separator: ", ")) to #\(c.displayName(me: self.state.me.userId))"))
+                    case .accept: self.dispatch(.opened(try await client.acceptInvitation(url)))
+                    case .decline: try await client.declineInvitation(url)
+                    case .leave: try await client.leave(url)
+                    case .hide: try await client.hide(url, allowAutoUnhide: true)
+                    case .archive: try await client.hide(url, allowAutoUnhide: false)
+                    case .freeze: _ = try await client.setFrozen(url, true)
+                    case .unfreeze: _ = try await client.setFrozen(url, false)
+                    case .rename(let name): _ = try await client.updateChannel(url, name: name)
+                    }
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .joinPublic(let name):
+            Task {
+                do {
+                    let found = try await client.publicChannels(nameContains: name, limit: 100)
+                    guard let target = found.first(where: { $0.url == name || $0.name == name }) ?? (found.count == 1 ? found.first : nil) else {
+                        let names = found.prefix(5).map(\.name).joined(separator: ", ")
+                        self.dispatch(.failed(found.isEmpty ? "no public channel named \(name)" : "several match: \(names)"))
+                        return
+                    }
+                    self.dispatch(.opened(try await client.join(target.url)))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
         case .quit:
             done = true
             finished?.resume()

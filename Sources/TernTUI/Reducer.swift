@@ -93,6 +93,10 @@ public struct Reducer: Sendable {
             upsert(channel, &state)
             return select(channel.url, &state)
 
+        case .notice(let text):
+            state.notice = text
+            return []
+
         case .failed(let text):
             state.notice = text
             return []
@@ -184,6 +188,41 @@ public struct Reducer: Sendable {
                     return []
                 }
                 return [.createGroup(name: words[1], userIds: Array(words.dropFirst(2)))]
+            case "join":
+                guard words.count == 2 else {
+                    state.notice = "usage: /join NAME (a public channel's name or URL)"
+                    return []
+                }
+                return [.joinPublic(words[1])]
+            case "invite", "accept", "decline", "leave", "hide", "archive", "freeze", "unfreeze", "rename":
+                guard let url = state.selected else {
+                    state.notice = "no channel: open one first"
+                    return []
+                }
+                let command: ChannelCommand
+                switch words[0] {
+                case "invite":
+                    guard words.count >= 2 else {
+                        state.notice = "usage: /invite USER…"
+                        return []
+                    }
+                    command = .invite(Array(words.dropFirst()))
+                case "rename":
+                    let name = text.dropFirst("/rename".count).trimmingCharacters(in: .whitespaces)
+                    guard !name.isEmpty else {
+                        state.notice = "usage: /rename NAME"
+                        return []
+                    }
+                    command = .rename(name)
+                case "accept": command = .accept
+                case "decline": command = .decline
+                case "leave": command = .leave
+                case "hide": command = .hide
+                case "archive": command = .archive
+                case "freeze": command = .freeze
+                default: command = .unfreeze
+                }
+                return [.channel(command, channelUrl: url)]
             case "help", "?":
                 state.showHelp = true
                 return []

@@ -120,6 +120,8 @@ public enum Action: Sendable {
     case historyFailed(url: String, error: String)
     case opened(GroupChannel)
     case failed(String)
+    /// A line for the status bar.
+    case notice(String)
 }
 
 /// What the reducer asks the outside world to do.
@@ -132,5 +134,16 @@ public enum Effect: Sendable, Equatable {
     case view(channelUrl: String)
     case unview(channelUrl: String)
     case typing(channelUrl: String, started: Bool)
+    /// A membership or channel command on a channel.
+    case channel(ChannelCommand, channelUrl: String)
+    /// `/join NAME`: find a public channel by name (or URL) and join it.
+    case joinPublic(String)
     case quit
+}
+
+/// What `/invite`, `/accept`, `/leave`… ask of the channel on screen.
+public enum ChannelCommand: Sendable, Equatable {
+    case invite([String])
+    case accept, decline, leave, hide, archive, freeze, unfreeze
+    case rename(String)
 }

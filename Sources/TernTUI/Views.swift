@@ -68,7 +68,8 @@ public struct Screen: Sendable {
             g.fill(x: 0, y: y, width: width, height: 1, style: style)
             let badge = unread > 0 ? (unread > 99 ? "99+" : String(unread)) : ""
             let nameLimit = width - (badge.isEmpty ? 0 : CellWidth.of(badge) + 1)
-            g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me.userId), x: 0, y: y, style: style, limit: nameLimit)
+            let invited = c.myMemberState == "invited" ? " (invited)" : ""
+            g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me.userId) + invited, x: 0, y: y, style: style, limit: nameLimit)
             if !badge.isEmpty {
                 var b = theme.style("roomlist.count")
                 if isSelected { b.reverse = true }
@@ -224,6 +225,8 @@ public struct Screen: Sendable {
         col = g.write(text, x: col, y: y, style: theme.style(key))
         if let c = state.selectedChannel {
             col = g.write(" │ #" + c.displayName(me: state.me.userId), x: col, y: y, style: theme.style("status"))
+            if c.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }
+            if c.myMemberState == "invited" { col = g.write(" [invited: /accept or /decline]", x: col, y: y, style: theme.style("status.activity")) }
         }
         let others = state.channels.filter { $0.url != state.selected && $0.unreadMessageCount > 0 }
         if !others.isEmpty {
@@ -257,7 +260,10 @@ public struct Screen: Sendable {
     func drawHelp(_ g: inout CellGrid) {
         var lines: [(String, String)] = [
             ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME USER…", "create a group channel"),
-            ("/help", "this help"), ("/quit", "quit"),
+            ("/invite USER…", "invite users to this channel"), ("/accept, /decline", "answer this channel's invitation"),
+            ("/join NAME", "join a public channel"), ("/leave", "leave this channel"),
+            ("/hide, /archive", "hide it (back on a new message), archive it"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
+            ("/rename NAME", "rename this channel"), ("/help", "this help"), ("/quit", "quit"),
         ]
         lines += keys.helpLines.map { ($0.keys, $0.what) }
         let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0
@@ -275,7 +281,13 @@ public struct Screen: Sendable {
             g.write("│", x: x0 + w - 1, y: y, style: border)
         }
         g.write(" Keys and commands (any key closes) ", x: x0 + 2, y: y0, style: theme.style("title"))
-        for (i, (k, what)) in lines.prefix(h - 4).enumerated() {
+        let room = h - 4
+        if lines.count > room, room > 1 {
+            // Say what does not fit rather than dropping it silently.
+            let hidden = lines.count - (room - 1)
+            lines = Array(lines.prefix(room - 1)) + [("…", "\(hidden) more lines: a taller terminal shows them")]
+        }
+        for (i, (k, what)) in lines.prefix(room).enumerated() {
             let y = y0 + 2 + i
             g.write(k, x: x0 + 2, y: y, style: theme.style("help.key"), limit: x0 + w - 2)
             g.write(what, x: x0 + 2 + keyWidth + 2, y: y, style: theme.style("help"), limit: x0 + w - 2)

@@ -24,7 +24,9 @@ struct Tern: AsyncParsableCommand {
               TERN_THEME          a theme file, or a name in $XDG_CONFIG_HOME/tern/themes/NAME.theme
               NO_COLOR            set: no colours, attributes only
             In the client: Enter sends; Ctrl-N/Ctrl-P (Alt-↓/Alt-↑) switch channel; PgUp/PgDn
-            scroll (older history loads at the top); /dm USER, /create NAME USER…, /help, /quit;
+            scroll (older history loads at the top); /dm USER, /create NAME USER…, /invite USER…,
+            /accept, /decline, /join NAME, /leave, /hide, /archive, /freeze, /unfreeze, /rename NAME,
+            /help, /quit;
             Esc shows the keys; Ctrl-C quits. Logs go to $XDG_STATE_HOME/tern/tern.log.
             Scripts use `tern send` and `tern tail`.
             """,

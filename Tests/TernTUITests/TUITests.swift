@@ -140,6 +140,21 @@ struct ReducerTests {
         _ = type("/frobnicate", &s)
         _ = reducer.reduce(&s, .key(.enter))
         #expect(s.notice?.hasPrefix("unknown command /frobnicate") == true)
+        // Channel commands act on the channel on screen.
+        _ = type("/invite carol dave", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.channel(.invite(["carol", "dave"]), channelUrl: "c1")])
+        _ = type("/rename the new name", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.channel(.rename("the new name"), channelUrl: "c1")])
+        for (word, command) in [("accept", ChannelCommand.accept), ("decline", .decline), ("leave", .leave), ("hide", .hide), ("archive", .archive), ("freeze", .freeze), ("unfreeze", .unfreeze)] {
+            _ = type("/" + word, &s)
+            #expect(reducer.reduce(&s, .key(.enter)) == [.channel(command, channelUrl: "c1")])
+        }
+        _ = type("/invite", &s)
+        #expect(reducer.reduce(&s, .key(.enter)).isEmpty && s.notice == "usage: /invite USER…")
+        _ = type("/join lobby", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.joinPublic("lobby")])
+        _ = reducer.reduce(&s, .notice("invited carol"))
+        #expect(s.notice == "invited carol")
         _ = type("/help", &s)
         _ = reducer.reduce(&s, .key(.enter))
         #expect(s.showHelp)
