@@ -68,6 +68,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     router.get("/") { _, _ in try rest.empty() }
     UserRoutes(rest: rest).register(on: router)
     GroupChannelRoutes(rest: rest).register(on: router)
+    MetadataRoutes(rest: rest).register(on: router)
     MessageRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)

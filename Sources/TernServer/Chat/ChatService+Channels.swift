@@ -80,11 +80,14 @@ extension ChatService {
             userIds.formUnion(m.mentionedUserIds)
         }
         let users = Dictionary(uniqueKeysWithValues: try await store.users(Array(userIds)).map { ($0.userId, $0) })
+        let metadata = try await store.channelMetadata(urls)
         let registry = self.registry
         return channels.map { c in
-            Presenter.groupChannel(
+            var p = Presenter.groupChannel(
                 c, members: membersByChannel[c.channelUrl] ?? [], users: users,
                 lastMessage: c.lastMessageId.flatMap { lastById[$0] }, viewer: viewer, online: { registry.isOnline($0) })
+            p.metadata = metadata[c.channelUrl] ?? [:]
+            return p
         }
     }
 

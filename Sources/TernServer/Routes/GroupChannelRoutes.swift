@@ -228,19 +228,55 @@ struct GroupChannelRoutes: Sendable {
     func listQuery(_ q: QueryParameters, memberId: String?) throws -> ChannelListQuery {
         var query = ChannelListQuery(memberId: memberId)
         query.limit = try q.int("limit", default: 10, range: 1...100)
-        query.offset = Int(try RESTSupport.decodeToken(q.string("token")) ?? "0") ?? 0
+        query.after = try Self.cursor(q.string("token"))
+        query.snapshot = service.now()
         query.order = q.nonEmpty("order") ?? (memberId == nil ? "chronological" : "latest_last_message")
+        let orders = ["latest_last_message", "chronological", "channel_name_alphabetical", "metadata_value_alphabetical"]
+        guard orders.contains(query.order) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"order\" (\(orders.joined(separator: ", "))).")
+        }
+        query.metadataOrderKey = q.nonEmpty("metadata_order_key")
+        if query.order == "metadata_value_alphabetical" && query.metadataOrderKey == nil { throw SendbirdError.missing("metadata_order_key") }
         query.showEmpty = try q.bool("show_empty", default: memberId == nil)
+        query.showFrozen = try q.bool("show_frozen", default: true)
         query.channelUrls = q.list("channel_urls")
         query.customTypes = q.list("custom_types")
+        query.customTypeStartsWith = q.nonEmpty("custom_type_startswith")
         query.nameContains = q.nonEmpty("name_contains")
         query.memberStateFilter = q.nonEmpty("member_state_filter") ?? "all"
         query.membersExactlyIn = q.list("members_exactly_in")
         query.membersIncludeIn = q.list("members_include_in")
+        query.queryType = (q.nonEmpty("query_type") ?? "AND").uppercased()
+        query.membersNicknameContains = q.nonEmpty("members_nickname_contains") ?? q.nonEmpty("members_nickname")
+        if let search = q.nonEmpty("search_query") {
+            let fields = q.list("search_fields") ?? ["channel_name"]
+            if fields.contains("member_nickname") { query.membersNicknameContains = search } else { query.nameContains = search }
+        }
         query.hiddenMode = q.nonEmpty("hidden_mode") ?? "unhidden_only"
         query.publicMode = q.nonEmpty("public_mode") ?? "all"
         query.superMode = q.nonEmpty("super_mode") ?? "all"
+        query.distinctMode = q.nonEmpty("distinct_mode") ?? "all"
+        query.unreadFilter = q.nonEmpty("unread_filter") ?? "all"
+        query.metadataKey = q.nonEmpty("metadata_key")
+        query.metadataValues = q.list("metadata_values")
+        query.metadataValueStartsWith = q.nonEmpty("metadata_value_startswith")
+        query.createdAfter = try q.int("created_after")
+        query.createdBefore = try q.int("created_before")
+        query.publicMembershipMode = q.nonEmpty("public_membership_mode") ?? "all"
         return query
+    }
+
+    /// Page tokens carry the listing's cursor (opaque to clients).
+    static func token(_ c: ChannelCursor) -> String {
+        (try? JSONEncoder().encode(c)).map { $0.base64EncodedString() } ?? ""
+    }
+
+    static func cursor(_ token: String?) throws -> ChannelCursor? {
+        guard let token, !token.isEmpty else { return nil }
+        guard let data = Data(base64Encoded: token), let c = try? JSONDecoder().decode(ChannelCursor.self, from: data) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"token\".")
+        }
+        return c
     }
 
     func page(_ query: ChannelListQuery, viewer: String?) async throws -> Response {
@@ -248,8 +284,8 @@ struct GroupChannelRoutes: Sendable {
         q.limit += 1
         let rows = try await service.store.listChannels(q)
         let page = Array(rows.prefix(query.limit))
-        let next = rows.count > query.limit ? RESTSupport.encodeToken(String(query.offset + query.limit)) : ""
-        let channels = try await service.present(page, viewer: viewer)
+        let next = rows.count > query.limit ? page.last.map { Self.token($0.cursor) } ?? "" : ""
+        let channels = try await service.present(page.map(\.channel), viewer: viewer)
         return try rest.json(ChannelPage(channels: channels, next: next, ts: service.now()))
     }
 
@@ -257,15 +293,13 @@ struct GroupChannelRoutes: Sendable {
         let caller = try await rest.caller(req)
         let q = QueryParameters(req.uri.query)
         var query = try listQuery(q, memberId: nil)
-        if caller.userId != nil {
+        if let me = caller.userId {
             // SDK users see the public channel list only.
             query.showEmpty = try q.bool("show_empty", default: true)
-            let rows = try await service.store.listChannels(query)
-            let visible = rows.filter(\.isPublic)
-            let channels = try await service.present(visible, viewer: caller.userId)
-            return try rest.json(ChannelPage(channels: channels, next: "", ts: service.now()))
+            query.publicMode = "public"
+            query.publicMember = me
         }
-        return try await page(query, viewer: nil)
+        return try await page(query, viewer: caller.userId)
     }
 
     func myChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {

@@ -92,6 +92,19 @@ struct JSONBody {
         return out
     }
 
+    func intMap(_ key: String) throws -> [String: Int64]? {
+        guard let v = object[key], !(v is NSNull) else { return nil }
+        guard let m = v as? [String: Any] else { throw SendbirdErrorFactory.wrongType(key, "object") }
+        var out: [String: Int64] = [:]
+        for (k, e) in m {
+            guard !Self.isBool(e), let n = e as? NSNumber, n.doubleValue == n.doubleValue.rounded(), abs(n.doubleValue) < 9e18 else {
+                throw SendbirdErrorFactory.wrongType("\(key).\(k)", "integer")
+            }
+            out[k] = n.int64Value
+        }
+        return out
+    }
+
     /// User ids from `user_ids` and (for the Python SDK) `users`, which may be objects with `user_id`.
     func userIds() throws -> [String] {
         var ids = try stringArray("user_ids") ?? []

@@ -160,22 +160,50 @@ public struct MessageQuery: Sendable {
     }
 }
 
-/// Filters of the channel list queries (my channels, all channels).
+/// Where a channel list page ends: the sort key of its last channel, and the moment the listing began
+/// (later changes do not move channels between pages already read and pages still to come).
+public struct ChannelCursor: Sendable, Equatable, Codable {
+    /// ms: the listing's snapshot time.
+    public var snapshot: Int64
+    /// The last channel's key: a number (times) or text (names, metadata values).
+    public var number: Int64?
+    public var text: String?
+    public var url: String
+    public init(snapshot: Int64, number: Int64? = nil, text: String? = nil, url: String) {
+        self.snapshot = snapshot
+        self.number = number
+        self.text = text
+        self.url = url
+    }
+    enum CodingKeys: String, CodingKey { case snapshot = "t", number = "n", text = "s", url = "u" }
+}
+
+/// Filters of the channel list queries (my channels, public channels, all channels).
 public struct ChannelListQuery: Sendable {
     /// Only channels this user belongs to (my channels); nil for the Platform-wide list.
     public var memberId: String?
-    public var offset: Int
+    /// Where the previous page ended (nil: the first page).
+    public var after: ChannelCursor?
+    /// ms: the listing's snapshot time for the first page (later pages take the cursor's).
+    public var snapshot: Int64 = 0
     public var limit: Int
-    /// `latest_last_message`, `chronological`, `channel_name_alphabetical`.
+    /// `latest_last_message`, `chronological`, `channel_name_alphabetical`, `metadata_value_alphabetical`.
     public var order: String
+    /// The metadata key `metadata_value_alphabetical` sorts by.
+    public var metadataOrderKey: String?
     public var showEmpty: Bool
+    public var showFrozen = true
     public var channelUrls: [String]?
     public var customTypes: [String]?
+    public var customTypeStartsWith: String?
     public var nameContains: String?
     /// `all`, `joined_only`, `invited_only`.
     public var memberStateFilter: String
     public var membersExactlyIn: [String]?
     public var membersIncludeIn: [String]?
+    /// `AND` or `OR` for `membersIncludeIn` (seed 000: both return the channels including any of them).
+    public var queryType = "AND"
+    public var membersNicknameContains: String?
     /// `unhidden_only` (default for my channels), `hidden_only`, `hidden_allow_auto_unhide`,
     /// `hidden_prevent_auto_unhide`, `all`.
     public var hiddenMode = "unhidden_only"
@@ -183,12 +211,56 @@ public struct ChannelListQuery: Sendable {
     public var publicMode = "all"
     /// `all`, `super`, `nonsuper`.
     public var superMode = "all"
-    public init(memberId: String?, offset: Int = 0, limit: Int = 10) {
+    /// `all`, `distinct`, `nondistinct`.
+    public var distinctMode = "all"
+    /// `all` or `unread_message` (my channels with unread messages).
+    public var unreadFilter = "all"
+    /// Channels with this metadata key, optionally with one of these values or a value starting with a prefix.
+    public var metadataKey: String?
+    public var metadataValues: [String]?
+    public var metadataValueStartsWith: String?
+    /// Unix seconds, exclusive.
+    public var createdAfter: Int64?
+    public var createdBefore: Int64?
+    /// Public channel list: `all`, or `joined` (only those `publicMember` has joined).
+    public var publicMembershipMode = "all"
+    public var publicMember: String?
+    public init(memberId: String?, limit: Int = 10) {
         self.memberId = memberId
-        self.offset = offset
         self.limit = limit
         self.order = "latest_last_message"
         self.showEmpty = false
         self.memberStateFilter = "all"
     }
+}
+
+/// A change to a channel's metadata.
+public enum MetadataChange: Sendable {
+    case create([String: String])
+    case update([String: String], upsert: Bool)
+    /// nil: every key.
+    case delete([String]?)
+}
+
+/// What a metadata change did.
+public struct MetadataResult: Sendable, Equatable {
+    public var created: [String: String] = [:]
+    public var updated: [String: String] = [:]
+    public var deleted: [String] = []
+    public init() {}
+}
+
+/// A change to a channel's metacounters.
+public enum MetacounterChange: Sendable {
+    case create([String: Int64])
+    /// `mode`: `set`, `increase` or `decrease`.
+    case update([String: Int64], mode: String, upsert: Bool)
+    case delete([String]?)
+}
+
+public struct MetacounterResult: Sendable, Equatable {
+    public var created: [String: Int64] = [:]
+    public var updated: [String: Int64] = [:]
+    public var deleted: [String] = []
+    public init() {}
 }

@@ -117,6 +117,24 @@ public final class SQLiteStore: Store {
                     ALTER TABLE users ADD COLUMN auto_accept INTEGER NOT NULL DEFAULT 1;
                     """)
         }
+        m.registerMigration("v3-channel-metadata") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE channel_metadata (
+                        channel_url TEXT NOT NULL REFERENCES group_channels(channel_url) ON DELETE CASCADE,
+                        key TEXT NOT NULL,
+                        value TEXT NOT NULL,
+                        PRIMARY KEY (channel_url, key)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX channel_metadata_key_value ON channel_metadata(key, value);
+                    CREATE TABLE channel_metacounters (
+                        channel_url TEXT NOT NULL REFERENCES group_channels(channel_url) ON DELETE CASCADE,
+                        key TEXT NOT NULL,
+                        value INTEGER NOT NULL,
+                        PRIMARY KEY (channel_url, key)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return m
     }
 
@@ -323,14 +341,40 @@ public final class SQLiteStore: Store {
         }
     }
 
-    public func listChannels(_ q: ChannelListQuery) async throws -> [ChannelRecord] {
+    public func listChannels(_ q: ChannelListQuery) async throws -> [(channel: ChannelRecord, cursor: ChannelCursor)] {
         try await pool.read { db in
-            var sql = "SELECT c.* FROM group_channels c"
-            var wheres: [String] = []
+            // Every page of one listing sorts as of the same moment: a channel that gets a new message or is
+            // created meanwhile keeps its place (or stays out), so paging never repeats or skips one.
+            let snapshot = q.after?.snapshot ?? (q.snapshot > 0 ? q.snapshot : Int64.max / 4)
             var args: [any DatabaseValueConvertible] = []
+            let sortKey: String
+            let descending: Bool
+            let textKey: Bool
+            switch q.order {
+            case "chronological":
+                (sortKey, descending, textKey) = ("c.created_at", true, false)
+            case "channel_name_alphabetical":
+                (sortKey, descending, textKey) = ("c.name", false, true)
+            case "metadata_value_alphabetical":
+                sortKey = "COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?), char(1114111))"
+                args.append(q.metadataOrderKey ?? "")
+                (descending, textKey) = (false, true)
+            default:
+                sortKey = """
+                    COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?),
+                      c.created_at * 1000)
+                    """
+                args.append(snapshot)
+                (descending, textKey) = (true, false)
+            }
+            var sql = "SELECT c.*, \(sortKey) AS sort_key FROM group_channels c"
             if let me = q.memberId {
                 sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
                 args.append(me)
+            }
+            var wheres: [String] = ["c.created_at * 1000 <= ?"]
+            args.append(snapshot)
+            if q.memberId != nil {
                 switch q.memberStateFilter {
                 case "joined_only": wheres.append("m.state = 'joined'")
                 case "invited_only", "invited_by_friend", "invited_by_non_friend": wheres.append("m.state = 'invited'")
@@ -344,8 +388,14 @@ public final class SQLiteStore: Store {
                     args.append(q.hiddenMode)
                 default: wheres.append("m.hidden_state = 'unhidden'")
                 }
+                if q.unreadFilter == "unread_message" { wheres.append("m.unread_count > 0") }
+            }
+            if q.publicMembershipMode == "joined", let me = q.publicMember {
+                wheres.append("EXISTS (SELECT 1 FROM members pm WHERE pm.channel_url = c.channel_url AND pm.user_id = ? AND pm.state = 'joined')")
+                args.append(me)
             }
             if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
+            if !q.showFrozen { wheres.append("c.freeze = 0") }
             switch q.publicMode {
             case "public": wheres.append("c.is_public = 1")
             case "private": wheres.append("c.is_public = 0")
@@ -356,6 +406,11 @@ public final class SQLiteStore: Store {
             case "nonsuper": wheres.append("c.is_super = 0")
             default: break
             }
+            switch q.distinctMode {
+            case "distinct": wheres.append("c.is_distinct = 1")
+            case "nondistinct": wheres.append("c.is_distinct = 0")
+            default: break
+            }
             if let urls = q.channelUrls, !urls.isEmpty {
                 wheres.append("c.channel_url IN (\(Self.placeholders(urls.count)))")
                 args += urls
@@ -364,9 +419,21 @@ public final class SQLiteStore: Store {
                 wheres.append("c.custom_type IN (\(Self.placeholders(types.count)))")
                 args += types
             }
+            if let prefix = q.customTypeStartsWith, !prefix.isEmpty {
+                wheres.append("substr(c.custom_type, 1, length(?)) = ?")
+                args += [prefix, prefix]
+            }
             if let name = q.nameContains, !name.isEmpty {
                 wheres.append("instr(lower(c.name), lower(?)) > 0")
                 args.append(name)
+            }
+            if let after = q.createdAfter {
+                wheres.append("c.created_at > ?")
+                args.append(after)
+            }
+            if let before = q.createdBefore {
+                wheres.append("c.created_at < ?")
+                args.append(before)
             }
             if let exact = q.membersExactlyIn, !exact.isEmpty {
                 var ids = Set(exact)
@@ -379,21 +446,165 @@ public final class SQLiteStore: Store {
                 args.append(ids.count)
             }
             if let include = q.membersIncludeIn, !include.isEmpty {
+                // Seed 000 (Harry, John, Jay, Jin): with AND as with OR, a channel including any of the users matches.
                 wheres.append(
                     "EXISTS (SELECT 1 FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(include.count))))"
                 )
                 args += include
             }
-            if !wheres.isEmpty { sql += " WHERE " + wheres.joined(separator: " AND ") }
-            switch q.order {
-            case "chronological": sql += " ORDER BY c.created_at DESC, c.channel_url"
-            case "channel_name_alphabetical": sql += " ORDER BY c.name, c.channel_url"
-            default: sql += " ORDER BY CASE WHEN c.last_message_id IS NULL THEN c.created_at * 1000 ELSE c.last_message_ts END DESC, c.channel_url"
+            if let nick = q.membersNicknameContains, !nick.isEmpty {
+                wheres.append(
+                    "EXISTS (SELECT 1 FROM members x JOIN users u ON u.user_id = x.user_id WHERE x.channel_url = c.channel_url AND instr(lower(u.nickname), lower(?)) > 0)"
+                )
+                args.append(nick)
             }
-            sql += " LIMIT ? OFFSET ?"
+            if let key = q.metadataKey, !key.isEmpty {
+                var cond = "md2.key = ?"
+                var mdArgs: [any DatabaseValueConvertible] = [key]
+                if let values = q.metadataValues, !values.isEmpty {
+                    cond += " AND md2.value IN (\(Self.placeholders(values.count)))"
+                    mdArgs += values
+                } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
+                    cond += " AND substr(md2.value, 1, length(?)) = ?"
+                    mdArgs += [prefix, prefix]
+                }
+                wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
+                args += mdArgs
+            }
+            sql += " WHERE " + wheres.joined(separator: " AND ")
+            sql = "SELECT * FROM (\(sql)) AS listed"
+            if let cursor = q.after {
+                let key: any DatabaseValueConvertible = textKey ? (cursor.text ?? "") : (cursor.number ?? 0)
+                sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND channel_url > ?))"
+                args += [key, key, cursor.url]
+            }
+            sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), channel_url ASC LIMIT ?"
             args.append(q.limit)
-            args.append(q.offset)
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.channelRecord)
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map { row in
+                let cursor = ChannelCursor(
+                    snapshot: snapshot, number: textKey ? nil : row["sort_key"], text: textKey ? row["sort_key"] : nil,
+                    url: row["channel_url"])
+                return (Self.channelRecord(row), cursor)
+            }
+        }
+    }
+
+    // MARK: - Channel metadata
+
+    public func channelMetadata(_ channelUrls: [String]) async throws -> [String: [String: String]] {
+        if channelUrls.isEmpty { return [:] }
+        return try await pool.read { db in
+            var out: [String: [String: String]] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT * FROM channel_metadata WHERE channel_url IN (\(Self.placeholders(channelUrls.count)))",
+                arguments: StatementArguments(channelUrls))
+            {
+                out[row["channel_url"], default: [:]][row["key"]] = row["value"]
+            }
+            return out
+        }
+    }
+
+    public func changeChannelMetadata(_ channelUrl: String, _ change: MetadataChange) async throws -> MetadataResult {
+        try await pool.write { db in
+            guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
+            func existing(_ key: String) throws -> Bool {
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM channel_metadata WHERE channel_url = ? AND key = ?", arguments: [channelUrl, key]) ?? false
+            }
+            var result = MetadataResult()
+            switch change {
+            case .create(let items):
+                for key in items.keys.sorted() where try existing(key) {
+                    throw SendbirdError(.alreadyExists, "\"\(key)\" violates a unique constraint: the metadata key already exists.")
+                }
+                for (k, v) in items {
+                    try db.execute(sql: "INSERT INTO channel_metadata(channel_url, key, value) VALUES (?, ?, ?)", arguments: [channelUrl, k, v])
+                }
+                result.created = items
+            case .update(let items, let upsert):
+                for key in items.keys.sorted() where !upsert {
+                    if try !existing(key) { throw SendbirdError(.notFound, "\"Metadata\" not found: \(key).") }
+                }
+                for (k, v) in items {
+                    if try existing(k) { result.updated[k] = v } else { result.created[k] = v }
+                    try db.execute(
+                        sql: "INSERT INTO channel_metadata(channel_url, key, value) VALUES (?, ?, ?) ON CONFLICT(channel_url, key) DO UPDATE SET value = excluded.value",
+                        arguments: [channelUrl, k, v])
+                }
+            case .delete(let keys):
+                if let keys {
+                    for k in keys {
+                        if try !existing(k) { throw SendbirdError(.notFound, "\"Metadata\" not found: \(k).") }
+                        try db.execute(sql: "DELETE FROM channel_metadata WHERE channel_url = ? AND key = ?", arguments: [channelUrl, k])
+                        result.deleted.append(k)
+                    }
+                } else {
+                    result.deleted = try String.fetchAll(db, sql: "SELECT key FROM channel_metadata WHERE channel_url = ? ORDER BY key", arguments: [channelUrl])
+                    try db.execute(sql: "DELETE FROM channel_metadata WHERE channel_url = ?", arguments: [channelUrl])
+                }
+            }
+            return result
+        }
+    }
+
+    public func channelMetacounters(_ channelUrl: String) async throws -> [String: Int64] {
+        try await pool.read { db in
+            var out: [String: Int64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM channel_metacounters WHERE channel_url = ?", arguments: [channelUrl]) {
+                out[row["key"]] = row["value"]
+            }
+            return out
+        }
+    }
+
+    public func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange) async throws -> MetacounterResult {
+        try await pool.write { db in
+            guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
+            func current(_ key: String) throws -> Int64? {
+                try Int64.fetchOne(db, sql: "SELECT value FROM channel_metacounters WHERE channel_url = ? AND key = ?", arguments: [channelUrl, key])
+            }
+            func write(_ key: String, _ value: Int64) throws {
+                try db.execute(
+                    sql: "INSERT INTO channel_metacounters(channel_url, key, value) VALUES (?, ?, ?) ON CONFLICT(channel_url, key) DO UPDATE SET value = excluded.value",
+                    arguments: [channelUrl, key, value])
+            }
+            var result = MetacounterResult()
+            switch change {
+            case .create(let items):
+                for key in items.keys.sorted() where try current(key) != nil {
+                    throw SendbirdError(.alreadyExists, "\"\(key)\" violates a unique constraint: the metacounter key already exists.")
+                }
+                for (k, v) in items { try write(k, v) }
+                result.created = items
+            case .update(let items, let mode, let upsert):
+                for key in items.keys.sorted() where !upsert {
+                    if try current(key) == nil { throw SendbirdError(.notFound, "\"Metacounter\" not found: \(key).") }
+                }
+                for (k, v) in items {
+                    let old = try current(k)
+                    let (sum, overflow): (Int64, Bool) =
+                        switch mode {
+                        case "increase": (old ?? 0).addingReportingOverflow(v)
+                        case "decrease": (old ?? 0).subtractingReportingOverflow(v)
+                        default: (v, false)
+                        }
+                    if overflow { throw SendbirdError(.invalidValue, "The metacounter \"\(k)\" would overflow.") }
+                    try write(k, sum)
+                    if old == nil { result.created[k] = sum } else { result.updated[k] = sum }
+                }
+            case .delete(let keys):
+                if let keys {
+                    for k in keys {
+                        if try current(k) == nil { throw SendbirdError(.notFound, "\"Metacounter\" not found: \(k).") }
+                        try db.execute(sql: "DELETE FROM channel_metacounters WHERE channel_url = ? AND key = ?", arguments: [channelUrl, k])
+                        result.deleted.append(k)
+                    }
+                } else {
+                    result.deleted = try String.fetchAll(db, sql: "SELECT key FROM channel_metacounters WHERE channel_url = ? ORDER BY key", arguments: [channelUrl])
+                    try db.execute(sql: "DELETE FROM channel_metacounters WHERE channel_url = ?", arguments: [channelUrl])
+                }
+            }
+            return result
         }
     }
 

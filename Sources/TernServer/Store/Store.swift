@@ -39,7 +39,16 @@ public protocol Store: Sendable {
     func member(_ channelUrl: String, userId: String) async throws -> MemberRecord?
     /// Members of many channels at once, keyed by channel URL.
     func members(ofChannels channelUrls: [String]) async throws -> [String: [MemberRecord]]
-    func listChannels(_ query: ChannelListQuery) async throws -> [ChannelRecord]
+    /// A page of channels in the query's order, each with the cursor that continues after it.
+    func listChannels(_ query: ChannelListQuery) async throws -> [(channel: ChannelRecord, cursor: ChannelCursor)]
+    /// Channel metadata of many channels, keyed by channel URL.
+    func channelMetadata(_ channelUrls: [String]) async throws -> [String: [String: String]]
+    /// Applies metadata changes in one transaction: `create` fails with 400202 on an existing key,
+    /// `update` (without `upsert`) with 400201 on a missing one; `delete` nil deletes every key.
+    func changeChannelMetadata(_ channelUrl: String, _ change: MetadataChange) async throws -> MetadataResult
+    func channelMetacounters(_ channelUrl: String) async throws -> [String: Int64]
+    /// Sets, increases or decreases counters (`create` fails on an existing key). Returns the new values.
+    func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange) async throws -> MetacounterResult
     /// Adds members by invitation or by joining; users already in the channel are skipped. A distinct
     /// channel stops being distinct. Returns the members added.
     func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64) async throws -> [MemberRecord]

@@ -1,0 +1,83 @@
+import Foundation
+import TernProtocol
+
+/// Channel metadata (string values) and metacounters (integers): checks, changes, and the `SYEV` 11100 / 11200
+/// that tell the members what was created, updated and deleted.
+extension ChatService {
+    struct MetadataEvent<Value: Encodable & Sendable>: Encodable, Sendable {
+        let created: [String: Value]
+        let updated: [String: Value]
+        let deleted: [String]
+    }
+
+    /// Who may touch a channel's metadata: the Platform API, or a member of the channel.
+    func requireMetadataAccess(_ channelUrl: String, by: String?) async throws -> ChannelRecord {
+        let channel = try await requireChannel(channelUrl)
+        if let by { _ = try await requireMember(channel, by, code: .unauthorizedRequest) }
+        return channel
+    }
+
+    static func checkMetadata(_ items: [String: String]) throws {
+        if items.isEmpty { throw SendbirdError.missing("metadata") }
+        for (k, v) in items {
+            if k.isEmpty { throw SendbirdError(.invalidValue, "Invalid value: an empty metadata key.") }
+            if k.count > 128 { throw SendbirdError.tooLong("metadata key", max: 128) }
+            if v.count > 190 { throw SendbirdError.tooLong("metadata value", max: 190) }
+        }
+    }
+
+    public func channelMetadata(_ channelUrl: String, keys: [String]?, by: String?) async throws -> [String: String] {
+        _ = try await requireMetadataAccess(channelUrl, by: by)
+        let all = try await store.channelMetadata([channelUrl])[channelUrl] ?? [:]
+        guard let keys, !keys.isEmpty else { return all }
+        return all.filter { keys.contains($0.key) }
+    }
+
+    @discardableResult
+    public func changeChannelMetadata(_ channelUrl: String, _ change: MetadataChange, by: String?) async throws -> MetadataResult {
+        _ = try await requireMetadataAccess(channelUrl, by: by)
+        switch change {
+        case .create(let items), .update(let items, _): try Self.checkMetadata(items)
+        case .delete: break
+        }
+        let result = try await store.changeChannelMetadata(channelUrl, change)
+        let members = try await store.members(channelUrl)
+        push(
+            ChannelEventFrame(
+                cat: 11100, channelUrl: channelUrl,
+                data: MetadataEvent(created: result.created, updated: result.updated, deleted: result.deleted), ts: now()),
+            to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+        return result
+    }
+
+    public func channelMetacounters(_ channelUrl: String, keys: [String]?, by: String?) async throws -> [String: Int64] {
+        _ = try await requireMetadataAccess(channelUrl, by: by)
+        let all = try await store.channelMetacounters(channelUrl)
+        guard let keys, !keys.isEmpty else { return all }
+        return all.filter { keys.contains($0.key) }
+    }
+
+    @discardableResult
+    public func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange, by: String?) async throws -> MetacounterResult {
+        _ = try await requireMetadataAccess(channelUrl, by: by)
+        switch change {
+        case .create(let items), .update(let items, _, _):
+            if items.isEmpty { throw SendbirdError.missing("metacounter") }
+            for k in items.keys where k.isEmpty || k.count > 128 {
+                throw SendbirdError(.invalidValue, "Invalid value: a metacounter key must have 1–128 characters.")
+            }
+        case .delete: break
+        }
+        if case .update(_, let mode, _) = change, !["set", "increase", "decrease"].contains(mode) {
+            throw SendbirdError(.invalidValue, "Invalid value: \"mode\" (set, increase or decrease).")
+        }
+        let result = try await store.changeChannelMetacounters(channelUrl, change)
+        let members = try await store.members(channelUrl)
+        push(
+            ChannelEventFrame(
+                cat: 11200, channelUrl: channelUrl,
+                data: MetadataEvent(created: result.created, updated: result.updated, deleted: result.deleted), ts: now()),
+            to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+        return result
+    }
+}
