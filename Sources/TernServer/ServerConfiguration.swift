@@ -40,6 +40,11 @@ public struct ServerConfiguration: Sendable {
     public var maxMessageLength: Int
     /// Most members a group channel may have (Sendbird's default is 100).
     public var maxGroupChannelMembers = 100
+    /// Most group channels one user may belong to (joined or invited); Sendbird's is 2,000.
+    public var maxChannelsPerUser = 2000
+    /// Chat history on: new members see what was sent before they joined, and their read receipt starts at the
+    /// last message; off: they see only what comes after their invitation, and their receipt starts at 0.
+    public var chatHistoryForNewMembers = true
     /// After writing to a socket, wait this long before the next write so that frames arriving
     /// meanwhile share one WebSocket message. Bounds the latency it adds; 0 turns it off.
     public var writeCoalescingMicroseconds: Int64

@@ -52,6 +52,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("write-coalescing-us"), help: "After a socket write, wait this many microseconds so frames arriving meanwhile share one write (0 = off).")
     var writeCoalescingMicroseconds: Int64 = 2000
 
+    @Flag(inversion: .prefixedNo, help: "Chat history: new members see the messages sent before they joined (Sendbird's default: on).")
+    var chatHistory = true
+
+    @Option(name: .customLong("max-group-channel-members"), help: "Most members a group channel may have.")
+    var maxGroupChannelMembers = 100
+
+    @Option(name: .customLong("max-channels-per-user"), help: "Most group channels one user may belong to.")
+    var maxChannelsPerUser = 2000
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -68,7 +77,7 @@ struct Serve: AsyncParsableCommand {
         }
         var logger = Logger(label: "ternd") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let config = ServerConfiguration(
+        var config = ServerConfiguration(
             host: host, port: port, dataDirectory: dir, appId: appId, apiToken: token,
             requireAccessToken: requireAccessToken, insecure: insecure, maxMessagesPerSecond: maxMessagesPerSecond,
             writeCoalescingMicroseconds: max(0, writeCoalescingMicroseconds),
@@ -76,6 +85,9 @@ struct Serve: AsyncParsableCommand {
                 let shown = host.contains(":") ? "[\(host)]" : host
                 FileHandle.standardOutput.write(Data("listening \(shown):\(port)\n".utf8))
             })
+        config.chatHistoryForNewMembers = chatHistory
+        config.maxGroupChannelMembers = max(1, maxGroupChannelMembers)
+        config.maxChannelsPerUser = max(1, maxChannelsPerUser)
         let app: TernServerApp
         do {
             app = try await buildApplication(config, logger: logger)

@@ -205,4 +205,47 @@ struct MembershipTests {
             await ivy.close()
         }
     }
+
+    @Test("Chat history on and off: what a new member sees and where their read receipt starts (seed 002)")
+    func chatHistoryOption() async throws {
+        for history in [true, false] {
+            try await withServer({ $0.chatHistoryForNewMembers = history }) { s in
+                try await s.createUsers(["old", "new"])
+                let (old, _) = try await s.login("old")
+                let (_, newLogi) = try await s.login("new")
+                let url = try await s.createChannel(["old"])
+                old.send("MESG", ["channel_url": url, "message": "before", "req_id": "b"])
+                let sent = await old.next("MESG")
+                let sentAt = sent?["created_at"] as? Int64 ?? -1
+                _ = try await s.request("POST", "/v3/group_channels/\(url)/invite", body: ["user_ids": ["new"], "inviter_id": "old"])
+                let view = try await s.request("GET", "/v3/group_channels/\(url)?show_read_receipt=true", headers: sdk(newLogi))
+                let receipts = view.json["read_receipt"] as? [String: Int64] ?? [:]
+                #expect(receipts["new"] == (history ? sentAt : 0), "history \(history)")
+                #expect(view.json["unread_message_count"] as? Int == 0)
+                let ts = Int64(Date().timeIntervalSince1970 * 1000) + 60_000
+                let seen = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=\(ts)&prev_limit=10&next_limit=0", headers: sdk(newLogi))
+                let texts = (seen.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+                #expect(texts == (history ? ["before"] : []), "history \(history)")
+                await old.close()
+            }
+        }
+    }
+
+    @Test("A user in the most channels allowed: create and join fail with 400203, an invitation is cancelled")
+    func channelsPerUserLimit() async throws {
+        try await withServer({ $0.maxChannelsPerUser = 2 }) { s in
+            try await s.createUsers(["busy", "free"])
+            _ = try await s.createChannel(["busy"])
+            _ = try await s.createChannel(["busy"])
+            let third = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["busy", "free"]])
+            #expect(third.json["code"] as? Int == 400203)
+            let url = try await s.createChannel(["free"])
+            let invited = try await s.request("POST", "/v3/group_channels/\(url)/invite", body: ["user_ids": ["busy"], "inviter_id": "free"])
+            #expect(invited.status == 200)
+            #expect(invited.json["member_count"] as? Int == 1)  // busy's invitation was cancelled
+            let pub = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["free"], "is_public": true])
+            let joined = try await s.request("PUT", "/v3/group_channels/\(pub.json["channel_url"] as? String ?? "")/join", body: ["user_id": "busy"])
+            #expect(joined.json["code"] as? Int == 400203)
+        }
+    }
 }

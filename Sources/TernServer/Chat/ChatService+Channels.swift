@@ -44,6 +44,7 @@ extension ChatService {
         if let missing = ids.first(where: { !known.contains($0) }) {
             throw SendbirdError(.notFound, "\"User\" not found: \(missing).")
         }
+        for id in ids { try await requireRoomForChannel(id) }
         let t = now()
         let new = NewGroupChannel(
             channelUrl: r.channelUrl ?? "sendbird_group_channel_\(Credentials.randomToken(bytes: 16))", name: r.name,

@@ -27,11 +27,13 @@ extension ChatService {
         }
         var adds: [MemberAdd] = []
         for id in newIds {
+            // Seed 000: the invitation of a user already in the most channels allowed is cancelled.
+            if try await store.channelCount(userId: id) >= config.maxChannelsPerUser { continue }
             let auto = try await store.invitationAutoAccept(userId: id)
             adds.append(MemberAdd(userId: id, state: auto ? "joined" : "invited", inviterId: inviter))
         }
         let t = now()
-        let added = try await store.addMembers(channelUrl, adds, nowMs: t)
+        let added = try await store.addMembers(channelUrl, adds, nowMs: t, chatHistory: config.chatHistoryForNewMembers)
         invalidateChannel(channelUrl)
         let updated = try await requireChannel(channelUrl)
         guard !added.isEmpty else { return updated }
@@ -100,7 +102,9 @@ extension ChatService {
         if channel.memberCount + 1 > config.maxGroupChannelMembers {
             throw SendbirdError(.tooManyItems, "A group channel can have at most \(config.maxGroupChannelMembers) members.")
         }
-        _ = try await store.addMembers(channelUrl, [MemberAdd(userId: userId, state: "joined", inviterId: nil)], nowMs: t)
+        try await requireRoomForChannel(userId)
+        _ = try await store.addMembers(
+            channelUrl, [MemberAdd(userId: userId, state: "joined", inviterId: nil)], nowMs: t, chatHistory: config.chatHistoryForNewMembers)
         return try await announceJoin(channelUrl, userId: userId, at: t)
     }
 
@@ -255,6 +259,13 @@ extension ChatService {
     }
 
     // MARK: Helpers
+
+    /// 400203 when the user already belongs to the most group channels allowed.
+    func requireRoomForChannel(_ userId: String) async throws {
+        if try await store.channelCount(userId: userId) >= config.maxChannelsPerUser {
+            throw SendbirdError(.tooManyItems, "\(userId) already belongs to \(config.maxChannelsPerUser) group channels, the most allowed.")
+        }
+    }
 
     func requireOperator(_ channel: ChannelRecord, _ userId: String) async throws {
         let me = try await requireMember(channel, userId, code: .unauthorizedRequest)

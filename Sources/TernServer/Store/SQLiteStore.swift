@@ -610,23 +610,31 @@ public final class SQLiteStore: Store {
 
     // MARK: - Membership
 
-    public func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64) async throws -> [MemberRecord] {
+    public func channelCount(userId: String) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM members WHERE user_id = ?", arguments: [userId]) ?? 0
+        }
+    }
+
+    public func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64, chatHistory: Bool) async throws -> [MemberRecord] {
         try await pool.write { db in
             guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
+            let lastTs = try Int64.fetchOne(db, sql: "SELECT last_message_ts FROM group_channels WHERE channel_url = ?", arguments: [channelUrl]) ?? 0
             var added: [MemberRecord] = []
             for a in adds {
                 let exists = try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, a.userId]) ?? false
                 if exists { continue }
-                // A new member's read receipt starts now: what came before is not unread for them.
+                // Seed 002: a new member's read receipt is the last message's time with chat history, else 0
+                // (and without chat history what came before is hidden from them). Nothing before is unread.
                 try db.execute(
                     sql: """
-                        INSERT INTO members(channel_url, user_id, state, role, joined_ts, invited_at, read_ts, inviter_id)
-                        VALUES (?, ?, ?, 'none', ?, ?, ?, ?)
+                        INSERT INTO members(channel_url, user_id, state, role, joined_ts, invited_at, read_ts, inviter_id, ts_message_offset)
+                        VALUES (?, ?, ?, 'none', ?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        channelUrl, a.userId, a.state, a.state == "joined" ? nowMs : 0, a.inviterId == nil ? 0 : nowMs, nowMs,
-                        a.inviterId,
+                        channelUrl, a.userId, a.state, a.state == "joined" ? nowMs : 0, a.inviterId == nil ? 0 : nowMs,
+                        chatHistory ? lastTs : 0, a.inviterId, chatHistory ? 0 : nowMs,
                     ])
                 if let row = try Row.fetchOne(
                     db, sql: "SELECT * FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, a.userId])
@@ -646,8 +654,8 @@ public final class SQLiteStore: Store {
     public func acceptInvitation(_ channelUrl: String, userId: String, nowMs: Int64) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
-                sql: "UPDATE members SET state = 'joined', joined_ts = ?, read_ts = max(read_ts, ?) WHERE channel_url = ? AND user_id = ? AND state = 'invited'",
-                arguments: [nowMs, nowMs, channelUrl, userId])
+                sql: "UPDATE members SET state = 'joined', joined_ts = ? WHERE channel_url = ? AND user_id = ? AND state = 'invited'",
+                arguments: [nowMs, channelUrl, userId])
             guard db.changesCount > 0 else { return false }
             try Self.recountMembers(db, channelUrl)
             return true

@@ -51,7 +51,11 @@ public protocol Store: Sendable {
     func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange) async throws -> MetacounterResult
     /// Adds members by invitation or by joining; users already in the channel are skipped. A distinct
     /// channel stops being distinct. Returns the members added.
-    func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64) async throws -> [MemberRecord]
+    /// With `chatHistory` a new member's read receipt starts at the channel's last message; without it at 0,
+    /// and what was sent before is hidden from them (`ts_message_offset`).
+    func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64, chatHistory: Bool) async throws -> [MemberRecord]
+    /// How many group channels the user belongs to (joined or invited).
+    func channelCount(userId: String) async throws -> Int
     /// An invited member accepts: `joined` from now. Returns false when the user was not invited.
     func acceptInvitation(_ channelUrl: String, userId: String, nowMs: Int64) async throws -> Bool
     /// Removes a member (leave, decline); a member leaving a distinct channel turns distinct off.
