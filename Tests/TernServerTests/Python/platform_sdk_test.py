@@ -29,7 +29,7 @@ import urllib.request
 
 try:
     import sendbird_platform_sdk
-    from sendbird_platform_sdk.api import group_channel_api, message_api, user_api
+    from sendbird_platform_sdk.api import group_channel_api, message_api, metadata_api, moderation_api, user_api
     from sendbird_platform_sdk.exceptions import ApiException
     from sendbird_platform_sdk.model.create_a_group_channel_request import CreateAGroupChannelRequest
     from sendbird_platform_sdk.model.create_a_user_request import CreateAUserRequest
@@ -37,6 +37,13 @@ try:
     from sendbird_platform_sdk.model.mark_channel_messages_as_read_request import MarkChannelMessagesAsReadRequest
     from sendbird_platform_sdk.model.send_a_message_request import SendAMessageRequest
     from sendbird_platform_sdk.model.update_a_user_request import UpdateAUserRequest
+    from sendbird_platform_sdk.model.create_a_channel_metadata_request import CreateAChannelMetadataRequest
+    from sendbird_platform_sdk.model.freeze_a_group_channel_request import FreezeAGroupChannelRequest
+    from sendbird_platform_sdk.model.hide_a_channel_request import HideAChannelRequest
+    from sendbird_platform_sdk.model.invite_as_members_request import InviteAsMembersRequest
+    from sendbird_platform_sdk.model.leave_a_channel_request import LeaveAChannelRequest
+    from sendbird_platform_sdk.model.reset_chat_history_request import ResetChatHistoryRequest
+    from sendbird_platform_sdk.model.update_a_group_channel_request import UpdateAGroupChannelRequest
 except ImportError as exc:  # pragma: no cover
     print("FAIL  setup: cannot import sendbird_platform_sdk (%s); run: pip install sendbird-platform-sdk" % exc)
     sys.exit(2)
@@ -70,6 +77,8 @@ client = sendbird_platform_sdk.ApiClient(config)
 users = user_api.UserApi(client)
 channels = group_channel_api.GroupChannelApi(client)
 messages = message_api.MessageApi(client)
+metadata = metadata_api.MetadataApi(client)
+moderation = moderation_api.ModerationApi(client)
 AUTH = {"api_token": TOKEN, "_request_timeout": 15}
 
 SFX = secrets.token_hex(4)
@@ -291,6 +300,58 @@ def step_raw_header_case():
     check(doc.get("user_id") == UA, "user_id %r" % doc.get("user_id"))
 
 
+def step_invite():
+    ud = "sdk_d_" + SFX
+    users.create_a_user(create_a_user_request=CreateAUserRequest(user_id=ud, nickname="Dan " + SFX, profile_url=""), **AUTH)
+    r = channels.invite_as_members(S["url"], invite_as_members_request=InviteAsMembersRequest(user_ids=[ud], inviter_id=UA), **AUTH)
+    check(r.get("member_count") == 4, "member_count after invite %r" % r.get("member_count"))
+    S["ud"] = ud
+
+
+def step_leave():
+    r = channels.leave_a_channel(S["url"], leave_a_channel_request=LeaveAChannelRequest(user_ids=[S["ud"]]), **AUTH)
+    check(isinstance(r, dict), "leave answered %r" % (r,))
+    c = channels.get_a_group_channel(S["url"], **AUTH)
+    check(c.get("member_count") == 3, "member_count after leave %r" % c.get("member_count"))
+
+
+def step_update_channel():
+    c = channels.update_a_group_channel(S["url"], update_a_group_channel_request=UpdateAGroupChannelRequest(
+        name="Renamed " + SFX, custom_type="sdk_test2"), **AUTH)
+    check(c.get("name") == "Renamed " + SFX, "name %r" % c.get("name"))
+    check(c.get("custom_type") == "sdk_test2", "custom_type %r" % c.get("custom_type"))
+
+
+def step_freeze():
+    c = moderation.freeze_a_group_channel(S["url"], freeze_a_group_channel_request=FreezeAGroupChannelRequest(freeze=True), **AUTH)
+    check(c.get("freeze") is True, "freeze %r" % c.get("freeze"))
+    c = moderation.freeze_a_group_channel(S["url"], freeze_a_group_channel_request=FreezeAGroupChannelRequest(freeze=False), **AUTH)
+    check(c.get("freeze") is False, "freeze %r" % c.get("freeze"))
+
+
+def step_hide_unhide():
+    channels.hide_a_channel(S["url"], hide_a_channel_request=HideAChannelRequest(
+        user_id=UB, hide_previous_messages=False, allow_auto_unhide=True), **AUTH)
+    mine = users.list_my_group_channels(UB, show_empty=True, **AUTH)
+    check(S["url"] not in [c.channel_url for c in mine.get("channels", [])], "hidden channel still listed")
+    channels.unhide_a_channel(S["url"], UB, **AUTH)
+    mine = users.list_my_group_channels(UB, show_empty=True, **AUTH)
+    check(S["url"] in [c.channel_url for c in mine.get("channels", [])], "unhidden channel not listed")
+
+
+def step_reset_history():
+    r = channels.reset_chat_history(S["url"], reset_chat_history_request=ResetChatHistoryRequest(user_id=UC), **AUTH)
+    check((r.get("ts_message_offset") or 0) > 0, "ts_message_offset %r" % r.get("ts_message_offset"))
+
+
+def step_channel_metadata():
+    r = metadata.create_a_channel_metadata("group_channels", S["url"], create_a_channel_metadata_request=CreateAChannelMetadataRequest(
+        metadata={"team": "blue", "floor": "3"}), **AUTH)
+    check(dict(r.get("metadata") or {}) == {"team": "blue", "floor": "3"}, "metadata %r" % r.get("metadata"))
+    got = metadata.view_a_channel_metadata_when_retrieving_all_items_of_a_channel_metadata("group_channels", S["url"], **AUTH)
+    check((got.get("metadata") or {}).get("team") == "blue", "view metadata %r" % got)
+
+
 STEPS = [
     ("create users", step_create_users),
     ("view user", step_view_user),
@@ -308,6 +369,13 @@ STEPS = [
     ("unread message count is 3", step_unread_three),
     ("mark channel as read -> unread 0", step_mark_as_read),
     ("mark all as read for a user -> unread 0", step_mark_all_as_read),
+    ("invite a member", step_invite),
+    ("leave (Platform user_ids)", step_leave),
+    ("update group channel", step_update_channel),
+    ("freeze and unfreeze", step_freeze),
+    ("hide and unhide for a user", step_hide_unhide),
+    ("reset a user's chat history", step_reset_history),
+    ("channel metadata create + view", step_channel_metadata),
     ("wrong Api-Token -> 400401", step_wrong_token),
     ("raw Api-Token header (mixed case)", step_raw_header_case),
 ]
