@@ -324,10 +324,12 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
         }
     }
     public var groupChannels: [Group]
+    /// Always present (the JS SDK maps over it): ternd has no open channels yet.
+    public var openChannels: [Group] = []
     public var ts: Int64
     public init(groupChannels: [Group], ts: Int64) {
         self.groupChannels = groupChannels
         self.ts = ts
     }
-    enum CodingKeys: String, CodingKey { case groupChannels = "group_channels", ts }
+    enum CodingKeys: String, CodingKey { case groupChannels = "group_channels", openChannels = "open_channels", ts }
 }

@@ -333,6 +333,14 @@ function channelHandlerParams(rec) {
         onChannelChanged: (channel) => rec.push('channelChanged', { channel }),
         onUserJoined: (channel, user) => rec.push('userJoined', { channel, user }),
         onUserReceivedInvitation: (channel, inviter, invitees) => rec.push('userReceivedInvitation', { channel, inviter, invitees }),
+        onUserDeclinedInvitation: (channel, inviter, invitee) => rec.push('userDeclinedInvitation', { channel, inviter, invitee }),
+        onUserLeft: (channel, user) => rec.push('userLeft', { channel, user }),
+        onChannelFrozen: (channel) => rec.push('channelFrozen', { channel }),
+        onChannelUnfrozen: (channel) => rec.push('channelUnfrozen', { channel }),
+        onChannelHidden: (channel) => rec.push('channelHidden', { channel }),
+        onChannelDeleted: (channelUrl) => rec.push('channelDeleted', { channelUrl }),
+        onMetaDataCreated: (channel, metaData) => rec.push('metaDataCreated', { channel, metaData }),
+        onChannelMemberCountChanged: (channels) => rec.push('memberCountChanged', { channels }),
     };
 }
 
@@ -715,6 +723,135 @@ async function main() {
             `onMessageReceived for message ${message.messageId}`,
             { since },
         );
+    });
+
+    // j. group channels: kinds, invitations, join/leave, freeze, hide, reset, list queries, metadata
+    const need2 = () => need(ctx.connectedA && ctx.connectedB, 'A and B connected');
+    await step('j. A creates public, super and ephemeral channels with their flags', async () => {
+        need2();
+        const pub = await A.sb.groupChannel.createChannel({ invitedUserIds: [], name: `lobby ${suffix}`, isPublic: true, operatorUserIds: [idA] });
+        expectEqual(pub.isPublic, true, 'isPublic');
+        const sup = await A.sb.groupChannel.createChannel({ invitedUserIds: [idB], name: `all ${suffix}`, isSuper: true });
+        expectEqual(sup.isSuper, true, 'isSuper');
+        const eph = await A.sb.groupChannel.createChannel({ invitedUserIds: [idB], name: `eph ${suffix}`, isEphemeral: true });
+        expectEqual(eph.isEphemeral, true, 'isEphemeral');
+        ctx.publicUrl = pub.url;
+    });
+    await step('j. a public channel cannot be distinct (clear error)', async () => {
+        need2();
+        let code;
+        try {
+            await A.sb.groupChannel.createChannel({ invitedUserIds: [idB], isPublic: true, isDistinct: true });
+        } catch (err) {
+            code = err.code;
+        }
+        expectEqual(code, 400111, 'error code');
+    });
+    await step('j. B turns auto-accept off; A invites B: B receives the invitation, member state invited', async () => {
+        need2();
+        await B.sb.setChannelInvitationPreference(false);
+        const pref = await B.sb.getChannelInvitationPreference();
+        expectEqual(pref.autoAccept, false, 'autoAccept');
+        const team = await A.sb.groupChannel.createChannel({ invitedUserIds: [], name: `team ${suffix}`, operatorUserIds: [idA], customType: `ct_${suffix}` });
+        const since = B.events.mark();
+        await team.inviteWithUserIds([idB]);
+        const e = await B.events.wait((ev) => ev.type === 'userReceivedInvitation' && ev.channel.url === team.url, 'onUserReceivedInvitation', { since });
+        expectEqual(e.invitees.map((u) => u.userId).join(','), idB, 'invitees');
+        const mine = await B.sb.groupChannel.getChannelWithoutCache(team.url);
+        expectEqual(mine.myMemberState, 'invited', 'myMemberState');
+        ctx.team = team.url;
+    });
+    await step('j. B accepts: joined; A sees onUserJoined', async () => {
+        need(ctx.team, 'team channel');
+        const since = A.events.mark();
+        const ch = await B.sb.groupChannel.getChannel(ctx.team);
+        await ch.acceptInvitation();
+        expectEqual(ch.myMemberState, 'joined', 'myMemberState after accept');
+        await A.events.wait((ev) => ev.type === 'userJoined' && ev.channel.url === ctx.team && ev.user.userId === idB, 'onUserJoined', { since });
+    });
+    await step('j. A freezes: B cannot send (900050); A unfreezes', async () => {
+        need(ctx.team, 'team channel');
+        const since = B.events.mark();
+        const ch = await A.sb.groupChannel.getChannel(ctx.team);
+        await ch.freeze();
+        await B.events.wait((ev) => ev.type === 'channelFrozen' && ev.channel.url === ctx.team, 'onChannelFrozen', { since });
+        const mine = await B.sb.groupChannel.getChannel(ctx.team);
+        expectEqual(mine.isFrozen, true, 'isFrozen');
+        let code;
+        try {
+            await sendUserMessage(mine, { message: 'frozen?' });
+        } catch (err) {
+            code = err.code;
+        }
+        expectEqual(code, 900050, 'send in a frozen channel');
+        await ch.unfreeze();
+        await B.events.wait((ev) => ev.type === 'channelUnfrozen' && ev.channel.url === ctx.team, 'onChannelUnfrozen', { since });
+    });
+    await step('j. metadata: A creates, B reads it and hears onMetaDataCreated', async () => {
+        need(ctx.team, 'team channel');
+        const since = B.events.mark();
+        const ch = await A.sb.groupChannel.getChannel(ctx.team);
+        await ch.createMetaData({ floor: '3' });
+        await B.events.wait((ev) => ev.type === 'metaDataCreated' && ev.metaData.floor === '3', 'onMetaDataCreated', { since });
+        const mine = await B.sb.groupChannel.getChannel(ctx.team);
+        const got = await mine.getMetaData(['floor']);
+        expectEqual(got.floor, '3', 'getMetaData');
+    });
+    await step('j. my channel list query: custom type, name filter, name order, member state', async () => {
+        need(ctx.team, 'team channel');
+        const q = B.sb.groupChannel.createMyGroupChannelListQuery({
+            includeEmpty: true, customTypesFilter: [`ct_${suffix}`], channelNameContainsFilter: 'team', order: 'channel_name_alphabetical',
+            myMemberStateFilter: 'joined_only',
+        });
+        const list = await q.next();
+        expectEqual(list.map((c) => c.url).join(','), ctx.team, 'channels');
+    });
+    await step('j. B hides the channel: gone from the list; unhide brings it back', async () => {
+        need(ctx.team, 'team channel');
+        const ch = await B.sb.groupChannel.getChannel(ctx.team);
+        await ch.hide({ hidePreviousMessages: false, allowAutoUnhide: true });
+        const listed = async () => (await B.sb.groupChannel.createMyGroupChannelListQuery({ includeEmpty: true, customTypesFilter: [`ct_${suffix}`] }).next()).map((c) => c.url);
+        expectEqual((await listed()).join(','), '', 'list while hidden');
+        await ch.unhide();
+        expectEqual((await listed()).join(','), ctx.team, 'list after unhide');
+    });
+    await step('j. B resets its history: an offset is set', async () => {
+        need(ctx.team, 'team channel');
+        const ch = await B.sb.groupChannel.getChannel(ctx.team);
+        await ch.resetMyHistory();
+        expect(ch.messageOffsetTimestamp > 0, `messageOffsetTimestamp ${ch.messageOffsetTimestamp}`);
+    });
+    await step('j. B leaves: A hears onUserLeft; invited again, B declines and A hears it', async () => {
+        need(ctx.team, 'team channel');
+        let since = A.events.mark();
+        const ch = await B.sb.groupChannel.getChannel(ctx.team);
+        await ch.leave();
+        await A.events.wait((ev) => ev.type === 'userLeft' && ev.user.userId === idB, 'onUserLeft', { since });
+        since = A.events.mark();
+        const mine = await A.sb.groupChannel.getChannel(ctx.team);
+        await mine.inviteWithUserIds([idB]);
+        const again = await B.sb.groupChannel.getChannelWithoutCache(ctx.team);
+        expectEqual(again.myMemberState, 'invited', 'invited again');
+        await again.declineInvitation();
+        await A.events.wait((ev) => ev.type === 'userDeclinedInvitation' && ev.invitee.userId === idB, 'onUserDeclinedInvitation', { since });
+    });
+    await step('j. B finds the public channel by name and joins; then leaves', async () => {
+        need(ctx.publicUrl, 'public channel');
+        const q = B.sb.groupChannel.createPublicGroupChannelListQuery({ includeEmpty: true, channelNameContainsFilter: `lobby ${suffix}` });
+        const found = await q.next();
+        expectEqual(found.map((c) => c.url).join(','), ctx.publicUrl, 'public channels');
+        await found[0].join();
+        const joined = await B.sb.groupChannel.getChannelWithoutCache(ctx.publicUrl);
+        expectEqual(joined.myMemberState, 'joined', 'joined');
+        await joined.leave();
+    });
+    await step('j. with auto-accept on again, an invitation joins B at once', async () => {
+        need2();
+        await B.sb.setChannelInvitationPreference(true);
+        const ch = await A.sb.groupChannel.createChannel({ invitedUserIds: [], name: `auto ${suffix}` });
+        await ch.inviteWithUserIds([idB]);
+        const mine = await B.sb.groupChannel.getChannelWithoutCache(ch.url);
+        expectEqual(mine.myMemberState, 'joined', 'myMemberState');
     });
 
     return finish();
