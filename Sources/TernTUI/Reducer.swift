@@ -278,6 +278,27 @@ public struct Reducer: Sendable {
         state.channels.sort { a, b in a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url }
     }
 
+    /// A status line for a channel event the user should hear of: invitations to them anywhere, anything
+    /// about the channel on screen.
+    static func describe(_ kind: ChannelEventKind, channel url: String, _ state: AppState) -> String? {
+        let name = "#" + (state.channels.first { $0.url == url }?.displayName(me: state.me.userId) ?? url)
+        let me = state.me.userId
+        if case .invited(let inviter, let invitees) = kind, invitees.contains(where: { $0.userId == me }) {
+            return "\(inviter?.displayName ?? "someone") invited you to \(name)"
+        }
+        guard url == state.selected else { return nil }
+        switch kind {
+        case .joined(let users): return "\(users.map(\.displayName).joined(separator: ", ")) joined \(name)"
+        case .left(let u): return u.userId == me ? nil : "\(u.displayName) left \(name)"
+        case .invited(_, let invitees): return "\(invitees.map(\.displayName).joined(separator: ", ")) invited to \(name)"
+        case .declined(_, let u): return "\(u.displayName) declined the invitation to \(name)"
+        case .frozen: return "\(name) is frozen: only operators can send"
+        case .unfrozen: return "\(name) is no longer frozen"
+        case .metadataChanged: return "\(name): metadata changed"
+        default: return nil
+        }
+    }
+
     func apply(_ event: ClientEvent, _ state: inout AppState) -> [Effect] {
         switch event {
         case .connectionStateChanged(let s):
@@ -294,6 +315,8 @@ public struct Reducer: Sendable {
                 state.selected = nil
                 if let first = state.channels.first { return select(first.url, &state) }
             }
+        case .channelEvent(let url, let kind):
+            if let text = Self.describe(kind, channel: url, state) { state.notice = text }
         case .messagePending(let m):
             state.messages[m.channelUrl, default: []].append(m)
         case .messageSent(let m), .messageFailed(let m):

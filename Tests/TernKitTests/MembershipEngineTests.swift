@@ -75,4 +75,59 @@ struct MembershipEngineTests {
             for c in [alice, bob, bobPhone] { await c.shutdown() }
         }
     }
+
+    @Test func channelEventsListQueriesAndMetadata() async throws {
+        try await withLocalServer { server in
+            let alice = server.client("alice")
+            let bob = server.client("bob")
+            let bobLog = EventLog(bob)
+            try await alice.connect()
+            try await bob.connect()
+            let red = try await alice.createGroupChannel(name: "Red", userIds: ["bob"])
+            let blue = try await alice.createGroupChannel(name: "Blue", userIds: [])
+            try await alice.updateChannel(blue.url, customType: "team")
+            // Events reach bob's stream by name.
+            try await alice.setFrozen(red.url, true)
+            let frozen = try await bobLog.wait("frozen event") { e -> Bool? in
+                if case .channelEvent(let url, .frozen) = e, url == red.url { return true }
+                return nil
+            }
+            #expect(frozen)
+            try await alice.invite(["bob"], to: blue.url)
+            let joined = try await bobLog.wait("joined event") { e -> [String]? in
+                if case .channelEvent(let url, .joined(let users)) = e, url == blue.url { return users.map(\.userId) }
+                return nil
+            }
+            #expect(joined == ["bob"])
+            try await alice.setChannelMetadata(red.url, ["floor": "3"])
+            let meta = try await bobLog.wait("metadata event") { e -> [String: String]? in
+                if case .channelEvent(let url, .metadataChanged(let created, _, _)) = e, url == red.url { return created }
+                return nil
+            }
+            #expect(meta == ["floor": "3"])
+            #expect(try await bob.channelMetadata(red.url) == ["floor": "3"])
+            try await alice.deleteChannelMetadata(red.url, key: "floor")
+            #expect(try await bob.channelMetadata(red.url).isEmpty)
+            #expect(try await alice.changeChannelMetacounters(red.url, ["likes": 2], mode: "increase") == ["likes": 2])
+            #expect(try await bob.channelMetacounters(red.url) == ["likes": 2])
+            // A list query with filters and an order; paging by token.
+            var params = GroupChannelListParams()
+            params.order = .channelNameAlphabetical
+            #expect(try await bob.myChannels(params).channels.map(\.name) == ["Blue", "Red"])
+            params.customTypes = ["team"]
+            #expect(try await bob.myChannels(params).channels.map(\.url) == [blue.url])
+            params = GroupChannelListParams()
+            params.includeFrozen = false
+            #expect(try await bob.myChannels(params).channels.map(\.url) == [blue.url])
+            params = GroupChannelListParams()
+            params.limit = 1
+            params.order = .chronological
+            let first = try await bob.myChannels(params)
+            let second = try await bob.myChannels(params, token: first.next)
+            #expect(first.next != nil && second.next == nil)
+            #expect(Set((first.channels + second.channels).map(\.url)) == [red.url, blue.url])
+            await alice.shutdown()
+            await bob.shutdown()
+        }
+    }
 }

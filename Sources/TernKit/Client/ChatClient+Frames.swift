@@ -37,6 +37,57 @@ struct SystemEvent: Decodable {
     }
 }
 
+/// `SYEV` `data` for the categories that carry users or key/value changes.
+struct ChannelEventData: Decodable {
+    var users: [SenderPayload]?
+    var inviter: SenderPayload?
+    var invitees: [SenderPayload]?
+    var invitee: SenderPayload?
+    var user: SenderPayload?
+    var created: [String: String]?
+    var updated: [String: String]?
+    var deleted: [String]?
+    var createdCounters: [String: Int64]?
+    var updatedCounters: [String: Int64]?
+    enum CodingKeys: String, CodingKey { case users, inviter, invitees, invitee, created, updated, deleted }
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        users = try? c.decodeIfPresent([SenderPayload].self, forKey: .users)
+        inviter = try? c.decodeIfPresent(SenderPayload.self, forKey: .inviter)
+        invitees = try? c.decodeIfPresent([SenderPayload].self, forKey: .invitees)
+        invitee = try? c.decodeIfPresent(SenderPayload.self, forKey: .invitee)
+        user = try? SenderPayload(from: decoder)
+        created = try? c.decodeIfPresent([String: String].self, forKey: .created)
+        updated = try? c.decodeIfPresent([String: String].self, forKey: .updated)
+        deleted = try? c.decodeIfPresent([String].self, forKey: .deleted)
+        createdCounters = try? c.decodeIfPresent([String: Int64].self, forKey: .created)
+        updatedCounters = try? c.decodeIfPresent([String: Int64].self, forKey: .updated)
+    }
+
+    struct Envelope: Decodable { var data: ChannelEventData? }
+    init() {}
+    static let empty = ChannelEventData()
+
+    /// The event as the engine names it.
+    func kind(_ cat: Int) -> ChannelEventKind {
+        switch cat {
+        case ChannelEvent.joined: .joined((users ?? []).map(User.init))
+        case ChannelEvent.left: .left(user.map(User.init) ?? User(userId: ""))
+        case ChannelEvent.invited: .invited(inviter: inviter.map(User.init), invitees: (invitees ?? []).map(User.init))
+        case ChannelEvent.declined: .declined(inviter: inviter.map(User.init), invitee: invitee.map(User.init) ?? User(userId: ""))
+        case ChannelEvent.frozen: .frozen
+        case ChannelEvent.unfrozen: .unfrozen
+        case ChannelEvent.changed: .changed
+        case ChannelEvent.deleted: .deleted
+        case ChannelEvent.hidden: .hidden
+        case ChannelEvent.unhidden: .unhidden
+        case 11100: .metadataChanged(created: created ?? [:], updated: updated ?? [:], deleted: deleted ?? [])
+        case 11200: .metacountersChanged(created: createdCounters ?? [:], updated: updatedCounters ?? [:], deleted: deleted ?? [])
+        default: .other(cat)
+        }
+    }
+}
+
 /// `MCNT`: member counts of group channels.
 struct MemberCountEvent: Decodable {
     struct Group: Decodable {
@@ -185,6 +236,15 @@ extension ChatClient {
         case ChannelEvent.typingEnd:
             guard let u = e.user, let user = typing.end(u.userId, in: e.channelUrl) else { return }
             hub.emit(.typingEnded(channelUrl: e.channelUrl, user: user, expired: false))
+        default:
+            let data = (try? frame.decode(ChannelEventData.Envelope.self))?.data
+            hub.emit(.channelEvent(channelUrl: e.channelUrl, (data ?? ChannelEventData.empty).kind(e.cat)))
+            applyChannelEvent(e)
+        }
+    }
+
+    func applyChannelEvent(_ e: SystemEvent) {
+        switch e.cat {
         case ChannelEvent.left where e.user?.userId == me:
             removeFromList(e.channelUrl, .left)
         case ChannelEvent.declined where e.invitee?.userId == me:

@@ -149,3 +149,132 @@ struct InvitationPreference: Decodable {
     var autoAccept: Bool
     enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
 }
+
+/// A my-channel list query (seeds 000/002): every filter and order the server knows.
+public struct GroupChannelListParams: Sendable, Equatable {
+    public enum Order: Sendable, Equatable {
+        case latestLastMessage, chronological, channelNameAlphabetical
+        case metadataValueAlphabetical(key: String)
+    }
+    public enum MemberState: String, Sendable { case all, joinedOnly = "joined_only", invitedOnly = "invited_only" }
+    public enum Hidden: String, Sendable {
+        case unhiddenOnly = "unhidden_only", hiddenOnly = "hidden_only", hiddenAllowAutoUnhide = "hidden_allow_auto_unhide"
+        case hiddenPreventAutoUnhide = "hidden_prevent_auto_unhide", all
+    }
+    public var limit = 20
+    public var order: Order = .latestLastMessage
+    public var includeEmpty = true
+    public var includeFrozen = true
+    public var customTypes: [String] = []
+    public var customTypeStartsWith = ""
+    public var nameContains = ""
+    public var channelUrls: [String] = []
+    public var memberState: MemberState = .all
+    public var hidden: Hidden = .unhiddenOnly
+    /// `all`, `super`, `nonsuper`.
+    public var superMode = "all"
+    /// `all`, `public`, `private`.
+    public var publicMode = "all"
+    public var unreadOnly = false
+    /// Channels with exactly these members (and me).
+    public var membersExactlyIn: [String] = []
+    /// Channels including any of these members.
+    public var membersIncludeIn: [String] = []
+    public var nicknameContains = ""
+    public var metadataKey = ""
+    public var metadataValues: [String] = []
+    public var createdAfter: Millis?
+    public var createdBefore: Millis?
+    public init() {}
+
+    var query: [(String, String)] {
+        var q: [(String, String)] = [("limit", String(min(max(limit, 1), 100))), ("show_empty", String(includeEmpty)), ("show_frozen", String(includeFrozen))]
+        switch order {
+        case .latestLastMessage: q.append(("order", "latest_last_message"))
+        case .chronological: q.append(("order", "chronological"))
+        case .channelNameAlphabetical: q.append(("order", "channel_name_alphabetical"))
+        case .metadataValueAlphabetical(let key): q += [("order", "metadata_value_alphabetical"), ("metadata_order_key", key)]
+        }
+        func list(_ name: String, _ values: [String]) {
+            if !values.isEmpty { q.append((name, values.joined(separator: ","))) }
+        }
+        func text(_ name: String, _ value: String) {
+            if !value.isEmpty { q.append((name, value)) }
+        }
+        list("custom_types", customTypes)
+        text("custom_type_startswith", customTypeStartsWith)
+        text("name_contains", nameContains)
+        list("channel_urls", channelUrls)
+        q.append(("member_state_filter", memberState.rawValue))
+        q.append(("hidden_mode", hidden.rawValue))
+        q.append(("super_mode", superMode))
+        q.append(("public_mode", publicMode))
+        if unreadOnly { q.append(("unread_filter", "unread_message")) }
+        list("members_exactly_in", membersExactlyIn)
+        if !membersIncludeIn.isEmpty { q += [("members_include_in", membersIncludeIn.joined(separator: ",")), ("query_type", "OR")] }
+        text("members_nickname_contains", nicknameContains)
+        text("metadata_key", metadataKey)
+        list("metadata_values", metadataValues)
+        if let createdAfter { q.append(("created_after", String(createdAfter / 1000))) }
+        if let createdBefore { q.append(("created_before", String(createdBefore / 1000))) }
+        return q
+    }
+}
+
+/// One page of a channel list; `next` continues it (nil: the last page).
+public struct ChannelPage: Sendable, Equatable {
+    public var channels: [GroupChannel]
+    public var next: String?
+}
+
+extension ChatClient {
+    /// One page of the current user's channels matching `params` (pass the previous page's `next` as `token`).
+    /// The channels are not added to the engine's own list: this is a search.
+    public func myChannels(_ params: GroupChannelListParams, token: String? = nil) async throws -> ChannelPage {
+        let key = try requireSession()
+        let q = params.query + [("token", token ?? "")] + Self.channelQuery
+        let page = try await rest.request(
+            "GET", RESTClient.path("/v3/users/\(RESTClient.segment(me))/my_group_channels", q), sessionKey: key, as: ChannelListResponse.self)
+        let next = page.next.flatMap { $0.isEmpty ? nil : $0 }
+        return ChannelPage(channels: page.channels.map(GroupChannel.init), next: next)
+    }
+
+    // MARK: Channel metadata
+
+    struct MetadataEnvelope: Decodable { var metadata: [String: String]? }
+
+    /// The channel's metadata (only `keys` when given).
+    public func channelMetadata(_ url: String, keys: [String] = []) async throws -> [String: String] {
+        let key = try requireSession()
+        let r = try await rest.request(
+            "GET", RESTClient.path(channelPath(url, "/metadata"), [("keys", keys.joined(separator: ",")), ("include_ts", "true")]),
+            sessionKey: key, as: MetadataEnvelope.self)
+        return r.metadata ?? [:]
+    }
+
+    /// Creates or updates metadata items (members hear 11100).
+    public func setChannelMetadata(_ url: String, _ items: [String: String]) async throws {
+        try await call("PUT", channelPath(url, "/metadata"), ["metadata": items, "upsert": true, "include_ts": true])
+    }
+
+    /// Deletes one item, or every item when `key` is nil.
+    public func deleteChannelMetadata(_ url: String, key: String? = nil) async throws {
+        try await call("DELETE", channelPath(url, key.map { "/metadata/\(RESTClient.segment($0))" } ?? "/metadata"), nil)
+    }
+
+    public func channelMetacounters(_ url: String, keys: [String] = []) async throws -> [String: Int64] {
+        let key = try requireSession()
+        return try await rest.request(
+            "GET", RESTClient.path(channelPath(url, "/metacounter"), [("keys", keys.joined(separator: ","))]), sessionKey: key,
+            as: [String: Int64].self)
+    }
+
+    /// Sets (`mode` "set"), increases or decreases counters, creating missing ones. Returns the new values.
+    @discardableResult
+    public func changeChannelMetacounters(_ url: String, _ items: [String: Int64], mode: String = "set") async throws -> [String: Int64] {
+        let key = try requireSession()
+        return try await rest.request(
+            "PUT", channelPath(url, "/metacounter"), body: RESTClient.json(["metacounter": items, "mode": mode, "upsert": true]),
+            sessionKey: key, as: [String: Int64].self)
+    }
+}

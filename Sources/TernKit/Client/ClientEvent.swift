@@ -37,8 +37,48 @@ public enum ClientEvent: Sendable, Equatable {
     /// The unread counts of a channel, and the user's total, after a change.
     case unreadCountChanged(channelUrl: String?, unreadMessageCount: Int, unreadMentionCount: Int, total: Int)
 
+    /// A channel event (`SYEV`) other than typing: membership, freeze, properties, metadata, hiding.
+    /// The channel itself follows as `channelUpdated` (or leaves the list) once re-read.
+    case channelEvent(channelUrl: String, ChannelEventKind)
+
     /// An error the server reported outside any request (an `EROR` without `req_id`).
     case serverError(SendbirdError)
+}
+
+/// What happened to a channel, as its `SYEV` says.
+public enum ChannelEventKind: Sendable, Equatable {
+    case joined([User])
+    case left(User)
+    case invited(inviter: User?, invitees: [User])
+    case declined(inviter: User?, invitee: User)
+    case frozen, unfrozen
+    /// Name, cover, data or custom type changed.
+    case changed
+    case deleted
+    case hidden, unhidden
+    case metadataChanged(created: [String: String], updated: [String: String], deleted: [String])
+    case metacountersChanged(created: [String: Int64], updated: [String: Int64], deleted: [String])
+    /// A category this engine does not name yet.
+    case other(Int)
+
+    /// The name scripts see (`tern tail --json`).
+    public var name: String {
+        switch self {
+        case .joined: "joined"
+        case .left: "left"
+        case .invited: "invited"
+        case .declined: "declined"
+        case .frozen: "frozen"
+        case .unfrozen: "unfrozen"
+        case .changed: "changed"
+        case .deleted: "deleted"
+        case .hidden: "hidden"
+        case .unhidden: "unhidden"
+        case .metadataChanged: "metadata_changed"
+        case .metacountersChanged: "metacounters_changed"
+        case .other(let cat): "event_\(cat)"
+        }
+    }
 }
 
 /// Fans events out to every subscriber; each gets its own unbounded stream.

@@ -44,7 +44,7 @@ public struct TailFormatter: Sendable {
     static func channelUrl(of event: ClientEvent) -> String? {
         switch event {
         case .channelAdded(let c), .channelUpdated(let c): c.url
-        case .channelDeleted(let url), .channelRemoved(let url, _): url
+        case .channelDeleted(let url), .channelRemoved(let url, _), .channelEvent(let url, _): url
         case .messagePending(let m), .messageSent(let m), .messageFailed(let m), .messageReceived(let m): m.channelUrl
         case .typingStarted(let url, _), .typingEnded(let url, _, _): url
         case .readReceiptUpdated(let url, _, _), .deliveryReceiptUpdated(let url, _): url
@@ -108,6 +108,37 @@ public struct TailFormatter: Sendable {
             return (["type": "channel_deleted", "channel_url": url], "\(channelName(url)) is gone")
         case .channelRemoved(let url, let reason):
             return (["type": "channel_removed", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
+        case .channelEvent(let url, let kind):
+            var f: [String: Any] = ["type": "channel_event", "channel_url": url, "event": kind.name]
+            let text: String
+            switch kind {
+            case .joined(let users):
+                f["user_ids"] = users.map(\.userId)
+                text = "\(users.map(\.displayName).joined(separator: ", ")) joined"
+            case .left(let u):
+                f["user_id"] = u.userId
+                text = "\(u.displayName) left"
+            case .invited(let inviter, let invitees):
+                f["inviter_id"] = inviter?.userId ?? ""
+                f["user_ids"] = invitees.map(\.userId)
+                text = "\(inviter?.displayName ?? "the server") invited \(invitees.map(\.displayName).joined(separator: ", "))"
+            case .declined(_, let invitee):
+                f["user_id"] = invitee.userId
+                text = "\(invitee.displayName) declined the invitation"
+            case .metadataChanged(let created, let updated, let deleted):
+                f["created"] = created
+                f["updated"] = updated
+                f["deleted"] = deleted
+                text = "metadata changed"
+            case .metacountersChanged(let created, let updated, let deleted):
+                f["created"] = created
+                f["updated"] = updated
+                f["deleted"] = deleted
+                text = "metacounters changed"
+            default:
+                text = kind.name
+            }
+            return (f, "\(channelName(url)) \(text)")
         case .messageReceived(let m):
             return (Self.messageFields(m, type: "message"), "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin"): \(m.text)")
         case .messageSent(let m):
