@@ -144,6 +144,8 @@ public actor ChatApp {
                         let c = try await client.invite(users, to: url)
                         self.dispatch(.notice("invited \(users.joined(separator: ", ")) to #\(c.displayName(me: self.state.me.userId))"))
                     case .accept: self.dispatch(.opened(try await client.acceptInvitation(url)))
+                    case .join: self.dispatch(.opened(try await client.join(url)))
+                    case .unhide: self.dispatch(.opened(try await client.unhide(url)))
                     case .decline: try await client.declineInvitation(url)
                     case .leave: try await client.leave(url)
                     case .hide: try await client.hide(url, allowAutoUnhide: true)
@@ -166,6 +168,27 @@ public actor ChatApp {
                         return
                     }
                     self.dispatch(.opened(try await client.join(target.url)))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .browse(let kind, let query):
+            let (name, customType) = Browser.terms(query)
+            Task {
+                do {
+                    let found: [GroupChannel]
+                    switch kind {
+                    case .publicChannels:
+                        found = try await client.publicChannels(nameContains: name, customType: customType, limit: 100)
+                    case .hiddenChannels:
+                        var params = GroupChannelListParams()
+                        params.hidden = .hiddenOnly
+                        params.limit = 100
+                        params.nameContains = name
+                        if !customType.isEmpty { params.customTypes = [customType] }
+                        found = try await client.myChannels(params).channels
+                    }
+                    self.dispatch(.browserResults(kind: kind, query: query, found))
                 } catch {
                     self.dispatch(.failed(Self.describe(error)))
                 }

@@ -42,6 +42,8 @@ public struct Reducer: Sendable {
                 state.showHelp = false
                 return []
             }
+            if state.browser != nil, key != .ctrl("c") { return browserKey(key, &state) }
+            if let url = state.info, key != .ctrl("c") { return infoKey(key, url: url, &state) }
             if let command = keys.command(for: key) { return run(command, &state) }
             switch key {
             case .char(let c):
@@ -97,6 +99,14 @@ public struct Reducer: Sendable {
             state.notice = text
             return []
 
+        case .browserResults(let kind, let query, let list):
+            guard var b = state.browser, b.kind == kind, b.query == query else { return [] }
+            b.results = list
+            b.loading = false
+            b.selected = min(b.selected, max(0, list.count - 1))
+            state.browser = b
+            return []
+
         case .failed(let text):
             state.notice = text
             return []
@@ -138,6 +148,15 @@ public struct Reducer: Sendable {
         case .help:
             state.showHelp.toggle()
             return []
+        case .channelInfo:
+            guard let url = state.selected else {
+                state.notice = "no channel: open one first"
+                return []
+            }
+            state.info = url
+            return []
+        case .browseChannels:
+            return openBrowser(.publicChannels, &state)
         case .cursorLeft:
             state.cursor = max(0, state.cursor - 1)
         case .cursorRight:
@@ -167,6 +186,78 @@ public struct Reducer: Sendable {
         return []
     }
 
+    func openBrowser(_ kind: Browser.Kind, _ state: inout AppState) -> [Effect] {
+        state.browser = Browser(kind: kind)
+        return [.browse(kind: kind, query: "")]
+    }
+
+    /// Keys while the browser is open: type to search, ↑/↓ to choose, Enter to join (or unhide), Tab to
+    /// switch between public and hidden channels, Esc to close.
+    func browserKey(_ key: Key, _ state: inout AppState) -> [Effect] {
+        guard var b = state.browser else { return [] }
+        var search = false
+        switch key {
+        case .escape:
+            state.browser = nil
+            return []
+        case .tab:
+            return openBrowser(b.kind == .publicChannels ? .hiddenChannels : .publicChannels, &state)
+        case .up, .ctrl("p"), .altUp:
+            b.selected = max(0, b.selected - 1)
+        case .down, .ctrl("n"), .altDown:
+            b.selected = min(max(0, b.results.count - 1), b.selected + 1)
+        case .enter:
+            guard b.results.indices.contains(b.selected) else { return [] }
+            let target = b.results[b.selected]
+            state.browser = nil
+            return [.channel(b.kind == .publicChannels ? .join : .unhide, channelUrl: target.url)]
+        case .backspace:
+            guard !b.query.isEmpty else { return [] }
+            b.query.removeLast()
+            search = true
+        case .ctrl("u"):
+            b.query = ""
+            search = true
+        case .char(let c):
+            b.query.append(c)
+            search = true
+        default:
+            return []
+        }
+        if search {
+            b.loading = true
+            b.selected = 0
+        }
+        state.browser = b
+        return search ? [.browse(kind: b.kind, query: b.query)] : []
+    }
+
+    /// The channel info view's action keys (each is also a `/command`).
+    public static let infoActions: [(key: Character, command: String, what: String)] = [
+        ("a", "accept", "accept the invitation"), ("d", "decline", "decline the invitation"), ("i", "invite", "invite users…"),
+        ("n", "rename", "rename…"), ("l", "leave", "leave"), ("h", "hide", "hide (back on a new message)"),
+        ("r", "archive", "archive (until unhidden)"), ("f", "freeze", "freeze (operators)"), ("u", "unfreeze", "unfreeze (operators)"),
+    ]
+
+    func infoKey(_ key: Key, url: String, _ state: inout AppState) -> [Effect] {
+        state.info = nil
+        guard case .char(let c) = key, let action = Self.infoActions.first(where: { $0.key == c }) else { return [] }
+        switch action.command {
+        case "invite", "rename":
+            // These need words: start the command in the input line.
+            state.input = Array("/\(action.command) ")
+            state.cursor = state.input.count
+            return []
+        case "accept": return [.channel(.accept, channelUrl: url)]
+        case "decline": return [.channel(.decline, channelUrl: url)]
+        case "leave": return [.channel(.leave, channelUrl: url)]
+        case "hide": return [.channel(.hide, channelUrl: url)]
+        case "archive": return [.channel(.archive, channelUrl: url)]
+        case "freeze": return [.channel(.freeze, channelUrl: url)]
+        default: return [.channel(.unfreeze, channelUrl: url)]
+        }
+    }
+
     /// Enter: a command, or a message to the channel on screen.
     func submit(_ state: inout AppState) -> [Effect] {
         let text = state.inputText.trimmingCharacters(in: .whitespaces)
@@ -188,12 +279,23 @@ public struct Reducer: Sendable {
                     return []
                 }
                 return [.createGroup(name: words[1], userIds: Array(words.dropFirst(2)))]
-            case "join":
+            case "join" where words.count > 1:
                 guard words.count == 2 else {
-                    state.notice = "usage: /join NAME (a public channel's name or URL)"
+                    state.notice = "usage: /join [NAME] (a public channel's name or URL; alone: the browser)"
                     return []
                 }
                 return [.joinPublic(words[1])]
+            case "join", "browse":
+                return openBrowser(.publicChannels, &state)
+            case "hidden", "archived":
+                return openBrowser(.hiddenChannels, &state)
+            case "info":
+                guard let url = state.selected else {
+                    state.notice = "no channel: open one first"
+                    return []
+                }
+                state.info = url
+                return []
             case "invite", "accept", "decline", "leave", "hide", "archive", "freeze", "unfreeze", "rename":
                 guard let url = state.selected else {
                     state.notice = "no channel: open one first"
@@ -275,7 +377,12 @@ public struct Reducer: Sendable {
         } else {
             state.channels.append(c)
         }
-        state.channels.sort { a, b in a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url }
+        // Invitations first, then by latest activity.
+        state.channels.sort { a, b in
+            let ai = a.myMemberState == "invited", bi = b.myMemberState == "invited"
+            if ai != bi { return ai }
+            return a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
+        }
     }
 
     /// A status line for a channel event the user should hear of: invitations to them anywhere, anything

@@ -11,7 +11,7 @@ public enum Key: Hashable, Sendable {
 
 /// What a key does (one table maps keys to these, so keys can be rebound later).
 public enum Command: String, Hashable, Sendable, CaseIterable {
-    case send, nextChannel, previousChannel, scrollUp, scrollDown, quit, help
+    case send, nextChannel, previousChannel, scrollUp, scrollDown, quit, help, channelInfo, browseChannels
     case cursorLeft, cursorRight, cursorHome, cursorEnd, deleteBackward, deleteForward, deleteLine, deleteWord
 }
 
@@ -24,7 +24,7 @@ public struct KeyTable: Sendable, Equatable {
         .pageUp: .scrollUp, .pageDown: .scrollDown, .ctrl("c"): .quit, .ctrl("d"): .quit, .left: .cursorLeft, .ctrl("b"): .cursorLeft,
         .right: .cursorRight, .ctrl("f"): .cursorRight, .home: .cursorHome, .ctrl("a"): .cursorHome, .end: .cursorEnd,
         .ctrl("e"): .cursorEnd, .backspace: .deleteBackward, .delete: .deleteForward, .ctrl("u"): .deleteLine,
-        .ctrl("w"): .deleteWord, .escape: .help,
+        .ctrl("w"): .deleteWord, .escape: .help, .ctrl("o"): .channelInfo, .ctrl("g"): .browseChannels,
     ])
 
     public func command(for key: Key) -> Command? { bindings[key] }
@@ -39,6 +39,7 @@ public struct KeyTable: Sendable, Equatable {
             (keys(.scrollUp), "scroll up (older history loads at the top)"), (keys(.scrollDown), "scroll down"),
             (keys(.quit), "quit"), (keys(.cursorHome) + ", " + keys(.cursorEnd), "start / end of the line"),
             (keys(.deleteLine), "clear the line"), (keys(.deleteWord), "delete the word before the cursor"),
+            (keys(.channelInfo), "this channel: members, flags, actions"), (keys(.browseChannels), "public channels to join; Tab: hidden ones"),
         ]
     }
 
@@ -84,6 +85,9 @@ public struct AppState: Sendable, Equatable {
     /// The message pane's size in cells (0 × 0 until the terminal reports one); scrolling pages by it.
     public var pane = PaneSize()
     public var showHelp = false
+    /// The channel info view (members, flags, metadata, action keys) of this channel.
+    public var info: String?
+    public var browser: Browser?
     /// A line for the status bar (errors, hints); cleared by the next key.
     public var notice: String?
     public var totalUnread = 0
@@ -96,6 +100,30 @@ public struct AppState: Sendable, Equatable {
 
     public var selectedChannel: GroupChannel? { channels.first { $0.url == selected } }
     public var inputText: String { String(input) }
+}
+
+/// The channel browser: public channels to join, or the user's hidden and archived ones to bring back.
+public struct Browser: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable { case publicChannels, hiddenChannels }
+    public var kind: Kind
+    /// Typed search: words match the name; `type:X` matches the custom type.
+    public var query = ""
+    public var results: [GroupChannel] = []
+    public var selected = 0
+    public var loading = true
+    public init(kind: Kind) { self.kind = kind }
+
+    /// The name part and the custom type part of the query.
+    public var terms: (name: String, customType: String) { Self.terms(query) }
+
+    public static func terms(_ query: String) -> (name: String, customType: String) {
+        var name: [Substring] = []
+        var type = ""
+        for w in query.split(separator: " ") {
+            if w.hasPrefix("type:") { type = String(w.dropFirst(5)) } else { name.append(w) }
+        }
+        return (name.joined(separator: " "), type)
+    }
 }
 
 /// The message pane's size in cells.
@@ -122,6 +150,8 @@ public enum Action: Sendable {
     case failed(String)
     /// A line for the status bar.
     case notice(String)
+    /// Channels for the browser, for the query they answer.
+    case browserResults(kind: Browser.Kind, query: String, [GroupChannel])
 }
 
 /// What the reducer asks the outside world to do.
@@ -138,12 +168,14 @@ public enum Effect: Sendable, Equatable {
     case channel(ChannelCommand, channelUrl: String)
     /// `/join NAME`: find a public channel by name (or URL) and join it.
     case joinPublic(String)
+    /// Fill the browser: public channels by name and custom type, or the user's hidden channels.
+    case browse(kind: Browser.Kind, query: String)
     case quit
 }
 
 /// What `/invite`, `/accept`, `/leave`… ask of the channel on screen.
 public enum ChannelCommand: Sendable, Equatable {
     case invite([String])
-    case accept, decline, leave, hide, archive, freeze, unfreeze
+    case accept, decline, leave, hide, archive, unhide, freeze, unfreeze, join
     case rename(String)
 }

@@ -28,7 +28,13 @@ public struct Screen: Sendable {
         drawTyping(state, &g, x: x0, y: height - 3, width: paneWidth)
         drawInput(state, &g, x: x0, y: height - 2, width: paneWidth)
         drawStatus(state, &g, y: height - 1, width: width, now: now)
-        if state.showHelp { drawHelp(&g) }
+        if state.showHelp {
+            drawHelp(&g)
+        } else if let b = state.browser {
+            drawBrowser(b, &g)
+        } else if let url = state.info, let c = state.channels.first(where: { $0.url == url }) {
+            drawInfo(c, state, &g)
+        }
         return g
     }
 
@@ -226,7 +232,7 @@ public struct Screen: Sendable {
         if let c = state.selectedChannel {
             col = g.write(" │ #" + c.displayName(me: state.me.userId), x: col, y: y, style: theme.style("status"))
             if c.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }
-            if c.myMemberState == "invited" { col = g.write(" [invited: /accept or /decline]", x: col, y: y, style: theme.style("status.activity")) }
+            if c.myMemberState == "invited" { col = g.write(" [invited: Ctrl-O, then a accepts, d declines]", x: col, y: y, style: theme.style("status.activity")) }
         }
         let others = state.channels.filter { $0.url != state.selected && $0.unreadMessageCount > 0 }
         if !others.isEmpty {
@@ -257,12 +263,111 @@ public struct Screen: Sendable {
         }
     }
 
+    /// A framed box centred on the screen with a title; returns its inside (x, y, width, height).
+    func drawBox(_ g: inout CellGrid, title: String, width: Int, height: Int) -> (x: Int, y: Int, w: Int, h: Int) {
+        let w = max(10, min(g.width - 4, width))
+        let h = max(4, min(g.height - 2, height))
+        let x0 = (g.width - w) / 2
+        let y0 = max(0, (g.height - h) / 2)
+        g.fill(x: x0, y: y0, width: w, height: h, style: theme.style("help"))
+        let border = theme.style("border")
+        g.write("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, style: border)
+        g.write("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, style: border)
+        for y in (y0 + 1)..<(y0 + h - 1) {
+            g.write("│", x: x0, y: y, style: border)
+            g.write("│", x: x0 + w - 1, y: y, style: border)
+        }
+        g.write(" \(title) ", x: x0 + 2, y: y0, style: theme.style("title"), limit: x0 + w - 2)
+        return (x0 + 2, y0 + 1, w - 4, h - 2)
+    }
+
+    /// The channel info view: what the channel is, who is in it, its metadata, and the keys that act on it.
+    func drawInfo(_ c: GroupChannel, _ state: AppState, _ g: inout CellGrid) {
+        let me = state.me.userId
+        var kind = [c.isPublic ? "public" : "private"]
+        if c.isDistinct { kind.append("distinct") }
+        if c.isSuper { kind.append("super") }
+        if c.isEphemeral { kind.append("ephemeral") }
+        if !c.customType.isEmpty { kind.append("type " + c.customType) }
+        var flags: [String] = [c.myMemberState == "invited" ? "you are invited" : "you are a member"]
+        if c.myRole == "operator" { flags.append("operator") }
+        if c.isFrozen { flags.append("frozen") }
+        switch c.hiddenState {
+        case "hidden_allow_auto_unhide": flags.append("hidden")
+        case "hidden_prevent_auto_unhide": flags.append("archived")
+        default: break
+        }
+        var lines: [(String, String)] = [
+            ("URL", c.url), ("Kind", kind.joined(separator: ", ")), ("State", flags.joined(separator: ", ")),
+            ("Members", "\(c.memberCount) (\(c.joinedMemberCount) joined)"),
+        ]
+        for m in c.members.sorted(by: { ($0.role == "operator" ? 0 : 1, $0.userId) < ($1.role == "operator" ? 0 : 1, $1.userId) }) {
+            var tags: [String] = []
+            if m.role == "operator" { tags.append("operator") }
+            if m.state != "joined" { tags.append(m.state) }
+            if m.isOnline { tags.append("online") }
+            let who = m.user.displayName + (m.userId == me ? " (you)" : "")
+            lines.append(("", who + (tags.isEmpty ? "" : " · " + tags.joined(separator: ", "))))
+        }
+        for (k, v) in c.metadata.sorted(by: { $0.key < $1.key }) { lines.append(("Metadata", "\(k) = \(v)")) }
+        let available: Set<String> =
+            c.myMemberState == "invited"
+            ? ["accept", "decline"]
+            : ["invite", "rename", "leave", "hide", "archive"].reduce(into: Set<String>()) { $0.insert($1) }
+                .union(c.myRole == "operator" ? ["freeze", "unfreeze"] : [])
+        let actions = Reducer.infoActions.filter { available.contains($0.command) }.map { "\($0.key) \($0.what)" }
+        let labelWidth = 9
+        let contentWidth = max(lines.map { labelWidth + CellWidth.of($0.1) }.max() ?? 0, actions.map { CellWidth.of($0) + 2 }.max() ?? 0)
+        let box = drawBox(&g, title: "#" + c.displayName(me: me) + " (any other key closes)", width: contentWidth + 6, height: lines.count + actions.count + 5)
+        var y = box.y + 1
+        let shown = max(0, box.h - 3 - actions.count)
+        for (label, value) in lines.prefix(shown) {
+            g.write(label, x: box.x, y: y, style: theme.style("help.key"), limit: box.x + box.w)
+            g.write(value, x: box.x + labelWidth, y: y, style: theme.style("help"), limit: box.x + box.w)
+            y += 1
+        }
+        y += 1
+        for a in actions where y < box.y + box.h {
+            g.write(String(a.prefix(1)), x: box.x, y: y, style: theme.style("help.key"))
+            g.write(String(a.dropFirst(2)), x: box.x + 2, y: y, style: theme.style("help"), limit: box.x + box.w)
+            y += 1
+        }
+    }
+
+    /// The channel browser: a search line, the matching channels, and what Enter does.
+    func drawBrowser(_ b: Browser, _ g: inout CellGrid) {
+        let title = b.kind == .publicChannels ? "Public channels · Enter joins · Tab: hidden ones" : "Hidden and archived · Enter unhides · Tab: public"
+        let box = drawBox(&g, title: title, width: 70, height: g.height - 4)
+        g.write("Search: ", x: box.x, y: box.y, style: theme.style("help.key"))
+        g.write(b.query + "▏", x: box.x + 8, y: box.y, style: theme.style("input"), limit: box.x + box.w)
+        g.write("words match names; type:X the custom type", x: box.x, y: box.y + 1, style: theme.style("timeline.event"), limit: box.x + box.w)
+        let rows = box.h - 3
+        if b.results.isEmpty {
+            g.write(b.loading ? "searching…" : "no channel matches", x: box.x, y: box.y + 3, style: theme.style("timeline.event"))
+            return
+        }
+        let first = max(0, min(b.selected - rows + 1, b.results.count - rows))
+        for (i, c) in b.results.enumerated().dropFirst(first).prefix(rows) {
+            let y = box.y + 3 + (i - first)
+            let selected = i == b.selected
+            let style = theme.style(selected ? "roomlist.selected" : "help")
+            g.fill(x: box.x, y: y, width: box.w, height: 1, style: style)
+            var detail = "\(c.memberCount) members"
+            if !c.customType.isEmpty { detail += " · " + c.customType }
+            if c.hiddenState == "hidden_prevent_auto_unhide" { detail += " · archived" }
+            if c.myMemberState == "joined" && b.kind == .publicChannels { detail += " · joined" }
+            let name = (selected ? "▸" : " ") + (c.name.isEmpty ? c.url : c.name)
+            g.write(name, x: box.x, y: y, style: style, limit: box.x + box.w - CellWidth.of(detail) - 1)
+            g.write(detail, x: box.x + box.w - CellWidth.of(detail), y: y, style: style)
+        }
+    }
+
     func drawHelp(_ g: inout CellGrid) {
         var lines: [(String, String)] = [
             ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME USER…", "create a group channel"),
             ("/invite USER…", "invite users to this channel"), ("/accept, /decline", "answer this channel's invitation"),
-            ("/join NAME", "join a public channel"), ("/leave", "leave this channel"),
-            ("/hide, /archive", "hide it (back on a new message), archive it"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
+            ("/join [NAME]", "join a public channel (alone: browse them)"), ("/leave", "leave this channel"),
+            ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden", "hidden and archived channels"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
             ("/rename NAME", "rename this channel"), ("/help", "this help"), ("/quit", "quit"),
         ]
         lines += keys.helpLines.map { ($0.keys, $0.what) }

@@ -14,21 +14,26 @@ struct Tern: AsyncParsableCommand {
         abstract: "Tern, a keyboard-driven terminal chat client for Sendbird-compatible servers.",
         discussion: """
             Login comes from the environment, with no prompt:
-              TERN_SERVER         http://HOST:PORT of a ternd, or sendbird://APP_ID (or --server).
-                                  Unset: tern starts (or reuses) an embedded local server on
-                                  127.0.0.1 with its data in $XDG_DATA_HOME/tern/server.
+              TERN_SERVER         http://HOST:PORT of a ternd, or sendbird://APP_ID
+                                  (or --server). Unset: tern starts (or reuses) an
+                                  embedded local server on 127.0.0.1, data in
+                                  $XDG_DATA_HOME/tern/server.
               TERN_USER_ID        the user to sign in as (default: $USER)
-              TERN_ACCESS_TOKEN   the user's access token, if the server requires one
-              TERN_TOKEN_COMMAND  a shell command that prints the token (used when TERN_ACCESS_TOKEN is unset)
+              TERN_ACCESS_TOKEN   the user's access token, if the server needs one
+              TERN_TOKEN_COMMAND  a command printing the token (without the above)
               TERN_APP_ID         the application id (default: LOCAL)
-              TERN_THEME          a theme file, or a name in $XDG_CONFIG_HOME/tern/themes/NAME.theme
+              TERN_THEME          a theme file, or NAME for
+                                  $XDG_CONFIG_HOME/tern/themes/NAME.theme
               NO_COLOR            set: no colours, attributes only
-            In the client: Enter sends; Ctrl-N/Ctrl-P (Alt-↓/Alt-↑) switch channel; PgUp/PgDn
-            scroll (older history loads at the top); /dm USER, /create NAME USER…, /invite USER…,
-            /accept, /decline, /join NAME, /leave, /hide, /archive, /freeze, /unfreeze, /rename NAME,
-            /help, /quit;
-            Esc shows the keys; Ctrl-C quits. Logs go to $XDG_STATE_HOME/tern/tern.log.
-            Scripts use `tern send` and `tern tail`.
+            In the client: Enter sends; Ctrl-N/Ctrl-P (Alt-↓/Alt-↑) switch channel;
+            PgUp/PgDn scroll (older history loads at the top); Ctrl-O shows the
+            channel (members, flags) with one-key actions; Ctrl-G browses public
+            channels to join (Tab: your hidden ones); Esc lists the keys; Ctrl-C
+            quits. Commands: /dm USER, /create NAME USER…, /invite USER…, /accept,
+            /decline, /join [NAME], /leave, /hide, /archive, /hidden, /freeze,
+            /unfreeze, /rename NAME, /info, /help, /quit.
+            Logs go to $XDG_STATE_HOME/tern/tern.log. Scripts use `tern send` and
+            `tern tail`.
             """,
         version: TernKit.sdkVersion,
         subcommands: [SendCommand.self, TailCommand.self, ServeEmbeddedCommand.self]

@@ -132,6 +132,16 @@ struct TerminalEndToEndTests {
                 s.contains("alice: hello bob 你好 😀") && s.contains("bob")
             }
             #expect(resized.split(separator: "\n", omittingEmptySubsequences: false).allSatisfy { $0.count <= 60 })
+            // Alice finds a public channel in the browser (Ctrl-G), joins it, and reads its info view (Ctrl-O).
+            try await server.platform("POST", "/v3/group_channels", ["user_ids": ["bob"], "name": "plaza", "is_public": true, "custom_type": "town"])
+            await tmux.keys("alice", "C-g")
+            await tmux.text("alice", "pla type:town")
+            try await tmux.waitScreen("alice", "the public channel in the browser") { $0.contains("Public channels") && $0.contains("plaza") }
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("alice", "the joined channel") { $0.contains("#plaza") && !$0.contains("Public channels") }
+            await tmux.keys("alice", "C-o")
+            try await tmux.waitScreen("alice", "the info view") { $0.contains("public, type town") && $0.contains("you are a member") }
+            await tmux.keys("alice", "Escape")
             // The server dies: both clients say so and count down; it comes back on the same port and they recover.
             let port = server.port
             await server.stop(SIGKILL)

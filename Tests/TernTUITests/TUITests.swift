@@ -221,6 +221,58 @@ struct ReducerTests {
         #expect(s.scroll == 0)
     }
 
+    @Test func browserAndInfoKeys() {
+        var s = state()
+        // Ctrl-G opens the public browser and asks for channels; typing searches; Tab switches to hidden ones.
+        #expect(reducer.reduce(&s, .key(.ctrl("g"))) == [.browse(kind: .publicChannels, query: "")])
+        #expect(reducer.reduce(&s, .key(.char("l"))) == [.browse(kind: .publicChannels, query: "l")])
+        _ = type("ob type:game", &s)
+        #expect(s.browser?.terms.name == "lob" && s.browser?.terms.customType == "game")
+        #expect(s.input.isEmpty)  // typing went to the search, not the message line
+        // Results for an older query are dropped; the current ones shown.
+        _ = reducer.reduce(&s, .browserResults(kind: .publicChannels, query: "l", [GroupChannel(url: "old")]))
+        #expect(s.browser?.results.isEmpty == true)
+        let found = [GroupChannel(url: "x1", name: "lobby"), GroupChannel(url: "x2", name: "lobby 2")]
+        _ = reducer.reduce(&s, .browserResults(kind: .publicChannels, query: "lob type:game", found))
+        #expect(s.browser?.results.count == 2 && s.browser?.loading == false)
+        _ = reducer.reduce(&s, .key(.down))
+        #expect(reducer.reduce(&s, .key(.enter)) == [.channel(.join, channelUrl: "x2")])
+        #expect(s.browser == nil)
+        _ = reducer.reduce(&s, .key(.ctrl("g")))
+        #expect(reducer.reduce(&s, .key(.tab)) == [.browse(kind: .hiddenChannels, query: "")])
+        _ = reducer.reduce(&s, .browserResults(kind: .hiddenChannels, query: "", [GroupChannel(url: "h1")]))
+        #expect(reducer.reduce(&s, .key(.enter)) == [.channel(.unhide, channelUrl: "h1")])
+        _ = type("/hidden", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.browse(kind: .hiddenChannels, query: "")])
+        _ = reducer.reduce(&s, .key(.escape))
+        #expect(s.browser == nil)
+        // Ctrl-O: the info view; a letter acts, invite starts the command line.
+        _ = reducer.reduce(&s, .key(.ctrl("o")))
+        #expect(s.info == "c1")
+        #expect(reducer.reduce(&s, .key(.char("l"))) == [.channel(.leave, channelUrl: "c1")])
+        #expect(s.info == nil)
+        _ = reducer.reduce(&s, .key(.ctrl("o")))
+        _ = reducer.reduce(&s, .key(.char("i")))
+        #expect(s.inputText == "/invite " && s.info == nil)
+        _ = reducer.reduce(&s, .key(.ctrl("u")))
+        _ = reducer.reduce(&s, .key(.ctrl("o")))
+        #expect(reducer.reduce(&s, .key(.char("z"))).isEmpty && s.info == nil)  // any other key closes
+    }
+
+    @Test func invitationsComeFirstAndEventsAreNoticed() {
+        var s = state()
+        var invite = GroupChannel(url: "inv", name: "secret")
+        invite.myMemberState = "invited"
+        _ = reducer.reduce(&s, .event(.channelAdded(invite)))
+        #expect(s.channels.first?.url == "inv")
+        _ = reducer.reduce(&s, .event(.channelEvent(channelUrl: "inv", .invited(inviter: User(userId: "bob"), invitees: [User(userId: "alice")]))))
+        #expect(s.notice == "bob invited you to #secret")
+        _ = reducer.reduce(&s, .event(.channelEvent(channelUrl: "c1", .joined([User(userId: "carol")]))))
+        #expect(s.notice == "carol joined #c1")
+        _ = reducer.reduce(&s, .event(.channelEvent(channelUrl: "c2", .joined([User(userId: "dan")]))))
+        #expect(s.notice == "carol joined #c1")  // not the channel on screen
+    }
+
     @Test func engineEventsUpdateTheState() {
         var s = state()
         let pending = Message(messageId: 0, requestId: "rq-1", channelUrl: "c1", text: "yo", sender: User(userId: "alice"), createdAt: 5, status: .pending)
@@ -302,5 +354,36 @@ struct GoldenTests {
         s.showHelp = true
         let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
         try assertGolden(screen.render(s, width: 80, height: 20, now: 0), "help-80x20")
+    }
+
+    @Test func channelInfoAndBrowser() throws {
+        var s = sample()
+        s.channels[1].myRole = "operator"
+        s.channels[1].isFrozen = true
+        s.channels[1].customType = "team"
+        s.channels[1].metadata = ["floor": "3"]
+        s.channels[1].members[0].role = "operator"
+        s.channels[1].memberCount = 3
+        s.channels[1].joinedMemberCount = 2
+        s.channels[1].members.append(Member(user: User(userId: "dave"), state: "invited"))
+        s.selected = "ops"
+        s.info = "ops"
+        let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
+        try assertGolden(screen.render(s, width: 80, height: 22, now: 0), "info-80x22")
+        s.info = nil
+        var b = Browser(kind: .publicChannels)
+        b.query = "lob type:game"
+        b.loading = false
+        var lobby = GroupChannel(url: "lobby", name: "lobby")
+        lobby.memberCount = 12
+        lobby.customType = "game"
+        lobby.myMemberState = "none"
+        var lobby2 = GroupChannel(url: "lobby2", name: "lobby two 你好")
+        lobby2.memberCount = 3
+        lobby2.myMemberState = "joined"
+        b.results = [lobby, lobby2]
+        b.selected = 1
+        s.browser = b
+        try assertGolden(screen.render(s, width: 80, height: 16, now: 0), "browser-80x16")
     }
 }

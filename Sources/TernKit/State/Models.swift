@@ -147,6 +147,8 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
     public var myRole: String
     /// `unhidden`, `hidden_allow_auto_unhide` (hidden) or `hidden_prevent_auto_unhide` (archived).
     public var hiddenState = "unhidden"
+    /// Channel metadata (key → value), as last read.
+    public var metadata: [String: String] = [:]
 
     public var id: String { url }
 
@@ -195,6 +197,7 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
         myMemberState = p.memberState
         myRole = p.myRole
         hiddenState = p.hiddenState.isEmpty ? "unhidden" : p.hiddenState
+        metadata = p.metadata
     }
 
     /// The time of the latest activity: the last message, else the creation.
