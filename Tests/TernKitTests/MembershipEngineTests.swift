@@ -83,7 +83,18 @@ struct MembershipEngineTests {
             let bobLog = EventLog(bob)
             try await alice.connect()
             try await bob.connect()
-            let red = try await alice.createGroupChannel(name: "Red", userIds: ["bob"])
+            var params = GroupChannelCreateParams(userIds: ["bob"])
+            params.name = "Red"
+            params.channelUrl = "red_room"
+            params.operatorIds = ["alice"]
+            params.isEphemeral = true
+            params.data = "{}"
+            let red = try await alice.createGroupChannel(params)
+            #expect(red.url == "red_room" && red.isEphemeral && red.data == "{}" && red.myRole == "operator")
+            params.isPublic = true
+            params.isDistinct = true
+            params.channelUrl = ""
+            await #expect(throws: SendbirdError.self) { try await alice.createGroupChannel(params) }
             let blue = try await alice.createGroupChannel(name: "Blue", userIds: [])
             try await alice.updateChannel(blue.url, customType: "team")
             // Events reach bob's stream by name.
@@ -111,19 +122,19 @@ struct MembershipEngineTests {
             #expect(try await alice.changeChannelMetacounters(red.url, ["likes": 2], mode: "increase") == ["likes": 2])
             #expect(try await bob.channelMetacounters(red.url) == ["likes": 2])
             // A list query with filters and an order; paging by token.
-            var params = GroupChannelListParams()
-            params.order = .channelNameAlphabetical
-            #expect(try await bob.myChannels(params).channels.map(\.name) == ["Blue", "Red"])
-            params.customTypes = ["team"]
-            #expect(try await bob.myChannels(params).channels.map(\.url) == [blue.url])
-            params = GroupChannelListParams()
-            params.includeFrozen = false
-            #expect(try await bob.myChannels(params).channels.map(\.url) == [blue.url])
-            params = GroupChannelListParams()
-            params.limit = 1
-            params.order = .chronological
-            let first = try await bob.myChannels(params)
-            let second = try await bob.myChannels(params, token: first.next)
+            var list = GroupChannelListParams()
+            list.order = .channelNameAlphabetical
+            #expect(try await bob.myChannels(list).channels.map(\.name) == ["Blue", "Red"])
+            list.customTypes = ["team"]
+            #expect(try await bob.myChannels(list).channels.map(\.url) == [blue.url])
+            list = GroupChannelListParams()
+            list.includeFrozen = false
+            #expect(try await bob.myChannels(list).channels.map(\.url) == [blue.url])
+            list = GroupChannelListParams()
+            list.limit = 1
+            list.order = .chronological
+            let first = try await bob.myChannels(list)
+            let second = try await bob.myChannels(list, token: first.next)
             #expect(first.next != nil && second.next == nil)
             #expect(Set((first.channels + second.channels).map(\.url)) == [red.url, blue.url])
             await alice.shutdown()

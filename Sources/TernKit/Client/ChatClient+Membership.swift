@@ -278,3 +278,36 @@ extension ChatClient {
             sessionKey: key, as: [String: Int64].self)
     }
 }
+
+/// Everything a new group channel can be created with (seed 000).
+public struct GroupChannelCreateParams: Sendable, Equatable {
+    /// Members besides the current user (who is always one).
+    public var userIds: [String] = []
+    public var operatorIds: [String] = []
+    public var name = ""
+    /// A custom URL: 4–100 characters of A–Z, a–z, 0–9, `_` and `-`; empty lets the server choose.
+    public var channelUrl = ""
+    public var coverUrl = ""
+    public var data = ""
+    public var customType = ""
+    public var isDistinct = false
+    public var isPublic = false
+    public var isSuper = false
+    public var isEphemeral = false
+    public init(userIds: [String] = []) { self.userIds = userIds }
+}
+
+extension ChatClient {
+    /// Creates a group channel with every parameter (a distinct one returns the existing channel with the same members).
+    public func createGroupChannel(_ p: GroupChannelCreateParams) async throws -> GroupChannel {
+        var ids = [me]
+        for id in p.userIds where !ids.contains(id) { ids.append(id) }
+        var body: [String: Any] = [
+            "user_ids": ids, "name": p.name, "cover_url": p.coverUrl, "data": p.data, "custom_type": p.customType,
+            "is_distinct": p.isDistinct, "is_public": p.isPublic, "is_super": p.isSuper, "is_ephemeral": p.isEphemeral,
+        ]
+        if !p.operatorIds.isEmpty { body["operator_ids"] = p.operatorIds }
+        if !p.channelUrl.isEmpty { body["channel_url"] = p.channelUrl }
+        return try await createChannel(body: RESTClient.json(body))
+    }
+}
