@@ -54,6 +54,11 @@ struct MembershipEngineTests {
                 return nil
             }
             try await bob.unhide(team.url)
+            // Unhidden: back on the other device too.
+            _ = try await phoneLog.wait("unhidden elsewhere") { e -> Bool? in
+                if case .channelAdded(let c) = e, c.url == team.url { return true }
+                return nil
+            }
             // Leaving: gone from both devices' lists; alice's count drops.
             try await bob.leave(team.url)
             _ = try await bobLog.wait("left") { e -> Bool? in

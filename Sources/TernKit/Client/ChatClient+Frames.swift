@@ -245,15 +245,17 @@ extension ChatClient {
 
     func applyChannelEvent(_ e: SystemEvent) {
         switch e.cat {
+        // Left, declined or hidden (here or on another device): the server's current view decides, so an
+        // event that arrives after the user rejoined or unhid does not remove the channel.
         case ChannelEvent.left where e.user?.userId == me:
-            removeFromList(e.channelUrl, .left)
+            refreshChannel(e.channelUrl, removal: .left)
         case ChannelEvent.declined where e.invitee?.userId == me:
-            removeFromList(e.channelUrl, .declined)
+            refreshChannel(e.channelUrl, removal: .declined)
         case ChannelEvent.hidden:
-            // Hidden on another device of ours.
-            removeFromList(e.channelUrl, .hidden)
+            refreshChannel(e.channelUrl, removal: .hidden)
         case 12000:
             // The channel was deleted.
+            removals[e.channelUrl, default: 0] += 1
             store.remove(e.channelUrl)
             hub.emit(.channelDeleted(url: e.channelUrl))
         default:
@@ -280,15 +282,22 @@ extension ChatClient {
     func fetchUnknownChannel(_ url: String) {
         guard !fetching.contains(url) else { return }
         fetching.insert(url)
+        let generation = removals[url, default: 0]
         Task {
             let fetched = try? await self.fetchChannel(url)
-            self.finishFetch(url, fetched)
+            // Removed meanwhile (left, declined, hidden, deleted): the answer is stale.
+            self.finishFetch(url, self.removals[url, default: 0] == generation ? fetched : nil)
         }
     }
 
     func finishFetch(_ url: String, _ channel: GroupChannel?) {
         fetching.remove(url)
         guard let channel else { return }
+        // Hidden and archived channels stay out of the list until unhidden.
+        guard channel.hiddenState == "unhidden" else {
+            if store[url] != nil { removeFromList(url, .hidden) }
+            return
+        }
         let isNew = store.upsert(channel)
         if let c = store[url] { hub.emit(isNew ? .channelAdded(c) : .channelUpdated(c)) }
         if isNew, let c = store[url], c.unreadMessageCount > 0 {
@@ -296,18 +305,38 @@ extension ChatClient {
         }
     }
 
-    func refreshChannel(_ url: String) {
+    /// Reads a channel again after an event. The server's answer decides: a channel that is hidden, or that the
+    /// user is no longer in, leaves the list (`removal` says why); one removed meanwhile stays removed.
+    func refreshChannel(_ url: String, removal: ChannelRemoval? = nil) {
+        let generation = removals[url, default: 0]
+        refreshing[url, default: 0] += 1
         Task {
-            do {
-                let c = try await self.fetchChannel(url)
+            let outcome: Result<GroupChannel, any Error>
+            do { outcome = .success(try await self.fetchChannel(url)) } catch { outcome = .failure(error) }
+            self.refreshDone(url)
+            guard self.removals[url, default: 0] == generation else { return }
+            switch outcome {
+            case .success(let c) where c.hiddenState != "unhidden":
+                self.removeFromList(url, .hidden)
+            case .success(let c) where c.myMemberState != "joined" && c.myMemberState != "invited":
+                self.removeFromList(url, removal ?? .left)
+            case .success(let c):
                 self.finishFetch(url, c)
-            } catch let e as SendbirdError where e.code == .unauthorizedRequest || e.code == .notFound || e.code == .channelNotFound {
-                self.forget(url)
-            } catch {}
+            case .failure(let e as SendbirdError) where e.code == .unauthorizedRequest || e.code == .notFound || e.code == .channelNotFound:
+                if let removal { self.removeFromList(url, removal) } else { self.forget(url) }
+            case .failure:
+                break
+            }
         }
     }
 
+    func refreshDone(_ url: String) {
+        refreshing[url, default: 1] -= 1
+        if refreshing[url] == 0 { refreshing[url] = nil }
+    }
+
     func forget(_ url: String) {
+        removals[url, default: 0] += 1
         guard store[url] != nil else { return }
         store.remove(url)
         hub.emit(.channelDeleted(url: url))

@@ -25,9 +25,11 @@ extension ChatClient {
 
     func removeFromList(_ url: String, _ reason: ChannelRemoval) {
         closeChannel(url)
-        guard store[url] != nil else { return }
+        // Listed, or about to be (a re-read in flight, which this removal now cancels).
+        let listed = store[url] != nil || refreshing[url] != nil || fetching.contains(url)
+        removals[url, default: 0] += 1
         store.remove(url)
-        hub.emit(.channelRemoved(url: url, reason: reason))
+        if listed { hub.emit(.channelRemoved(url: url, reason: reason)) }
     }
 
     /// Invites users; those who auto-accept join at once, the others see an invitation.

@@ -33,6 +33,10 @@ public actor ChatClient {
     var viewing: Set<String> = []
     /// Channels being fetched because an event named them first.
     var fetching: Set<String> = []
+    /// Bumped whenever a channel leaves the list: a fetch started before it must not bring the channel back.
+    var removals: [String: Int] = [:]
+    /// Event-driven re-reads in flight, per channel.
+    var refreshing: [String: Int] = [:]
     var channelListToken: String?
     public internal(set) var hasMoreChannels = true
 

@@ -42,11 +42,22 @@ final class LocalServer: Sendable {
         groupConfig.gracefulShutdownSignals = []
         groupConfig.maximumGracefulShutdownDuration = .seconds(2)
         let group = ServiceGroup(configuration: groupConfig)
-        let task = Task { try await group.run() }
+        // A server that cannot bind (the port not free yet after a restart) ends the stream, so this never
+        // waits for a port that will not come.
+        let task = Task {
+            defer { cont.finish() }
+            try await group.run()
+        }
         var bound = 0
         for await p in stream {
             bound = p
             break
+        }
+        if bound == 0 {
+            let outcome = await task.result
+            try? await app.service.store.close()
+            if case .failure(let error) = outcome { throw error }
+            throw TestFailure("the server stopped before listening")
         }
         return LocalServer(port: bound, apiToken: token, dataDirectory: dir, app: app, group: group, task: task)
     }

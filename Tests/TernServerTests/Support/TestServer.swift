@@ -36,11 +36,21 @@ final class TestServer: Sendable {
         groupConfig.gracefulShutdownSignals = []
         groupConfig.maximumGracefulShutdownDuration = .seconds(2)
         let group = ServiceGroup(configuration: groupConfig)
-        let task = Task { try await group.run() }
+        // If the server cannot listen, the stream ends instead of waiting for a port forever.
+        let task = Task {
+            defer { cont.finish() }
+            try await group.run()
+        }
         var port = 0
         for await p in stream {
             port = p
             break
+        }
+        if port == 0 {
+            let outcome = await task.result
+            try? await app.service.store.close()
+            if case .failure(let error) = outcome { throw error }
+            throw TestFailure("the server stopped before listening")
         }
         return TestServer(port: port, apiToken: token, dataDirectory: dir, app: app, group: group, task: task)
     }
