@@ -55,6 +55,8 @@ public struct GroupChannelPayload: Codable, Sendable, Equatable {
     public var unreadMentionCount: Int
     public var userLastRead: Int64
     public var invitedAt: Int64
+    /// Who invited the viewer (null when they were not invited).
+    public var inviter: SenderPayload?
     public var joinedTs: Int64
     public var readReceipt: [String: Int64]?
     public var deliveryReceipt: [String: Int64]?
@@ -128,7 +130,7 @@ public struct GroupChannelPayload: Codable, Sendable, Equatable {
         case hiddenState = "hidden_state", isPushEnabled = "is_push_enabled", pushTriggerOption = "push_trigger_option"
         case countPreference = "count_preference", tsMessageOffset = "ts_message_offset"
         case messageSurvivalSeconds = "message_survival_seconds", unreadMessageCount = "unread_message_count"
-        case unreadMentionCount = "unread_mention_count", userLastRead = "user_last_read", invitedAt = "invited_at"
+        case unreadMentionCount = "unread_mention_count", userLastRead = "user_last_read", invitedAt = "invited_at", inviter
         case joinedTs = "joined_ts", readReceipt = "read_receipt", deliveryReceipt = "delivery_receipt"
         case lastMessage = "last_message", metadata, isCreated = "is_created", channel
     }
@@ -158,6 +160,7 @@ public struct GroupChannelPayload: Codable, Sendable, Equatable {
         isHidden = try c.decodeIfPresent(Bool.self, forKey: .isHidden) ?? (hiddenState != "unhidden")
         tsMessageOffset = try c.decodeIfPresent(Int64.self, forKey: .tsMessageOffset) ?? 0
         invitedAt = try c.decodeIfPresent(Int64.self, forKey: .invitedAt) ?? 0
+        inviter = try? c.decodeIfPresent(SenderPayload.self, forKey: .inviter)
         joinedTs = try c.decodeIfPresent(Int64.self, forKey: .joinedTs) ?? 0
         unreadMessageCount = try c.decodeIfPresent(Int.self, forKey: .unreadMessageCount) ?? 0
         unreadMentionCount = try c.decodeIfPresent(Int.self, forKey: .unreadMentionCount) ?? 0
@@ -207,6 +210,7 @@ public struct GroupChannelPayload: Codable, Sendable, Equatable {
         try c.encode(unreadMentionCount, forKey: .unreadMentionCount)
         try c.encode(userLastRead, forKey: .userLastRead)
         try c.encode(invitedAt, forKey: .invitedAt)
+        try c.encode(inviter, forKey: .inviter)
         try c.encode(joinedTs, forKey: .joinedTs)
         try c.encodeIfPresent(readReceipt, forKey: .readReceipt)
         try c.encodeIfPresent(deliveryReceipt, forKey: .deliveryReceipt)

@@ -287,7 +287,7 @@ public struct Reducer: Sendable {
                 return [.joinPublic(words[1])]
             case "join", "browse":
                 return openBrowser(.publicChannels, &state)
-            case "hidden", "archived":
+            case "hidden", "archived", "unhide":
                 return openBrowser(.hiddenChannels, &state)
             case "info":
                 guard let url = state.selected else {

@@ -55,31 +55,44 @@ public struct Screen: Sendable {
     // MARK: Channel list
 
     func drawChannels(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
-        g.write("Channels", x: 1, y: 0, style: theme.style("roomlist.header"), limit: width)
         if state.channels.isEmpty {
+            g.write("Channels", x: 1, y: 0, style: theme.style("roomlist.header"), limit: width)
             g.write("none yet:", x: 1, y: 2, style: theme.style("timeline.event"), limit: width)
             g.write("/dm USER", x: 1, y: 3, style: theme.style("timeline.event"), limit: width)
             return
         }
+        // Rows: invitations in their own section first, then the channels.
+        enum Row { case header(String), channel(GroupChannel) }
+        let invited = state.channels.filter { $0.myMemberState == "invited" }
+        let joined = state.channels.filter { $0.myMemberState != "invited" }
+        var rows: [Row] = []
+        if !invited.isEmpty { rows.append(.header("Invitations")) }
+        rows += invited.map(Row.channel)
+        rows.append(.header("Channels"))
+        rows += joined.map(Row.channel)
         // Keep the selected channel visible.
-        let rows = height - 1
-        let index = state.channels.firstIndex { $0.url == state.selected } ?? 0
-        let first = max(0, min(index - rows + 1, state.channels.count - rows)) > 0 ? max(0, index - rows + 1) : 0
-        for (row, c) in state.channels.dropFirst(first).prefix(rows).enumerated() {
-            let y = row + 1
-            let isSelected = c.url == state.selected
-            let unread = c.unreadMessageCount
-            var style = theme.style(isSelected ? "roomlist.selected" : unread > 0 ? (c.unreadMentionCount > 0 ? "roomlist.mention" : "roomlist.unread") : "roomlist")
-            if isSelected && unread > 0 { style.bold = true }
-            g.fill(x: 0, y: y, width: width, height: 1, style: style)
-            let badge = unread > 0 ? (unread > 99 ? "99+" : String(unread)) : ""
-            let nameLimit = width - (badge.isEmpty ? 0 : CellWidth.of(badge) + 1)
-            let invited = c.myMemberState == "invited" ? " (invited)" : ""
-            g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me.userId) + invited, x: 0, y: y, style: style, limit: nameLimit)
-            if !badge.isEmpty {
-                var b = theme.style("roomlist.count")
-                if isSelected { b.reverse = true }
-                g.write(badge, x: width - CellWidth.of(badge), y: y, style: b)
+        let index = rows.firstIndex { if case .channel(let c) = $0 { c.url == state.selected } else { false } } ?? 0
+        let first = max(0, min(index - height + 1, rows.count - height))
+        for (i, row) in rows.dropFirst(first).prefix(height).enumerated() {
+            let y = i
+            switch row {
+            case .header(let title):
+                g.write(title, x: 1, y: y, style: theme.style("roomlist.header"), limit: width)
+            case .channel(let c):
+                let isSelected = c.url == state.selected
+                let unread = c.unreadMessageCount
+                var style = theme.style(isSelected ? "roomlist.selected" : unread > 0 ? (c.unreadMentionCount > 0 ? "roomlist.mention" : "roomlist.unread") : "roomlist")
+                if isSelected && unread > 0 { style.bold = true }
+                g.fill(x: 0, y: y, width: width, height: 1, style: style)
+                let badge = unread > 0 ? (unread > 99 ? "99+" : String(unread)) : ""
+                let nameLimit = width - (badge.isEmpty ? 0 : CellWidth.of(badge) + 1)
+                let from = c.myMemberState == "invited" ? " · " + (c.inviter?.displayName ?? "invitation") : ""
+                g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me.userId) + from, x: 0, y: y, style: style, limit: nameLimit)
+                if !badge.isEmpty {
+                    var b = theme.style("roomlist.count")
+                    if isSelected { b.reverse = true }
+                    g.write(badge, x: width - CellWidth.of(badge), y: y, style: b)
+                }
             }
         }
     }
@@ -289,7 +302,9 @@ public struct Screen: Sendable {
         if c.isSuper { kind.append("super") }
         if c.isEphemeral { kind.append("ephemeral") }
         if !c.customType.isEmpty { kind.append("type " + c.customType) }
-        var flags: [String] = [c.myMemberState == "invited" ? "you are invited" : "you are a member"]
+        var flags: [String] = [
+            c.myMemberState == "invited" ? "invited by " + (c.inviter?.displayName ?? "someone") : "you are a member"
+        ]
         if c.myRole == "operator" { flags.append("operator") }
         if c.isFrozen { flags.append("frozen") }
         switch c.hiddenState {
@@ -367,7 +382,7 @@ public struct Screen: Sendable {
             ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME USER…", "create a group channel"),
             ("/invite USER…", "invite users to this channel"), ("/accept, /decline", "answer this channel's invitation"),
             ("/join [NAME]", "join a public channel (alone: browse them)"), ("/leave", "leave this channel"),
-            ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden", "hidden and archived channels"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
+            ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden, /unhide", "hidden and archived channels"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
             ("/rename NAME", "rename this channel"), ("/help", "this help"), ("/quit", "quit"),
         ]
         lines += keys.helpLines.map { ($0.keys, $0.what) }

@@ -53,9 +53,10 @@ struct MembershipEngineTests {
                 if case .channelRemoved(let url, .hidden) = e, url == team.url { return true }
                 return nil
             }
+            let beforeUnhide = phoneLog.mark
             try await bob.unhide(team.url)
             // Unhidden: back on the other device too.
-            _ = try await phoneLog.wait("unhidden elsewhere") { e -> Bool? in
+            _ = try await phoneLog.wait("unhidden elsewhere", after: beforeUnhide) { e -> Bool? in
                 if case .channelAdded(let c) = e, c.url == team.url { return true }
                 return nil
             }

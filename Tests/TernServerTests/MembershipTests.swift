@@ -50,6 +50,8 @@ struct MembershipTests {
             // cat sees the channel as invited.
             let catView = try await s.request("GET", "/v3/group_channels/\(url)", headers: sdk(catLogi))
             #expect(catView.json["member_state"] as? String == "invited")
+            #expect((catView.json["inviter"] as? [String: Any])?["user_id"] as? String == "ann")
+            #expect(catView.json["invited_at"] as? Int64 ?? 0 > 0)
             let invitedList = try await s.request("GET", "/v3/users/cat/my_group_channels?member_state_filter=invited_only&show_empty=true", headers: sdk(catLogi))
             #expect((invitedList.json["channels"] as? [[String: Any]])?.count == 1)
             // Over the member limit (4): refused, nothing changes.

@@ -366,6 +366,10 @@ struct GoldenTests {
         s.channels[1].memberCount = 3
         s.channels[1].joinedMemberCount = 2
         s.channels[1].members.append(Member(user: User(userId: "dave"), state: "invited"))
+        var invite = GroupChannel(url: "inv", name: "secret")
+        invite.myMemberState = "invited"
+        invite.inviter = User(userId: "carol", nickname: "Carol")
+        s.channels.insert(invite, at: 0)
         s.selected = "ops"
         s.info = "ops"
         let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)

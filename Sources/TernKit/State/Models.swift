@@ -149,6 +149,8 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
     public var hiddenState = "unhidden"
     /// Channel metadata (key → value), as last read.
     public var metadata: [String: String] = [:]
+    /// Who invited the current user (for an invitation).
+    public var inviter: User?
 
     public var id: String { url }
 
@@ -198,6 +200,7 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
         myRole = p.myRole
         hiddenState = p.hiddenState.isEmpty ? "unhidden" : p.hiddenState
         metadata = p.metadata
+        inviter = p.inviter.map(User.init)
     }
 
     /// The time of the latest activity: the last message, else the creation.

@@ -74,7 +74,12 @@ extension ChatService {
         let lastMessages = try await store.messages(ids: channels.compactMap(\.lastMessageId))
         let lastById = Dictionary(uniqueKeysWithValues: lastMessages.map { ($0.messageId, $0) })
         var userIds = Set<String>()
-        for ms in membersByChannel.values { for m in ms { userIds.insert(m.userId) } }
+        for ms in membersByChannel.values {
+            for m in ms {
+                userIds.insert(m.userId)
+                if let i = m.inviterId { userIds.insert(i) }
+            }
+        }
         for c in channels { if let b = c.createdBy { userIds.insert(b) } }
         for m in lastMessages {
             if let s = m.senderId { userIds.insert(s) }

@@ -72,6 +72,7 @@ enum Presenter {
             p.userLastRead = me.readTs
             p.joinedTs = me.joinedTs / 1000
             p.invitedAt = me.invitedAt
+            p.inviter = me.inviterId.map { id in users[id].map(sender) ?? SenderPayload(userId: id) }
             p.hiddenState = me.hiddenState
             p.isHidden = me.hiddenState != "unhidden"
             p.tsMessageOffset = me.tsMessageOffset

@@ -209,8 +209,9 @@ struct WebSocketGateway: Sendable {
         try? await outbound.write(.text(frame))
         // Let the refusal reach the client on its own before the close frame follows: a client
         // that reads both in one go may end its stream before handing the text frame over
-        // (seen with swift-websocket's client under load). A client waits 10 s for LOGI.
-        try? await Task.sleep(for: .milliseconds(100))
+        // (seen with swift-websocket's client under load: 1 run in 10 of the whole suite lost it
+        // with 100 ms). A client waits 10 s for LOGI; the server's pause costs nobody.
+        try? await Task.sleep(for: .milliseconds(300))
         try? await outbound.close(.normalClosure, reason: nil)
     }
 

@@ -153,10 +153,13 @@ final class EventLog: Sendable {
 
     var all: [ClientEvent] { box.events.withLock { $0 } }
 
-    /// Waits (up to `timeout` s) for an event `match` accepts; returns what it returned.
-    func wait<T>(_ what: String, timeout: Double = 20, _ match: (ClientEvent) -> T?) async throws -> T {
+    /// How many events so far (pass it as `after` to wait only for later ones).
+    var mark: Int { box.events.withLock { $0.count } }
+
+    /// Waits (up to `timeout` s) for an event `match` accepts, among those after the first `after`; returns what it returned.
+    func wait<T>(_ what: String, after: Int = 0, timeout: Double = 20, _ match: (ClientEvent) -> T?) async throws -> T {
         let deadline = Date().addingTimeInterval(timeout)
-        var seen = 0
+        var seen = after
         while Date() < deadline {
             let events = all
             while seen < events.count {
