@@ -388,29 +388,18 @@ public struct Screen: Sendable {
         lines += keys.helpLines.map { ($0.keys, $0.what) }
         let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0
         // Border, one blank column, keys, two columns, text, one blank column, border.
-        let w = min(g.width - 4, 1 + 1 + keyWidth + 2 + (lines.map { CellWidth.of($0.1) }.max() ?? 0) + 1 + 1)
-        let h = min(g.height - 2, lines.count + 4)
-        let x0 = (g.width - w) / 2
-        let y0 = max(0, (g.height - h) / 2)
-        g.fill(x: x0, y: y0, width: w, height: h, style: theme.style("help"))
-        let border = theme.style("border")
-        g.write("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, style: border)
-        g.write("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, style: border)
-        for y in (y0 + 1)..<(y0 + h - 1) {
-            g.write("│", x: x0, y: y, style: border)
-            g.write("│", x: x0 + w - 1, y: y, style: border)
-        }
-        g.write(" Keys and commands (any key closes) ", x: x0 + 2, y: y0, style: theme.style("title"))
-        let room = h - 4
+        let width = 1 + 1 + keyWidth + 2 + (lines.map { CellWidth.of($0.1) }.max() ?? 0) + 1 + 1
+        let box = drawBox(&g, title: "Keys and commands (any key closes)", width: width, height: lines.count + 4)
+        let room = box.h - 2
         if lines.count > room, room > 1 {
             // Say what does not fit rather than dropping it silently.
             let hidden = lines.count - (room - 1)
             lines = Array(lines.prefix(room - 1)) + [("…", "\(hidden) more lines: a taller terminal shows them")]
         }
         for (i, (k, what)) in lines.prefix(room).enumerated() {
-            let y = y0 + 2 + i
-            g.write(k, x: x0 + 2, y: y, style: theme.style("help.key"), limit: x0 + w - 2)
-            g.write(what, x: x0 + 2 + keyWidth + 2, y: y, style: theme.style("help"), limit: x0 + w - 2)
+            let y = box.y + 1 + i
+            g.write(k, x: box.x, y: y, style: theme.style("help.key"), limit: box.x + box.w)
+            g.write(what, x: box.x + keyWidth + 2, y: y, style: theme.style("help"), limit: box.x + box.w)
         }
     }
 }
