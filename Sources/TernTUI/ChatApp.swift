@@ -172,6 +172,15 @@ public actor ChatApp {
                     self.dispatch(.failed(Self.describe(error)))
                 }
             }
+        case .setAutoAccept(let on):
+            Task {
+                do {
+                    try await client.setInvitationAutoAccept(on)
+                    self.dispatch(.notice(on ? "invitations now join you at once" : "invitations now wait for /accept or /decline"))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
         case .browse(let kind, let query):
             let (name, customType) = Browser.terms(query)
             Task {

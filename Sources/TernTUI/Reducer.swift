@@ -93,6 +93,8 @@ public struct Reducer: Sendable {
 
         case .opened(let channel):
             upsert(channel, &state)
+            // Already on screen (an invitation just accepted): now it can be read.
+            if state.selected == channel.url { return enter(channel.url, &state) }
             return select(channel.url, &state)
 
         case .notice(let text):
@@ -274,8 +276,8 @@ public struct Reducer: Sendable {
                 }
                 return [.openDirect(userId: words[1])]
             case "create":
-                guard words.count >= 3 else {
-                    state.notice = "usage: /create NAME USER…"
+                guard words.count >= 2 else {
+                    state.notice = "usage: /create NAME [USER…]"
                     return []
                 }
                 return [.createGroup(name: words[1], userIds: Array(words.dropFirst(2)))]
@@ -287,6 +289,12 @@ public struct Reducer: Sendable {
                 return [.joinPublic(words[1])]
             case "join", "browse":
                 return openBrowser(.publicChannels, &state)
+            case "autoaccept":
+                guard words.count == 2, let on = ["on": true, "off": false][words[1]] else {
+                    state.notice = "usage: /autoaccept on|off (on: invitations join you at once)"
+                    return []
+                }
+                return [.setAutoAccept(on)]
             case "hidden", "archived", "unhide":
                 return openBrowser(.hiddenChannels, &state)
             case "info":
@@ -354,11 +362,16 @@ public struct Reducer: Sendable {
         }
         state.selected = url
         state.scroll = 0
-        if let i = state.channels.firstIndex(where: { $0.url == url }) {
-            state.channels[i].unreadMessageCount = 0
-            state.channels[i].unreadMentionCount = 0
-        }
-        effects.append(.view(channelUrl: url))
+        return effects + enter(url, &state)
+    }
+
+    /// The channel on screen is read: marked read, kept read while open, its history loaded. An invitation
+    /// is not read until accepted (the server refuses members-only calls before that).
+    func enter(_ url: String, _ state: inout AppState) -> [Effect] {
+        guard let i = state.channels.firstIndex(where: { $0.url == url }), state.channels[i].myMemberState != "invited" else { return [] }
+        state.channels[i].unreadMessageCount = 0
+        state.channels[i].unreadMentionCount = 0
+        var effects: [Effect] = [.view(channelUrl: url)]
         if state.messages[url] == nil {
             state.loadingHistory.insert(url)
             effects.append(.loadHistory(channelUrl: url, before: nil))
@@ -391,6 +404,8 @@ public struct Reducer: Sendable {
         let name = "#" + (state.channels.first { $0.url == url }?.displayName(me: state.me.userId) ?? url)
         let me = state.me.userId
         if case .invited(let inviter, let invitees) = kind, invitees.contains(where: { $0.userId == me }) {
+            // An unknown channel is announced once it is read (channelAdded), with its name.
+            guard state.channels.contains(where: { $0.url == url }) else { return nil }
             return "\(inviter?.displayName ?? "someone") invited you to \(name)"
         }
         guard url == state.selected else { return nil }
@@ -413,6 +428,9 @@ public struct Reducer: Sendable {
         case .connected(let user):
             state.me = user
         case .channelAdded(let c), .channelUpdated(let c):
+            if case .channelAdded = event, c.myMemberState == "invited" {
+                state.notice = "\(c.inviter?.displayName ?? "someone") invited you to #\(c.displayName(me: state.me.userId))"
+            }
             upsert(c, &state)
             if state.selected == nil { return select(c.url, &state) }
         case .channelDeleted(let url), .channelRemoved(let url, _):

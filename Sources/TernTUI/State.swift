@@ -168,6 +168,8 @@ public enum Effect: Sendable, Equatable {
     case channel(ChannelCommand, channelUrl: String)
     /// `/join NAME`: find a public channel by name (or URL) and join it.
     case joinPublic(String)
+    /// Accept invitations at once (true) or list them to answer (false).
+    case setAutoAccept(Bool)
     /// Fill the browser: public channels by name and custom type, or the user's hidden channels.
     case browse(kind: Browser.Kind, query: String)
     case quit

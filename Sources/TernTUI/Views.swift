@@ -191,6 +191,17 @@ public struct Screen: Sendable {
             g.write("Welcome to Tern. /dm USER opens a conversation; /help lists keys and commands.", x: x + 1, y: 0, style: theme.style("timeline.event"))
             return
         }
+        if let c = state.selectedChannel, c.myMemberState == "invited" {
+            let who = c.inviter?.displayName ?? "Someone"
+            let text = [
+                "\(who) invited you to #\(c.displayName(me: state.me.userId)) (\(c.memberCount) members).",
+                "Ctrl-O, then a accepts or d declines (or /accept, /decline).",
+            ]
+            for (i, line) in text.enumerated() {
+                g.write(line, x: x + 1, y: max(0, height / 2 - 1) + i, style: theme.style("timeline.event"), limit: x + width)
+            }
+            return
+        }
         let all = lines(for: state, width: width - 1)
         let maxScroll = max(0, all.count - height)
         let scroll = min(state.scroll, maxScroll)
@@ -336,6 +347,10 @@ public struct Screen: Sendable {
         let box = drawBox(&g, title: "#" + c.displayName(me: me) + " (any other key closes)", width: contentWidth + 6, height: lines.count + actions.count + 5)
         var y = box.y + 1
         let shown = max(0, box.h - 3 - actions.count)
+        if lines.count > shown, shown > 1 {
+            let hidden = lines.count - (shown - 1)
+            lines = Array(lines.prefix(shown - 1)) + [("…", "\(hidden) more lines: a taller terminal shows them")]
+        }
         for (label, value) in lines.prefix(shown) {
             g.write(label, x: box.x, y: y, style: theme.style("help.key"), limit: box.x + box.w)
             g.write(value, x: box.x + labelWidth, y: y, style: theme.style("help"), limit: box.x + box.w)
@@ -379,8 +394,9 @@ public struct Screen: Sendable {
 
     func drawHelp(_ g: inout CellGrid) {
         var lines: [(String, String)] = [
-            ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME USER…", "create a group channel"),
+            ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME [USER…]", "create a group channel"),
             ("/invite USER…", "invite users to this channel"), ("/accept, /decline", "answer this channel's invitation"),
+            ("/autoaccept on|off", "join invited channels at once, or ask"),
             ("/join [NAME]", "join a public channel (alone: browse them)"), ("/leave", "leave this channel"),
             ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden, /unhide", "hidden and archived channels"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
             ("/rename NAME", "rename this channel"), ("/help", "this help"), ("/quit", "quit"),

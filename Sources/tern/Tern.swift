@@ -29,9 +29,9 @@ struct Tern: AsyncParsableCommand {
             PgUp/PgDn scroll (older history loads at the top); Ctrl-O shows the
             channel (members, flags) with one-key actions; Ctrl-G browses public
             channels to join (Tab: your hidden ones); Esc lists the keys; Ctrl-C
-            quits. Commands: /dm USER, /create NAME USER…, /invite USER…, /accept,
-            /decline, /join [NAME], /leave, /hide, /archive, /hidden, /freeze,
-            /unfreeze, /rename NAME, /info, /help, /quit.
+            quits. Commands: /dm USER, /create NAME [USER…], /invite USER…, /accept,
+            /decline, /autoaccept on|off, /join [NAME], /leave, /hide, /archive,
+            /hidden, /unhide, /freeze, /unfreeze, /rename NAME, /info, /help, /quit.
             Logs go to $XDG_STATE_HOME/tern/tern.log. Scripts use `tern send` and
             `tern tail`.
             """,

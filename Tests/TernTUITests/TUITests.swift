@@ -151,6 +151,10 @@ struct ReducerTests {
         }
         _ = type("/invite", &s)
         #expect(reducer.reduce(&s, .key(.enter)).isEmpty && s.notice == "usage: /invite USER…")
+        _ = type("/autoaccept off", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.setAutoAccept(false)])
+        _ = type("/autoaccept maybe", &s)
+        #expect(reducer.reduce(&s, .key(.enter)).isEmpty && s.notice?.hasPrefix("usage: /autoaccept") == true)
         _ = type("/join lobby", &s)
         #expect(reducer.reduce(&s, .key(.enter)) == [.joinPublic("lobby")])
         _ = reducer.reduce(&s, .notice("invited carol"))
@@ -263,8 +267,18 @@ struct ReducerTests {
         var s = state()
         var invite = GroupChannel(url: "inv", name: "secret")
         invite.myMemberState = "invited"
+        invite.inviter = User(userId: "bob")
         _ = reducer.reduce(&s, .event(.channelAdded(invite)))
         #expect(s.channels.first?.url == "inv")
+        #expect(s.notice == "bob invited you to #secret")
+        // Selecting an invitation loads nothing (the server answers members only); accepting it does.
+        #expect(reducer.reduce(&s, .key(.ctrl("p"))) == [.unview(channelUrl: "c1")])
+        #expect(s.selected == "inv")
+        var accepted = invite
+        accepted.myMemberState = "joined"
+        #expect(reducer.reduce(&s, .opened(accepted)) == [.view(channelUrl: "inv"), .loadHistory(channelUrl: "inv", before: nil)])
+        _ = reducer.reduce(&s, .key(.ctrl("n")))
+        #expect(s.selected == "c1")
         _ = reducer.reduce(&s, .event(.channelEvent(channelUrl: "inv", .invited(inviter: User(userId: "bob"), invitees: [User(userId: "alice")]))))
         #expect(s.notice == "bob invited you to #secret")
         _ = reducer.reduce(&s, .event(.channelEvent(channelUrl: "c1", .joined([User(userId: "carol")]))))
