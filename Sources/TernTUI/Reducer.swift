@@ -369,6 +369,12 @@ public struct Reducer: Sendable {
     /// is not read until accepted (the server refuses members-only calls before that).
     func enter(_ url: String, _ state: inout AppState) -> [Effect] {
         guard let i = state.channels.firstIndex(where: { $0.url == url }), state.channels[i].myMemberState != "invited" else { return [] }
+        let c = state.channels[i]
+        if c.unreadMessageCount > 0 {
+            state.unreadSince[url] = c.readReceipt[state.me.userId] ?? 0
+        } else {
+            state.unreadSince[url] = nil
+        }
         state.channels[i].unreadMessageCount = 0
         state.channels[i].unreadMentionCount = 0
         var effects: [Effect] = [.view(channelUrl: url)]

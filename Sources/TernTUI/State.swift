@@ -77,6 +77,9 @@ public struct AppState: Sendable, Equatable {
     public var messages: [String: [Message]] = [:]
     public var hasPrevious: [String: Bool] = [:]
     public var loadingHistory: Set<String> = []
+    /// Per channel, the user's read time when they opened it with unread messages: the "new messages" line
+    /// goes above the first later message from someone else.
+    public var unreadSince: [String: Millis] = [:]
     public var typers: [String: [User]] = [:]
     public var input: [Character] = []
     public var cursor = 0

@@ -123,7 +123,16 @@ public struct Screen: Sendable {
             out.append(Line(parts: [("— beginning of the conversation —", theme.style("timeline.event"))]))
         }
         var lastDay = ""
+        var newLineShown = false
         for m in state.messages[url] ?? [] {
+            // Above the first message that was unread when the channel was opened.
+            if !newLineShown, let since = state.unreadSince[url], m.createdAt > since, m.sender?.userId != state.me.userId,
+                m.status == .succeeded
+            {
+                newLineShown = true
+                let label = "── new messages "
+                out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.read_marker"))]))
+            }
             let date = Date(timeIntervalSince1970: Double(m.createdAt) / 1000)
             let d = day.string(from: date)
             if d != lastDay {
@@ -146,14 +155,17 @@ public struct Screen: Sendable {
                     mark = " ✗ not sent" + (m.error.map { " (\($0.code.rawValue))" } ?? "")
                     markStyle = theme.style("timeline.failed")
                 case .succeeded:
+                    // ✓ stored, ✓✓ delivered to everyone, then who read it.
                     mark = " ✓"
-                    if let channel, m.kind != .admin {
+                    if let channel, m.kind != .admin, !channel.isSuper {
                         let unread = channel.unreadMemberCount(of: m, me: state.me.userId)
                         let others = channel.members.filter { $0.userId != state.me.userId && $0.state == "joined" }.count
+                        let delivered = others > 0 && channel.undeliveredMemberCount(of: m, me: state.me.userId) == 0
+                        if delivered { mark = " ✓✓" }
                         if others > 0 && unread == 0 {
-                            mark = channel.isDirect ? " ✓ read" : " ✓ read by all"
+                            mark = channel.isDirect ? " ✓✓ read" : " ✓✓ read by all"
                         } else if others > 1 && unread < others {
-                            mark = " ✓ read by \(others - unread)"
+                            mark += " read by \(others - unread)"
                         }
                     }
                 }

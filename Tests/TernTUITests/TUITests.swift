@@ -370,6 +370,32 @@ struct GoldenTests {
         try assertGolden(screen.render(s, width: 80, height: 20, now: 0), "help-80x20")
     }
 
+    @Test func groupReceiptsAndNewMessagesLine() throws {
+        var s = sample()
+        let t: Millis = 1_795_300_000_000
+        let me = User(userId: "alice", nickname: "Alice")
+        var ops = GroupChannel(url: "ops", name: "ops", members: [Member(user: me), Member(user: User(userId: "carol")), Member(user: User(userId: "dave"))])
+        ops.unreadMessageCount = 2
+        ops.readReceipt = ["alice": t, "carol": t + 10, "dave": t - 1]
+        ops.deliveryReceipt = ["carol": t + 10, "dave": t + 5]
+        s.channels[1] = ops
+        s.messages["ops"] = [
+            Message(messageId: 1, channelUrl: "ops", text: "standup at ten", sender: me, createdAt: t),
+            Message(messageId: 2, channelUrl: "ops", text: "on my way", sender: User(userId: "carol"), createdAt: t + 60_000),
+            Message(messageId: 3, channelUrl: "ops", text: "me too", sender: User(userId: "dave"), createdAt: t + 120_000),
+        ]
+        s.hasPrevious["ops"] = false
+        s.typers = [:]
+        s.input = []
+        s.cursor = 0
+        var reducer = Reducer()
+        reducer.layout = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
+        _ = reducer.reduce(&s, .key(.ctrl("n")))
+        #expect(s.selected == "ops" && s.unreadSince["ops"] == t)
+        let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
+        try assertGolden(screen.render(s, width: 72, height: 12, now: 0), "group-72x12")
+    }
+
     @Test func channelInfoAndBrowser() throws {
         var s = sample()
         s.channels[1].myRole = "operator"
