@@ -197,14 +197,19 @@ public struct ReadEvent: Codable, Sendable, Equatable {
     public var user: SenderPayload
     public var ts: Int64
     public var reqId: String?
-    public init(channelUrl: String, user: SenderPayload, ts: Int64, reqId: String? = nil) {
+    /// The reader's totals after the read (only on the frames to the reader's own connections).
+    public var unreadCnt: UnreadCount?
+    public init(channelUrl: String, user: SenderPayload, ts: Int64, reqId: String? = nil, unreadCnt: UnreadCount? = nil) {
         self.channelUrl = channelUrl
         self.channelType = "group"
         self.user = user
         self.ts = ts
         self.reqId = reqId
+        self.unreadCnt = unreadCnt
     }
-    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", channelType = "channel_type", user, ts, reqId = "req_id" }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url", channelType = "channel_type", user, ts, reqId = "req_id", unreadCnt = "unread_cnt"
+    }
 }
 
 /// S→C `DLVR`: delivery receipts that moved.

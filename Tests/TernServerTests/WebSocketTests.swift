@@ -185,7 +185,11 @@ struct WebSocketTests {
             let seenByA = await a.next("READ")
             #expect((seenByA?["user"] as? [String: Any])?["user_id"] as? String == "b")
             #expect(seenByA?["req_id"] == nil)
-            #expect(await b2.next("READ")?["ts"] as? Int == ack?["ts"] as? Int)
+            #expect((ack?["unread_cnt"] as? [String: Any])?["all"] as? Int == 0)
+            let onB2 = await b2.next("READ")
+            #expect(onB2?["ts"] as? Int == ack?["ts"] as? Int)
+            #expect((onB2?["unread_cnt"] as? [String: Any])?["all"] as? Int == 0)  // the other device's total follows
+            #expect(seenByA?["unread_cnt"] == nil)  // others' totals are theirs
             let unread = try await s.request("GET", "/v3/users/b/unread_message_count")
             #expect(unread.json["unread_count"] as? Int == 0)
             for sock in [a, b1, b2] { await sock.close() }

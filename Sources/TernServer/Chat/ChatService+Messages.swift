@@ -173,11 +173,15 @@ extension ChatService {
         return try await sendQueue.run(channelUrl) {
             try await store.markRead(channelUrl, userId: userId, ts: ts)
             let s = try await sender(userId) ?? SenderPayload(userId: userId)
+            // The reader's own connections also get their new totals (`unread_cnt`), so every device agrees.
+            let totals = try await unreadCount(userId: userId)
             if let conn = connection, let req = reqId {
-                conn.send(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req)))
+                conn.send(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req, unreadCnt: totals)))
             }
             let members = try await store.members(channelUrl)
-            fanOut(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts)), to: members, except: connection)
+            fanOut(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts)), to: members, except: connection, exceptUser: userId)
+            let own = Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, unreadCnt: totals))
+            for c in registry.connections(of: userId) where c.id != connection?.id { _ = c.send(own) }
             return ts
         }
     }
@@ -187,9 +191,12 @@ extension ChatService {
         let ts = now()
         let changed = try await store.markAllRead(userId: userId, channelUrls: channelUrls, ts: ts)
         let s = try await sender(userId) ?? SenderPayload(userId: userId)
+        let totals = try await unreadCount(userId: userId)
         for url in changed {
             let members = try await store.members(url)
-            fanOut(Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts)), to: members)
+            fanOut(Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts)), to: members, exceptUser: userId)
+            let own = Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts, unreadCnt: totals))
+            for c in registry.connections(of: userId) { _ = c.send(own) }
         }
     }
 
