@@ -169,4 +169,60 @@ struct TerminalEndToEndTests {
         await tmux.killServer()
         await server.stop()
     }
+
+    @Test func invitationsAnsweredFromTheKeyboard() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
+            print("note: tmux is not installed: the terminal test was skipped")
+            return
+        }
+        let dir = tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: "tui-\(UUID().uuidString)")
+        let tmux = Tmux(socket: dir + "/tmux.sock", scratch: dir)
+        let tern = try builtBinary("tern")
+        do {
+            for user in ["ann", "ben"] {
+                let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
+                await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "20", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
+            }
+            try await tmux.waitScreen("ann", "connected") { $0.contains("connected") }
+            try await tmux.waitScreen("ben", "connected") { $0.contains("connected") }
+            // Ben wants to be asked; Ann creates a channel and invites him.
+            await tmux.text("ben", "/autoaccept off")
+            await tmux.keys("ben", "Enter")
+            try await tmux.waitScreen("ben", "the preference set") { $0.contains("invitations now wait") }
+            await tmux.text("ann", "/create crew")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ann", "the new channel") { $0.contains("#crew") }
+            await tmux.text("ann", "/invite ben")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ben", "the invitation") { s in
+                s.contains("Invitations") && s.contains("crew · ann") && s.contains("ann invited you to #crew")
+            }
+            // Ctrl-O, then a: accepted; the channel moves under Channels and can be read; Ann hears of it.
+            await tmux.keys("ben", "C-o")
+            try await tmux.waitScreen("ben", "the info view") { $0.contains("a accept the invitation") }
+            await tmux.keys("ben", "a")
+            try await tmux.waitScreen("ben", "the accepted channel") { s in
+                !s.contains("Invitations") && s.contains("#crew") && !s.contains("[invited")
+            }
+            try await tmux.waitScreen("ann", "ben joining") { $0.contains("ben joined #crew") }
+            // Ctrl-O, then l: ben leaves; the channel is gone from his list.
+            await tmux.keys("ben", "C-o")
+            try await tmux.waitScreen("ben", "the info view again") { $0.contains("l leave") }
+            await tmux.keys("ben", "l")
+            try await tmux.waitScreen("ben", "the channel gone") { !$0.contains("crew") }
+            try await tmux.waitScreen("ann", "ben leaving") { $0.contains("ben left #crew") }
+            await tmux.keys("ann", "C-c")
+            await tmux.keys("ben", "C-c")
+            try await tmux.waitScreen("ann", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            try await tmux.waitScreen("ben", "a clean exit") { $0.contains("TERN-EXITED-0") }
+        } catch {
+            await tmux.killServer()
+            await server.stop(SIGKILL)
+            throw error
+        }
+        await tmux.killServer()
+        await server.stop()
+    }
 }
