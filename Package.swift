@@ -71,11 +71,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Test support shared by the server and engine tests: a real ternd in the test process.
+        .target(
+            name: "TernTestSupport",
+            dependencies: [
+                "TernServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TernTestSupport"
+        ),
         .testTarget(name: "TernProtocolTests", dependencies: ["TernProtocol"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "TernServerTests",
             dependencies: [
-                "TernServer", "TernProtocol", "ternd",
+                "TernServer", "TernProtocol", "ternd", "TernTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
             ],
             resources: [.copy("Python")]
@@ -84,9 +94,7 @@ let package = Package(
         .testTarget(
             name: "TernKitTests",
             dependencies: [
-                "TernKit", "TernProtocol", "TernServer",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                "TernKit", "TernProtocol", "TernServer", "TernTestSupport",
             ]
         ),
         // The real binaries as processes: `tern send` / `tern tail` against `ternd`.

@@ -225,22 +225,8 @@ public struct DeliveryEvent: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", channelType = "channel_type", updated }
 }
 
-/// S→C `SYEV`: a channel event; `cat` says which (10900 typing start, 10901 typing end, …).
-public struct ChannelEvent: Codable, Sendable, Equatable {
-    public var cat: Int
-    public var channelUrl: String
-    public var channelType: String
-    public var data: SenderPayload?
-    public var ts: Int64
-    public init(cat: Int, channelUrl: String, data: SenderPayload?, ts: Int64) {
-        self.cat = cat
-        self.channelUrl = channelUrl
-        self.channelType = "group"
-        self.data = data
-        self.ts = ts
-    }
-    enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", data, ts }
-
+/// The categories (`cat`) of S→C `SYEV` channel events; the frames are ``ChannelEventFrame``.
+public enum ChannelEvent {
     public static let typingStart = 10900
     public static let typingEnd = 10901
 }
@@ -253,6 +239,8 @@ extension ChannelEvent {
     public static let unfrozen = 10700
     public static let frozen = 10701
     public static let changed = 11000
+    public static let metadataChanged = 11100
+    public static let metacountersChanged = 11200
     public static let deleted = 12000
     public static let hidden = 13000
     public static let unhidden = 13001

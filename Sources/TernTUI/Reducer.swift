@@ -13,8 +13,10 @@ public struct Reducer: Sendable {
     }
 
     public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
-        // Reading older messages: new lines arriving below must not move what is on screen.
-        guard state.scroll > 0, case .event = action, state.pane.width > 0 else { return reduceAction(&state, action) }
+        // Reading older messages: new lines arriving below must not move what is on screen. Only a message
+        // in the channel on screen adds lines, so only then are they counted (a full layout).
+        guard state.scroll > 0, state.pane.width > 0, case .event(let event) = action, Self.messageChannel(event) == state.selected
+        else { return reduceAction(&state, action) }
         let url = state.selected
         let before = layout.lineCount(state, width: state.pane.width)
         let effects = reduceAction(&state, action)
@@ -22,6 +24,13 @@ public struct Reducer: Sendable {
             state.scroll = max(0, state.scroll + layout.lineCount(state, width: state.pane.width) - before)
         }
         return effects
+    }
+
+    static func messageChannel(_ event: ClientEvent) -> String? {
+        switch event {
+        case .messagePending(let m), .messageSent(let m), .messageFailed(let m), .messageReceived(let m): m.channelUrl
+        default: nil
+        }
     }
 
     /// The most the pane can scroll up (its top line is the oldest loaded one).

@@ -80,23 +80,36 @@ struct TerminalEndToEndTests {
         return nil
     }
 
-    @Test func twoClientsSeeMessagesTypingAndUnread() async throws {
+    /// Runs `tern` for each of `users` in its own tmux session against one real `ternd`, waits until all are
+    /// connected, runs `body` (which may replace the server), and always tears everything down.
+    static func withTerminals(_ users: [String], _ body: (Tmux, inout TerndChild) async throws -> Void) async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
             print("note: tmux is not installed: the terminal test was skipped")
             return
         }
         let dir = tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         var server = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: "tui-\(UUID().uuidString)")
         let tmux = Tmux(socket: dir + "/tmux.sock", scratch: dir)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let tern = try builtBinary("tern")
         do {
-            for user in ["alice", "bob"] {
+            let tern = try builtBinary("tern")
+            for user in users {
                 let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
                 await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "20", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
             }
-            try await tmux.waitScreen("alice", "connected") { $0.contains("connected") }
-            try await tmux.waitScreen("bob", "connected") { $0.contains("connected") }
+            for user in users { try await tmux.waitScreen(user, "connected") { $0.contains("connected") } }
+            try await body(tmux, &server)
+        } catch {
+            await tmux.killServer()
+            await server.stop(SIGKILL)
+            throw error
+        }
+        await tmux.killServer()
+        await server.stop()
+    }
+
+    @Test func twoClientsSeeMessagesTypingAndUnread() async throws {
+        try await Self.withTerminals(["alice", "bob"]) { tmux, server in
             // Alice opens the 1:1 with bob (created on the way; bob sees it once it has a message).
             await tmux.text("alice", "/dm bob")
             await tmux.keys("alice", "Enter")
@@ -147,7 +160,7 @@ struct TerminalEndToEndTests {
             await server.stop(SIGKILL)
             try await tmux.waitScreen("alice", "the reconnect countdown") { $0.contains("reconnecting in") }
             try await tmux.waitScreen("bob", "the reconnect countdown") { $0.contains("reconnecting in") }
-            server = try await TerndChild.start(port: port, dataDirectory: dir + "/server", apiToken: server.apiToken)
+            server = try await TerndChild.start(port: port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
             try await tmux.waitScreen("alice", "connected again", timeout: 60) { $0.contains("│ connected │") }
             try await tmux.waitScreen("bob", "connected again", timeout: 60) { $0.contains("│ connected │") }
             await tmux.keys("bob", "C-u")
@@ -161,32 +174,11 @@ struct TerminalEndToEndTests {
             await tmux.text("bob", "/quit")
             await tmux.keys("bob", "Enter")
             try await tmux.waitScreen("bob", "a clean exit") { $0.contains("TERN-EXITED-0") }
-        } catch {
-            await tmux.killServer()
-            await server.stop(SIGKILL)
-            throw error
         }
-        await tmux.killServer()
-        await server.stop()
     }
 
     @Test func invitationsAnsweredFromTheKeyboard() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
-            print("note: tmux is not installed: the terminal test was skipped")
-            return
-        }
-        let dir = tempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: "tui-\(UUID().uuidString)")
-        let tmux = Tmux(socket: dir + "/tmux.sock", scratch: dir)
-        let tern = try builtBinary("tern")
-        do {
-            for user in ["ann", "ben"] {
-                let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
-                await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "20", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
-            }
-            try await tmux.waitScreen("ann", "connected") { $0.contains("connected") }
-            try await tmux.waitScreen("ben", "connected") { $0.contains("connected") }
+        try await Self.withTerminals(["ann", "ben"]) { tmux, _ in
             // Ben wants to be asked; Ann creates a channel and invites him.
             await tmux.text("ben", "/autoaccept off")
             await tmux.keys("ben", "Enter")
@@ -217,12 +209,6 @@ struct TerminalEndToEndTests {
             await tmux.keys("ben", "C-c")
             try await tmux.waitScreen("ann", "a clean exit") { $0.contains("TERN-EXITED-0") }
             try await tmux.waitScreen("ben", "a clean exit") { $0.contains("TERN-EXITED-0") }
-        } catch {
-            await tmux.killServer()
-            await server.stop(SIGKILL)
-            throw error
         }
-        await tmux.killServer()
-        await server.stop()
     }
 }

@@ -81,8 +81,8 @@ struct ChannelEventData: Decodable {
         case ChannelEvent.deleted: .deleted
         case ChannelEvent.hidden: .hidden
         case ChannelEvent.unhidden: .unhidden
-        case 11100: .metadataChanged(created: created ?? [:], updated: updated ?? [:], deleted: deleted ?? [])
-        case 11200: .metacountersChanged(created: createdCounters ?? [:], updated: updatedCounters ?? [:], deleted: deleted ?? [])
+        case ChannelEvent.metadataChanged: .metadataChanged(created: created ?? [:], updated: updated ?? [:], deleted: deleted ?? [])
+        case ChannelEvent.metacountersChanged: .metacountersChanged(created: createdCounters ?? [:], updated: updatedCounters ?? [:], deleted: deleted ?? [])
         default: .other(cat)
         }
     }
@@ -253,7 +253,7 @@ extension ChatClient {
             refreshChannel(e.channelUrl, removal: .declined)
         case ChannelEvent.hidden:
             refreshChannel(e.channelUrl, removal: .hidden)
-        case 12000:
+        case ChannelEvent.deleted:
             // The channel was deleted.
             removals[e.channelUrl, default: 0] += 1
             store.remove(e.channelUrl)

@@ -43,7 +43,7 @@ extension ChatService {
         data.inviter = inviter.map { id in members.first { $0.userId == id }.map { memberPayload($0, users) } ?? bareMember(id, users) }
         data.invitees = added.map { memberPayload($0, users) }
         data.invitedAt = t
-        let audience = Set(members.filter { $0.state == "joined" }.map(\.userId)).union(added.map(\.userId))
+        let audience = Self.joinedIds(members).union(added.map(\.userId))
         push(ChannelEventFrame(cat: ChannelEvent.invited, channelUrl: channelUrl, data: data, ts: t), to: audience)
         let joined = added.filter { $0.state == "joined" }
         if !joined.isEmpty {
@@ -80,7 +80,7 @@ extension ChatService {
         var data = MembershipEventData(memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
         data.invitee = memberPayload(me, users)
         data.inviter = me.inviterId.map { id in members.first { $0.userId == id }.map { memberPayload($0, users) } ?? bareMember(id, users) }
-        let audience = Set(members.filter { $0.state == "joined" }.map(\.userId)).union([userId])
+        let audience = Self.joinedIds(members).union([userId])
         let t = now()
         push(ChannelEventFrame(cat: ChannelEvent.declined, channelUrl: channelUrl, data: data, ts: t), to: audience)
         pushMemberCount(updated, to: audience)
@@ -115,7 +115,7 @@ extension ChatService {
         let users = try await usersById(members.map(\.userId))
         var data = MembershipEventData(memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
         data.users = members.filter { $0.userId == userId }.map { memberPayload($0, users) }
-        let audience = Set(members.filter { $0.state == "joined" }.map(\.userId))
+        let audience = Self.joinedIds(members)
         push(ChannelEventFrame(cat: ChannelEvent.joined, channelUrl: channelUrl, data: data, ts: t), to: audience)
         pushMemberCount(updated, to: audience)
         return updated
@@ -134,9 +134,9 @@ extension ChatService {
         let users = try await usersById([userId])
         let data = LeaveEventData(
             member: memberPayload(me, users), memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
-        let audience = Set(members.filter { $0.state == "joined" }.map(\.userId)).union([userId])
+        let audience = Self.joinedIds(members).union([userId])
         push(ChannelEventFrame(cat: ChannelEvent.left, channelUrl: channelUrl, data: data, ts: now()), to: audience)
-        pushMemberCount(updated, to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+        pushMemberCount(updated, to: Self.joinedIds(members))
     }
 
     // MARK: Channel-wide changes
@@ -156,7 +156,7 @@ extension ChatService {
             let members = try await store.members(channelUrl)
             push(
                 ChannelEventFrame(cat: frozen ? ChannelEvent.frozen : ChannelEvent.unfrozen, channelUrl: channelUrl, data: FreezeData(freeze: frozen), ts: now()),
-                to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+                to: Self.joinedIds(members))
         }
         return channel
     }
@@ -201,7 +201,7 @@ extension ChatService {
         invalidateChannel(channelUrl)
         push(
             ChannelEventFrame(cat: ChannelEvent.changed, channelUrl: channelUrl, data: Empty(), ts: now()),
-            to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+            to: Self.joinedIds(members))
         return channel
     }
 
@@ -259,6 +259,11 @@ extension ChatService {
     }
 
     // MARK: Helpers
+
+    /// The users of `members` who have joined (who hear the channel's events).
+    static func joinedIds(_ members: [MemberRecord]) -> Set<String> {
+        Set(members.filter { $0.state == "joined" }.map(\.userId))
+    }
 
     /// 400203 when the user already belongs to the most group channels allowed.
     func requireRoomForChannel(_ userId: String) async throws {

@@ -209,7 +209,7 @@ extension ChatService {
             throw SendbirdError(.notAMember, "Not a member of the channel: \(channelUrl).")
         }
         let s = try await sender(userId) ?? SenderPayload(userId: userId)
-        let event = ChannelEvent(cat: start ? ChannelEvent.typingStart : ChannelEvent.typingEnd, channelUrl: channelUrl, data: s, ts: now())
+        let event = ChannelEventFrame(cat: start ? ChannelEvent.typingStart : ChannelEvent.typingEnd, channelUrl: channelUrl, data: s, ts: now())
         fanOut(Self.frameText(.systemEvent, event), to: roster.members, exceptUser: userId)
     }
 

@@ -44,9 +44,9 @@ extension ChatService {
         let members = try await store.members(channelUrl)
         push(
             ChannelEventFrame(
-                cat: 11100, channelUrl: channelUrl,
+                cat: ChannelEvent.metadataChanged, channelUrl: channelUrl,
                 data: MetadataEvent(created: result.created, updated: result.updated, deleted: result.deleted), ts: now()),
-            to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+            to: Self.joinedIds(members))
         return result
     }
 
@@ -75,9 +75,9 @@ extension ChatService {
         let members = try await store.members(channelUrl)
         push(
             ChannelEventFrame(
-                cat: 11200, channelUrl: channelUrl,
+                cat: ChannelEvent.metacountersChanged, channelUrl: channelUrl,
                 data: MetadataEvent(created: result.created, updated: result.updated, deleted: result.deleted), ts: now()),
-            to: Set(members.filter { $0.state == "joined" }.map(\.userId)))
+            to: Self.joinedIds(members))
         return result
     }
 }

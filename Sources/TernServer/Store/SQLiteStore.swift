@@ -759,11 +759,14 @@ public final class SQLiteStore: Store {
                 record.messageId = db.lastInsertedRowID
                 try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [record.messageId])
             }
+            // A new message from someone else also brings back a channel hidden with auto-unhide (in the
+            // same statement as the unread count, which touches the same rows).
             if !m.silent {
                 let mentioned = Set(m.mentionType == "channel" ? [] : m.mentionedUserIds)
                 try Self.exec(
                     db, sql: """
-                        UPDATE members SET unread_count = unread_count + 1
+                        UPDATE members SET unread_count = unread_count + 1,
+                          hidden_state = CASE hidden_state WHEN 'hidden_allow_auto_unhide' THEN 'unhidden' ELSE hidden_state END
                         WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
                         """,
                     arguments: [m.channelUrl, m.senderId])
@@ -779,10 +782,11 @@ public final class SQLiteStore: Store {
                     }
                 }
             }
-            // A new message from someone else brings back a channel hidden with auto-unhide.
-            try Self.exec(
-                db, sql: "UPDATE members SET hidden_state = 'unhidden' WHERE channel_url = ? AND hidden_state = 'hidden_allow_auto_unhide' AND user_id IS NOT ?",
-                arguments: [m.channelUrl, m.senderId])
+            if m.silent {
+                try Self.exec(
+                    db, sql: "UPDATE members SET hidden_state = 'unhidden' WHERE channel_url = ? AND hidden_state = 'hidden_allow_auto_unhide' AND user_id IS NOT ?",
+                    arguments: [m.channelUrl, m.senderId])
+            }
             if m.markSenderRead, let sender = m.senderId {
                 try Self.exec(
                     db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",

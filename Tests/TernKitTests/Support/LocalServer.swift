@@ -1,10 +1,9 @@
 import Foundation
-import Logging
-import ServiceLifecycle
 import Synchronization
 import TernKit
 import TernProtocol
 import TernServer
+import TernTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -19,63 +18,28 @@ struct TestFailure: Error, CustomStringConvertible {
 /// A real `ternd` in this process on 127.0.0.1 (port 0 unless given) with its own data directory;
 /// it can be stopped and started again on the same port and data.
 final class LocalServer: Sendable {
-    let port: Int
+    let server: InProcessServer
     let apiToken: String
     let dataDirectory: String
-    let app: TernServerApp
-    let group: ServiceGroup
-    let task: Task<Void, any Error>
 
+    var port: Int { server.port }
     var address: ServerAddress { ServerAddress(apiBase: "http://127.0.0.1:\(port)", webSocketBase: "ws://127.0.0.1:\(port)") }
 
     static func start(port: Int = 0, dataDirectory: String? = nil, apiToken: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> LocalServer {
         let dir = dataDirectory ?? Self.tempDirectory()
         let token = apiToken ?? "kit-test-\(UUID().uuidString)"
-        let (stream, cont) = AsyncStream<Int>.makeStream()
         var config = ServerConfiguration(port: port, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
         configure(&config)
-        config.onListening = { _, p in cont.yield(p) }
-        var logger = Logger(label: "kit-test-ternd")
-        logger.logLevel = .critical
-        let app = try await buildApplication(config, logger: logger)
-        var groupConfig = TernServerApp.serviceGroupConfiguration(app.application, logger: logger)
-        groupConfig.gracefulShutdownSignals = []
-        groupConfig.maximumGracefulShutdownDuration = .seconds(2)
-        let group = ServiceGroup(configuration: groupConfig)
-        // A server that cannot bind (the port not free yet after a restart) ends the stream, so this never
-        // waits for a port that will not come.
-        let task = Task {
-            defer { cont.finish() }
-            try await group.run()
-        }
-        var bound = 0
-        for await p in stream {
-            bound = p
-            break
-        }
-        if bound == 0 {
-            let outcome = await task.result
-            try? await app.service.store.close()
-            if case .failure(let error) = outcome { throw error }
-            throw TestFailure("the server stopped before listening")
-        }
-        return LocalServer(port: bound, apiToken: token, dataDirectory: dir, app: app, group: group, task: task)
+        return LocalServer(server: try await InProcessServer.start(config, label: "kit-test-ternd"), apiToken: token, dataDirectory: dir)
     }
 
-    init(port: Int, apiToken: String, dataDirectory: String, app: TernServerApp, group: ServiceGroup, task: Task<Void, any Error>) {
-        self.port = port
+    init(server: InProcessServer, apiToken: String, dataDirectory: String) {
+        self.server = server
         self.apiToken = apiToken
         self.dataDirectory = dataDirectory
-        self.app = app
-        self.group = group
-        self.task = task
     }
 
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = try? await task.value
-        try? await app.service.store.close()
-    }
+    func stop() async { await server.stop() }
 
     /// The same server again: same port, same data.
     func restart() async throws -> LocalServer {

@@ -1,8 +1,7 @@
 import Foundation
-import Logging
 import Synchronization
-import ServiceLifecycle
 import TernServer
+import TernTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -11,13 +10,12 @@ import FoundationNetworking
 
 /// A real `ternd` (in-process) on 127.0.0.1, port 0, with a fresh data directory.
 final class TestServer: Sendable {
-    let port: Int
+    let server: InProcessServer
     let apiToken: String
     let dataDirectory: String
-    let app: TernServerApp
-    let group: ServiceGroup
-    let task: Task<Void, any Error>
 
+    var port: Int { server.port }
+    var app: TernServerApp { server.app }
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var wsURL: String { "ws://127.0.0.1:\(port)" }
 
@@ -25,51 +23,19 @@ final class TestServer: Sendable {
     static func start(dataDirectory: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let dir = dataDirectory ?? makeTempDirectory()
         let token = "test-api-token-\(UUID().uuidString)"
-        let (stream, cont) = AsyncStream<Int>.makeStream()
         var config = ServerConfiguration(port: 0, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
         configure(&config)
-        config.onListening = { _, port in cont.yield(port) }
-        var logger = Logger(label: "test-ternd")
-        logger.logLevel = .critical
-        let app = try await buildApplication(config, logger: logger)
-        var groupConfig = TernServerApp.serviceGroupConfiguration(app.application, logger: logger)
-        groupConfig.gracefulShutdownSignals = []
-        groupConfig.maximumGracefulShutdownDuration = .seconds(2)
-        let group = ServiceGroup(configuration: groupConfig)
-        // If the server cannot listen, the stream ends instead of waiting for a port forever.
-        let task = Task {
-            defer { cont.finish() }
-            try await group.run()
-        }
-        var port = 0
-        for await p in stream {
-            port = p
-            break
-        }
-        if port == 0 {
-            let outcome = await task.result
-            try? await app.service.store.close()
-            if case .failure(let error) = outcome { throw error }
-            throw TestFailure("the server stopped before listening")
-        }
-        return TestServer(port: port, apiToken: token, dataDirectory: dir, app: app, group: group, task: task)
+        return TestServer(server: try await InProcessServer.start(config), apiToken: token, dataDirectory: dir)
     }
 
-    init(port: Int, apiToken: String, dataDirectory: String, app: TernServerApp, group: ServiceGroup, task: Task<Void, any Error>) {
-        self.port = port
+    init(server: InProcessServer, apiToken: String, dataDirectory: String) {
+        self.server = server
         self.apiToken = apiToken
         self.dataDirectory = dataDirectory
-        self.app = app
-        self.group = group
-        self.task = task
     }
 
     /// Stops the server and closes its store.
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = try? await task.value
-        try? await app.service.store.close()
-    }
+    func stop() async { await server.stop() }
 
     // MARK: REST
 

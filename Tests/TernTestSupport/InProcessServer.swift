@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TernServer
+
+/// A real `ternd` running in the test process: started, waited for until it listens, stopped.
+/// The server and engine test targets wrap it with their own helpers.
+public final class InProcessServer: Sendable {
+    public let port: Int
+    public let app: TernServerApp
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+
+    public struct NotListening: Error, CustomStringConvertible {
+        public var description: String { "the server stopped before listening" }
+    }
+
+    /// Starts `config` (port 0 takes a free port) and returns once it listens. A server that cannot
+    /// listen (its port still taken after a restart, say) throws instead of waiting forever.
+    public static func start(_ config: ServerConfiguration, label: String = "test-ternd") async throws -> InProcessServer {
+        var config = config
+        let (stream, cont) = AsyncStream<Int>.makeStream()
+        config.onListening = { _, p in cont.yield(p) }
+        var logger = Logger(label: label)
+        logger.logLevel = .critical
+        let app = try await buildApplication(config, logger: logger)
+        var groupConfig = TernServerApp.serviceGroupConfiguration(app.application, logger: logger)
+        groupConfig.gracefulShutdownSignals = []
+        groupConfig.maximumGracefulShutdownDuration = .seconds(2)
+        let group = ServiceGroup(configuration: groupConfig)
+        let task = Task {
+            defer { cont.finish() }
+            try await group.run()
+        }
+        var port = 0
+        for await p in stream {
+            port = p
+            break
+        }
+        if port == 0 {
+            let outcome = await task.result
+            try? await app.service.store.close()
+            if case .failure(let error) = outcome { throw error }
+            throw NotListening()
+        }
+        return InProcessServer(port: port, app: app, group: group, task: task)
+    }
+
+    init(port: Int, app: TernServerApp, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.port = port
+        self.app = app
+        self.group = group
+        self.task = task
+    }
+
+    /// Stops the server and closes its store.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+        try? await app.service.store.close()
+    }
+}
