@@ -253,13 +253,16 @@ public struct ChannelEventFrame<Payload: Encodable & Sendable>: Encodable, Senda
     public var channelType = "group"
     public var data: Payload
     public var ts: Int64
-    public init(cat: Int, channelUrl: String, data: Payload, ts: Int64) {
+    /// The receiver's unread totals, when the event changed them (sent to that user's own devices only).
+    public var unreadCnt: UnreadCount?
+    public init(cat: Int, channelUrl: String, data: Payload, ts: Int64, unreadCnt: UnreadCount? = nil) {
         self.cat = cat
         self.channelUrl = channelUrl
         self.data = data
         self.ts = ts
+        self.unreadCnt = unreadCnt
     }
-    enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", data, ts }
+    enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", data, ts, unreadCnt = "unread_cnt" }
 }
 
 /// `data` of the membership events: 10000 `users`; 10020 `inviter`, `invitees`, `invited_at`; 10022 `inviter`,

@@ -71,16 +71,73 @@ struct SQLiteStoreTests {
         _ = try await s.insertMessage(message("c", from: "a", at: 10))
         _ = try await s.insertMessage(message("c", from: "a", at: 20))
         _ = try await s.insertMessage(message("c", from: nil, at: 30))
-        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil) == 3)
-        #expect(try await s.unreadMessageTotal(userId: "a", customTypes: nil) == 1)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 3)
+        #expect(try await s.unreadMessageTotal(userId: "a", customTypes: nil, superMode: nil) == 1)
         #expect(try await s.member("c", userId: "a")?.readTs == 20)
-        try await s.markRead("c", userId: "b", ts: 40)
-        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil) == 0)
-        #expect(try await s.unreadChannelCount(userId: "c", customTypes: nil) == 1)
-        #expect(try await s.markAllRead(userId: "c", channelUrls: nil, ts: 50) == ["c"])
-        #expect(try await s.unreadChannelCount(userId: "c", customTypes: nil) == 0)
+        _ = try await s.markRead("c", userId: "b", ts: 40)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 0)
+        #expect(try await s.unreadChannelCount(userId: "c", customTypes: nil, superMode: nil) == 1)
+        #expect(try await s.markAllRead(userId: "c", channelUrls: nil, ts: 50).channels == ["c"])
+        #expect(try await s.unreadChannelCount(userId: "c", customTypes: nil, superMode: nil) == 0)
         #expect(try await s.markDelivered("c", userId: "b", ts: 60))
         #expect(try await !s.markDelivered("c", userId: "b", ts: 55), "receipts never move back")
+    }
+
+    @Test("Count preferences, blocks and supergroups decide what counts; totals carry a ts that only grows")
+    func countingRules() async throws {
+        let s = try makeStore()
+        for u in ["a", "b", "c", "d"] { _ = try await s.createUser(user(u)) }
+        _ = try await s.createGroupChannel(channel("g", ["a", "b", "c", "d"]))
+        var sup = channel("s", ["a", "b"])
+        sup.isSuper = true
+        _ = try await s.createGroupChannel(sup)
+        _ = try await s.createGroupChannel(channel("dm", ["a", "b"]))
+        #expect(try await s.setCountPreference("g", userId: "b", "off"))
+        #expect(try await s.setCountPreference("g", userId: "c", "unread_mention_count_only"))
+        #expect(try await !s.setCountPreference("g", userId: "nobody", "off"))
+        #expect(try await s.block("d", "a", at: 5))
+        #expect(try await !s.block("d", "a", at: 6), "blocking twice changes nothing")
+        var mention = message("g", from: "a", at: 10)
+        mention.mentionedUserIds = ["b", "c", "d"]
+        mention.totalsFor = ["b", "c", "d"]
+        let stored = try await s.insertMessage(mention)
+        let g = try await s.members("g")
+        func member(_ id: String) -> MemberRecord? { g.first { $0.userId == id } }
+        #expect(member("b")?.unreadCount == 0 && member("b")?.unreadMentionCount == 0, "off counts nothing")
+        #expect(member("c")?.unreadCount == 0 && member("c")?.unreadMentionCount == 1, "mentions only")
+        #expect(member("d")?.unreadCount == 0 && member("d")?.unreadMentionCount == 0, "a blocked sender never counts")
+        #expect(stored.message.hiddenFor == nil, "in a group the blocked user's messages are delivered")
+        #expect(stored.totals["c"]?.all == 0 && stored.totals["b"] != nil && stored.totals["a"] == nil)
+        // Admin messages count for everyone whose preference counts messages.
+        _ = try await s.insertMessage(message("g", from: nil, at: 11))
+        #expect(try await s.member("g", userId: "d")?.unreadCount == 1)
+        #expect(try await s.member("g", userId: "b")?.unreadCount == 0)
+        // Supergroups: at most 100 per channel in totals.
+        for i in 0..<105 { _ = try await s.insertMessage(message("s", from: "a", at: 100 + Int64(i))) }
+        #expect(try await s.member("s", userId: "b")?.unreadCount == 105)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: "super") == 100)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: "nonsuper") == 0)
+        let items = try await s.unreadItems(userId: "c", customTypes: nil)
+        #expect(items.nonSuperMentions == 1 && items.nonSuperMessages == 0)
+        // 1:1: the blocker (b blocks a) never sees what a sends while blocked, even after unblocking.
+        #expect(try await s.block("b", "a", at: 300))
+        let hidden = try await s.insertMessage(message("dm", from: "a", at: 310))
+        #expect(hidden.message.hiddenFor == "b")
+        #expect(try await s.member("dm", userId: "b")?.unreadCount == 0)
+        #expect(try await s.unblock("b", "a"))
+        let seen = try await s.insertMessage(message("dm", from: "a", at: 320))
+        var q = MessageQuery(anchor: .timestamp(1000), prevLimit: 10, nextLimit: 0, inclusive: true, reverse: false)
+        q.viewer = "b"
+        #expect(try await s.messages("dm", query: q).map(\.messageId) == [seen.message.messageId])
+        q.viewer = "a"
+        #expect(try await s.messages("dm", query: q).count == 2, "the sender sees both")
+        #expect(try await s.lastVisibleMessage("dm", viewer: "b", after: 0)?.messageId == seen.message.messageId)
+        // Totals: later writes give later stamps, whatever the hint.
+        let t1 = try await s.markRead("s", userId: "b", ts: 50)
+        let t2 = try await s.unreadTotals(["b"], at: 0)["b"]!
+        #expect(t1.all == 1 && t2.all == 1 && t2.ts > t1.ts)
+        #expect(try await s.blockedUsers("d", afterUserId: nil, limit: 10, userIds: nil).map(\.userId) == ["a"])
+        #expect(try await s.blockedUsers("d", afterUserId: nil, limit: 10, userIds: ["b"]).isEmpty)
     }
 
     @Test("A repeated (sender, req_id) returns the original and stores nothing; ephemeral messages are not kept")
@@ -88,15 +145,18 @@ struct SQLiteStoreTests {
         let s = try makeStore()
         for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
-        let (m1, d1) = try await s.insertMessage(message("c", from: "a", at: 10, req: "r1"))
-        let (m2, d2) = try await s.insertMessage(message("c", from: "a", at: 11, req: "r1"))
+        let storedm1 = try await s.insertMessage(message("c", from: "a", at: 10, req: "r1"))
+        let m1 = storedm1.message, d1 = storedm1.duplicate
+        let storedm2 = try await s.insertMessage(message("c", from: "a", at: 11, req: "r1"))
+        let m2 = storedm2.message, d2 = storedm2.duplicate
         #expect(!d1 && d2 && m1.messageId == m2.messageId)
-        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil) == 1)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 1)
         _ = try await s.createGroupChannel(channel("other", ["a", "b"]))
-        let (m3, d3) = try await s.insertMessage(message("other", from: "a", at: 11, req: "r1"))
+        let storedm3 = try await s.insertMessage(message("other", from: "a", at: 11, req: "r1"))
+        let m3 = storedm3.message, d3 = storedm3.duplicate
         #expect(!d3 && m3.messageId != m1.messageId, "the same req_id in another channel is another message")
-        let (e, _) = try await s.insertMessage(message("c", from: "a", at: 12, persist: false))
-        #expect(e.messageId > m1.messageId)
+        let e = try await s.insertMessage(message("c", from: "a", at: 12, persist: false))
+        #expect(e.message.messageId > m1.messageId)
         let all = try await s.messages("c", query: MessageQuery(anchor: .timestamp(100), prevLimit: 10, nextLimit: 0, inclusive: true, reverse: false))
         #expect(all.map(\.messageId) == [m1.messageId])
     }
@@ -107,7 +167,7 @@ struct SQLiteStoreTests {
         let s = try makeStore(path)
         for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
-        let (m, _) = try await s.insertMessage(message("c", from: "a", at: 10))
+        let m = try await s.insertMessage(message("c", from: "a", at: 10)).message
         try await s.addAccessToken(userId: "a", tokenHash: "h", expiresAt: 0)
         try await s.close()
         let reopened = try makeStore(path)

@@ -71,8 +71,31 @@ extension ChatService {
     public func present(_ channels: [ChannelRecord], viewer: String?) async throws -> [GroupChannelPayload] {
         let urls = channels.map(\.channelUrl)
         let membersByChannel = try await store.members(ofChannels: urls)
-        let lastMessages = try await store.messages(ids: channels.compactMap(\.lastMessageId))
-        let lastById = Dictionary(uniqueKeysWithValues: lastMessages.map { ($0.messageId, $0) })
+        var lastMessages = try await store.messages(ids: channels.compactMap(\.lastMessageId))
+        var lastById = Dictionary(uniqueKeysWithValues: lastMessages.map { ($0.messageId, $0) })
+        // The viewer's last message: not one hidden from them (a 1:1 block) or gone with their history.
+        var lastForViewer: [String: MessageRecord?] = [:]
+        if let viewer {
+            for c in channels {
+                guard let id = c.lastMessageId, let last = lastById[id],
+                    let me = membersByChannel[c.channelUrl]?.first(where: { $0.userId == viewer }),
+                    last.hiddenFor == viewer || last.createdAt <= me.tsMessageOffset
+                else { continue }
+                let visible = try await store.lastVisibleMessage(c.channelUrl, viewer: viewer, after: me.tsMessageOffset)
+                lastForViewer[c.channelUrl] = .some(visible)
+                if let v = visible {
+                    lastMessages.append(v)
+                    lastById[v.messageId] = v
+                }
+            }
+        }
+        var blockedByViewer = Set<String>()
+        var blockingViewer = Set<String>()
+        if let viewer {
+            let ids = Array(Set(membersByChannel.values.flatMap { $0.map(\.userId) }).subtracting([viewer]))
+            blockedByViewer = try await store.blocked(by: viewer, among: ids)
+            blockingViewer = try await store.blockers(of: viewer, among: ids)
+        }
         var userIds = Set<String>()
         for ms in membersByChannel.values {
             for m in ms {
@@ -89,10 +112,15 @@ extension ChatService {
         let metadata = try await store.channelMetadata(urls)
         let registry = self.registry
         return channels.map { c in
+            let last: MessageRecord? = lastForViewer[c.channelUrl] ?? c.lastMessageId.flatMap { lastById[$0] }
             var p = Presenter.groupChannel(
                 c, members: membersByChannel[c.channelUrl] ?? [], users: users,
-                lastMessage: c.lastMessageId.flatMap { lastById[$0] }, viewer: viewer, online: { registry.isOnline($0) })
+                lastMessage: last, viewer: viewer, online: { registry.isOnline($0) })
             p.metadata = metadata[c.channelUrl] ?? [:]
+            for i in p.members.indices {
+                p.members[i].isBlockedByMe = blockedByViewer.contains(p.members[i].userId)
+                p.members[i].isBlockingMe = blockingViewer.contains(p.members[i].userId)
+            }
             return p
         }
     }

@@ -134,8 +134,10 @@ extension ChatService {
         let users = try await usersById([userId])
         let data = LeaveEventData(
             member: memberPayload(me, users), memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
-        let audience = Self.joinedIds(members).union([userId])
-        push(ChannelEventFrame(cat: ChannelEvent.left, channelUrl: channelUrl, data: data, ts: now()), to: audience)
+        let event = ChannelEventFrame(cat: ChannelEvent.left, channelUrl: channelUrl, data: data, ts: now())
+        push(event, to: Self.joinedIds(members).subtracting([userId]))
+        // The leaver's devices: with their unread totals, which lost this channel's count.
+        try await pushOwn(event, to: userId)
         pushMemberCount(updated, to: Self.joinedIds(members))
     }
 
@@ -232,11 +234,11 @@ extension ChatService {
         let state = allowAutoUnhide ? "hidden_allow_auto_unhide" : "hidden_prevent_auto_unhide"
         try await store.setHidden(channelUrl, userId: userId, state: state, messageOffset: hidePreviousMessages ? t : nil)
         invalidateChannel(channelUrl)
-        push(
+        try await pushOwn(
             ChannelEventFrame(
                 cat: ChannelEvent.hidden, channelUrl: channelUrl,
                 data: HideData(hidePreviousMessages: hidePreviousMessages, allowAutoUnhide: allowAutoUnhide), ts: t),
-            to: [userId])
+            to: userId)
         return hidePreviousMessages ? max(me.tsMessageOffset, t) : me.tsMessageOffset
     }
 
@@ -255,6 +257,8 @@ extension ChatService {
         let t = now()
         try await store.setHidden(channelUrl, userId: userId, state: me.hiddenState, messageOffset: t)
         invalidateChannel(channelUrl)
+        // The user's other devices read the channel again (11000) and get the totals without its old unread.
+        try await pushOwn(ChannelEventFrame(cat: ChannelEvent.changed, channelUrl: channelUrl, data: Empty(), ts: t), to: userId)
         return max(me.tsMessageOffset, t)
     }
 
@@ -298,6 +302,14 @@ extension ChatService {
         return MemberPayload(
             userId: id, nickname: u?.nickname ?? "", profileUrl: u?.profileUrl ?? "", metadata: u?.metadata ?? [:],
             isOnline: registry.isOnline(id), lastSeenAt: u?.lastSeenAt ?? 0, state: "", role: "none", readTs: nil, deliveredTs: nil)
+    }
+
+    /// Sends an event to one user's devices with their unread totals as they are now.
+    func pushOwn<Payload: Encodable & Sendable>(_ event: ChannelEventFrame<Payload>, to userId: String) async throws {
+        guard registry.isOnline(userId) else { return }
+        var e = event
+        e.unreadCnt = try await unreadCount(userId: userId)
+        push(e, to: [userId])
     }
 
     /// Sends one frame to every connection of these users.

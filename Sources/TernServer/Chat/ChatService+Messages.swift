@@ -59,30 +59,54 @@ extension ChatService {
         if !out.mentionedUserIds.isEmpty {
             for u in try await store.users(out.mentionedUserIds) { mentionedUsers[u.userId] = u }
         }
+        let online = onlineRecipients(roster.members, sender: userId)
         return try await sendQueue.run(channel.channelUrl) {
             let new = NewMessage(
                 channelUrl: channel.channelUrl, type: "MESG", senderId: userId, message: out.message,
                 customType: out.customType, data: out.data, mentionType: out.mentionType == "channel" ? "channel" : "users",
                 mentionedUserIds: out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, silent: out.silent,
                 isOpMsg: me.role == "operator", createdAt: now(), reqId: out.reqId, persist: !channel.isEphemeral,
-                markSenderRead: !channel.isSuper)
-            let (record, duplicate) = try await store.insertMessage(new)
+                markSenderRead: !channel.isSuper, totalsFor: online)
+            let stored = try await store.insertMessage(new)
             var users = mentionedUsers
             if let s = senderPayload {
                 users[userId] = UserRecord(
                     userId: s.userId, nickname: s.nickname, profileUrl: s.profileUrl, metadata: s.metadata, createdAt: 0,
                     lastSeenAt: 0, hasEverLoggedIn: true, isActive: true)
             }
-            var payload = Presenter.message(record, users: users)
+            var payload = Presenter.message(stored.message, users: users)
             let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
             if let conn = connection, let req = out.reqId {
                 conn.send("MESG" + Self.withReqId(json, req) + "\n")
             }
-            if !duplicate {
-                fanOut("MESG" + json + "\n", to: roster.members, except: connection)
+            if !stored.duplicate {
+                fanOutMessage("MESG", json, to: roster.members, except: connection, stored: stored)
             }
             payload.reqId = out.reqId
             return payload
+        }
+    }
+
+    /// Joined members other than the sender who are online now: they get their unread totals with the message.
+    func onlineRecipients(_ members: [MemberRecord], sender: String?) -> [String] {
+        members.filter { $0.state == "joined" && $0.userId != sender && registry.isOnline($0.userId) }.map(\.userId)
+    }
+
+    /// Fans a new message out to the channel's members: each recipient's copy carries their new
+    /// unread totals (`unread_cnt`); a member the message is hidden from (a 1:1 block) gets nothing.
+    func fanOutMessage(_ command: String, _ json: String, to members: [MemberRecord], except: ClientConnection?, stored: StoredMessage) {
+        for m in members where m.state == "joined" && m.userId != stored.message.hiddenFor {
+            let text: String
+            if let totals = stored.totals[m.userId], json.first == "{",
+                let encoded = try? WireCoding.encoder.encode(totals)
+            {
+                text = command + "{\"unread_cnt\":" + String(decoding: encoded, as: UTF8.self) + "," + json.dropFirst() + "\n"
+            } else {
+                text = command + json + "\n"
+            }
+            for c in registry.connections(of: m.userId) where c.id != except?.id {
+                if !c.send(text) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
+            }
         }
     }
 
@@ -97,14 +121,16 @@ extension ChatService {
         if message.count > 1000 { throw SendbirdError.tooLong("message", max: 1000) }
         if customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
         return try await sendQueue.run(channel.channelUrl) {
+            let members = try await store.members(channel.channelUrl)
             let new = NewMessage(
                 channelUrl: channel.channelUrl, type: "ADMM", senderId: nil, message: message, customType: customType,
                 data: data, mentionType: "users", mentionedUserIds: [], silent: false, isOpMsg: false, createdAt: now(),
-                reqId: nil, persist: !channel.isEphemeral, markSenderRead: false)
-            let (record, _) = try await store.insertMessage(new)
-            let payload = Presenter.message(record, users: [:])
-            let members = try await store.members(channel.channelUrl)
-            fanOut(Self.frameText(.adminMessage, payload), to: members)
+                reqId: nil, persist: !channel.isEphemeral, markSenderRead: false,
+                totalsFor: onlineRecipients(members, sender: nil))
+            let stored = try await store.insertMessage(new)
+            let payload = Presenter.message(stored.message, users: [:])
+            let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
+            fanOutMessage(Command.adminMessage.rawValue, json, to: members, except: nil, stored: stored)
             return payload
         }
     }
@@ -116,6 +142,7 @@ extension ChatService {
         if let viewer {
             let me = try await requireMember(channel, viewer, code: .unauthorizedRequest)
             query.createdAfter = max(query.createdAfter, me.tsMessageOffset)
+            query.viewer = viewer
         }
         let records = try await store.messages(channelUrl, query: query)
         return try await presentMessages(records)
@@ -124,8 +151,11 @@ extension ChatService {
     /// One message by id.
     public func getMessage(_ channelUrl: String, id: Int64, viewer: String?) async throws -> MessagePayload {
         let channel = try await requireChannel(channelUrl)
-        if let viewer { _ = try await requireMember(channel, viewer, code: .unauthorizedRequest) }
-        guard let m = try await store.message(channelUrl, id: id) else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
+        var me: MemberRecord?
+        if let viewer { me = try await requireMember(channel, viewer, code: .unauthorizedRequest) }
+        guard let m = try await store.message(channelUrl, id: id),
+            me == nil || (m.hiddenFor != me?.userId && m.createdAt > me?.tsMessageOffset ?? 0)
+        else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
         return try await presentMessages([m])[0]
     }
 
@@ -164,17 +194,20 @@ extension ChatService {
             spins += 1
         }
         if channel.isSuper {
-            try await store.markRead(channelUrl, userId: userId, ts: ts)
-            if let conn = connection, let req = reqId, let s = try await sender(userId) {
-                conn.send(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req)))
+            // Supergroups have no read receipts: only the reader's own devices hear of it.
+            let totals = try await store.markRead(channelUrl, userId: userId, ts: ts)
+            let s = try await sender(userId) ?? SenderPayload(userId: userId)
+            if let conn = connection, let req = reqId {
+                conn.send(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req, unreadCnt: totals)))
             }
+            let own = Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, unreadCnt: totals))
+            for c in registry.connections(of: userId) where c.id != connection?.id { _ = c.send(own) }
             return ts
         }
         return try await sendQueue.run(channelUrl) {
-            try await store.markRead(channelUrl, userId: userId, ts: ts)
-            let s = try await sender(userId) ?? SenderPayload(userId: userId)
             // The reader's own connections also get their new totals (`unread_cnt`), so every device agrees.
-            let totals = try await unreadCount(userId: userId)
+            let totals = try await store.markRead(channelUrl, userId: userId, ts: ts)
+            let s = try await sender(userId) ?? SenderPayload(userId: userId)
             if let conn = connection, let req = reqId {
                 conn.send(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req, unreadCnt: totals)))
             }
@@ -189,12 +222,13 @@ extension ChatService {
     /// Marks all (or the listed) channels of the user read, telling each channel's members.
     public func markAllRead(userId: String, channelUrls: [String]?) async throws {
         let ts = now()
-        let changed = try await store.markAllRead(userId: userId, channelUrls: channelUrls, ts: ts)
+        let (changed, totals) = try await store.markAllRead(userId: userId, channelUrls: channelUrls, ts: ts)
         let s = try await sender(userId) ?? SenderPayload(userId: userId)
-        let totals = try await unreadCount(userId: userId)
         for url in changed {
             let members = try await store.members(url)
-            fanOut(Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts)), to: members, exceptUser: userId)
+            if try await store.channel(url)?.isSuper == false {
+                fanOut(Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts)), to: members, exceptUser: userId)
+            }
             let own = Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts, unreadCnt: totals))
             for c in registry.connections(of: userId) { _ = c.send(own) }
         }
@@ -240,6 +274,6 @@ extension ChatService {
 
     /// The user's unread totals as `LOGI` and pushes carry them.
     public func unreadCount(userId: String) async throws -> UnreadCount {
-        UnreadCount(all: try await store.unreadMessageTotal(userId: userId, customTypes: nil), ts: now())
+        try await store.unreadTotals([userId], at: now())[userId] ?? UnreadCount(all: 0, ts: now())
     }
 }

@@ -17,6 +17,12 @@ struct UserRoutes: Sendable {
         router.get("/v3/users/:user_id/unread_message_count") { req, ctx in try await unreadMessages(req, ctx) }
         router.get("/v3/users/:user_id/unread_channel_count") { req, ctx in try await unreadChannels(req, ctx) }
         router.put("/v3/users/:user_id/mark_as_read_all") { req, ctx in try await markAllRead(req, ctx) }
+        router.get("/v3/users/:user_id/unread_item_count") { req, ctx in try await unreadItems(req, ctx) }
+        router.post("/v3/users/:user_id/block") { req, ctx in try await block(req, ctx) }
+        router.get("/v3/users/:user_id/block") { req, ctx in try await blockedList(req, ctx) }
+        router.delete("/v3/users/:user_id/block/:target_id") { req, ctx in try await unblock(req, ctx) }
+        router.get("/v3/users/:user_id/count_preference/:channel_url") { req, ctx in try await countPreference(req, ctx) }
+        router.put("/v3/users/:user_id/count_preference/:channel_url") { req, ctx in try await setCountPreference(req, ctx) }
     }
 
     func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -141,22 +147,132 @@ struct UserRoutes: Sendable {
     }
 
     func unreadMessages(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await unreadCount(req, ctx) { store, id, types in try await store.unreadMessageTotal(userId: id, customTypes: types) }
+        try await unreadCount(req, ctx) { store, id, types, mode in
+            try await store.unreadMessageTotal(userId: id, customTypes: types, superMode: mode)
+        }
     }
 
     func unreadChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await unreadCount(req, ctx) { store, id, types in try await store.unreadChannelCount(userId: id, customTypes: types) }
+        try await unreadCount(req, ctx) { store, id, types, mode in
+            try await store.unreadChannelCount(userId: id, customTypes: types, superMode: mode)
+        }
     }
 
-    /// `{unread_count}` for the user in the path, optionally only channels of some custom types.
+    /// `{unread_count}` for the user in the path, optionally only channels of some custom types and
+    /// `super_mode` (`all`, `super`, `nonsuper`).
     func unreadCount(
-        _ req: Request, _ ctx: some RequestContext, _ count: (any Store, String, [String]?) async throws -> Int
+        _ req: Request, _ ctx: some RequestContext, _ count: (any Store, String, [String]?, String?) async throws -> Int
     ) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
         _ = try await requireUser(id)
-        let n = try await count(service.store, id, QueryParameters(req.uri.query).list("custom_types"))
+        let q = QueryParameters(req.uri.query)
+        let mode = q.string("super_mode")
+        if let mode, !["all", "super", "nonsuper"].contains(mode) {
+            throw SendbirdError(.invalidValue, "Invalid value: \"super_mode\" must be all, super or nonsuper.")
+        }
+        let n = try await count(service.store, id, q.list("custom_types"), mode)
         return try rest.json(UnreadCountResponse(unreadCount: n))
+    }
+
+    /// `unread_item_count`: the asked `item_keys` (all of them when none are named).
+    func unreadItems(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        _ = try await requireUser(id)
+        let q = QueryParameters(req.uri.query)
+        let i = try await service.store.unreadItems(userId: id, customTypes: q.list("custom_types"))
+        let all: [String: Int] = [
+            "group_channel_unread_message_count": i.nonSuperMessages + i.superMessages,
+            "non_super_group_channel_unread_message_count": i.nonSuperMessages,
+            "super_group_channel_unread_message_count": i.superMessages,
+            "group_channel_unread_mention_count": i.nonSuperMentions + i.superMentions,
+            "non_super_group_channel_unread_mention_count": i.nonSuperMentions,
+            "super_group_channel_unread_mention_count": i.superMentions,
+            "group_channel_invitation_count": i.nonSuperInvitations + i.superInvitations,
+            "non_super_group_channel_invitation_count": i.nonSuperInvitations,
+            "super_group_channel_invitation_count": i.superInvitations,
+        ]
+        let keys = q.list("item_keys") ?? Array(all.keys)
+        var out: [String: Int] = [:]
+        for k in keys {
+            guard let v = all[k] else { throw SendbirdError(.invalidValue, "Invalid value: \"item_keys\" has an unknown key \(k).") }
+            out[k] = v
+        }
+        return try rest.json(out)
+    }
+
+    // MARK: Blocking
+
+    struct BlockedPage: Encodable { let users: [UserPayload]; let next: String }
+
+    func block(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        let b = try await rest.body(req)
+        if let many = try b.stringArray("user_ids") {
+            let users = try await service.block(id, targets: many)
+            return try rest.json(BlockedPage(users: users.map { present($0) }, next: ""))
+        }
+        let target = try b.requiredString("target_id")
+        let users = try await service.block(id, targets: [target])
+        return try rest.json(present(users[0]))
+    }
+
+    func unblock(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        try await service.unblock(id, target: try rest.param(ctx, "target_id"))
+        return try rest.empty()
+    }
+
+    func blockedList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        _ = try await requireUser(id)
+        let q = QueryParameters(req.uri.query)
+        let limit = try q.int("limit", default: 10, range: 1...100)
+        let after = try RESTSupport.decodeToken(q.string("token"))
+        let ids = q.list("user_ids")
+        if let ids, ids.count > 250 {
+            return SendbirdErrorMiddleware<BasicRequestContext>.response(
+                .tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
+        }
+        let users = try await service.store.blockedUsers(id, afterUserId: after, limit: limit + 1, userIds: ids)
+        let page = Array(users.prefix(limit))
+        let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
+        return try rest.json(BlockedPage(users: page.map { present($0) }, next: next))
+    }
+
+    func present(_ u: UserRecord) -> UserPayload {
+        Presenter.user(u, online: service.registry.isOnline(u.userId), accessToken: "")
+    }
+
+    // MARK: Count preference
+
+    struct CountPreferenceBody: Encodable {
+        let countPreference: String
+        enum CodingKeys: String, CodingKey { case countPreference = "count_preference" }
+    }
+
+    func countPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        let value = try await service.countPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id)
+        return try rest.json(CountPreferenceBody(countPreference: value))
+    }
+
+    func setCountPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        let b = try await rest.body(req)
+        // Sendbird also accepts `false` for off.
+        let raw: String
+        if let s = try? b.string("count_preference") { raw = s } else if try b.bool("count_preference") == false { raw = "off" } else {
+            throw SendbirdError.missing("count_preference")
+        }
+        let value = try await service.setCountPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id, raw)
+        return try rest.json(CountPreferenceBody(countPreference: value))
     }
 
     func markAllRead(_ req: Request, _ ctx: some RequestContext) async throws -> Response {

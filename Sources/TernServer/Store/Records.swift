@@ -1,3 +1,4 @@
+import TernProtocol
 /// Rows the ``Store`` hands back. They are storage-shaped; ``Presenter`` turns them into wire payloads.
 
 /// A user row.
@@ -56,6 +57,8 @@ public struct MemberRecord: Sendable, Equatable {
     public var hiddenState: String
     /// Messages at or before this ms are gone from this member's views (hide with previous messages, reset history).
     public var tsMessageOffset: Int64
+    /// What this member's unread counts count: `all`, `unread_message_count_only`, `unread_mention_count_only` or `off`.
+    public var countPreference: String = "all"
 }
 
 /// One user to add to a channel by invitation (or by joining).
@@ -90,6 +93,9 @@ public struct MessageRecord: Sendable, Equatable {
     public var updatedAt: Int64
     public var parentMessageId: Int64
     public var reqId: String?
+    /// In a 1:1 channel, the member who had blocked the sender when it was sent: the message is
+    /// never shown to them (seed 003), not even after they unblock.
+    public var hiddenFor: String? = nil
 }
 
 /// What creating a group channel asks for.
@@ -130,6 +136,28 @@ public struct NewMessage: Sendable {
     public var persist: Bool
     /// Whether the sender's read receipt moves to this message.
     public var markSenderRead: Bool
+    /// Members whose unread totals to return (those online, who get them pushed with the message).
+    public var totalsFor: [String] = []
+}
+
+/// What storing a message did.
+public struct StoredMessage: Sendable {
+    public var message: MessageRecord
+    /// The `(channel, sender, req_id)` was seen before: `message` is the original, nothing changed.
+    public var duplicate: Bool
+    /// The new unread totals of the members asked for in ``NewMessage/totalsFor``.
+    public var totals: [String: UnreadCount]
+}
+
+/// The unread counters of one user, by kind (the Platform API's `unread_item_count`).
+public struct UnreadItems: Sendable, Equatable {
+    public var nonSuperMessages = 0
+    public var superMessages = 0
+    public var nonSuperMentions = 0
+    public var superMentions = 0
+    public var nonSuperInvitations = 0
+    public var superInvitations = 0
+    public init() {}
 }
 
 /// A page request over message history around a timestamp or a message id.
@@ -145,6 +173,8 @@ public struct MessageQuery: Sendable {
     public var senderIds: [String]?
     /// Only messages created after this ms (the viewer's `ts_message_offset`).
     public var createdAfter: Int64 = 0
+    /// The user reading: messages hidden from them (1:1 blocks) are left out.
+    public var viewer: String? = nil
     public init(
         anchor: Anchor, prevLimit: Int, nextLimit: Int, inclusive: Bool, reverse: Bool, messageType: String? = nil,
         customTypes: [String]? = nil, senderIds: [String]? = nil

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import TernProtocol
 
 /// The default ``Store``: one SQLite file in WAL mode, through GRDB.
@@ -8,6 +9,8 @@ import TernProtocol
 /// (`kill -9`), which is what an acknowledgement promises (guarantee G1 in `research/backend.md`).
 public final class SQLiteStore: Store {
     let pool: DatabasePool
+    /// The last `ts` given to unread totals (see ``totals(_:_:hint:)``).
+    let unreadStamp = Mutex<Int64>(0)
 
     /// Opens (creating if needed) the database at `path` and runs the migrations.
     /// - Throws: when the file cannot be opened or migrated.
@@ -133,6 +136,20 @@ public final class SQLiteStore: Store {
                         value INTEGER NOT NULL,
                         PRIMARY KEY (channel_url, key)
                     ) WITHOUT ROWID;
+                    """)
+        }
+        m.registerMigration("v4-receipts-blocks") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE members ADD COLUMN count_preference TEXT NOT NULL DEFAULT 'all';
+                    ALTER TABLE messages ADD COLUMN hidden_for TEXT;
+                    CREATE TABLE blocks (
+                        blocker_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+                        blocked_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (blocker_id, blocked_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX blocks_blocked ON blocks(blocked_id);
                     """)
         }
         return m
@@ -722,30 +739,50 @@ public final class SQLiteStore: Store {
 
     // MARK: - Messages
 
-    public func insertMessage(_ m: NewMessage) async throws -> (message: MessageRecord, duplicate: Bool) {
+    public func insertMessage(_ m: NewMessage) async throws -> StoredMessage {
         try await pool.write { db in
             if let req = m.reqId, let sender = m.senderId,
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?"),
                     arguments: [m.channelUrl, sender, req])
             {
-                return (Self.messageRecord(row), true)
+                return StoredMessage(message: Self.messageRecord(row), duplicate: true, totals: [:])
             }
             var record = MessageRecord(
                 messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
                 customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
                 silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: 0,
                 reqId: m.reqId)
+            // Members who block the sender (seed 003): the message does not count for them, and in a
+            // 1:1 channel it is never shown to them.
+            var blockers: [String] = []
+            if let sender = m.senderId {
+                blockers = try String.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT b.blocker_id FROM blocks b JOIN members mb ON mb.user_id = b.blocker_id
+                            WHERE b.blocked_id = ? AND mb.channel_url = ? AND mb.state = 'joined'
+                            """),
+                    arguments: [sender, m.channelUrl])
+                if !blockers.isEmpty,
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT is_super, joined_member_count FROM group_channels WHERE channel_url = ?"),
+                        arguments: [m.channelUrl]),
+                    !(row["is_super"] as Bool), (row["joined_member_count"] as Int) <= 2
+                {
+                    record.hiddenFor = blockers.first
+                }
+            }
             if m.persist {
                 try Self.exec(
                     db, sql: """
                         INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
-                          mentioned_user_ids, silent, is_op_msg, created_at, req_id)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                          mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
-                        Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId,
+                        Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, record.hiddenFor,
                     ])
                 record.messageId = db.lastInsertedRowID
                 try Self.exec(
@@ -759,40 +796,88 @@ public final class SQLiteStore: Store {
                 record.messageId = db.lastInsertedRowID
                 try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [record.messageId])
             }
-            // A new message from someone else also brings back a channel hidden with auto-unhide (in the
-            // same statement as the unread count, which touches the same rows).
+            // A new message from someone else counts as unread (as each member's count preference says)
+            // and brings back a channel hidden with auto-unhide, in one statement over the same rows.
+            // Silent messages only unhide. Blockers are left out of both.
+            let blockedBy = Self.json(blockers)
+            let counts = m.silent ? 0 : 1
+            try Self.exec(
+                db, sql: """
+                    UPDATE members SET
+                      unread_count = unread_count + CASE WHEN count_preference IN ('all', 'unread_message_count_only') THEN ? ELSE 0 END,
+                      hidden_state = CASE hidden_state WHEN 'hidden_allow_auto_unhide' THEN 'unhidden' ELSE hidden_state END
+                    WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
+                      AND user_id NOT IN (SELECT value FROM json_each(?))
+                    """,
+                arguments: [counts, m.channelUrl, m.senderId, blockedBy])
             if !m.silent {
-                let mentioned = Set(m.mentionType == "channel" ? [] : m.mentionedUserIds)
-                try Self.exec(
-                    db, sql: """
-                        UPDATE members SET unread_count = unread_count + 1,
-                          hidden_state = CASE hidden_state WHEN 'hidden_allow_auto_unhide' THEN 'unhidden' ELSE hidden_state END
-                        WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
-                        """,
-                    arguments: [m.channelUrl, m.senderId])
+                let mentionable = "count_preference IN ('all', 'unread_mention_count_only') AND user_id NOT IN (SELECT value FROM json_each(?))"
                 if m.mentionType == "channel" {
                     try Self.exec(
-                        db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?",
-                        arguments: [m.channelUrl, m.senderId])
-                } else if !mentioned.isEmpty {
-                    for uid in mentioned where uid != m.senderId {
+                        db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ? AND \(mentionable)",
+                        arguments: [m.channelUrl, m.senderId, blockedBy])
+                } else {
+                    for uid in Set(m.mentionedUserIds) where uid != m.senderId {
                         try Self.exec(
-                            db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined'",
-                            arguments: [m.channelUrl, uid])
+                            db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined' AND \(mentionable)",
+                            arguments: [m.channelUrl, uid, blockedBy])
                     }
                 }
-            }
-            if m.silent {
-                try Self.exec(
-                    db, sql: "UPDATE members SET hidden_state = 'unhidden' WHERE channel_url = ? AND hidden_state = 'hidden_allow_auto_unhide' AND user_id IS NOT ?",
-                    arguments: [m.channelUrl, m.senderId])
             }
             if m.markSenderRead, let sender = m.senderId {
                 try Self.exec(
                     db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                     arguments: [m.createdAt, m.channelUrl, sender])
             }
-            return (record, false)
+            let totals = try self.totals(db, m.totalsFor, hint: m.createdAt)
+            return StoredMessage(message: record, duplicate: false, totals: totals)
+        }
+    }
+
+    /// The unread totals of `userIds` as the write just made them, with a `ts` later than any given
+    /// before (writes are serial, so a later `ts` always means a later state).
+    func totals(_ db: Database, _ userIds: [String], hint: Int64) throws -> [String: UnreadCount] {
+        if userIds.isEmpty { return [:] }
+        let ts = unreadStamp.withLock { last in
+            last = max(last + 1, hint)
+            return last
+        }
+        var out: [String: UnreadCount] = [:]
+        for id in userIds { out[id] = UnreadCount(all: 0, ts: ts) }
+        for chunk in stride(from: 0, to: userIds.count, by: 500).map({ Array(userIds[$0..<min($0 + 500, userIds.count)]) }) {
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT m.user_id AS u, c.custom_type AS t,
+                      SUM(CASE WHEN c.is_super = 1 THEN min(m.unread_count, 100) ELSE m.unread_count END) AS n
+                    FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
+                    WHERE m.user_id IN (\(Self.placeholders(chunk.count))) AND m.state = 'joined' AND m.unread_count > 0
+                    GROUP BY m.user_id, c.custom_type
+                    """,
+                arguments: StatementArguments(chunk))
+            for row in rows {
+                let u: String = row["u"]
+                let t: String = row["t"]
+                let n: Int = row["n"]
+                out[u]?.all += n
+                if !t.isEmpty { out[u]?.customTypes[t, default: 0] += n }
+            }
+        }
+        return out
+    }
+
+    public func unreadTotals(_ userIds: [String], at ms: Int64) async throws -> [String: UnreadCount] {
+        try await pool.write { db in try self.totals(db, userIds, hint: ms) }
+    }
+
+    public func lastVisibleMessage(_ channelUrl: String, viewer: String, after: Int64) async throws -> MessageRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: """
+                    SELECT * FROM messages WHERE channel_url = ? AND created_at > ? AND (hidden_for IS NULL OR hidden_for <> ?)
+                    ORDER BY created_at DESC, message_id DESC LIMIT 1
+                    """,
+                arguments: [channelUrl, after, viewer]
+            ).map(Self.messageRecord)
         }
     }
 
@@ -846,6 +931,10 @@ public final class SQLiteStore: Store {
             if q.createdAfter > 0 {
                 filter += " AND created_at > ?"
                 filterArgs.append(q.createdAfter)
+            }
+            if let viewer = q.viewer {
+                filter += " AND (hidden_for IS NULL OR hidden_for <> ?)"
+                filterArgs.append(viewer)
             }
             // Positions strictly before and strictly after the anchor, as (created_at, message_id).
             let before: String
@@ -905,30 +994,30 @@ public final class SQLiteStore: Store {
 
     // MARK: - Receipts and unread
 
-    public func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws {
+    public func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws -> UnreadCount {
         try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
+            try Self.exec(
+                db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                 arguments: [ts, channelUrl, userId])
+            return try self.totals(db, [userId], hint: ts)[userId] ?? UnreadCount(all: 0, ts: ts)
         }
     }
 
-    public func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> [String] {
+    public func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> (channels: [String], totals: UnreadCount) {
         try await pool.write { db in
             var sql = "SELECT channel_url FROM members WHERE user_id = ? AND state = 'joined'"
             var args: [any DatabaseValueConvertible] = [userId]
             if let urls = channelUrls {
-                if urls.isEmpty { return [] }
                 sql += " AND channel_url IN (\(Self.placeholders(urls.count)))"
                 args += urls
             }
-            let urls = try String.fetchAll(db, sql: sql, arguments: StatementArguments(args))
+            let urls = channelUrls?.isEmpty == true ? [] : try String.fetchAll(db, sql: sql, arguments: StatementArguments(args))
             for url in urls {
                 try db.execute(
                     sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                     arguments: [ts, url, userId])
             }
-            return urls
+            return (urls, try self.totals(db, [userId], hint: ts)[userId] ?? UnreadCount(all: 0, ts: ts))
         }
     }
 
@@ -941,27 +1030,145 @@ public final class SQLiteStore: Store {
         }
     }
 
-    public func unreadMessageTotal(userId: String, customTypes: [String]?) async throws -> Int {
+    /// `WHERE` conditions for a user's joined channels of some custom types and super mode.
+    static func unreadScope(userId: String, customTypes: [String]?, superMode: String?) -> (String, [any DatabaseValueConvertible]) {
+        var sql = "m.user_id = ? AND m.state = 'joined'"
+        var args: [any DatabaseValueConvertible] = [userId]
+        if let types = customTypes, !types.isEmpty {
+            sql += " AND c.custom_type IN (\(placeholders(types.count)))"
+            args += types
+        }
+        switch superMode {
+        case "super": sql += " AND c.is_super = 1"
+        case "nonsuper": sql += " AND c.is_super = 0"
+        default: break
+        }
+        return (sql, args)
+    }
+
+    public func unreadMessageTotal(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
         try await pool.read { db in
-            var sql = "SELECT COALESCE(SUM(min(m.unread_count, CASE WHEN c.is_super = 1 THEN 100 ELSE m.unread_count END)), 0) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE m.user_id = ? AND m.state = 'joined'"
-            var args: [any DatabaseValueConvertible] = [userId]
-            if let types = customTypes, !types.isEmpty {
-                sql += " AND c.custom_type IN (\(Self.placeholders(types.count)))"
-                args += types
-            }
-            return try Int.fetchOne(db, sql: sql, arguments: StatementArguments(args)) ?? 0
+            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
+            return try Int.fetchOne(
+                db, sql: """
+                    SELECT COALESCE(SUM(CASE WHEN c.is_super = 1 THEN min(m.unread_count, 100) ELSE m.unread_count END), 0)
+                    FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope)
+                    """,
+                arguments: StatementArguments(args)) ?? 0
         }
     }
 
-    public func unreadChannelCount(userId: String, customTypes: [String]?) async throws -> Int {
+    public func unreadChannelCount(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
         try await pool.read { db in
-            var sql = "SELECT COUNT(*) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE m.user_id = ? AND m.state = 'joined' AND m.unread_count > 0"
+            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
+            return try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) AND m.unread_count > 0",
+                arguments: StatementArguments(args)) ?? 0
+        }
+    }
+
+    public func unreadItems(userId: String, customTypes: [String]?) async throws -> UnreadItems {
+        try await pool.read { db in
+            var scope = "m.user_id = ?"
             var args: [any DatabaseValueConvertible] = [userId]
             if let types = customTypes, !types.isEmpty {
-                sql += " AND c.custom_type IN (\(Self.placeholders(types.count)))"
+                scope += " AND c.custom_type IN (\(Self.placeholders(types.count)))"
                 args += types
             }
-            return try Int.fetchOne(db, sql: sql, arguments: StatementArguments(args)) ?? 0
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT c.is_super AS s,
+                      SUM(CASE WHEN m.state = 'joined' THEN (CASE WHEN c.is_super = 1 THEN min(m.unread_count, 100) ELSE m.unread_count END) ELSE 0 END) AS msgs,
+                      SUM(CASE WHEN m.state = 'joined' THEN m.unread_mention_count ELSE 0 END) AS mentions,
+                      SUM(CASE WHEN m.state = 'invited' THEN 1 ELSE 0 END) AS invites
+                    FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) GROUP BY c.is_super
+                    """,
+                arguments: StatementArguments(args))
+            var items = UnreadItems()
+            for row in rows {
+                let isSuper: Bool = row["s"]
+                let msgs: Int = row["msgs"] ?? 0
+                let mentions: Int = row["mentions"] ?? 0
+                let invites: Int = row["invites"] ?? 0
+                if isSuper {
+                    items.superMessages = msgs
+                    items.superMentions = mentions
+                    items.superInvitations = invites
+                } else {
+                    items.nonSuperMessages = msgs
+                    items.nonSuperMentions = mentions
+                    items.nonSuperInvitations = invites
+                }
+            }
+            return items
+        }
+    }
+
+    public func setCountPreference(_ channelUrl: String, userId: String, _ preference: String) async throws -> Bool {
+        try await pool.write { db in
+            // Counts the new preference leaves out start again from zero.
+            try db.execute(
+                sql: """
+                    UPDATE members SET count_preference = ?,
+                      unread_count = CASE WHEN ? IN ('all', 'unread_message_count_only') THEN unread_count ELSE 0 END,
+                      unread_mention_count = CASE WHEN ? IN ('all', 'unread_mention_count_only') THEN unread_mention_count ELSE 0 END
+                    WHERE channel_url = ? AND user_id = ?
+                    """,
+                arguments: [preference, preference, preference, channelUrl, userId])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: - Blocking
+
+    public func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO blocks(blocker_id, blocked_id, created_at) VALUES (?, ?, ?)", arguments: [blocker, blocked, ms])
+            return db.changesCount > 0
+        }
+    }
+
+    public func unblock(_ blocker: String, _ blocked: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?", arguments: [blocker, blocked])
+            return db.changesCount > 0
+        }
+    }
+
+    public func blockedUsers(_ blocker: String, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
+        try await pool.read { db in
+            var sql = "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocked_id WHERE b.blocker_id = ?"
+            var args: [any DatabaseValueConvertible] = [blocker]
+            if let after = afterUserId {
+                sql += " AND u.user_id > ?"
+                args.append(after)
+            }
+            if let ids = userIds, !ids.isEmpty {
+                sql += " AND u.user_id IN (\(Self.placeholders(ids.count)))"
+                args += ids
+            }
+            sql += " ORDER BY u.user_id LIMIT ?"
+            args.append(limit)
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.userRecord)
+        }
+    }
+
+    public func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String> {
+        if userIds.isEmpty { return [] }
+        return try await pool.read { db in
+            Set(try String.fetchAll(
+                db, sql: "SELECT blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id IN (SELECT value FROM json_each(?))",
+                arguments: [blocker, Self.json(userIds)]))
+        }
+    }
+
+    public func blockers(of blocked: String, among userIds: [String]) async throws -> Set<String> {
+        if userIds.isEmpty { return [] }
+        return try await pool.read { db in
+            Set(try String.fetchAll(
+                db, sql: "SELECT blocker_id FROM blocks WHERE blocked_id = ? AND blocker_id IN (SELECT value FROM json_each(?))",
+                arguments: [blocked, Self.json(userIds)]))
         }
     }
 
@@ -1032,7 +1239,8 @@ public final class SQLiteStore: Store {
             channelUrl: row["channel_url"], userId: row["user_id"], state: row["state"], role: row["role"],
             joinedTs: row["joined_ts"], invitedAt: row["invited_at"], readTs: row["read_ts"], deliveredTs: row["delivered_ts"],
             unreadCount: row["unread_count"], unreadMentionCount: row["unread_mention_count"], inviterId: row["inviter_id"],
-            hiddenState: row["hidden_state"], tsMessageOffset: row["ts_message_offset"])
+            hiddenState: row["hidden_state"], tsMessageOffset: row["ts_message_offset"],
+            countPreference: row["count_preference"] ?? "all")
     }
 
     static func messageRecord(_ row: Row) -> MessageRecord {
@@ -1041,6 +1249,6 @@ public final class SQLiteStore: Store {
             message: row["message"], customType: row["custom_type"], data: row["data"], mentionType: row["mention_type"],
             mentionedUserIds: decodeJSON(row["mentioned_user_ids"], as: [String].self, default: []), silent: row["silent"],
             isOpMsg: row["is_op_msg"], createdAt: row["created_at"], updatedAt: row["updated_at"],
-            parentMessageId: row["parent_message_id"], reqId: row["req_id"])
+            parentMessageId: row["parent_message_id"], reqId: row["req_id"], hiddenFor: row["hidden_for"])
     }
 }

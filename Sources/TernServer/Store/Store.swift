@@ -1,3 +1,5 @@
+import TernProtocol
+
 /// Everything `ternd` keeps. SQLite (``SQLiteStore``) implements it now; PostgreSQL joins behind
 /// the same protocol. Implementations are the only code that speaks SQL.
 ///
@@ -73,24 +75,49 @@ public protocol Store: Sendable {
     func setInvitationAutoAccept(userId: String, _ autoAccept: Bool) async throws
 
     // MARK: Messages
-    /// Stores a message and moves the counters it changes (unread counts, the sender's read
-    /// receipt, the channel's last message) in one transaction. A repeated `(channel, sender, req_id)`
-    /// returns the original message with `duplicate` true and changes nothing.
-    func insertMessage(_ message: NewMessage) async throws -> (message: MessageRecord, duplicate: Bool)
+    /// Stores a message and moves the counters it changes (unread counts per each member's count
+    /// preference and blocks, the sender's read receipt, the channel's last message) in one
+    /// transaction. A repeated `(channel, sender, req_id)` returns the original message with
+    /// `duplicate` true and changes nothing.
+    func insertMessage(_ message: NewMessage) async throws -> StoredMessage
     func message(_ channelUrl: String, id: Int64) async throws -> MessageRecord?
+    /// History; with a `viewer`, messages hidden from them (1:1 blocks) are left out.
     func messages(_ channelUrl: String, query: MessageQuery) async throws -> [MessageRecord]
     func messages(ids: [Int64]) async throws -> [MessageRecord]
+    /// The latest message `viewer` may see in the channel: after `after` (ms), not hidden from them.
+    func lastVisibleMessage(_ channelUrl: String, viewer: String, after: Int64) async throws -> MessageRecord?
 
     // MARK: Receipts and unread counts
     /// Moves the user's read receipt to `ts` and clears their unread counts in the channel.
-    func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws
-    /// Marks every (or each listed) channel of the user read. Returns the channels that changed.
-    func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> [String]
+    /// Returns the user's new unread totals.
+    func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws -> UnreadCount
+    /// Marks every (or each listed) channel of the user read. Returns the channels that changed and
+    /// the user's new totals.
+    func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> (channels: [String], totals: UnreadCount)
     /// Moves the user's delivery receipt forward to `ts` (never back). Returns whether it moved.
     func markDelivered(_ channelUrl: String, userId: String, ts: Int64) async throws -> Bool
-    /// Total unread messages of the user over joined channels, optionally only some custom types.
-    func unreadMessageTotal(userId: String, customTypes: [String]?) async throws -> Int
-    func unreadChannelCount(userId: String, customTypes: [String]?) async throws -> Int
+    /// Total unread messages of the user over joined channels, optionally only some custom types and
+    /// only super (`super`) or other (`nonsuper`) channels. Supergroups count at most 100 each.
+    func unreadMessageTotal(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int
+    func unreadChannelCount(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int
+    /// Unread messages, mentions and invitations of the user by channel kind.
+    func unreadItems(userId: String, customTypes: [String]?) async throws -> UnreadItems
+    /// The users' unread totals (`unread_cnt`), stamped in the order of the writes they follow.
+    func unreadTotals(_ userIds: [String], at ms: Int64) async throws -> [String: UnreadCount]
+    /// Sets a member's count preference. Returns false when the user is not in the channel.
+    func setCountPreference(_ channelUrl: String, userId: String, _ preference: String) async throws -> Bool
+
+    // MARK: Blocking
+    /// `blocker` blocks `blocked`. Returns false when it already did.
+    func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool
+    /// Returns false when there was no such block.
+    func unblock(_ blocker: String, _ blocked: String) async throws -> Bool
+    /// Users `blocker` blocks, by user id after `afterUserId`, optionally only some.
+    func blockedUsers(_ blocker: String, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord]
+    /// Of `userIds`, those `blocker` blocks.
+    func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String>
+    /// Of `userIds`, those who block `blocked`.
+    func blockers(of blocked: String, among userIds: [String]) async throws -> Set<String>
 
     /// Flushes and closes. Called once at shutdown, after the last write.
     func close() async throws
