@@ -491,6 +491,10 @@ public struct Reducer: Sendable {
             }
         case .serverError(let e):
             state.notice = "server: \(e.code.rawValue) \(e.message)"
+        case .userBlocked(let u):
+            state.notice = "blocked \(u.displayName): their messages no longer count as unread"
+        case .userUnblocked(let u):
+            state.notice = "unblocked \(u.displayName)"
         case .readReceiptUpdated, .deliveryReceiptUpdated, .reconnectStarted, .reconnectSucceeded:
             break
         }

@@ -111,21 +111,30 @@ extension ChatClient {
     static let errorKey = Data("\"error\":true".utf8)
 
     func handle(_ frame: Frame, now: Millis) {
-        if frame.command != .login, frame.payload.range(of: Self.unreadKey) != nil,
-            let carrier = try? frame.decode(UnreadCarrier.self), let count = carrier.unreadCnt, store.setTotal(count)
-        {
-            hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+        // The user's totals, when the frame carries them: messages and reads apply them with their own
+        // change (so nothing is counted twice); any other frame applies them here.
+        var serverTotal: UnreadCount?
+        if frame.command != .login, frame.payload.range(of: Self.unreadKey) != nil {
+            serverTotal = (try? frame.decode(UnreadCarrier.self))?.unreadCnt
+        }
+        switch frame.command {
+        case .login, .message, .file, .adminMessage, .broadcastMessage, .read: break
+        default:
+            if let count = serverTotal, store.setTotal(count) {
+                hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+            }
         }
         switch frame.command {
         case .login: handleLogin(frame, now: now)
-        case .message, .file, .adminMessage, .broadcastMessage: handleMessage(frame, now: now)
-        case .read: handleRead(frame)
+        case .message, .file, .adminMessage, .broadcastMessage: handleMessage(frame, now: now, server: serverTotal)
+        case .read: handleRead(frame, server: serverTotal)
+        case .userEvent: handleUserEvent(frame)
         case .delivery:
             guard let e = try? frame.decode(DeliveryEvent.self) else { return }
             if store.applyDelivery(url: e.channelUrl, updated: e.updated) {
                 hub.emit(.deliveryReceiptUpdated(channelUrl: e.channelUrl, updated: e.updated))
             }
-        case .systemEvent: handleSystemEvent(frame, now: now)
+        case .systemEvent: handleSystemEvent(frame, now: now, server: serverTotal)
         case .memberCount:
             guard let e = try? frame.decode(MemberCountEvent.self) else { return }
             for g in e.groupChannels ?? [] {
@@ -171,20 +180,22 @@ extension ChatClient {
         if login.reqId != nil, resolveAck(login.reqId, with: frame) { return }
         currentUser = User(userId: login.userId, nickname: login.nickname, profileUrl: login.profileUrl)
         if store.me != login.userId { store = ChannelStore(me: login.userId) }
-        _ = store.setTotal(login.unreadCnt)
+        store.resetTotal(login.unreadCnt)
+        store.maxUnreadOnSuper = login.maxUnreadCntOnSuperGroup > 0 ? login.maxUnreadCntOnSuperGroup : 100
+        loadBlockedUsers()
         let policy = configuration.reconnectPolicy ?? login.reconnect
         apply(machine.handle(.loggedIn(sessionKey: login.key, pingInterval: login.pingInterval, pongTimeout: login.pongTimeout, reconnect: policy), now: now))
         hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
     }
 
-    func handleMessage(_ frame: Frame, now: Millis) {
+    func handleMessage(_ frame: Frame, now: Millis, server: UnreadCount?) {
         guard let payload = try? frame.decode(MessagePayload.self) else { return }
         if resolveAck(payload.reqId, with: frame) { return }
         guard payload.channelType == "group" else { return }
         var message = Message(payload)
         message.requestId = nil
         let isViewing = viewing.contains(message.channelUrl)
-        let effect = store.applyIncoming(message, viewing: isViewing)
+        let effect = store.applyIncoming(message, viewing: isViewing, server: server)
         let fromOthers = message.sender?.userId != me
         if fromOthers, let sender = message.sender, typing.end(sender.userId, in: message.channelUrl) != nil {
             hub.emit(.typingEnded(channelUrl: message.channelUrl, user: sender, expired: false))
@@ -209,24 +220,33 @@ extension ChatClient {
         if fromOthers && isViewing { requestRead(message.channelUrl) }
     }
 
-    func handleRead(_ frame: Frame) {
+    func handleRead(_ frame: Frame, server: UnreadCount?) {
         guard let e = try? frame.decode(ReadEvent.self) else {
             _ = resolveAck(try? frame.decode(ReqIdOnly.self).reqId, with: frame)
             return
         }
         _ = resolveAck(e.reqId, with: frame)
         let before = store[e.channelUrl]
-        guard store.applyRead(url: e.channelUrl, userId: e.user.userId, ts: e.ts) else { return }
+        let totalBefore = store.totalUnread
+        guard store.applyRead(url: e.channelUrl, userId: e.user.userId, ts: e.ts, server: e.user.userId == me ? server : nil) else { return }
+        if store[e.channelUrl] == nil, totalBefore != store.totalUnread {
+            hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+            return
+        }
         if e.user.userId != me {
             hub.emit(.readReceiptUpdated(channelUrl: e.channelUrl, userId: e.user.userId, ts: e.ts))
-        } else if let c = store[e.channelUrl], before?.unreadMessageCount != c.unreadMessageCount || before?.unreadMentionCount != c.unreadMentionCount {
+        } else if let c = store[e.channelUrl],
+            before?.unreadMessageCount != c.unreadMessageCount || before?.unreadMentionCount != c.unreadMentionCount || totalBefore != store.totalUnread
+        {
             hub.emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
         }
         if let c = store[e.channelUrl] { hub.emit(.channelUpdated(c)) }
     }
 
-    func handleSystemEvent(_ frame: Frame, now: Millis) {
+    func handleSystemEvent(_ frame: Frame, now: Millis, server: UnreadCount?) {
         guard let e = try? frame.decode(SystemEvent.self), e.channelType ?? "group" == "group" else { return }
+        // Already applied in `handle`; a removal this event causes must not take the channel's count off again.
+        if let server { serverTotals[e.channelUrl] = server }
         switch e.cat {
         case ChannelEvent.typingStart:
             guard let u = e.user, u.userId != me else { return }
@@ -236,6 +256,11 @@ extension ChatClient {
         case ChannelEvent.typingEnd:
             guard let u = e.user, let user = typing.end(u.userId, in: e.channelUrl) else { return }
             hub.emit(.typingEnded(channelUrl: e.channelUrl, user: user, expired: false))
+        case ChannelEvent.changed where server != nil:
+            // Our own change on another device (count preference, reset history): read the channel again;
+            // the total already came with the event.
+            hub.emit(.channelEvent(channelUrl: e.channelUrl, .changed))
+            refreshChannel(e.channelUrl)
         default:
             let data = (try? frame.decode(ChannelEventData.Envelope.self))?.data
             hub.emit(.channelEvent(channelUrl: e.channelUrl, (data ?? ChannelEventData.empty).kind(e.cat)))
@@ -256,7 +281,7 @@ extension ChatClient {
         case ChannelEvent.deleted:
             // The channel was deleted.
             removals[e.channelUrl, default: 0] += 1
-            store.remove(e.channelUrl)
+            store.remove(e.channelUrl, server: serverTotals.removeValue(forKey: e.channelUrl))
             hub.emit(.channelDeleted(url: e.channelUrl))
         default:
             // Membership, properties, freeze…: read the channel again from the server.
@@ -338,7 +363,7 @@ extension ChatClient {
     func forget(_ url: String) {
         removals[url, default: 0] += 1
         guard store[url] != nil else { return }
-        store.remove(url)
+        store.remove(url, server: serverTotals.removeValue(forKey: url))
         hub.emit(.channelDeleted(url: url))
     }
 

@@ -28,7 +28,7 @@ extension ChatClient {
         // Listed, or about to be (a re-read in flight, which this removal now cancels).
         let listed = store[url] != nil || refreshing[url] != nil || fetching.contains(url)
         removals[url, default: 0] += 1
-        store.remove(url)
+        store.remove(url, server: serverTotals.removeValue(forKey: url))
         if listed { hub.emit(.channelRemoved(url: url, reason: reason)) }
     }
 
@@ -83,7 +83,7 @@ extension ChatClient {
         try await call("DELETE", channelPath(url), nil)
         closeChannel(url)
         if store[url] != nil {
-            store.remove(url)
+            store.remove(url, server: serverTotals.removeValue(forKey: url))
             hub.emit(.channelDeleted(url: url))
         }
     }

@@ -37,6 +37,10 @@ public actor ChatClient {
     var removals: [String: Int] = [:]
     /// Event-driven re-reads in flight, per channel.
     var refreshing: [String: Int] = [:]
+    /// The user's totals that came with a channel event, for the removal that event leads to.
+    var serverTotals: [String: UnreadCount] = [:]
+    /// Whether the blocked-user list has been read since login.
+    var blockedLoaded = false
     var channelListToken: String?
     public internal(set) var hasMoreChannels = true
 

@@ -41,6 +41,10 @@ public enum ClientEvent: Sendable, Equatable {
     /// The channel itself follows as `channelUpdated` (or leaves the list) once re-read.
     case channelEvent(channelUrl: String, ChannelEventKind)
 
+    /// The user blocked someone (here or on another device): their messages no longer count as unread.
+    case userBlocked(User)
+    case userUnblocked(User)
+
     /// An error the server reported outside any request (an `EROR` without `req_id`).
     case serverError(SendbirdError)
 }

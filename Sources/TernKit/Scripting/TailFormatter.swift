@@ -106,6 +106,10 @@ public struct TailFormatter: Sendable {
                 "\(channelName(c.url)) joined (\(c.unreadMessageCount) unread)")
         case .channelDeleted(let url):
             return (["type": "channel_deleted", "channel_url": url], "\(channelName(url)) is gone")
+        case .userBlocked(let u):
+            return (["type": "user_blocked", "user_id": u.userId], "blocked \(u.displayName)")
+        case .userUnblocked(let u):
+            return (["type": "user_unblocked", "user_id": u.userId], "unblocked \(u.displayName)")
         case .channelRemoved(let url, let reason):
             return (["type": "channel_removed", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
         case .channelEvent(let url, let kind):

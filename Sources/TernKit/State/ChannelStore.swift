@@ -11,6 +11,10 @@ public struct ChannelStore: Sendable, Equatable {
     public private(set) var totalUnreadTs: Millis = 0
     /// The signed-in user.
     public var me: String
+    /// Users the current user blocks: their messages never count as unread (seed 003).
+    public var blocked: Set<String> = []
+    /// A supergroup's unread count stops here (`LOGI` `max_unread_cnt_on_super_group`).
+    public var maxUnreadOnSuper = 100
 
     public init(me: String) { self.me = me }
 
@@ -26,13 +30,26 @@ public struct ChannelStore: Sendable, Equatable {
 
     public subscript(url: String) -> GroupChannel? { channels[url] }
 
-    /// A server figure for the total (`LOGI`, or `unread_cnt` on a frame); ignored if older than the one held.
+    /// A server figure for the total (`unread_cnt` on a frame); ignored if older than the one held,
+    /// so figures that arrive out of order never move the total back.
+    @discardableResult
     public mutating func setTotal(_ count: UnreadCount) -> Bool {
         guard count.ts >= totalUnreadTs else { return false }
         let changed = totalUnread != count.all
         totalUnread = count.all
         totalUnreadTs = count.ts
         return changed
+    }
+
+    /// The figure of a new login (`LOGI`): it starts the count again, whatever came before.
+    public mutating func resetTotal(_ count: UnreadCount) {
+        totalUnread = count.all
+        totalUnreadTs = count.ts
+    }
+
+    /// Moves the total by `delta` when the server sent no figure of its own with the event.
+    mutating func adjustTotal(_ delta: Int, server: UnreadCount?) {
+        if let server { setTotal(server) } else { totalUnread = max(0, totalUnread + delta) }
     }
 
     /// The server's view of one channel replaces ours. Returns true if it was new.
@@ -50,8 +67,11 @@ public struct ChannelStore: Sendable, Equatable {
         return isNew
     }
 
-    public mutating func remove(_ url: String) {
-        if let c = channels.removeValue(forKey: url) { totalUnread = max(0, totalUnread - c.unreadMessageCount) }
+    /// The channel leaves the list. `server` is the user's total the event came with (leave, hide);
+    /// without one, the channel's unread count comes off the total.
+    public mutating func remove(_ url: String, server: UnreadCount? = nil) {
+        guard let c = channels.removeValue(forKey: url) else { return }
+        adjustTotal(-c.unreadMessageCount, server: server)
     }
 
     /// What applying a message changed.
@@ -63,14 +83,22 @@ public struct ChannelStore: Sendable, Equatable {
     }
 
     /// A message arrived from the server (sent by anyone, ourselves on another device included).
-    /// `viewing` says the user has the channel open, so it does not count as unread.
-    public mutating func applyIncoming(_ message: Message, viewing: Bool) -> MessageEffect {
+    /// `viewing` says the user has the channel open, so it does not count as unread. `server` is the
+    /// user's total that came with it (`unread_cnt`), which then replaces counting locally.
+    ///
+    /// What counts follows the server's rules: not our own messages, not silent ones, not those of
+    /// users we block; the channel's count preference decides between messages and mentions; a
+    /// supergroup stops at ``maxUnreadOnSuper``.
+    public mutating func applyIncoming(_ message: Message, viewing: Bool, server: UnreadCount? = nil) -> MessageEffect {
         var effect = MessageEffect()
         let fromOthers = message.sender?.userId != me
-        let counts = fromOthers && !message.silent && !viewing
+        let blockedSender = message.sender.map { blocked.contains($0.userId) } ?? false
+        let counts = fromOthers && !message.silent && !viewing && !blockedSender
         guard var c = channels[message.channelUrl] else {
             effect.unknownChannel = true
-            if counts {
+            if let server {
+                effect.unreadChanged = setTotal(server)
+            } else if counts {
                 totalUnread += 1
                 effect.unreadChanged = true
             }
@@ -80,16 +108,24 @@ public struct ChannelStore: Sendable, Equatable {
             c.lastMessage = message
             effect.lastMessageChanged = true
         }
-        if let sender = message.sender?.userId {
+        if let sender = message.sender?.userId, !c.isSuper {
             // The sender has read up to their own message (the server moves their receipt at send).
             c.readReceipt[sender] = max(c.readReceipt[sender] ?? 0, message.createdAt)
         }
+        var added = 0
         if counts {
-            c.unreadMessageCount += 1
-            if message.mentionedUserIds.contains(me) { c.unreadMentionCount += 1 }
-            totalUnread += 1
-            effect.unreadChanged = true
+            if c.countsMessages {
+                let cap = c.isSuper ? maxUnreadOnSuper : Int.max
+                if c.unreadMessageCount < cap {
+                    c.unreadMessageCount += 1
+                    added = 1
+                }
+            }
+            if c.countsMentions, message.mentions(me) { c.unreadMentionCount += 1 }
         }
+        let before = totalUnread
+        adjustTotal(added, server: server)
+        effect.unreadChanged = added > 0 || before != totalUnread || (counts && c.countsMentions && message.mentions(me))
         channels[message.channelUrl] = c
         return effect
     }
@@ -105,18 +141,22 @@ public struct ChannelStore: Sendable, Equatable {
     /// A `READ`: `userId` read `url` up to `ts`. For the current user (any device) the channel's
     /// unread counts drop to zero. Returns whether anything changed.
     @discardableResult
-    public mutating func applyRead(url: String, userId: String, ts: Millis) -> Bool {
-        guard var c = channels[url] else { return false }
+    public mutating func applyRead(url: String, userId: String, ts: Millis, server: UnreadCount? = nil) -> Bool {
+        guard var c = channels[url] else {
+            if userId == me, let server { return setTotal(server) }
+            return false
+        }
         var changed = false
-        if (c.readReceipt[userId] ?? 0) < ts {
+        if (c.readReceipt[userId] ?? 0) < ts, !c.isSuper {
             c.readReceipt[userId] = ts
             changed = true
         }
-        if userId == me, c.unreadMessageCount > 0 || c.unreadMentionCount > 0 {
-            totalUnread = max(0, totalUnread - c.unreadMessageCount)
+        if userId == me {
+            let before = totalUnread
+            adjustTotal(-c.unreadMessageCount, server: server)
+            if c.unreadMessageCount > 0 || c.unreadMentionCount > 0 || before != totalUnread { changed = true }
             c.unreadMessageCount = 0
             c.unreadMentionCount = 0
-            changed = true
         }
         channels[url] = c
         return changed

@@ -68,6 +68,8 @@ public struct Message: Sendable, Equatable, Identifiable, Codable {
     public var data: String
     public var silent: Bool
     public var mentionedUserIds: [String]
+    /// `users` (those in ``mentionedUserIds``) or `channel` (everyone).
+    public var mentionType = "users"
     public var status: SendingStatus
     public var error: SendbirdError?
 
@@ -98,6 +100,12 @@ public struct Message: Sendable, Equatable, Identifiable, Codable {
             text: p.message, sender: p.user.map(User.init), createdAt: p.createdAt, updatedAt: p.updatedAt,
             customType: p.customType, data: p.data, silent: p.silent, mentionedUserIds: p.mentionedUsers.map(\.userId)
         )
+        mentionType = p.mentionType
+    }
+
+    /// Whether the message mentions `userId` (by name, or everyone with a channel mention).
+    public func mentions(_ userId: String) -> Bool {
+        mentionType == "channel" ? sender?.userId != userId : mentionedUserIds.contains(userId)
     }
 
     /// Stable across the pending → succeeded change: the request id when there is one.
@@ -151,6 +159,9 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
     public var metadata: [String: String] = [:]
     /// Who invited the current user (for an invitation).
     public var inviter: User?
+    /// What the user's unread counts count here: `all`, `unread_message_count_only`,
+    /// `unread_mention_count_only` or `off`.
+    public var countPreference = "all"
 
     public var id: String { url }
 
@@ -201,7 +212,13 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
         hiddenState = p.hiddenState.isEmpty ? "unhidden" : p.hiddenState
         metadata = p.metadata
         inviter = p.inviter.map(User.init)
+        countPreference = p.countPreference == "false" ? "off" : p.countPreference
     }
+
+    /// Whether new messages count as unread here (the count preference).
+    public var countsMessages: Bool { countPreference == "all" || countPreference == "unread_message_count_only" }
+    /// Whether mentions count here.
+    public var countsMentions: Bool { countPreference == "all" || countPreference == "unread_mention_count_only" }
 
     /// The time of the latest activity: the last message, else the creation.
     public var lastActivity: Millis { lastMessage?.createdAt ?? createdAt * 1000 }

@@ -214,7 +214,9 @@ extension ChatService {
         let members = try await store.members(channelUrl)
         _ = try await store.deleteChannel(channelUrl)
         invalidateChannel(channelUrl)
-        push(ChannelEventFrame(cat: ChannelEvent.deleted, channelUrl: channelUrl, data: Empty(), ts: now()), to: Set(members.map(\.userId)))
+        // Each member's devices get their totals without the channel's unread.
+        let event = ChannelEventFrame(cat: ChannelEvent.deleted, channelUrl: channelUrl, data: Empty(), ts: now())
+        for id in Set(members.map(\.userId)) { try await pushOwn(event, to: id) }
     }
 
     // MARK: One member's view
