@@ -81,6 +81,58 @@ struct StateTests {
         do { let ok = s.setTotal(UnreadCount(all: 4, ts: 600)) && s.totalUnread == 4; #expect(ok) }
     }
 
+    @Test func serverTotalsReplaceLocalCountingAndNeverGoBack() {
+        var s = ChannelStore(me: "me")
+        s.resetTotal(UnreadCount(all: 1, ts: 100))
+        s.upsert(channel("c", members: ["me", "bob"], unread: 1))
+        // A message that carries the server's total: the channel counts it, the total is the server's (not +1 again).
+        _ = s.applyIncoming(message(1, from: "bob", at: 200), viewing: false, server: UnreadCount(all: 2, ts: 110))
+        #expect(s["c"]?.unreadMessageCount == 2 && s.totalUnread == 2)
+        // A READ of our own with its total: not subtracted a second time.
+        _ = s.applyRead(url: "c", userId: "me", ts: 300, server: UnreadCount(all: 0, ts: 120))
+        #expect(s["c"]?.unreadMessageCount == 0 && s.totalUnread == 0)
+        // Out of order: a figure older than the one held changes nothing, also when it comes with a message.
+        _ = s.applyIncoming(message(2, from: "bob", at: 400), viewing: false, server: UnreadCount(all: 7, ts: 115))
+        #expect(s.totalUnread == 0 && s.totalUnreadTs == 120 && s["c"]?.unreadMessageCount == 1)
+        #expect(!s.setTotal(UnreadCount(all: 5, ts: 119)) && s.totalUnread == 0)
+        // A new login starts again from its own figure, even with a smaller ts (a restarted server).
+        s.resetTotal(UnreadCount(all: 3, ts: 1))
+        #expect(s.totalUnread == 3 && s.setTotal(UnreadCount(all: 4, ts: 2)))
+        // A removal that came with the server's figure does not subtract on top of it.
+        s.remove("c", server: UnreadCount(all: 0, ts: 3))
+        #expect(s.totalUnread == 0)
+    }
+
+    @Test func countPreferencesBlocksAndSupergroupsDecideWhatCounts() {
+        var s = ChannelStore(me: "me")
+        var off = channel("off", members: ["me", "bob"])
+        off.countPreference = "off"
+        var mentions = channel("mentions", members: ["me", "bob"])
+        mentions.countPreference = "unread_mention_count_only"
+        var sup = channel("super", members: ["me", "bob"], unread: 99)
+        sup.isSuper = true
+        for c in [off, mentions, sup, channel("g", members: ["me", "bob", "mallory"])] { s.upsert(c) }
+        s.resetTotal(UnreadCount(all: 99, ts: 1))
+        _ = s.applyIncoming(message(1, from: "bob", in: "off", at: 10, mentions: ["me"]), viewing: false)
+        #expect(s["off"]?.unreadMessageCount == 0 && s["off"]?.unreadMentionCount == 0)
+        _ = s.applyIncoming(message(2, from: "bob", in: "mentions", at: 11), viewing: false)
+        _ = s.applyIncoming(message(3, from: "bob", in: "mentions", at: 12, mentions: ["me"]), viewing: false)
+        #expect(s["mentions"]?.unreadMessageCount == 0 && s["mentions"]?.unreadMentionCount == 1)
+        var everyone = message(4, from: "bob", in: "g", at: 13)
+        everyone.mentionType = "channel"
+        _ = s.applyIncoming(everyone, viewing: false)
+        #expect(s["g"]?.unreadMessageCount == 1 && s["g"]?.unreadMentionCount == 1, "a channel mention mentions me")
+        s.blocked = ["mallory"]
+        _ = s.applyIncoming(message(5, from: "mallory", in: "g", at: 14, mentions: ["me"]), viewing: false)
+        #expect(s["g"]?.unreadMessageCount == 1 && s["g"]?.unreadMentionCount == 1, "a blocked sender never counts")
+        for i in 0..<3 { _ = s.applyIncoming(message(10 + Int64(i), from: "bob", in: "super", at: 20 + Int64(i)), viewing: false) }
+        #expect(s["super"]?.unreadMessageCount == 100, "supergroups stop at 100")
+        #expect(s.totalUnread == 101)
+        // Supergroups keep no read receipts.
+        _ = s.applyRead(url: "super", userId: "bob", ts: 50)
+        #expect(s["super"]?.readReceipt.isEmpty == true)
+    }
+
     @Test func unknownChannelCountsInTheTotal() {
         var s = ChannelStore(me: "me")
         let e = s.applyIncoming(message(1, from: "bob", in: "new", at: 10), viewing: false)
