@@ -170,6 +170,12 @@ public struct GroupChannelPayload: Codable, Sendable, Equatable {
         lastMessage = try c.decodeIfPresent(MessagePayload.self, forKey: .lastMessage)
         metadata = try c.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
         isCreated = try c.decodeIfPresent(Bool.self, forKey: .isCreated)
+        // A string, or `false` (off) from some servers.
+        if let s = try? c.decodeIfPresent(String.self, forKey: .countPreference) {
+            countPreference = s
+        } else if (try? c.decodeIfPresent(Bool.self, forKey: .countPreference)) == false {
+            countPreference = "off"
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
