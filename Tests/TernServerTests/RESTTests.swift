@@ -128,7 +128,7 @@ struct RESTTests {
             #expect((channels.first?["members"] as? [Any])?.count == 2)
             let receipts = channels.first?["read_receipt"] as? [String: Int] ?? [:]
             #expect(receipts["a"] == sent.json["created_at"] as? Int, "the sender's receipt moves to its message")
-            #expect(receipts["b"] == 0)
+            #expect((receipts["b"] ?? 0) > 0 && (receipts["b"] ?? 0) < (sent.json["created_at"] as? Int ?? 0), "a member's receipt starts just before the channel")
             #expect(channels.first?["member_state"] as? String == "joined")
             let withEmpty = try await s.request("GET", "/v3/users/a/my_group_channels?show_empty=true")
             #expect((withEmpty.json["channels"] as? [Any])?.count == 3)

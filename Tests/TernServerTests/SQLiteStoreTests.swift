@@ -17,7 +17,7 @@ struct SQLiteStoreTests {
     func channel(_ url: String, _ users: [String], distinct: Bool = false, ephemeral: Bool = false) -> NewGroupChannel {
         NewGroupChannel(
             channelUrl: url, name: "", coverUrl: "", customType: "", data: "", creator: users.first, userIds: users,
-            operatorIds: [], isDistinct: distinct, isPublic: false, isSuper: false, isEphemeral: ephemeral, createdAt: 1, nowMs: 1000)
+            operatorIds: [], isDistinct: distinct, isPublic: false, isSuper: false, isEphemeral: ephemeral, createdAt: 1, nowMs: 1)
     }
 
     func message(_ url: String, from: String?, at ts: Int64, text: String = "m", req: String? = nil, persist: Bool = true) -> NewMessage {

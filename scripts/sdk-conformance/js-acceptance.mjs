@@ -453,7 +453,7 @@ async function main() {
 
     // Each instance goes through its own proxy, so its traffic is labelled and can be cut.
     const hosts = {};
-    for (const who of ['A', 'B']) {
+    for (const who of ['A', 'B', 'C']) {
         if (DROP_MODE === 'proxy') {
             const proxy = await startProxy(target.hostname, Number(target.port || 80));
             cleanups.push(async () => proxy.close());
@@ -852,6 +852,153 @@ async function main() {
         await ch.inviteWithUserIds([idB]);
         const mine = await B.sb.groupChannel.getChannelWithoutCache(ch.url);
         expectEqual(mine.myMemberState, 'joined', 'myMemberState');
+    });
+
+    // k. receipts, unread counts, typing with three users (issue 7)
+    const idC = `acc_c_${suffix}`;
+    const C = makeClient('C');
+    const need3 = () => need(ctx.connectedA && ctx.connectedB && ctx.connectedC, 'A, B and C connected');
+    ctx.connectedC = await step(`k. C connects as ${idC}`, async () => {
+        const user = await withTimeout(C.sb.connect(idC), STEP_TIMEOUT, 'connect');
+        expectEqual(user?.userId, idC, 'user id');
+    });
+    const totals = async (client) => ({
+        messages: await client.sb.groupChannel.getTotalUnreadMessageCount(),
+        channels: await client.sb.groupChannel.getTotalUnreadChannelCount(),
+    });
+    const eventually = async (what, fn, timeout = STEP_TIMEOUT) => {
+        const deadline = Date.now() + timeout;
+        let last;
+        while (Date.now() < deadline) {
+            try {
+                last = await fn();
+                if (last === true) return;
+            } catch (err) {
+                last = describe(err);
+            }
+            await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error(`${what} (last: ${JSON.stringify(last)})`);
+    };
+    await step('k. A creates a 3-user channel; B and C start from known totals', async () => {
+        need3();
+        const ch = await A.sb.groupChannel.createChannel({ invitedUserIds: [idB, idC], name: `trio ${suffix}` });
+        ctx.trio = ch.url;
+        ctx.totalsB = await totals(B);
+        ctx.totalsC = await totals(C);
+        expectEqual(ctx.totalsC.messages, 0, 'C total before');
+    });
+    await step('k. A sends: undelivered count drops to 0 as B and C ack; unread member count 2; totals +1', async () => {
+        need(ctx.trio, 'the trio');
+        const markB = B.events.mark();
+        const markC = C.events.mark();
+        const ch = await A.sb.groupChannel.getChannel(ctx.trio);
+        ctx.m1 = await sendUserMessage(ch, { message: `to both ${suffix}` });
+        await B.events.wait((e) => e.type === 'messageReceived' && e.message.messageId === ctx.m1.messageId, 'B receives', { since: markB });
+        await C.events.wait((e) => e.type === 'messageReceived' && e.message.messageId === ctx.m1.messageId, 'C receives', { since: markC });
+        await eventually('A sees the message delivered to both', async () => ch.getUndeliveredMemberCount(ctx.m1) === 0);
+        expectEqual(ch.getUnreadMemberCount(ctx.m1), 2, 'getUnreadMemberCount');
+        const b = await totals(B);
+        const c = await totals(C);
+        expectEqual(b.messages, ctx.totalsB.messages + 1, 'B getTotalUnreadMessageCount');
+        expectEqual(b.channels, ctx.totalsB.channels + 1, 'B getTotalUnreadChannelCount');
+        expectEqual(c.messages, 1, 'C getTotalUnreadMessageCount');
+        expectEqual(c.channels, 1, 'C getTotalUnreadChannelCount');
+        const bCh = await B.sb.groupChannel.getChannel(ctx.trio);
+        expectEqual(bCh.unreadMessageCount, 1, "B's unreadMessageCount");
+    });
+    await step('k. B reads: A gets the event; read members [B], unread members [C], count 1; B totals back', async () => {
+        need(ctx.m1, 'the message');
+        const markA = A.events.mark();
+        const bCh = await B.sb.groupChannel.getChannel(ctx.trio);
+        await bCh.markAsRead();
+        await A.events.wait((e) => e.type === 'userMarkedRead' || e.type === 'unreadMemberStatusUpdated', 'read event at A', { since: markA });
+        const ch = await A.sb.groupChannel.getChannel(ctx.trio);
+        await eventually('A sees B read', async () => ch.getUnreadMemberCount(ctx.m1) === 1);
+        expectEqual(ch.getReadMembers(ctx.m1).map((m) => m.userId).join(','), idB, 'getReadMembers');
+        expectEqual(ch.getUnreadMembers(ctx.m1).map((m) => m.userId).join(','), idC, 'getUnreadMembers');
+        expectEqual(ch.getReadStatus()[idB]?.last_seen_at > 0 || ch.getReadStatus()[idB] != null, true, 'getReadStatus has B');
+        const b = await totals(B);
+        expectEqual(b.messages, ctx.totalsB.messages, 'B total after reading');
+    });
+    await step('k. A mentions C: C unreadMentionCount 1, B 0', async () => {
+        need(ctx.trio, 'the trio');
+        const markC = C.events.mark();
+        const ch = await A.sb.groupChannel.getChannel(ctx.trio);
+        const m = await sendUserMessage(ch, { message: `@C ${suffix}`, mentionType: 'users', mentionedUserIds: [idC] });
+        const ev = await C.events.wait((e) => e.type === 'messageReceived' && e.message.messageId === m.messageId, 'C receives the mention', { since: markC });
+        expectEqual(ev.channel.unreadMentionCount, 1, "C's live unreadMentionCount");
+        const fresh = await C.sb.groupChannel.getChannelWithoutCache(ctx.trio);
+        expectEqual(fresh.unreadMentionCount, 1, "C's unreadMentionCount on the server");
+        expectEqual(fresh.unreadMessageCount, 2, "C's unreadMessageCount");
+        const bFresh = await B.sb.groupChannel.getChannelWithoutCache(ctx.trio);
+        expectEqual(bFresh.unreadMentionCount, 0, "B's unreadMentionCount");
+    });
+    await step('k. B and C type: A sees two typers; C ends: one; B ends: none; never echoed to the typer', async () => {
+        need(ctx.trio, 'the trio');
+        const markA = A.events.mark();
+        const markB = B.events.mark();
+        (await B.sb.groupChannel.getChannel(ctx.trio)).startTyping();
+        (await C.sb.groupChannel.getChannel(ctx.trio)).startTyping();
+        await A.events.wait((e) => e.type === 'typingStatusUpdated' && e.typers.length === 2, 'two typers at A', { since: markA });
+        (await C.sb.groupChannel.getChannel(ctx.trio)).endTyping();
+        await A.events.wait((e) => e.type === 'typingStatusUpdated' && e.typers.join() === idB, 'only B typing', { since: markA });
+        (await B.sb.groupChannel.getChannel(ctx.trio)).endTyping();
+        await A.events.wait((e) => e.type === 'typingStatusUpdated' && e.typers.length === 0, 'nobody typing', { since: markA });
+        const selfTyping = B.events.events.slice(markB).filter((e) => e.type === 'typingStatusUpdated' && e.typers.includes(idB));
+        expectEqual(selfTyping.length, 0, 'B never sees itself typing');
+    });
+    await step('k. C marks all as read: totals 0, and A sees nobody unread', async () => {
+        need(ctx.m1, 'the message');
+        // The SDK's markAsReadAll() returns before the server answers: wait for the totals.
+        await C.sb.groupChannel.markAsReadAll();
+        await eventually('C totals at 0', async () => {
+            const c = await totals(C);
+            return c.messages === 0 && c.channels === 0 ? true : c;
+        });
+        const ch = await A.sb.groupChannel.getChannel(ctx.trio);
+        await eventually('A sees everyone read', async () => ch.getUnreadMemberCount(ctx.m1) === 0);
+    });
+    await step('k. B count preference off: a new message leaves B at 0', async () => {
+        need(ctx.trio, 'the trio');
+        const bCh = await B.sb.groupChannel.getChannel(ctx.trio);
+        await bCh.markAsRead();
+        const pref = await bCh.setMyCountPreference('off');
+        expectEqual(pref, 'off', 'setMyCountPreference');
+        const markB = B.events.mark();
+        const m = await sendUserMessage(await A.sb.groupChannel.getChannel(ctx.trio), { message: `not counted ${suffix}` });
+        await B.events.wait((e) => e.type === 'messageReceived' && e.message.messageId === m.messageId, 'B receives', { since: markB });
+        const fresh = await B.sb.groupChannel.getChannelWithoutCache(ctx.trio);
+        expectEqual(fresh.myCountPreference, 'off', 'myCountPreference');
+        expectEqual(fresh.unreadMessageCount, 0, 'unreadMessageCount');
+        await bCh.setMyCountPreference('all');
+    });
+    await step('k. C blocks A: A’s group message reaches C but does not count; unblock', async () => {
+        need(ctx.trio, 'the trio');
+        const before = (await totals(C)).messages;
+        await C.sb.blockUserWithUserId(idA);
+        const blocked = await C.sb.createBlockedUserListQuery({ userIdsFilter: [idA] }).next();
+        expectEqual(blocked.map((u) => u.userId).join(), idA, 'blocked list');
+        const markC = C.events.mark();
+        const m = await sendUserMessage(await A.sb.groupChannel.getChannel(ctx.trio), { message: `from a blocked user ${suffix}` });
+        await C.events.wait((e) => e.type === 'messageReceived' && e.message.messageId === m.messageId, 'C receives', { since: markC });
+        expectEqual((await totals(C)).messages, before, 'C total');
+        await C.sb.unblockUserWithUserId(idA);
+    });
+    await step('k. supergroup: no receipts, unread counted, super filter', async () => {
+        need3();
+        const sup = await A.sb.groupChannel.createChannel({ invitedUserIds: [idB], isSuper: true, name: `super ${suffix}` });
+        const markB = B.events.mark();
+        const m = await sendUserMessage(sup, { message: `to the hall ${suffix}` });
+        await B.events.wait((e) => e.type === 'messageReceived' && e.message.messageId === m.messageId, 'B receives', { since: markB });
+        const fresh = await B.sb.groupChannel.getChannelWithoutCache(sup.url);
+        expectEqual(fresh.isSuper, true, 'isSuper');
+        expectEqual(fresh.unreadMessageCount, 1, 'unreadMessageCount');
+        const superOnly = await B.sb.groupChannel.getTotalUnreadMessageCount({ superChannelFilter: 'super' });
+        expectEqual(superOnly, 1, 'super total');
+        expectEqual(sup.getReadMembers(m).length, 0, 'no read members in a supergroup');
+        await fresh.markAsRead();
+        expectEqual(await B.sb.groupChannel.getTotalUnreadMessageCount({ superChannelFilter: 'super' }), 0, 'super total after reading');
     });
 
     return finish();

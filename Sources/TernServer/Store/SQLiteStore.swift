@@ -320,10 +320,12 @@ public final class SQLiteStore: Store {
                     new.isDistinct, new.isPublic, new.isSuper, new.isEphemeral, distinctKey,
                 ])
             let operators = Set(new.operatorIds)
+            // Read receipts start just before the channel does: nothing in it is read yet, and the SDKs
+            // (which skip members whose receipt is 0) count every member as not having read what follows.
             for uid in memberIds {
                 try db.execute(
-                    sql: "INSERT INTO members(channel_url, user_id, state, role, joined_ts) VALUES (?, ?, 'joined', ?, ?)",
-                    arguments: [new.channelUrl, uid, operators.contains(uid) ? "operator" : "none", new.nowMs])
+                    sql: "INSERT INTO members(channel_url, user_id, state, role, joined_ts, read_ts) VALUES (?, ?, 'joined', ?, ?, ?)",
+                    arguments: [new.channelUrl, uid, operators.contains(uid) ? "operator" : "none", new.nowMs, max(new.nowMs - 1, 0)])
             }
             try Self.recountMembers(db, new.channelUrl)
             return (try Self.fetchChannel(db, new.channelUrl)!, true)
