@@ -81,19 +81,32 @@ public struct Screen: Sendable {
             case .channel(let c):
                 let isSelected = c.url == state.selected
                 let unread = c.unreadMessageCount
-                var style = theme.style(isSelected ? "roomlist.selected" : unread > 0 ? (c.unreadMentionCount > 0 ? "roomlist.mention" : "roomlist.unread") : "roomlist")
-                if isSelected && unread > 0 { style.bold = true }
+                let mentions = c.unreadMentionCount
+                let active = unread > 0 || mentions > 0
+                var style = theme.style(isSelected ? "roomlist.selected" : active ? (mentions > 0 ? "roomlist.mention" : "roomlist.unread") : "roomlist")
+                if isSelected && active { style.bold = true }
                 g.fill(x: 0, y: y, width: width, height: 1, style: style)
-                let badge = unread > 0 ? (unread > 99 ? "99+" : String(unread)) : ""
+                let badge = Self.badge(unread: unread, mentions: mentions)
                 let nameLimit = width - (badge.isEmpty ? 0 : CellWidth.of(badge) + 1)
                 let from = c.myMemberState == "invited" ? " · " + (c.inviter?.displayName ?? "invitation") : ""
                 g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me.userId) + from, x: 0, y: y, style: style, limit: nameLimit)
                 if !badge.isEmpty {
-                    var b = theme.style("roomlist.count")
+                    var b = theme.style(mentions > 0 ? "roomlist.mention" : "roomlist.count")
                     if isSelected { b.reverse = true }
                     g.write(badge, x: width - CellWidth.of(badge), y: y, style: b)
                 }
             }
+        }
+    }
+
+    /// A channel's badge: its unread count ("99+" past 99), with "@N" first when it has mentions.
+    public static func badge(unread: Int, mentions: Int) -> String {
+        func n(_ v: Int) -> String { v > 99 ? "99+" : String(v) }
+        switch (unread > 0, mentions > 0) {
+        case (true, true): return "@\(n(mentions)) \(n(unread))"
+        case (false, true): return "@\(n(mentions))"
+        case (true, false): return n(unread)
+        case (false, false): return ""
         }
     }
 
@@ -270,11 +283,9 @@ public struct Screen: Sendable {
             if c.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }
             if c.myMemberState == "invited" { col = g.write(" [invited: Ctrl-O, then a accepts, d declines]", x: col, y: y, style: theme.style("status.activity")) }
         }
-        let others = state.channels.filter { $0.url != state.selected && $0.unreadMessageCount > 0 }
-        if !others.isEmpty {
-            let n = others.reduce(0) { $0 + $1.unreadMessageCount }
+        if let activity = Self.activityText(state) {
             col = g.write(" │ ", x: col, y: y, style: theme.style("status"))
-            col = g.write("\(n) unread in \(others.count)", x: col, y: y, style: theme.style("status.activity"))
+            col = g.write(activity, x: col, y: y, style: theme.style("status.activity"))
         }
         if let notice = state.notice {
             col = g.write(" │ " + notice, x: col, y: y, style: theme.style("status"))
@@ -282,6 +293,17 @@ public struct Screen: Sendable {
             let hint = "Esc: help "
             if col + CellWidth.of(hint) + 1 < width { g.write(hint, x: width - CellWidth.of(hint), y: y, style: theme.style("status")) }
         }
+    }
+
+    /// The status bar's unread summary: the user's total as the server counts it, the channels with
+    /// unread messages, and mentions ("5 unread in 2 · @1"); nil when there is nothing unread.
+    public static func activityText(_ state: AppState) -> String? {
+        let channels = state.channels.filter { $0.myMemberState != "invited" && $0.unreadMessageCount > 0 }.count
+        let mentions = state.channels.reduce(0) { $0 + $1.unreadMentionCount }
+        var parts: [String] = []
+        if state.totalUnread > 0 { parts.append(channels > 0 ? "\(state.totalUnread) unread in \(channels)" : "\(state.totalUnread) unread") }
+        if mentions > 0 { parts.append("@\(mentions)") }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 
     /// The connection as the status bar says it, and its style key.

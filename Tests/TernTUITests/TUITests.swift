@@ -325,6 +325,18 @@ struct GoldenTests {
         #expect(text == expected, "screen \(name) differs:\n\(text)")
     }
 
+    @Test func badgesAndStatusSummary() {
+        #expect(Screen.badge(unread: 0, mentions: 0) == "")
+        #expect(Screen.badge(unread: 3, mentions: 0) == "3")
+        #expect(Screen.badge(unread: 120, mentions: 1) == "@1 99+")
+        #expect(Screen.badge(unread: 0, mentions: 2) == "@2", "a mentions-only count preference still shows mentions")
+        var s = sample()
+        #expect(Screen.activityText(s) == "3 unread in 1 · @1")
+        s.totalUnread = 0
+        s.channels = s.channels.map { var c = $0; c.unreadMessageCount = 0; c.unreadMentionCount = 0; return c }
+        #expect(Screen.activityText(s) == nil)
+    }
+
     func sample() -> AppState {
         var s = AppState(me: User(userId: "alice", nickname: "Alice"), server: "test")
         var dm = GroupChannel(url: "dm", members: [Member(user: User(userId: "alice", nickname: "Alice")), Member(user: User(userId: "bob", nickname: "Bob"))])
@@ -332,7 +344,9 @@ struct GoldenTests {
         dm.readReceipt = ["bob": 1_795_300_000_000]
         var ops = GroupChannel(url: "ops", name: "ops", members: [Member(user: User(userId: "alice")), Member(user: User(userId: "carol"))])
         ops.unreadMessageCount = 3
+        ops.unreadMentionCount = 1
         s.channels = [dm, ops]
+        s.totalUnread = 3
         s.selected = "dm"
         s.hasPrevious["dm"] = false
         let t: Millis = 1_795_300_000_000  // 2026-11-21 20:26:40 UTC
