@@ -153,6 +153,13 @@ public actor ChatApp {
                     case .freeze: _ = try await client.setFrozen(url, true)
                     case .unfreeze: _ = try await client.setFrozen(url, false)
                     case .rename(let name): _ = try await client.updateChannel(url, name: name)
+                    case .countPreference(let p):
+                        let c = try await client.setCountPreference(p, in: url)
+                        let what: [CountPreference: String] = [
+                            .all: "counts messages and mentions", .messagesOnly: "counts messages only",
+                            .mentionsOnly: "counts mentions only", .off: "counts nothing",
+                        ]
+                        self.dispatch(.notice("#\(c.displayName(me: self.state.me.userId)) \(what[p] ?? p.rawValue)"))
                     }
                 } catch {
                     self.dispatch(.failed(Self.describe(error)))
@@ -168,6 +175,34 @@ public actor ChatApp {
                         return
                     }
                     self.dispatch(.opened(try await client.join(target.url)))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .block(let user):
+            Task {
+                do { try await client.blockUser(user) } catch { self.dispatch(.failed(Self.describe(error))) }
+            }
+        case .unblock(let user):
+            Task {
+                do { try await client.unblockUser(user) } catch { self.dispatch(.failed(Self.describe(error))) }
+            }
+        case .listBlocked:
+            Task {
+                do {
+                    let page = try await client.blockedUsers()
+                    let names = page.users.map(\.displayName)
+                    let more = page.next == nil ? "" : " …"
+                    self.dispatch(.notice(names.isEmpty ? "you block nobody" : "blocked: " + names.joined(separator: ", ") + more))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .markAllRead:
+            Task {
+                do {
+                    try await client.markAllAsRead()
+                    self.dispatch(.notice("all channels marked read"))
                 } catch {
                     self.dispatch(.failed(Self.describe(error)))
                 }

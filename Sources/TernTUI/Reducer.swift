@@ -306,6 +306,27 @@ public struct Reducer: Sendable {
                 return [.setAutoAccept(on)]
             case "hidden", "archived", "unhide":
                 return openBrowser(.hiddenChannels, &state)
+            case "block", "unblock":
+                guard words.count == 2 else {
+                    state.notice = "usage: /\(words[0]) USER"
+                    return []
+                }
+                return [words[0] == "block" ? .block(words[1]) : .unblock(words[1])]
+            case "blocked":
+                return [.listBlocked]
+            case "readall":
+                return [.markAllRead]
+            case "count":
+                let choices: [String: CountPreference] = ["all": .all, "messages": .messagesOnly, "mentions": .mentionsOnly, "off": .off]
+                guard words.count == 2, let preference = choices[words[1]] else {
+                    state.notice = "usage: /count all|messages|mentions|off (what this channel's unread count counts)"
+                    return []
+                }
+                guard let url = state.selected else {
+                    state.notice = "no channel: open one first"
+                    return []
+                }
+                return [.channel(.countPreference(preference), channelUrl: url)]
             case "info":
                 guard let url = state.selected else {
                     state.notice = "no channel: open one first"

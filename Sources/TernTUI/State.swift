@@ -175,6 +175,12 @@ public enum Effect: Sendable, Equatable {
     case setAutoAccept(Bool)
     /// Fill the browser: public channels by name and custom type, or the user's hidden channels.
     case browse(kind: Browser.Kind, query: String)
+    /// `/block USER`, `/unblock USER`, `/blocked`.
+    case block(String)
+    case unblock(String)
+    case listBlocked
+    /// `/readall`: mark every channel read.
+    case markAllRead
     case quit
 }
 
@@ -183,4 +189,6 @@ public enum ChannelCommand: Sendable, Equatable {
     case invite([String])
     case accept, decline, leave, hide, archive, unhide, freeze, unfreeze, join
     case rename(String)
+    /// `/count all|messages|mentions|off`: what this channel's unread counts count.
+    case countPreference(CountPreference)
 }

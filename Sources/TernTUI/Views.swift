@@ -433,7 +433,9 @@ public struct Screen: Sendable {
             ("/autoaccept on|off", "join invited channels at once, or ask"),
             ("/join [NAME]", "join a public channel (alone: browse them)"), ("/leave", "leave this channel"),
             ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden, /unhide", "hidden and archived channels"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
-            ("/rename NAME", "rename this channel"), ("/help", "this help"), ("/quit", "quit"),
+            ("/rename NAME", "rename this channel"), ("/count MODE", "unread count: all, messages, mentions, off"),
+            ("/readall", "mark every channel read"), ("/block, /unblock USER", "their messages stop (1:1), never count"),
+            ("/blocked", "who you block"), ("/help", "this help"), ("/quit", "quit"),
         ]
         lines += keys.helpLines.map { ($0.keys, $0.what) }
         let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0

@@ -31,7 +31,9 @@ struct Tern: AsyncParsableCommand {
             channels to join (Tab: your hidden ones); Esc lists the keys; Ctrl-C
             quits. Commands: /dm USER, /create NAME [USER…], /invite USER…, /accept,
             /decline, /autoaccept on|off, /join [NAME], /leave, /hide, /archive,
-            /hidden, /unhide, /freeze, /unfreeze, /rename NAME, /info, /help, /quit.
+            /hidden, /unhide, /freeze, /unfreeze, /rename NAME, /info,
+            /count all|messages|mentions|off, /readall, /block USER, /unblock USER,
+            /blocked, /help, /quit.
             Logs go to $XDG_STATE_HOME/tern/tern.log. Scripts use `tern send` and
             `tern tail`.
             """,
