@@ -61,8 +61,9 @@ struct ReceiptTests {
             let url = try await s.createChannel(["alice", "bob"])
             let path = "/v3/users/bob/count_preference/\(url)"
             #expect(try await s.request("GET", path).json["count_preference"] as? String == "all")
-            let set = try await s.request("PUT", path, body: ["count_preference": "unread_mention_count_only"])
-            #expect(set.status == 200 && set.json["count_preference"] as? String == "unread_mention_count_only")
+            // The Platform API's spelling in and out (the SDKs' spelling is accepted too).
+            let set = try await s.request("PUT", path, body: ["count_preference": "unread_mentioned_count_only"])
+            #expect(set.status == 200 && set.json["count_preference"] as? String == "unread_mentioned_count_only")
             let send = { (text: String, mentions: [String]) in
                 try await s.request(
                     "POST", "/v3/group_channels/\(url)/messages",
@@ -72,7 +73,7 @@ struct ReceiptTests {
             _ = try await send("@bob", ["bob"])
             let view = try await s.request("GET", "/v3/users/bob/my_group_channels?show_member=true")
             let channel = (view.json["channels"] as? [[String: Any]])?.first
-            #expect(channel?["count_preference"] as? String == "unread_mention_count_only")
+            #expect(channel?["count_preference"] as? String == "unread_mentioned_count_only")
             #expect(channel?["unread_message_count"] as? Int == 0 && channel?["unread_mention_count"] as? Int == 1)
             let items = try await s.request("GET", "/v3/users/bob/unread_item_count?item_keys=group_channel_unread_mention_count,non_super_group_channel_unread_message_count")
             #expect(items.json["group_channel_unread_mention_count"] as? Int == 1)
@@ -80,7 +81,13 @@ struct ReceiptTests {
             #expect(items.json.count == 2)
             // `false` means off, and off clears the counts it leaves out.
             let off = try await s.request("PUT", path, body: ["count_preference": false])
-            #expect(off.json["count_preference"] as? String == "off")
+            #expect(off.json["count_preference"] as? String == "false")
+            // A Chat SDK user gets the SDK's spelling.
+            let (bob, logi) = try await s.login("bob")
+            let key = logi["key"] as? String ?? ""
+            let mine = try await s.request("GET", path, headers: ["Session-Key": key])
+            #expect(mine.json["count_preference"] as? String == "off")
+            await bob.close()
             _ = try await send("@bob again", ["bob"])
             #expect(try await s.request("GET", "/v3/users/bob/unread_item_count").json["group_channel_unread_mention_count"] as? Int == 0)
             let bad = try await s.request("PUT", path, body: ["count_preference": "some"])
@@ -120,8 +127,11 @@ struct ReceiptTests {
             #expect(g != nil && unreadCnt(g)?.all == 0)
             #expect(try await s.request("GET", "/v3/users/bob/unread_message_count").json["unread_count"] as? Int == 0)
             // The list and its filter; the member objects say who blocks whom.
+            #expect((blocked.json["users"] as? [[String: Any]])?.first?["user_id"] as? String == "alice", "Platform clients read `users`")
             let list = try await s.request("GET", "/v3/users/bob/block?user_ids=alice,carol")
             #expect((list.json["users"] as? [[String: Any]])?.map { $0["user_id"] as? String } == ["alice"])
+            let blocking = try await s.request("GET", "/v3/users/alice/block?list=blocking_me")
+            #expect((blocking.json["users"] as? [[String: Any]])?.map { $0["user_id"] as? String } == ["bob"])
             let view = try await s.request("GET", "/v3/group_channels/\(dm)?show_member=true", headers: ["Api-Token": s.apiToken])
             #expect(view.status == 200)
             let mine = try await s.request("GET", "/v3/users/bob/my_group_channels?show_member=true")

@@ -136,8 +136,9 @@ struct SQLiteStoreTests {
         let t1 = try await s.markRead("s", userId: "b", ts: 50)
         let t2 = try await s.unreadTotals(["b"], at: 0)["b"]!
         #expect(t1.all == 1 && t2.all == 1 && t2.ts > t1.ts)
-        #expect(try await s.blockedUsers("d", afterUserId: nil, limit: 10, userIds: nil).map(\.userId) == ["a"])
-        #expect(try await s.blockedUsers("d", afterUserId: nil, limit: 10, userIds: ["b"]).isEmpty)
+        #expect(try await s.blockedUsers("d", blockingMe: false, afterUserId: nil, limit: 10, userIds: nil).map(\.userId) == ["a"])
+        #expect(try await s.blockedUsers("d", blockingMe: false, afterUserId: nil, limit: 10, userIds: ["b"]).isEmpty)
+        #expect(try await s.blockedUsers("a", blockingMe: true, afterUserId: nil, limit: 10, userIds: nil).map(\.userId) == ["d"])
     }
 
     @Test("A repeated (sender, req_id) returns the original and stores nothing; ephemeral messages are not kept")

@@ -20,13 +20,40 @@ public struct UserEventFrame<Payload: Codable & Sendable>: Codable, Sendable {
     public var ts: Int64
 }
 
-/// The count preferences a member may choose (Sendbird's `CountPreference`).
+/// The count preferences a member may choose (Sendbird's `CountPreference`), kept in the Chat SDK's
+/// spelling. The Platform API spells two of them differently (`false`, `unread_mentioned_count_only`):
+/// both are accepted, and Platform API callers get their spelling back.
 public enum CountPreference {
     public static let all = "all"
     public static let messagesOnly = "unread_message_count_only"
     public static let mentionsOnly = "unread_mention_count_only"
     public static let off = "off"
     public static let values: Set<String> = [all, messagesOnly, mentionsOnly, off]
+
+    /// The stored value for any accepted spelling, or nil.
+    public static func parse(_ raw: String) -> String? {
+        switch raw {
+        case "false": off
+        case "unread_mentioned_count_only": mentionsOnly
+        default: values.contains(raw) ? raw : nil
+        }
+    }
+
+    /// The value as the current caller spells it.
+    public static func spelled(_ value: String) -> String {
+        guard WireDialect.platform else { return value }
+        switch value {
+        case off: return "false"
+        case mentionsOnly: return "unread_mentioned_count_only"
+        default: return value
+        }
+    }
+}
+
+/// Who the current REST request comes from, where the Platform API and the Chat SDK spell a value
+/// differently. Set per request by ``SendbirdErrorMiddleware``.
+public enum WireDialect {
+    @TaskLocal public static var platform = false
 }
 
 extension ChatService {
@@ -76,9 +103,8 @@ extension ChatService {
     /// Sets what the member's unread counts count in one channel. Their devices hear 11000 with their
     /// new unread totals (a preference that leaves a count out also clears it).
     public func setCountPreference(channelUrl: String, userId: String, _ preference: String) async throws -> String {
-        let value = preference == "false" ? CountPreference.off : preference
-        guard CountPreference.values.contains(value) else {
-            throw SendbirdError(.invalidValue, "Invalid value: \"count_preference\" must be all, unread_message_count_only, unread_mention_count_only or off.")
+        guard let value = CountPreference.parse(preference) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"count_preference\" must be all, unread_message_count_only, unread_mention_count_only or off (false).")
         }
         let channel = try await requireChannel(channelUrl)
         _ = try await requireMember(channel, userId, code: .unauthorizedRequest)

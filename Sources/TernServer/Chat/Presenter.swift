@@ -69,7 +69,7 @@ enum Presenter {
             p.myRole = me.role
             p.unreadMessageCount = c.isSuper ? min(me.unreadCount, 100) : me.unreadCount
             p.unreadMentionCount = me.unreadMentionCount
-            p.countPreference = me.countPreference
+            p.countPreference = CountPreference.spelled(me.countPreference)
             p.userLastRead = me.readTs
             p.joinedTs = me.joinedTs / 1000
             p.invitedAt = me.invitedAt

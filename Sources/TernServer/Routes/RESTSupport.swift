@@ -85,7 +85,9 @@ struct RESTSupport: Sendable {
 struct SendbirdErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
-            return try await next(request, context)
+            return try await WireDialect.$platform.withValue(request.headers[.apiToken] != nil) {
+                try await next(request, context)
+            }
         } catch let e as SendbirdError {
             return Self.response(e.code, e.message, status: .init(code: e.code.httpStatus))
         } catch let e as HTTPError {

@@ -205,6 +205,15 @@ struct UserRoutes: Sendable {
     // MARK: Blocking
 
     struct BlockedPage: Encodable { let users: [UserPayload]; let next: String }
+    struct BlockedUser: Encodable {
+        let user: UserPayload
+        func encode(to encoder: any Encoder) throws {
+            try user.encode(to: encoder)
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode([user], forKey: .users)
+        }
+        enum Key: String, CodingKey { case users }
+    }
 
     func block(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
@@ -216,7 +225,8 @@ struct UserRoutes: Sendable {
         }
         let target = try b.requiredString("target_id")
         let users = try await service.block(id, targets: [target])
-        return try rest.json(present(users[0]))
+        // The Chat SDKs read the blocked user; the Platform API's clients read `users`: both are there.
+        return try rest.json(BlockedUser(user: present(users[0])))
     }
 
     func unblock(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -238,7 +248,12 @@ struct UserRoutes: Sendable {
             return SendbirdErrorMiddleware<BasicRequestContext>.response(
                 .tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
         }
-        let users = try await service.store.blockedUsers(id, afterUserId: after, limit: limit + 1, userIds: ids)
+        let direction = q.string("list") ?? "blocked_by_me"
+        guard direction == "blocked_by_me" || direction == "blocking_me" else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"list\" must be blocked_by_me or blocking_me.")
+        }
+        let users = try await service.store.blockedUsers(
+            id, blockingMe: direction == "blocking_me", afterUserId: after, limit: limit + 1, userIds: ids)
         let page = Array(users.prefix(limit))
         let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
         return try rest.json(BlockedPage(users: page.map { present($0) }, next: next))
@@ -259,7 +274,7 @@ struct UserRoutes: Sendable {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
         let value = try await service.countPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id)
-        return try rest.json(CountPreferenceBody(countPreference: value))
+        return try rest.json(CountPreferenceBody(countPreference: CountPreference.spelled(value)))
     }
 
     func setCountPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -272,7 +287,7 @@ struct UserRoutes: Sendable {
             throw SendbirdError.missing("count_preference")
         }
         let value = try await service.setCountPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id, raw)
-        return try rest.json(CountPreferenceBody(countPreference: value))
+        return try rest.json(CountPreferenceBody(countPreference: CountPreference.spelled(value)))
     }
 
     func markAllRead(_ req: Request, _ ctx: some RequestContext) async throws -> Response {

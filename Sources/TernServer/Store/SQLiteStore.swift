@@ -1138,10 +1138,12 @@ public final class SQLiteStore: Store {
         }
     }
 
-    public func blockedUsers(_ blocker: String, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
+    public func blockedUsers(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
         try await pool.read { db in
-            var sql = "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocked_id WHERE b.blocker_id = ?"
-            var args: [any DatabaseValueConvertible] = [blocker]
+            var sql = blockingMe
+                ? "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocker_id WHERE b.blocked_id = ?"
+                : "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocked_id WHERE b.blocker_id = ?"
+            var args: [any DatabaseValueConvertible] = [userId]
             if let after = afterUserId {
                 sql += " AND u.user_id > ?"
                 args.append(after)

@@ -112,8 +112,9 @@ public protocol Store: Sendable {
     func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool
     /// Returns false when there was no such block.
     func unblock(_ blocker: String, _ blocked: String) async throws -> Bool
-    /// Users `blocker` blocks, by user id after `afterUserId`, optionally only some.
-    func blockedUsers(_ blocker: String, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord]
+    /// Users `userId` blocks (or, with `blockingMe`, who block them), by user id after `afterUserId`,
+    /// optionally only some.
+    func blockedUsers(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord]
     /// Of `userIds`, those `blocker` blocks.
     func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String>
     /// Of `userIds`, those who block `blocked`.

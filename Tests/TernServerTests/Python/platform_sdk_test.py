@@ -44,6 +44,8 @@ try:
     from sendbird_platform_sdk.model.leave_a_channel_request import LeaveAChannelRequest
     from sendbird_platform_sdk.model.reset_chat_history_request import ResetChatHistoryRequest
     from sendbird_platform_sdk.model.update_a_group_channel_request import UpdateAGroupChannelRequest
+    from sendbird_platform_sdk.model.update_count_preference_of_a_channel_request import UpdateCountPreferenceOfAChannelRequest
+    from sendbird_platform_sdk.model.block_a_user_request import BlockAUserRequest
 except ImportError as exc:  # pragma: no cover
     print("FAIL  setup: cannot import sendbird_platform_sdk (%s); run: pip install sendbird-platform-sdk" % exc)
     sys.exit(2)
@@ -352,6 +354,49 @@ def step_channel_metadata():
     check((got.get("metadata") or {}).get("team") == "blue", "view metadata %r" % got)
 
 
+def step_count_preference():
+    r = users.view_count_preference_of_a_channel(UB, S["url"], **AUTH)
+    check(r.get("count_preference") == "all", "default count_preference %r" % r.get("count_preference"))
+    r = users.update_count_preference_of_a_channel(UB, S["url"], update_count_preference_of_a_channel_request=UpdateCountPreferenceOfAChannelRequest(
+        count_preference="unread_mentioned_count_only"), **AUTH)
+    check(r.get("count_preference") == "unread_mentioned_count_only", "count_preference %r" % r.get("count_preference"))
+    messages.send_a_message("group_channels", S["url"], send_a_message_request=SendAMessageRequest(
+        user_id=UA, message_type="MESG", message="not counted for B"), **AUTH)
+    r = users.view_number_of_unread_messages(UB, **AUTH)
+    check(r.get("unread_count") == 0, "unread_count with mentions only %r" % r.get("unread_count"))
+    ch = find_my_channel(UB, S["url"])
+    check(ch is not None and ch.get("count_preference") == "unread_mentioned_count_only", "channel count_preference %r" % (ch and ch.get("count_preference")))
+    r = users.update_count_preference_of_a_channel(UB, S["url"], update_count_preference_of_a_channel_request=UpdateCountPreferenceOfAChannelRequest(
+        count_preference="false"), **AUTH)
+    check(r.get("count_preference") == "false", "count_preference off %r" % r.get("count_preference"))
+    users.update_count_preference_of_a_channel(UB, S["url"], update_count_preference_of_a_channel_request=UpdateCountPreferenceOfAChannelRequest(
+        count_preference="all"), **AUTH)
+
+
+def step_unread_channels():
+    r = users.view_number_of_channels_with_unread_messages(UC, super_mode="all", **AUTH)
+    check(r.get("unread_count") == 1, "channels with unread for %s: %r" % (UC, r.get("unread_count")))
+    r = users.view_number_of_channels_with_unread_messages(UC, super_mode="super", **AUTH)
+    check(r.get("unread_count") == 0, "super channels with unread %r" % r.get("unread_count"))
+
+
+def step_block():
+    r = moderation.block_a_user(UB, block_a_user_request=BlockAUserRequest(target_id=UA), **AUTH)
+    check([u.user_id for u in r.get("users", [])] == [UA], "blocked users %r" % r.get("users"))
+    listed = moderation.list_blocked_users(UB, user_ids=UA, **AUTH)
+    check([u.user_id for u in listed.get("users", [])] == [UA], "blocked list %r" % listed.get("users"))
+    blocking = moderation.list_blocked_users(UA, list="blocking_me", **AUTH)
+    check([u.user_id for u in blocking.get("users", [])] == [UB], "blocking list %r" % blocking.get("users"))
+    before = users.view_number_of_unread_messages(UB, **AUTH).get("unread_count")
+    messages.send_a_message("group_channels", S["url"], send_a_message_request=SendAMessageRequest(
+        user_id=UA, message_type="MESG", message="from a blocked user"), **AUTH)
+    after = users.view_number_of_unread_messages(UB, **AUTH).get("unread_count")
+    check(after == before, "a blocked sender counted: %r -> %r" % (before, after))
+    moderation.unblock_a_user(UB, UA, **AUTH)
+    listed = moderation.list_blocked_users(UB, **AUTH)
+    check(listed.get("users", []) == [], "blocked list after unblock %r" % listed.get("users"))
+
+
 STEPS = [
     ("create users", step_create_users),
     ("view user", step_view_user),
@@ -369,6 +414,9 @@ STEPS = [
     ("unread message count is 3", step_unread_three),
     ("mark channel as read -> unread 0", step_mark_as_read),
     ("mark all as read for a user -> unread 0", step_mark_all_as_read),
+    ("count preference: view, mentions only, false, all", step_count_preference),
+    ("channels with unread messages (super_mode)", step_unread_channels),
+    ("block, list (blocked_by_me, blocking_me), unblock", step_block),
     ("invite a member", step_invite),
     ("leave (Platform user_ids)", step_leave),
     ("update group channel", step_update_channel),
