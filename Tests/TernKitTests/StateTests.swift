@@ -103,6 +103,20 @@ struct StateTests {
         #expect(s.totalUnread == 0)
     }
 
+    @Test func lastMessageSurvivesStaleFetchesButNotAHistoryReset() {
+        var s = ChannelStore(me: "me")
+        s.upsert(channel("c", members: ["me", "bob"]))
+        _ = s.applyIncoming(message(1, from: "bob", at: 100), viewing: false)
+        // A fetch that started before the message arrived does not take it away.
+        s.upsert(channel("c", members: ["me", "bob"]))
+        #expect(s["c"]?.lastMessage?.messageId == 1)
+        // After a reset of the user's history the server's view (no last message) wins.
+        var reset = channel("c", members: ["me", "bob"])
+        reset.messageOffset = 150
+        s.upsert(reset)
+        #expect(s["c"]?.lastMessage == nil)
+    }
+
     @Test func countPreferencesBlocksAndSupergroupsDecideWhatCounts() {
         var s = ChannelStore(me: "me")
         var off = channel("off", members: ["me", "bob"])

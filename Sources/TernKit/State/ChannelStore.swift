@@ -61,7 +61,10 @@ public struct ChannelStore: Sendable, Equatable {
             // Receipts only move forward; a stale fetch must not undo an event already applied.
             c.readReceipt.merge(old.readReceipt, uniquingKeysWith: max)
             c.deliveryReceipt.merge(old.deliveryReceipt, uniquingKeysWith: max)
-            if let oldLast = old.lastMessage, (c.lastMessage?.createdAt ?? 0) < oldLast.createdAt { c.lastMessage = oldLast }
+            // (A last message the user's history no longer has — reset or hidden with it — stays gone.)
+            if let oldLast = old.lastMessage, (c.lastMessage?.createdAt ?? 0) < oldLast.createdAt, oldLast.createdAt > c.messageOffset {
+                c.lastMessage = oldLast
+            }
         }
         channels[channel.url] = c
         return isNew

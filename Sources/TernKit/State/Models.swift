@@ -159,6 +159,9 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
     public var metadata: [String: String] = [:]
     /// Who invited the current user (for an invitation).
     public var inviter: User?
+    /// Messages at or before this time (ms) are gone from the user's views (reset history, hide
+    /// with previous messages).
+    public var messageOffset: Millis = 0
     /// What the user's unread counts count here: `all`, `unread_message_count_only`,
     /// `unread_mention_count_only` or `off`.
     public var countPreference = "all"
@@ -213,6 +216,7 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
         metadata = p.metadata
         inviter = p.inviter.map(User.init)
         countPreference = p.countPreference == "false" ? "off" : p.countPreference
+        messageOffset = p.tsMessageOffset
     }
 
     /// Whether new messages count as unread here (the count preference).
