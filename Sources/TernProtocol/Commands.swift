@@ -145,7 +145,7 @@ public struct SendMessageRequest: Codable, Sendable {
     public var customType: String?
     public var mentionType: String?
     public var mentionedUserIds: [String]?
-    public var metaarray: [MetaArrayItem]?
+    public var metaarray: FlexibleMetaArray?
     public var parentMessageId: FlexibleInt64?
     public var replyToChannel: Bool?
     public var silent: Bool?
@@ -159,6 +159,57 @@ public struct SendMessageRequest: Codable, Sendable {
         case channelUrl = "channel_url", message, data, customType = "custom_type", mentionType = "mention_type"
         case mentionedUserIds = "mentioned_user_ids", metaarray, parentMessageId = "parent_message_id"
         case replyToChannel = "reply_to_channel", silent, reqId = "req_id"
+    }
+}
+
+/// A metaarray as clients send it: `[{key, value}]`, or the older `{key: [values]}`.
+public struct FlexibleMetaArray: Codable, Sendable, Equatable {
+    public var items: [MetaArrayItem]
+    public init(_ items: [MetaArrayItem]) { self.items = items }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let list = try? c.decode([MetaArrayItem].self) {
+            items = list
+        } else {
+            let map = try c.decode([String: [String]].self)
+            items = map.keys.sorted().map { MetaArrayItem(key: $0, value: map[$0] ?? []) }
+        }
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(items)
+    }
+}
+
+/// C→S `MEDI`/`FEDI`: change a message.
+public struct UpdateMessageRequest: Codable, Sendable {
+    public struct MetaArrayParams: Codable, Sendable {
+        public var array: [MetaArrayItem]
+        public var mode: String?
+        public var upsert: Bool?
+        public init(array: [MetaArrayItem], mode: String, upsert: Bool) {
+            self.array = array
+            self.mode = mode
+            self.upsert = upsert
+        }
+    }
+    public var channelUrl: String?
+    public var msgId: FlexibleInt64?
+    public var message: String?
+    public var data: String?
+    public var customType: String?
+    public var mentionType: String?
+    public var mentionedUserIds: [String]?
+    public var metaarray: MetaArrayParams?
+    public var reqId: String?
+    public init(channelUrl: String, msgId: Int64, reqId: String?) {
+        self.channelUrl = channelUrl
+        self.msgId = FlexibleInt64(msgId)
+        self.reqId = reqId
+    }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url", msgId = "msg_id", message, data, customType = "custom_type", mentionType = "mention_type"
+        case mentionedUserIds = "mentioned_user_ids", metaarray, reqId = "req_id"
     }
 }
 

@@ -64,6 +64,18 @@ extension MessagePayload {
         )
         isRemoved = c.lenient(.isRemoved, false)
         messageSurvivalSeconds = c.lenient(.messageSurvivalSeconds, -1)
+        threadInfo = c.lenient(.threadInfo, nil)
+        parentMessageInfo = c.lenient(.parentMessageInfo, nil)
+        reactions = c.lenient(.reactions, nil)
+        ogTag = c.lenient(.ogTag, nil)
+        files = c.lenient(.files, nil)
+        requireAuth = c.lenient(.requireAuth, nil)
+        oldValues = c.lenient(.oldValues, nil)
+        if let f: FilePayload = c.lenient(.file, nil) {
+            file = f
+        } else if type == "FILE", let url: String = c.lenient(.url, nil) {
+            file = FilePayload(url: url, name: c.lenient(.name, ""), size: c.lenient(.size, 0), type: "", thumbnails: c.lenient(.thumbnails, []))
+        }
     }
 }
 

@@ -19,6 +19,11 @@ public struct OutgoingMessage: Sendable {
     public var mentionedUserIds: [String] = []
     public var silent = false
     public var reqId: String?
+    public var sortedMetaarray: [MetaArrayItem] = []
+    /// A reply to this message (0: none).
+    public var parentMessageId: Int64 = 0
+    /// A reply also shown in the channel.
+    public var replyToChannel = false
     public init(channelUrl: String, message: String) {
         self.channelUrl = channelUrl
         self.message = message
@@ -51,6 +56,7 @@ extension ChatService {
         if out.data.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
         if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
         if let r = out.reqId, r.utf8.count > 128 { throw SendbirdError.tooLong("req_id", max: 128) }
+        try Self.checkMetaarray(out.sortedMetaarray)
         if origin == .webSocket && !rateLimiter.allow(userId, nowMs: t0) {
             throw SendbirdError(.tooManyMessages, "Too many messages: at most \(Int(config.maxMessagesPerSecond)) per second.")
         }
@@ -66,7 +72,8 @@ extension ChatService {
                 customType: out.customType, data: out.data, mentionType: out.mentionType == "channel" ? "channel" : "users",
                 mentionedUserIds: out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, silent: out.silent,
                 isOpMsg: me.role == "operator", createdAt: now(), reqId: out.reqId, persist: !channel.isEphemeral,
-                markSenderRead: !channel.isSuper, totalsFor: online)
+                markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
+                parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel)
             let stored = try await store.insertMessage(new)
             var users = mentionedUsers
             if let s = senderPayload {
@@ -75,12 +82,21 @@ extension ChatService {
                     lastSeenAt: 0, hasEverLoggedIn: true, isActive: true)
             }
             var payload = Presenter.message(stored.message, users: users)
+            var parentRecord = stored.parent
+            if parentRecord == nil && stored.message.parentMessageId != 0 {
+                parentRecord = try await store.message(channel.channelUrl, id: stored.message.parentMessageId)
+            }
+            if let parent = parentRecord {
+                // A reply carries what the others need to show its parent.
+                payload.parentMessageInfo = Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
+            }
             let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
             if let conn = connection, let req = out.reqId {
                 conn.send("MESG" + Self.withReqId(json, req) + "\n")
             }
             if !stored.duplicate {
                 fanOutMessage("MESG", json, to: roster.members, except: connection, stored: stored)
+                if let parent = stored.parent { try await pushThreadInfo(parent, to: roster.members) }
             }
             payload.reqId = out.reqId
             return payload
@@ -136,7 +152,7 @@ extension ChatService {
     }
 
     /// History of a channel for a viewer (nil: the Platform API, which may read any channel).
-    public func listMessages(_ channelUrl: String, query: MessageQuery, viewer: String?) async throws -> [MessagePayload] {
+    public func listMessages(_ channelUrl: String, query: MessageQuery, viewer: String?, extras: MessageExtras = []) async throws -> [MessagePayload] {
         let channel = try await requireChannel(channelUrl)
         var query = query
         if let viewer {
@@ -144,29 +160,25 @@ extension ChatService {
             query.createdAfter = max(query.createdAfter, me.tsMessageOffset)
             query.viewer = viewer
         }
-        let records = try await store.messages(channelUrl, query: query)
-        return try await presentMessages(records)
+        var records = try await store.messages(channelUrl, query: query)
+        // A thread: the parent comes first (the SDKs read `messages[0]` as the parent).
+        if let parentId = query.parentMessageId, let parent = try await store.message(channelUrl, id: parentId),
+            parent.hiddenFor == nil || parent.hiddenFor != viewer
+        {
+            records.insert(parent, at: 0)
+        }
+        return try await presentMessages(records, extras: extras)
     }
 
     /// One message by id.
-    public func getMessage(_ channelUrl: String, id: Int64, viewer: String?) async throws -> MessagePayload {
+    public func getMessage(_ channelUrl: String, id: Int64, viewer: String?, extras: MessageExtras = .all) async throws -> MessagePayload {
         let channel = try await requireChannel(channelUrl)
         var me: MemberRecord?
         if let viewer { me = try await requireMember(channel, viewer, code: .unauthorizedRequest) }
         guard let m = try await store.message(channelUrl, id: id),
             me == nil || (m.hiddenFor != me?.userId && m.createdAt > me?.tsMessageOffset ?? 0)
         else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
-        return try await presentMessages([m])[0]
-    }
-
-    func presentMessages(_ records: [MessageRecord]) async throws -> [MessagePayload] {
-        var ids = Set<String>()
-        for r in records {
-            if let s = r.senderId { ids.insert(s) }
-            ids.formUnion(r.mentionedUserIds)
-        }
-        let users = Dictionary(uniqueKeysWithValues: try await store.users(Array(ids)).map { ($0.userId, $0) })
-        return records.map { Presenter.message($0, users: users) }
+        return try await presentMessages([m], extras: extras)[0]
     }
 
     // MARK: - Read, delivery, typing

@@ -1,3 +1,4 @@
+import Foundation
 import TernProtocol
 
 /// Turns store rows into the wire payloads of `TernProtocol`.
@@ -22,6 +23,42 @@ enum Presenter {
             mentionType: m.mentionType,
             mentionedUsers: m.mentionedUserIds.map { id in users[id].map(sender) ?? SenderPayload(userId: id) },
             silent: m.silent, isOpMsg: m.isOpMsg, parentMessageId: m.parentMessageId)
+            .with { p in
+                p.sortedMetaarray = m.sortedMetaarray
+                p.isReplyToChannel = m.replyToChannel
+                if let og = m.ogTag { p.ogTag = try? JSONDecoder().decode(OGMetaData.self, from: Data(og.utf8)) }
+                if let f = m.files, let files = try? JSONDecoder().decode([FilePayload].self, from: Data(f.utf8)), let first = files.first {
+                    p.file = first
+                    p.files = files
+                    p.requireAuth = true
+                }
+            }
+    }
+
+    static func threadInfo(_ m: MessageRecord, users: [String: UserRecord]) -> ThreadInfo {
+        ThreadInfo(
+            replyCount: m.replyCount, mostReplies: m.mostReplies.map { id in users[id].map(sender) ?? SenderPayload(userId: id) },
+            lastRepliedAt: m.lastRepliedAt, updatedAt: m.lastRepliedAt)
+    }
+
+    static func parentInfo(_ m: MessageRecord, users: [String: UserRecord]) -> ParentMessageInfo {
+        ParentMessageInfo(
+            messageId: m.messageId, message: m.message, ts: m.createdAt, type: m.type,
+            user: m.type == "ADMM" ? nil : m.senderId.map { id in users[id].map(sender) ?? SenderPayload(userId: id) }, customType: m.customType)
+    }
+
+    /// Reactions grouped by key, each key in the order it first appeared.
+    static func reactions(_ records: [ReactionRecord]) -> [ReactionPayload] {
+        var out: [ReactionPayload] = []
+        for r in records {
+            if let i = out.firstIndex(where: { $0.key == r.key }) {
+                out[i].userIds.append(r.userId)
+                out[i].updatedAt = max(out[i].updatedAt, r.updatedAt)
+            } else {
+                out.append(ReactionPayload(key: r.key, userIds: [r.userId], updatedAt: r.updatedAt))
+            }
+        }
+        return out
     }
 
     /// A group channel as `viewer` sees it (nil viewer: the Platform API's neutral view).
@@ -79,5 +116,14 @@ enum Presenter {
             p.tsMessageOffset = me.tsMessageOffset
         }
         return p
+    }
+}
+
+extension MessagePayload {
+    /// A copy changed by `body`.
+    func with(_ body: (inout MessagePayload) -> Void) -> MessagePayload {
+        var copy = self
+        body(&copy)
+        return copy
     }
 }

@@ -237,7 +237,27 @@ struct WebSocketGateway: Sendable {
                 out.mentionedUserIds = r.mentionedUserIds ?? []
                 out.silent = r.silent ?? false
                 out.reqId = r.reqId
+                out.sortedMetaarray = r.metaarray?.items ?? []
+                out.parentMessageId = r.parentMessageId?.value ?? 0
+                out.replyToChannel = r.replyToChannel ?? false
                 try await service.sendUserMessage(from: user.userId, out, connection: conn, origin: .webSocket)
+            case .updateMessage, .updateFileMessage:
+                let r = try decode(UpdateMessageRequest.self, frame)
+                reqId = r.reqId
+                channelUrl = r.channelUrl
+                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                guard let id = r.msgId?.value else { throw SendbirdError.missing("msg_id") }
+                var u = MessageUpdate()
+                u.message = r.message
+                u.data = r.data
+                u.customType = r.customType
+                u.mentionType = r.mentionType
+                u.mentionedUserIds = r.mentionedUserIds
+                if let m = r.metaarray {
+                    let mode: MetaArrayChange.Mode = m.mode == "remove" ? .remove : .add
+                    u.metaarray = MetaArrayChange(items: m.array, mode: mode, upsert: m.upsert ?? false)
+                }
+                try await service.updateMessage(channelUrl: url, id: id, u, by: user.userId, connection: conn, reqId: r.reqId, origin: .webSocket)
             case .read:
                 let r = try decode(ChannelRequest.self, frame)
                 reqId = r.reqId
@@ -268,7 +288,7 @@ struct WebSocketGateway: Sendable {
                     enum CodingKeys: String, CodingKey { case key, newKey = "new_key", reqId = "req_id" }
                 }
                 conn.send(ChatService.frameText(.login, Refreshed(key: key, newKey: key, reqId: reqId)))
-            case .file, .updateMessage, .updateFileMessage, .enter, .exit:
+            case .file, .enter, .exit:
                 let obj = (try? JSONSerialization.jsonObject(with: frame.payload) as? [String: Any]) ?? [:]
                 reqId = obj["req_id"] as? String
                 channelUrl = obj["channel_url"] as? String

@@ -15,6 +15,38 @@ struct MessageRoutes: Sendable {
         router.put("/v3/group_channels/:channel_url/messages/mark_as_read") { req, ctx in try await markRead(req, ctx) }
         router.put("/v3/group_channels/:channel_url/messages/mark_as_delivered") { req, ctx in try await markDelivered(req, ctx) }
         router.get("/v3/group_channels/:channel_url/messages/:message_id") { req, ctx in try await get(req, ctx) }
+        router.get("/v3/sdk/group_channels/:channel_url/messages/:message_id") { req, ctx in try await get(req, ctx) }
+        router.put("/v3/group_channels/:channel_url/messages/:message_id") { req, ctx in try await update(req, ctx) }
+        router.delete("/v3/group_channels/:channel_url/messages/:message_id") { req, ctx in try await delete(req, ctx) }
+        router.post("/v3/group_channels/:channel_url/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: true) }
+        router.delete("/v3/group_channels/:channel_url/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: false) }
+        router.get("/v3/group_channels/:channel_url/messages/:message_id/reactions") { req, ctx in try await reactions(req, ctx) }
+    }
+
+    func messageId(_ ctx: some RequestContext) throws -> Int64 {
+        let raw = try rest.param(ctx, "message_id")
+        guard let id = Int64(raw) else { throw SendbirdErrorFactory.wrongType("message_id", "integer") }
+        return id
+    }
+
+    /// `sorted_metaarray` / `metaarray`: `[{key, value: [..]}]`.
+    static func metaArray(_ b: JSONBody, _ key: String) throws -> [MetaArrayItem]? {
+        guard b.has(key) else { return nil }
+        guard let list = b.object[key] as? [Any] else { throw SendbirdErrorFactory.wrongType(key, "array") }
+        return try list.map { entry in
+            guard let o = entry as? [String: Any], let k = o["key"] as? String else { throw SendbirdErrorFactory.wrongType(key, "array of {key, value}") }
+            let values = (o["value"] as? [Any])?.compactMap { $0 as? String } ?? []
+            return MetaArrayItem(key: k, value: values)
+        }
+    }
+
+    /// What a list asks to add: `include_thread_info`, `include_parent_message_info`, `include_reactions`.
+    static func extras(_ q: QueryParameters) throws -> MessageExtras {
+        var e: MessageExtras = []
+        if try q.bool("include_thread_info", default: false) { e.insert(.threadInfo) }
+        if try q.bool("include_parent_message_info", default: false) { e.insert(.parentInfo) }
+        if try q.bool("include_reactions", default: false) || (try q.bool("include_reactions_summary", default: false)) { e.insert(.reactions) }
+        return e
     }
 
     struct Delivered: Encodable { let ts: Int64 }
@@ -52,9 +84,16 @@ struct MessageRoutes: Sendable {
         }
         query.customTypes = q.list("custom_types") ?? q.list("custom_type")
         query.senderIds = q.list("sender_ids") ?? q.list("sender_id")
+        let legacyReplies = try q.bool("include_replies", default: false)
+        let replyType = (q.nonEmpty("include_reply_type") ?? (legacyReplies ? "all" : "none")).lowercased()
+        guard ["none", "all", "only_reply_to_channel"].contains(replyType) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"include_reply_type\" must be none, all or only_reply_to_channel.")
+        }
+        query.replyType = replyType
+        if let parent = try q.int("parent_message_id"), parent != 0 { query.parentMessageId = parent }
         var checking = query
         if try q.bool("checking_has_next", default: false) { checking.nextLimit += 1 }
-        var messages = try await service.listMessages(url, query: checking, viewer: caller.userId)
+        var messages = try await service.listMessages(url, query: checking, viewer: caller.userId, extras: try Self.extras(q))
         var hasNext: Bool? = nil
         if checking.nextLimit > query.nextLimit {
             // One extra newer message was asked for only to learn whether more exist.
@@ -75,9 +114,69 @@ struct MessageRoutes: Sendable {
     func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
         let url = try rest.param(ctx, "channel_url")
-        let raw = try rest.param(ctx, "message_id")
-        guard let id = Int64(raw) else { throw SendbirdErrorFactory.wrongType("message_id", "integer") }
-        return try rest.json(try await service.getMessage(url, id: id, viewer: caller.userId))
+        return try rest.json(try await service.getMessage(url, id: try messageId(ctx), viewer: caller.userId))
+    }
+
+    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        var u = MessageUpdate()
+        u.message = try b.string("message")
+        u.data = try b.string("data")
+        u.customType = try b.string("custom_type")
+        u.mentionType = try b.string("mention_type")
+        u.mentionedUserIds = try b.stringArray("mentioned_user_ids")
+        if let items = try Self.metaArray(b, "sorted_metaarray") {
+            // The Platform API replaces the whole metaarray unless a mode says otherwise.
+            switch try b.string("metaarray_mode") ?? "replace" {
+            case "add": u.metaarray = MetaArrayChange(items: items, mode: .add)
+            case "remove": u.metaarray = MetaArrayChange(items: items, mode: .remove)
+            default: u.metaarray = MetaArrayChange(items: items, mode: .replace)
+            }
+        }
+        return try rest.json(try await service.updateMessage(channelUrl: url, id: try messageId(ctx), u, by: caller.userId, origin: .rest))
+    }
+
+    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        try await service.deleteMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), by: caller.userId, origin: .rest)
+        return try rest.empty()
+    }
+
+    func react(_ req: Request, _ ctx: some RequestContext, add: Bool) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let userId: String
+        let key: String
+        if add {
+            let b = try await rest.body(req)
+            userId = try actingUser(caller, b)
+            key = try b.requiredString("reaction")
+        } else {
+            let q = QueryParameters(req.uri.query)
+            if let me = caller.userId {
+                if let given = q.nonEmpty("user_id") { try caller.require(actingAs: given) }
+                userId = me
+            } else {
+                guard let given = q.nonEmpty("user_id") else { throw SendbirdError.missing("user_id") }
+                userId = given
+            }
+            guard let r = q.nonEmpty("reaction") else { throw SendbirdError.missing("reaction") }
+            key = r
+        }
+        return try rest.json(try await service.react(channelUrl: url, id: try messageId(ctx), key: key, userId: userId, add: add, origin: .rest))
+    }
+
+    struct ReactionList: Encodable { let reactions: [String: [String]] }
+
+    func reactions(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let m = try await service.getMessage(url, id: try messageId(ctx), viewer: caller.userId, extras: .reactions)
+        var out: [String: [String]] = [:]
+        for r in m.reactions ?? [] { out[r.key] = r.userIds }
+        return try rest.json(ReactionList(reactions: out))
     }
 
     func send(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -102,6 +201,9 @@ struct MessageRoutes: Sendable {
             out.mentionedUserIds = try b.stringArray("mentioned_user_ids") ?? b.stringArray("mentioned_users") ?? []
             out.silent = try b.bool("is_silent") ?? false
             out.reqId = try b.string("dedup_id")
+            out.sortedMetaarray = try Self.metaArray(b, "sorted_metaarray") ?? []
+            out.parentMessageId = try b.int("parent_message_id") ?? 0
+            out.replyToChannel = try b.bool("reply_to_channel") ?? false
             guard try await service.store.user(userId) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(userId).") }
             var payload = try await service.sendUserMessage(from: userId, out, connection: nil, origin: .rest)
             payload.reqId = nil

@@ -96,6 +96,51 @@ public struct MessageRecord: Sendable, Equatable {
     /// In a 1:1 channel, the member who had blocked the sender when it was sent: the message is
     /// never shown to them (seed 003), not even after they unblock.
     public var hiddenFor: String? = nil
+    public var sortedMetaarray: [MetaArrayItem] = []
+    /// A reply also shown in the channel.
+    public var replyToChannel = false
+    /// A parent's thread: replies, when the last came, the latest repliers (newest first).
+    public var replyCount = 0
+    public var lastRepliedAt: Int64 = 0
+    public var mostReplies: [String] = []
+    /// The link preview (`og_tag` JSON), once read.
+    public var ogTag: String? = nil
+    /// `FILE`: the files (JSON array of ``FilePayload``).
+    public var files: String? = nil
+}
+
+/// A change to a stored message; nil leaves a field as it is.
+public struct MessageChange: Sendable {
+    public var message: String?
+    public var data: String?
+    public var customType: String?
+    public var mentionType: String?
+    public var mentionedUserIds: [String]?
+    public var metaarray: MetaArrayChange?
+    public var updatedAt: Int64
+    public init(updatedAt: Int64) { self.updatedAt = updatedAt }
+}
+
+/// `metaarray` in an update: `add` puts values under keys (creating keys with `upsert`); `remove`
+/// takes values away, or the whole key when no value is given; `replace` sets the whole metaarray.
+public struct MetaArrayChange: Sendable {
+    public enum Mode: Sendable { case add, remove, replace }
+    public var items: [MetaArrayItem]
+    public var mode: Mode
+    public var upsert: Bool
+    public init(items: [MetaArrayItem], mode: Mode, upsert: Bool = true) {
+        self.items = items
+        self.mode = mode
+        self.upsert = upsert
+    }
+}
+
+/// One user's reaction with one key.
+public struct ReactionRecord: Sendable, Equatable {
+    public var messageId: Int64
+    public var key: String
+    public var userId: String
+    public var updatedAt: Int64
 }
 
 /// What creating a group channel asks for.
@@ -138,6 +183,12 @@ public struct NewMessage: Sendable {
     public var markSenderRead: Bool
     /// Members whose unread totals to return (those online, who get them pushed with the message).
     public var totalsFor: [String] = []
+    public var sortedMetaarray: [MetaArrayItem] = []
+    /// A reply to this message (0: none); it must be in the same channel and not a reply itself.
+    public var parentMessageId: Int64 = 0
+    public var replyToChannel = false
+    /// `FILE`: the files as JSON.
+    public var files: String? = nil
 }
 
 /// What storing a message did.
@@ -147,6 +198,8 @@ public struct StoredMessage: Sendable {
     public var duplicate: Bool
     /// The new unread totals of the members asked for in ``NewMessage/totalsFor``.
     public var totals: [String: UnreadCount]
+    /// A reply's parent with its thread as this reply left it.
+    public var parent: MessageRecord? = nil
 }
 
 /// The unread counters of one user, by kind (the Platform API's `unread_item_count`).
@@ -175,6 +228,10 @@ public struct MessageQuery: Sendable {
     public var createdAfter: Int64 = 0
     /// The user reading: messages hidden from them (1:1 blocks) are left out.
     public var viewer: String? = nil
+    /// `none` (default: no replies), `all`, or `only_reply_to_channel`.
+    public var replyType = "none"
+    /// Only the replies of this parent (a thread); `replyType` is then ignored.
+    public var parentMessageId: Int64? = nil
     public init(
         anchor: Anchor, prevLimit: Int, nextLimit: Int, inclusive: Bool, reverse: Bool, messageType: String? = nil,
         customTypes: [String]? = nil, senderIds: [String]? = nil

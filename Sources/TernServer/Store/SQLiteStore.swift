@@ -152,6 +152,40 @@ public final class SQLiteStore: Store {
                     CREATE INDEX blocks_blocked ON blocks(blocked_id);
                     """)
         }
+        m.registerMigration("v5-threads-reactions-search") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN sorted_metaarray TEXT NOT NULL DEFAULT '[]';
+                    ALTER TABLE messages ADD COLUMN reply_to_channel INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE messages ADD COLUMN reply_count INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE messages ADD COLUMN last_replied_at INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE messages ADD COLUMN most_replies TEXT NOT NULL DEFAULT '[]';
+                    ALTER TABLE messages ADD COLUMN og_tag TEXT;
+                    ALTER TABLE messages ADD COLUMN files TEXT;
+                    CREATE INDEX messages_parent ON messages(parent_message_id, created_at, message_id) WHERE parent_message_id <> 0;
+                    CREATE TABLE reactions (
+                        message_id INTEGER NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
+                        key TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        PRIMARY KEY (message_id, key, user_id)
+                    ) WITHOUT ROWID;
+                    CREATE VIRTUAL TABLE messages_fts USING fts5(
+                        message, custom_type, data, content='messages', content_rowid='message_id', tokenize='unicode61 remove_diacritics 2'
+                    );
+                    CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+                        INSERT INTO messages_fts(rowid, message, custom_type, data) VALUES (new.message_id, new.message, new.custom_type, new.data);
+                    END;
+                    CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+                        INSERT INTO messages_fts(messages_fts, rowid, message, custom_type, data) VALUES ('delete', old.message_id, old.message, old.custom_type, old.data);
+                    END;
+                    CREATE TRIGGER messages_fts_update AFTER UPDATE OF message, custom_type, data ON messages BEGIN
+                        INSERT INTO messages_fts(messages_fts, rowid, message, custom_type, data) VALUES ('delete', old.message_id, old.message, old.custom_type, old.data);
+                        INSERT INTO messages_fts(rowid, message, custom_type, data) VALUES (new.message_id, new.message, new.custom_type, new.data);
+                    END;
+                    INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+                    """)
+        }
         return m
     }
 
@@ -753,8 +787,18 @@ public final class SQLiteStore: Store {
             var record = MessageRecord(
                 messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
                 customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
-                silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: 0,
-                reqId: m.reqId)
+                silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: m.parentMessageId,
+                reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, files: m.files)
+            // A reply: its parent is in this channel and is not a reply itself.
+            if m.parentMessageId != 0 {
+                guard let parent = try Row.fetchOne(
+                    db, sql: "SELECT parent_message_id FROM messages WHERE message_id = ? AND channel_url = ?",
+                    arguments: [m.parentMessageId, m.channelUrl])
+                else { throw SendbirdError(.notFound, "\"Message\" not found: \(m.parentMessageId) (the parent).") }
+                if (parent["parent_message_id"] as Int64) != 0 {
+                    throw SendbirdError(.invalidValue, "Invalid value: a reply cannot be a parent (\(m.parentMessageId) is a reply).")
+                }
+            }
             // Members who block the sender (seed 003): the message does not count for them, and in a
             // 1:1 channel it is never shown to them.
             var blockers: [String] = []
@@ -779,12 +823,14 @@ public final class SQLiteStore: Store {
                 try Self.exec(
                     db, sql: """
                         INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
-                          mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                          mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
+                          parent_message_id, reply_to_channel, files)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
                         Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, record.hiddenFor,
+                        Self.json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files,
                     ])
                 record.messageId = db.lastInsertedRowID
                 try Self.exec(
@@ -831,8 +877,12 @@ public final class SQLiteStore: Store {
                     db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                     arguments: [m.createdAt, m.channelUrl, sender])
             }
+            var parent: MessageRecord?
+            if m.parentMessageId != 0, m.persist, let sender = m.senderId {
+                parent = try Self.addReply(db, parentId: m.parentMessageId, sender: sender, at: m.createdAt)
+            }
             let totals = try self.totals(db, m.totalsFor, hint: m.createdAt)
-            return StoredMessage(message: record, duplicate: false, totals: totals)
+            return StoredMessage(message: record, duplicate: false, totals: totals, parent: parent)
         }
     }
 
@@ -937,6 +987,16 @@ public final class SQLiteStore: Store {
             if let viewer = q.viewer {
                 filter += " AND (hidden_for IS NULL OR hidden_for <> ?)"
                 filterArgs.append(viewer)
+            }
+            if let parent = q.parentMessageId {
+                filter += " AND parent_message_id = ?"
+                filterArgs.append(parent)
+            } else {
+                switch q.replyType {
+                case "all": break
+                case "only_reply_to_channel": filter += " AND (parent_message_id = 0 OR reply_to_channel = 1)"
+                default: filter += " AND parent_message_id = 0"
+                }
             }
             // Positions strictly before and strictly after the anchor, as (created_at, message_id).
             let before: String
@@ -1253,6 +1313,10 @@ public final class SQLiteStore: Store {
             message: row["message"], customType: row["custom_type"], data: row["data"], mentionType: row["mention_type"],
             mentionedUserIds: decodeJSON(row["mentioned_user_ids"], as: [String].self, default: []), silent: row["silent"],
             isOpMsg: row["is_op_msg"], createdAt: row["created_at"], updatedAt: row["updated_at"],
-            parentMessageId: row["parent_message_id"], reqId: row["req_id"], hiddenFor: row["hidden_for"])
+            parentMessageId: row["parent_message_id"], reqId: row["req_id"], hiddenFor: row["hidden_for"],
+            sortedMetaarray: decodeJSON(row["sorted_metaarray"] ?? "[]", as: [MetaArrayItem].self, default: []),
+            replyToChannel: row["reply_to_channel"] ?? false, replyCount: row["reply_count"] ?? 0,
+            lastRepliedAt: row["last_replied_at"] ?? 0, mostReplies: decodeJSON(row["most_replies"] ?? "[]", as: [String].self, default: []),
+            ogTag: row["og_tag"], files: row["files"])
     }
 }

@@ -87,6 +87,21 @@ public protocol Store: Sendable {
     /// The latest message `viewer` may see in the channel: after `after` (ms), not hidden from them.
     func lastVisibleMessage(_ channelUrl: String, viewer: String, after: Int64) async throws -> MessageRecord?
 
+    /// Applies an update; returns the message before and after. 400201 when there is no such message.
+    func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord)
+    /// Deletes a message (its reactions with it); the channel's last message moves back; a reply's
+    /// parent has its thread recounted (returned).
+    func deleteMessage(_ channelUrl: String, id: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?)
+    /// Returns false when the user had already reacted so.
+    func addReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool
+    func deleteReaction(_ messageId: Int64, key: String, userId: String) async throws -> Bool
+    /// How many different reaction keys a message has.
+    func reactionKeyCount(_ messageId: Int64) async throws -> Int
+    /// Reactions of these messages, oldest first.
+    func reactions(_ messageIds: [Int64]) async throws -> [Int64: [ReactionRecord]]
+    /// Stores a message's link preview; returns the message.
+    func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord?
+
     // MARK: Receipts and unread counts
     /// Moves the user's read receipt to `ts` and clears their unread counts in the channel.
     /// Returns the user's new unread totals.

@@ -1,0 +1,235 @@
+import Foundation
+import TernProtocol
+
+/// `MTHD`: a parent's thread changed.
+struct ThreadInfoEvent: Encodable, Sendable {
+    let channelUrl: String
+    let channelType = "group"
+    let parentMessageId: Int64
+    let threadInfo: ThreadInfo
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url", channelType = "channel_type", parentMessageId = "parent_message_id", threadInfo = "thread_info"
+    }
+}
+
+/// `DELM`: a message was deleted.
+struct DeleteMessageEvent: Encodable, Sendable {
+    let channelUrl: String
+    let channelType = "group"
+    let msgId: Int64
+    let messageId: Int64
+    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", channelType = "channel_type", msgId = "msg_id", messageId = "message_id" }
+}
+
+/// `MRCT` and the REST answer of a reaction change.
+public struct ReactionEvent: Codable, Sendable, Equatable {
+    public var channelUrl: String
+    public var channelType = "group"
+    public var msgId: Int64
+    public var reaction: String
+    public var userId: String
+    public var operation: String
+    public var success = true
+    public var updatedAt: Int64
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url", channelType = "channel_type", msgId = "msg_id", reaction, userId = "user_id", operation
+        case success, updatedAt = "updated_at"
+    }
+}
+
+/// What to add to presented messages.
+public struct MessageExtras: Sendable, OptionSet {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let threadInfo = MessageExtras(rawValue: 1)
+    public static let parentInfo = MessageExtras(rawValue: 2)
+    public static let reactions = MessageExtras(rawValue: 4)
+    public static let all: MessageExtras = [.threadInfo, .parentInfo, .reactions]
+}
+
+/// What an update may change (nil: unchanged).
+public struct MessageUpdate: Sendable {
+    public var message: String?
+    public var data: String?
+    public var customType: String?
+    public var mentionType: String?
+    public var mentionedUserIds: [String]?
+    public var metaarray: MetaArrayChange?
+    public init() {}
+}
+
+extension ChatService {
+    /// Reaction keys a message may carry, and the length of one.
+    static let maxReactionKeys = 20
+    static let maxReactionKeyLength = 128
+
+    /// Who may change or delete `m`: its sender, or an operator of the channel; the Platform API
+    /// (`by` nil) always. Admin messages only through the Platform API.
+    func requireMayChange(_ m: MessageRecord, roster: ChannelRoster, by: String?, code: ErrorCode) throws {
+        guard let by else { return }
+        guard let me = roster.member(by), me.state == "joined" else {
+            throw SendbirdError(code == .unauthorizedRequest ? .unauthorizedRequest : .notAMember, "Not a member of the channel: \(m.channelUrl).")
+        }
+        if m.senderId == by || me.role == "operator" { return }
+        throw SendbirdError(.unauthorizedRequest, "Only the sender or an operator can change this message.")
+    }
+
+    /// Updates a message: text, data, custom type, mentions, metaarray. The change goes to every
+    /// member as `MEDI` (with `old_values`); `connection` (the editing socket) gets it with `req_id`.
+    @discardableResult
+    public func updateMessage(
+        channelUrl: String, id: Int64, _ update: MessageUpdate, by: String?, connection: ClientConnection? = nil, reqId: String? = nil,
+        origin: RequestOrigin
+    ) async throws -> MessagePayload {
+        guard let roster = try await roster(channelUrl) else {
+            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        guard let old = try await store.message(channelUrl, id: id), old.hiddenFor == nil || old.hiddenFor != by else {
+            throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
+        }
+        try requireMayChange(old, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
+        if let by, roster.channel.freeze, roster.member(by)?.role != "operator" {
+            throw SendbirdError(.channelFrozen, "The channel is frozen.")
+        }
+        if let text = update.message {
+            if text.isEmpty && old.type == "MESG" { throw SendbirdError.missing("message") }
+            if text.count > (old.type == "ADMM" ? 1000 : config.maxMessageLength) {
+                throw SendbirdError.tooLong("message", max: old.type == "ADMM" ? 1000 : config.maxMessageLength)
+            }
+        }
+        if let t = update.customType, t.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
+        if let d = update.data, d.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+        if let ids = update.mentionedUserIds, ids.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
+        try Self.checkMetaarray(update.metaarray?.items ?? [])
+        var change = MessageChange(updatedAt: now())
+        change.message = update.message
+        change.data = update.data
+        change.customType = update.customType
+        change.mentionType = update.mentionType.map { $0 == "channel" ? "channel" : "users" }
+        if let ids = update.mentionedUserIds {
+            let known = Set(try await store.users(ids).map(\.userId))
+            change.mentionedUserIds = ids.filter { known.contains($0) }
+        }
+        change.metaarray = update.metaarray
+        return try await sendQueue.run(channelUrl) {
+            let (before, after) = try await store.updateMessage(channelUrl, id: id, change)
+            var payload = try await presentMessages([after], extras: [.threadInfo, .parentInfo, .reactions])[0]
+            var oldValues: [String: String] = [:]
+            if before.message != after.message { oldValues["message"] = before.message }
+            if before.data != after.data { oldValues["data"] = before.data }
+            if before.customType != after.customType { oldValues["custom_type"] = before.customType }
+            if before.mentionType != after.mentionType { oldValues["mention_type"] = before.mentionType }
+            payload.oldValues = oldValues
+            let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
+            let command = after.type == "FILE" ? Command.updateFileMessage : Command.updateMessage
+            if let conn = connection, let req = reqId { conn.send(command.rawValue + Self.withReqId(json, req) + "\n") }
+            let audience = roster.members.filter { $0.userId != after.hiddenFor }
+            fanOut(command.rawValue + json + "\n", to: audience, except: reqId == nil ? nil : connection)
+            payload.reqId = reqId
+            return payload
+        }
+    }
+
+    /// Deletes a message: every member hears `DELM`, the one who deleted it included; a reply's
+    /// parent has its thread recounted (`MTHD`).
+    public func deleteMessage(channelUrl: String, id: Int64, by: String?, origin: RequestOrigin) async throws {
+        guard let roster = try await roster(channelUrl) else {
+            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        guard let m = try await store.message(channelUrl, id: id), m.hiddenFor == nil || m.hiddenFor != by else {
+            throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
+        }
+        try requireMayChange(m, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
+        try await sendQueue.run(channelUrl) {
+            let (_, parent) = try await store.deleteMessage(channelUrl, id: id)
+            fanOut(Self.frameText(.deleteMessage, DeleteMessageEvent(channelUrl: channelUrl, msgId: id, messageId: id)), to: roster.members)
+            if let parent { try await pushThreadInfo(parent, to: roster.members) }
+        }
+    }
+
+    /// `MTHD` with the parent's thread as it is now.
+    func pushThreadInfo(_ parent: MessageRecord, to members: [MemberRecord]) async throws {
+        let info = try await threadInfo(parent)
+        fanOut(Self.frameText(.threadInfo, ThreadInfoEvent(channelUrl: parent.channelUrl, parentMessageId: parent.messageId, threadInfo: info)), to: members)
+    }
+
+    func threadInfo(_ parent: MessageRecord) async throws -> ThreadInfo {
+        var repliers: [SenderPayload] = []
+        for id in parent.mostReplies { if let s = try await sender(id) { repliers.append(s) } }
+        return ThreadInfo(replyCount: parent.replyCount, mostReplies: repliers, lastRepliedAt: parent.lastRepliedAt, updatedAt: now())
+    }
+
+    // MARK: - Reactions
+
+    /// Adds (or removes) `userId`'s reaction `key` on a message; every member hears `MRCT`, the
+    /// reactor included.
+    @discardableResult
+    public func react(channelUrl: String, id: Int64, key: String, userId: String, add: Bool, origin: RequestOrigin) async throws -> ReactionEvent {
+        guard let roster = try await roster(channelUrl) else {
+            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        guard roster.member(userId)?.state == "joined" else {
+            throw SendbirdError(origin == .webSocket ? .notAMember : .unauthorizedRequest, "Not a member of the channel: \(channelUrl).")
+        }
+        if key.isEmpty { throw SendbirdError.missing("reaction") }
+        if key.count > Self.maxReactionKeyLength { throw SendbirdError.tooLong("reaction", max: Self.maxReactionKeyLength) }
+        guard let m = try await store.message(channelUrl, id: id), m.hiddenFor != userId else {
+            throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
+        }
+        if m.type == "ADMM" { throw SendbirdError(.invalidValue, "Admin messages take no reactions.") }
+        let t = now()
+        return try await sendQueue.run(channelUrl) {
+            if add {
+                let existing = try await store.reactions([id])[id] ?? []
+                if !existing.contains(where: { $0.key == key }) && Set(existing.map(\.key)).count >= Self.maxReactionKeys {
+                    throw SendbirdError(.tooManyItems, "A message takes at most \(Self.maxReactionKeys) different reactions.")
+                }
+            }
+            let changed = add
+                ? try await store.addReaction(id, key: key, userId: userId, at: t)
+                : try await store.deleteReaction(id, key: key, userId: userId)
+            let event = ReactionEvent(channelUrl: channelUrl, msgId: id, reaction: key, userId: userId, operation: add ? "ADD" : "DELETE", updatedAt: t)
+            if changed { fanOut(Self.frameText(.reaction, event), to: roster.members.filter { $0.userId != m.hiddenFor }) }
+            return event
+        }
+    }
+
+    // MARK: - Presenting
+
+    /// Messages with their users, and what `extras` asks for: thread info, the parents of replies,
+    /// reactions. Link previews and files are always there.
+    func presentMessages(_ records: [MessageRecord], extras: MessageExtras) async throws -> [MessagePayload] {
+        var parents: [Int64: MessageRecord] = [:]
+        if extras.contains(.parentInfo) {
+            let ids = Set(records.map(\.parentMessageId).filter { $0 != 0 })
+            for p in try await store.messages(ids: Array(ids)) { parents[p.messageId] = p }
+        }
+        var ids = Set<String>()
+        for r in records + Array(parents.values) {
+            if let s = r.senderId { ids.insert(s) }
+            ids.formUnion(r.mentionedUserIds)
+            if extras.contains(.threadInfo) { ids.formUnion(r.mostReplies) }
+        }
+        let users = Dictionary(uniqueKeysWithValues: try await store.users(Array(ids)).map { ($0.userId, $0) })
+        let reactions = extras.contains(.reactions) ? try await store.reactions(records.map(\.messageId)) : [:]
+        return records.map { r in
+            var p = Presenter.message(r, users: users)
+            if extras.contains(.threadInfo), r.replyCount > 0 || r.parentMessageId == 0 {
+                p.threadInfo = Presenter.threadInfo(r, users: users)
+            }
+            if let parent = parents[r.parentMessageId] { p.parentMessageInfo = Presenter.parentInfo(parent, users: users) }
+            if extras.contains(.reactions) { p.reactions = Presenter.reactions(reactions[r.messageId] ?? []) }
+            return p
+        }
+    }
+
+    static func checkMetaarray(_ items: [MetaArrayItem]) throws {
+        if items.count > 50 { throw SendbirdError(.tooManyItems, "Too many metaarray keys (at most 50).") }
+        for i in items {
+            if i.key.isEmpty { throw SendbirdError.missing("metaarray key") }
+            if i.key.count > 128 { throw SendbirdError.tooLong("metaarray key", max: 128) }
+            if i.value.count > 50 { throw SendbirdError(.tooManyItems, "Too many values under \(i.key) (at most 50).") }
+            for v in i.value where v.count > 190 { throw SendbirdError.tooLong("metaarray value", max: 190) }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import TernProtocol
+
+/// Message changes after sending: threads, updates, deletions, reactions, link previews, search.
+extension SQLiteStore {
+    // MARK: - Threads
+
+    /// Counts a new reply on its parent: one more reply, the time, the replier first among the latest.
+    static func addReply(_ db: Database, parentId: Int64, sender: String, at ms: Int64) throws -> MessageRecord? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT most_replies FROM messages WHERE message_id = ?", arguments: [parentId]) else {
+            return nil
+        }
+        var most = decodeJSON(row["most_replies"] ?? "[]", as: [String].self, default: [])
+        most.removeAll { $0 == sender }
+        most.insert(sender, at: 0)
+        try db.execute(
+            sql: "UPDATE messages SET reply_count = reply_count + 1, last_replied_at = max(last_replied_at, ?), most_replies = ? WHERE message_id = ?",
+            arguments: [ms, json(Array(most.prefix(10))), parentId])
+        return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [parentId]).map(messageRecord)
+    }
+
+    /// Recounts a parent's thread from its remaining replies.
+    static func recountThread(_ db: Database, parentId: Int64) throws -> MessageRecord? {
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE parent_message_id = ?", arguments: [parentId]) ?? 0
+        let last = try Int64.fetchOne(db, sql: "SELECT MAX(created_at) FROM messages WHERE parent_message_id = ?", arguments: [parentId]) ?? 0
+        let senders = try String.fetchAll(
+            db, sql: """
+                SELECT sender_id FROM messages WHERE parent_message_id = ? AND sender_id IS NOT NULL
+                GROUP BY sender_id ORDER BY MAX(created_at) DESC LIMIT 10
+                """,
+            arguments: [parentId])
+        try db.execute(
+            sql: "UPDATE messages SET reply_count = ?, last_replied_at = ?, most_replies = ? WHERE message_id = ?",
+            arguments: [count, last, json(senders), parentId])
+        return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [parentId]).map(messageRecord)
+    }
+
+    // MARK: - Update and delete
+
+    public func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord) {
+        try await pool.write { db in
+            guard let old = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
+                .map(Self.messageRecord)
+            else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
+            var new = old
+            if let v = change.message { new.message = v }
+            if let v = change.data { new.data = v }
+            if let v = change.customType { new.customType = v }
+            if let v = change.mentionType { new.mentionType = v }
+            if let v = change.mentionedUserIds { new.mentionedUserIds = v }
+            if let meta = change.metaarray { new.sortedMetaarray = Self.apply(meta, to: old.sortedMetaarray) }
+            new.updatedAt = max(change.updatedAt, old.createdAt)
+            try db.execute(
+                sql: """
+                    UPDATE messages SET message = ?, data = ?, custom_type = ?, mention_type = ?, mentioned_user_ids = ?,
+                      sorted_metaarray = ?, updated_at = ? WHERE message_id = ?
+                    """,
+                arguments: [
+                    new.message, new.data, new.customType, new.mentionType, Self.json(new.mentionedUserIds),
+                    Self.json(new.sortedMetaarray), new.updatedAt, id,
+                ])
+            return (old, new)
+        }
+    }
+
+    /// Applies a metaarray change: keys keep their first-seen order, values theirs.
+    static func apply(_ change: MetaArrayChange, to items: [MetaArrayItem]) -> [MetaArrayItem] {
+        var out = change.mode == .replace ? [] : items
+        for item in change.items {
+            let index = out.firstIndex { $0.key == item.key }
+            if change.mode != .remove {
+                if let i = index {
+                    for v in item.value where !out[i].value.contains(v) { out[i].value.append(v) }
+                } else if change.upsert || change.mode == .replace || item.value.isEmpty {
+                    var unique: [String] = []
+                    for v in item.value where !unique.contains(v) { unique.append(v) }
+                    out.append(MetaArrayItem(key: item.key, value: unique))
+                }
+            } else if let i = index {
+                if item.value.isEmpty { out.remove(at: i) } else { out[i].value.removeAll { item.value.contains($0) } }
+            }
+        }
+        return out
+    }
+
+    public func deleteMessage(_ channelUrl: String, id: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?) {
+        try await pool.write { db in
+            guard let m = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
+                .map(Self.messageRecord)
+            else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
+            try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [id])
+            // The channel's last message moves back to the newest one left.
+            let last = try Row.fetchOne(
+                db, sql: "SELECT message_id, created_at FROM messages WHERE channel_url = ? ORDER BY created_at DESC, message_id DESC LIMIT 1",
+                arguments: [channelUrl])
+            try db.execute(
+                sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ? AND (last_message_id = ? OR last_message_id IS NULL)",
+                arguments: [last?["message_id"] as Int64?, (last?["created_at"] as Int64?) ?? 0, channelUrl, id])
+            let parent = m.parentMessageId != 0 ? try Self.recountThread(db, parentId: m.parentMessageId) : nil
+            return (m, parent)
+        }
+    }
+
+    // MARK: - Reactions
+
+    public func addReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO reactions(message_id, key, user_id, updated_at) VALUES (?, ?, ?, ?)",
+                arguments: [messageId, key, userId, ms])
+            return db.changesCount > 0
+        }
+    }
+
+    public func deleteReaction(_ messageId: Int64, key: String, userId: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM reactions WHERE message_id = ? AND key = ? AND user_id = ?", arguments: [messageId, key, userId])
+            return db.changesCount > 0
+        }
+    }
+
+    public func reactionKeyCount(_ messageId: Int64) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT key) FROM reactions WHERE message_id = ?", arguments: [messageId]) ?? 0
+        }
+    }
+
+    public func reactions(_ messageIds: [Int64]) async throws -> [Int64: [ReactionRecord]] {
+        if messageIds.isEmpty { return [:] }
+        return try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY updated_at, user_id",
+                arguments: [Self.json(messageIds)])
+            var out: [Int64: [ReactionRecord]] = [:]
+            for r in rows {
+                let rec = ReactionRecord(messageId: r["message_id"], key: r["key"], userId: r["user_id"], updatedAt: r["updated_at"])
+                out[rec.messageId, default: []].append(rec)
+            }
+            return out
+        }
+    }
+
+    // MARK: - Link previews
+
+    public func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord? {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE messages SET og_tag = ? WHERE message_id = ?", arguments: [json, messageId])
+            return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [messageId]).map(Self.messageRecord)
+        }
+    }
+}
