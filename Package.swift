@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         // Wire types only: REST JSON models, the WebSocket frame codec, error codes. Foundation only.
@@ -33,8 +34,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                "CGD",
             ]
         ),
+        // The GD image library (thumbnails of uploaded images); only TernServer's Thumbnailer imports it.
+        .systemLibrary(name: "CGD", providers: [.apt(["libgd-dev"])]),
         // The client engine (filled by the engine issue).
         .target(
             name: "TernKit",

@@ -181,6 +181,37 @@ public struct FlexibleMetaArray: Codable, Sendable, Equatable {
     }
 }
 
+/// C→S `FILE`: a file message (one file flat, or `files`).
+public struct FileMessageRequest: Codable, Sendable {
+    public var channelUrl: String?
+    public var url: String?
+    public var name: String?
+    public var type: String?
+    public var size: FlexibleInt64?
+    public var thumbnails: [ThumbnailPayload]?
+    public var files: [FilePayload]?
+    /// The JS SDK sends the message's `data` as `custom`.
+    public var custom: String?
+    public var data: String?
+    public var customType: String?
+    public var requireAuth: Bool?
+    public var mentionType: String?
+    public var mentionedUserIds: [String]?
+    public var metaarray: FlexibleMetaArray?
+    public var parentMessageId: FlexibleInt64?
+    public var replyToChannel: Bool?
+    public var reqId: String?
+    public init(channelUrl: String, reqId: String?) {
+        self.channelUrl = channelUrl
+        self.reqId = reqId
+    }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url", url, name, type, size, thumbnails, files, custom, data, customType = "custom_type"
+        case requireAuth = "require_auth", mentionType = "mention_type", mentionedUserIds = "mentioned_user_ids", metaarray
+        case parentMessageId = "parent_message_id", replyToChannel = "reply_to_channel", reqId = "req_id"
+    }
+}
+
 /// C→S `MEDI`/`FEDI`: change a message.
 public struct UpdateMessageRequest: Codable, Sendable {
     public struct MetaArrayParams: Codable, Sendable {

@@ -70,6 +70,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     GroupChannelRoutes(rest: rest).register(on: router)
     MetadataRoutes(rest: rest).register(on: router)
     MessageRoutes(rest: rest).register(on: router)
+    FileRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

@@ -45,6 +45,10 @@ public struct ServerConfiguration: Sendable {
     /// Chat history on: new members see what was sent before they joined, and their read receipt starts at the
     /// last message; off: they see only what comes after their invitation, and their receipt starts at 0.
     public var chatHistoryForNewMembers = true
+    /// Largest file one upload may carry, in MB (`LOGI` `file_upload_size_limit`).
+    public var fileUploadSizeLimitMB = 25
+    /// Link previews: read pages that messages link to (off in tests that must not reach out).
+    public var linkPreviews = true
     /// After writing to a socket, wait this long before the next write so that frames arriving
     /// meanwhile share one WebSocket message. Bounds the latency it adds; 0 turns it off.
     public var writeCoalescingMicroseconds: Int64

@@ -29,6 +29,8 @@ public actor ChatApp {
     var dirty = true
     var finished: CheckedContinuation<Void, Never>?
     var done = false
+    /// Uploads by file path → request id, for their progress.
+    var uploadIds: [String: String] = [:]
 
     public init(client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String) {
         self.client = client
@@ -88,6 +90,11 @@ public actor ChatApp {
 
     func markDirty() { dirty = true }
 
+    func uploadProgress(path: String, sent: Int64, total: Int64) {
+        guard let id = uploadIds[path] else { return }
+        dispatch(.uploadProgress(requestId: id, sent: sent, total: total))
+    }
+
     func resized() {
         let (w, h) = surface.size()
         dispatch(.resized(width: w, height: h))
@@ -111,6 +118,83 @@ public actor ChatApp {
         switch effect {
         case .send(let text, let url):
             Task { await client.sendMessage(text, to: url) }
+        case .sendMessage(let params, let url):
+            Task { await client.sendMessage(params, to: url) }
+        case .editMessage(let m, let text):
+            Task {
+                do { try await client.updateMessage(m, MessageUpdateParams(text: text)) } catch { self.dispatch(.failed("edit: " + Self.describe(error))) }
+            }
+        case .deleteMessage(let m):
+            Task {
+                do { try await client.deleteMessage(m) } catch { self.dispatch(.failed("delete: " + Self.describe(error))) }
+            }
+        case .react(let m, let key, let add):
+            Task {
+                do {
+                    if add { try await client.addReaction(m, key: key) } else { try await client.deleteReaction(m, key: key) }
+                } catch {
+                    self.dispatch(.failed("reaction: " + Self.describe(error)))
+                }
+            }
+        case .openThread(let parent):
+            Task {
+                do { self.dispatch(.threadLoaded(try await client.thread(of: parent))) } catch { self.dispatch(.failed("thread: " + Self.describe(error))) }
+            }
+        case .searchMessages(let query):
+            Task {
+                do {
+                    var q = MessageSearchQuery(keyword: query)
+                    q.limit = 50
+                    q.order = .timestamp
+                    q.reverse = true
+                    q.advanced = MessageSearchQuery.looksAdvanced(query)
+                    let r = try await client.searchMessages(q)
+                    self.dispatch(.searchResults(query: query, r.messages, hasMore: r.hasNext))
+                } catch {
+                    self.dispatch(.searchResults(query: query, [], hasMore: false))
+                    self.dispatch(.failed("search: " + Self.describe(error)))
+                }
+            }
+        case .jump(let m):
+            Task {
+                do {
+                    let page = try await client.messages(around: m)
+                    self.dispatch(.jumped(url: m.channelUrl, page: page, messageId: m.messageId))
+                } catch {
+                    self.dispatch(.failed("jump: " + Self.describe(error)))
+                }
+            }
+        case .upload(let path, let url):
+            Task {
+                let name = (path as NSString).lastPathComponent
+                do {
+                    let requestId = try await client.sendFile(path: path, to: url) { sent, total in
+                        Task { await self.uploadProgress(path: path, sent: sent, total: total) }
+                    }
+                    self.uploadIds[path] = requestId
+                    self.dispatch(.uploadStarted(requestId: requestId, Upload(channelUrl: url, name: name)))
+                } catch {
+                    self.dispatch(.failed("\(name): " + Self.describe(error)))
+                }
+            }
+        case .cancelUpload(let requestId):
+            Task {
+                if await client.cancelUpload(requestId) {
+                    self.dispatch(.uploadFinished(requestId: requestId, error: "cancelled"))
+                } else {
+                    self.dispatch(.notice("nothing to cancel: the upload had finished"))
+                }
+            }
+        case .download(let m, let directory):
+            Task {
+                do {
+                    let dir = directory.isEmpty ? FileManager.default.currentDirectoryPath : directory
+                    let paths = try await client.download(m, to: dir)
+                    self.dispatch(.notice("saved " + paths.joined(separator: ", ")))
+                } catch {
+                    self.dispatch(.failed("download: " + Self.describe(error)))
+                }
+            }
         case .openDirect(let user):
             Task {
                 do { self.dispatch(.opened(try await client.directChannel(with: user))) } catch { self.dispatch(.failed(Self.describe(error))) }

@@ -53,14 +53,44 @@ public struct Reducer: Sendable {
             }
             if state.browser != nil, key != .ctrl("c") { return browserKey(key, &state) }
             if let url = state.info, key != .ctrl("c") { return infoKey(key, url: url, &state) }
+            if state.search != nil, key != .ctrl("c") { return searchKey(key, &state) }
+            if state.picker != nil, key != .ctrl("c") { return pickerKey(key, &state) }
+            switch key {
+            case .up where state.input.isEmpty:
+                if !startEditing(&state) { state.notice = "nothing of yours to edit here" }
+                return []
+            case .escape where state.editing != nil || state.replyingTo != nil:
+                state.editing = nil
+                state.replyingTo = nil
+                state.input = []
+                state.cursor = 0
+                return []
+            case .escape where state.thread != nil:
+                state.thread = nil
+                state.scroll = 0
+                return []
+            case .ctrl("r"):
+                guard !Self.visibleMessages(state).isEmpty else {
+                    state.notice = "no message to pick"
+                    return []
+                }
+                state.picker = MessagePicker()
+                return []
+            case .ctrl("k"):
+                state.search = SearchView()
+                return []
+            case .tab:
+                completeMention(&state)
+                return []
+            default:
+                break
+            }
             if let command = keys.command(for: key) { return run(command, &state) }
             switch key {
             case .char(let c):
                 state.input.insert(c, at: state.cursor)
                 state.cursor += 1
                 return typingEffect(state)
-            case .tab:
-                return []
             default:
                 return []
             }
@@ -120,6 +150,54 @@ public struct Reducer: Sendable {
 
         case .failed(let text):
             state.notice = text
+            return []
+
+        case .threadLoaded(let t):
+            guard var view = state.thread, view.parent.messageId == t.parent.messageId else { return [] }
+            view.parent = t.parent
+            // Keep replies that arrived while loading.
+            let known = Set(t.replies.map(\.messageId))
+            view.replies = t.replies + view.replies.filter { !known.contains($0.messageId) || $0.messageId == 0 }
+            view.loading = false
+            state.thread = view
+            return []
+
+        case .searchResults(let query, let results, let hasMore):
+            guard var s = state.search else { return [] }
+            s.loading = false
+            s.results = results
+            s.answered = query
+            s.hasMore = hasMore
+            s.selected = 0
+            state.search = s
+            return []
+
+        case .jumped(let url, let page, let id):
+            state.loadingHistory.remove(url)
+            state.messages[url] = page.messages
+            state.hasPrevious[url] = page.hasPrevious
+            state.highlight = id
+            // Put the message near the middle of the pane: scroll up past the lines below it.
+            if state.pane.width > 0, let i = page.messages.firstIndex(where: { $0.messageId == id }) {
+                var after = state
+                after.messages[url] = Array(page.messages.prefix(i + 1))
+                let below = layout.lineCount(state, width: state.pane.width) - layout.lineCount(after, width: state.pane.width)
+                state.scroll = max(0, min(below - state.pane.height / 2, maxScroll(state)))
+            }
+            return []
+
+        case .uploadStarted(let id, let upload):
+            state.uploads[id] = upload
+            return []
+
+        case .uploadProgress(let id, let sent, let total):
+            state.uploads[id]?.sent = sent
+            state.uploads[id]?.total = total
+            return []
+
+        case .uploadFinished(let id, let error):
+            let name = state.uploads.removeValue(forKey: id)?.name ?? "the file"
+            state.notice = error.map { "\(name): \($0)" } ?? "\(name) sent"
             return []
         }
     }
@@ -380,7 +458,7 @@ public struct Reducer: Sendable {
         }
         state.scroll = 0
         let body = text.hasPrefix("//") ? String(text.dropFirst()) : text
-        return [.typing(channelUrl: url, started: false), .send(text: body, channelUrl: url)]
+        return [.typing(channelUrl: url, started: false)] + sendEffects(body, url: url, &state)
     }
 
     func select(_ url: String, _ state: inout AppState) -> [Effect] {
@@ -479,6 +557,7 @@ public struct Reducer: Sendable {
         case .channelEvent(let url, let kind):
             if let text = Self.describe(kind, channel: url, state) { state.notice = text }
         case .messagePending(let m):
+            if let t = state.thread, m.parentMessageId == t.parent.messageId { state.thread?.replies.append(m) }
             state.messages[m.channelUrl, default: []].append(m)
         case .messageSent(let m), .messageFailed(let m):
             var list = state.messages[m.channelUrl] ?? []
@@ -488,9 +567,15 @@ public struct Reducer: Sendable {
                 list.append(m)
             }
             state.messages[m.channelUrl] = list
+            if let i = state.thread?.replies.firstIndex(where: { $0.requestId != nil && $0.requestId == m.requestId }) {
+                state.thread?.replies[i] = m
+            }
         case .messageReceived(let m):
             if state.messages[m.channelUrl] != nil, !(state.messages[m.channelUrl]!.contains { $0.messageId == m.messageId }) {
                 state.messages[m.channelUrl]!.append(m)
+            }
+            if let t = state.thread, m.parentMessageId == t.parent.messageId, !t.replies.contains(where: { $0.messageId == m.messageId }) {
+                state.thread?.replies.append(m)
             }
             if let i = state.typers[m.channelUrl]?.firstIndex(where: { $0.userId == m.sender?.userId }) {
                 state.typers[m.channelUrl]?.remove(at: i)
@@ -516,6 +601,8 @@ public struct Reducer: Sendable {
             state.notice = "blocked \(u.displayName): their messages no longer count as unread"
         case .userUnblocked(let u):
             state.notice = "unblocked \(u.displayName)"
+        case .messageUpdated, .messageDeleted, .reactionUpdated, .threadInfoUpdated:
+            applyMessageChange(event, &state)
         case .readReceiptUpdated, .deliveryReceiptUpdated, .reconnectStarted, .reconnectSucceeded:
             break
         }

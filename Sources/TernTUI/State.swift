@@ -95,6 +95,20 @@ public struct AppState: Sendable, Equatable {
     public var notice: String?
     public var totalUnread = 0
     public var quitting = false
+    /// The message the input line edits (↑ on an empty line picks the last own one).
+    public var editing: Message?
+    /// The message the next send replies to.
+    public var replyingTo: Message?
+    /// Picking a message (Ctrl-R) to reply to, react to, edit, delete or open its thread.
+    public var picker: MessagePicker?
+    /// A thread on screen instead of the channel: sending replies to its parent.
+    public var thread: ThreadView?
+    /// The message search view.
+    public var search: SearchView?
+    /// A message to show marked (a search result jumped to).
+    public var highlight: Int64?
+    /// Uploads in progress: request id → what is known.
+    public var uploads: [String: Upload] = [:]
 
     public init(me: User, server: String) {
         self.me = me
@@ -103,6 +117,52 @@ public struct AppState: Sendable, Equatable {
 
     public var selectedChannel: GroupChannel? { channels.first { $0.url == selected } }
     public var inputText: String { String(input) }
+}
+
+/// Picking one message of the pane: `index` counts from the newest (0).
+public struct MessagePicker: Sendable, Equatable {
+    public var index = 0
+    /// Waiting for y/n before deleting the picked message.
+    public var confirmDelete = false
+    /// The reaction palette is open, at this position.
+    public var reaction: Int?
+    public init() {}
+}
+
+/// A thread: its parent and replies.
+public struct ThreadView: Sendable, Equatable {
+    public var channelUrl: String
+    public var parent: Message
+    public var replies: [Message] = []
+    public var loading = true
+    public init(channelUrl: String, parent: Message) {
+        self.channelUrl = channelUrl
+        self.parent = parent
+    }
+}
+
+/// Message search: the query typed, the results, the one chosen.
+public struct SearchView: Sendable, Equatable {
+    public var query = ""
+    public var results: [Message] = []
+    public var selected = 0
+    public var loading = false
+    /// The query the results answer.
+    public var answered: String?
+    public var hasMore = false
+    public init() {}
+}
+
+/// A file on its way up.
+public struct Upload: Sendable, Equatable {
+    public var channelUrl: String
+    public var name: String
+    public var sent: Int64 = 0
+    public var total: Int64 = 0
+    public init(channelUrl: String, name: String) {
+        self.channelUrl = channelUrl
+        self.name = name
+    }
 }
 
 /// The channel browser: public channels to join, or the user's hidden and archived ones to bring back.
@@ -155,11 +215,30 @@ public enum Action: Sendable {
     case notice(String)
     /// Channels for the browser, for the query they answer.
     case browserResults(kind: Browser.Kind, query: String, [GroupChannel])
+    case threadLoaded(MessageThread)
+    case searchResults(query: String, [Message], hasMore: Bool)
+    /// History around a message (a search result), which is then shown marked.
+    case jumped(url: String, page: MessagePage, messageId: Int64)
+    case uploadStarted(requestId: String, Upload)
+    case uploadProgress(requestId: String, sent: Int64, total: Int64)
+    case uploadFinished(requestId: String, error: String?)
 }
 
 /// What the reducer asks the outside world to do.
 public enum Effect: Sendable, Equatable {
     case send(text: String, channelUrl: String)
+    /// A message with mentions or a parent.
+    case sendMessage(UserMessageParams, channelUrl: String)
+    case editMessage(Message, text: String)
+    case deleteMessage(Message)
+    case react(Message, key: String, add: Bool)
+    case openThread(Message)
+    case searchMessages(query: String)
+    /// Load history around a message and show it.
+    case jump(Message)
+    case upload(path: String, channelUrl: String)
+    case cancelUpload(requestId: String)
+    case download(Message, directory: String)
     case openDirect(userId: String)
     case createGroup(name: String, userIds: [String])
     case loadHistory(channelUrl: String, before: Millis?)

@@ -127,18 +127,29 @@ extension ChatClient {
     /// `messagePending`); `messageSent` or `messageFailed` follows with the same `requestId`.
     @discardableResult
     public func sendMessage(_ text: String, to url: String) -> Message {
-        let pending = makePending(text, to: url)
+        sendMessage(UserMessageParams(text), to: url)
+    }
+
+    /// Sends a user message with its options (mentions, data, custom type, metaarray, a parent to
+    /// reply to): returns the pending copy at once, like ``sendMessage(_:to:)``.
+    @discardableResult
+    public func sendMessage(_ params: UserMessageParams, to url: String) -> Message {
+        let pending = makePending(params, to: url)
         hub.emit(.messagePending(pending))
-        Task { _ = await self.deliver(pending) }
+        Task { _ = await self.deliver(pending, params) }
         return pending
     }
 
     /// Sends a user message and waits for the server: returns the stored message or throws the
     /// server's error (900020 not a member, 900500 unknown channel, 900200 flooding…).
     public func sendMessageAndWait(_ text: String, to url: String) async throws -> Message {
-        let pending = makePending(text, to: url)
+        try await sendMessageAndWait(UserMessageParams(text), to: url)
+    }
+
+    public func sendMessageAndWait(_ params: UserMessageParams, to url: String) async throws -> Message {
+        let pending = makePending(params, to: url)
         hub.emit(.messagePending(pending))
-        let result = await deliver(pending)
+        let result = await deliver(pending, params)
         switch result {
         case .success(let m): return m
         case .failure(let e): throw e
@@ -148,23 +159,44 @@ extension ChatClient {
     /// Sends a failed message again, under a new request id.
     @discardableResult
     public func resend(_ failed: Message) -> Message {
-        sendMessage(failed.text, to: failed.channelUrl)
+        var params = UserMessageParams(failed.text)
+        params.data = failed.data
+        params.customType = failed.customType
+        params.mentionedUserIds = failed.mentionedUserIds
+        params.mentionType = failed.mentionType
+        params.metaarray = failed.metaarray
+        params.parentMessageId = failed.parentMessageId
+        params.replyToChannel = failed.isReplyToChannel
+        return sendMessage(params, to: failed.channelUrl)
     }
 
-    func makePending(_ text: String, to url: String) -> Message {
-        Message(
-            messageId: 0, requestId: "rq-" + newRequestId(), channelUrl: url, text: text,
-            sender: currentUser ?? User(userId: me), createdAt: clock.now(), status: .pending)
+    func makePending(_ params: UserMessageParams, to url: String) -> Message {
+        var m = Message(
+            messageId: 0, requestId: "rq-" + newRequestId(), channelUrl: url, text: params.text,
+            sender: currentUser ?? User(userId: me), createdAt: clock.now(), customType: params.customType, data: params.data,
+            mentionedUserIds: params.mentionedUserIds, status: .pending)
+        m.mentionType = params.mentionType
+        m.parentMessageId = params.parentMessageId
+        m.isReplyToChannel = params.replyToChannel
+        m.metaarray = params.metaarray
+        return m
     }
 
-    func deliver(_ pending: Message) async -> Result<Message, SendbirdError> {
+    func deliver(_ pending: Message, _ params: UserMessageParams) async -> Result<Message, SendbirdError> {
         let reqId = pending.requestId ?? newRequestId()
         do {
             guard !pending.text.isEmpty else { throw SendbirdError(.invalidParameter, "the message is empty") }
             guard !pending.channelUrl.isEmpty else { throw SendbirdError(.invalidParameter, "no channel given") }
             var body = SendMessageRequest(channelUrl: pending.channelUrl, message: pending.text, reqId: reqId)
-            body.mentionType = "users"
-            body.mentionedUserIds = []
+            body.mentionType = params.mentionType
+            body.mentionedUserIds = params.mentionedUserIds
+            if !params.data.isEmpty { body.data = params.data }
+            if !params.customType.isEmpty { body.customType = params.customType }
+            if !params.metaarray.isEmpty { body.metaarray = FlexibleMetaArray(params.metaarray) }
+            if params.parentMessageId != 0 {
+                body.parentMessageId = FlexibleInt64(params.parentMessageId)
+                body.replyToChannel = params.replyToChannel
+            }
             let reply = try await request(try Frame(command: .message, body), reqId: reqId)
             if reply.command == .error {
                 let e = try reply.decode(ErrorPayload.self)
@@ -196,7 +228,8 @@ extension ChatClient {
         let n = min(max(limit, 1), 200)
         let query: [(String, String)] = [
             ("message_ts", String(before ?? 9_007_199_254_740_991)), ("prev_limit", String(n)), ("next_limit", "0"),
-            ("include", "false"), ("reverse", "false"), ("include_reply_type", "none"),
+            ("include", "false"), ("reverse", "false"), ("include_reply_type", "only_reply_to_channel"),
+            ("include_thread_info", "true"), ("include_reactions", "true"), ("include_parent_message_info", "true"),
         ]
         let page = try await rest.request(
             "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(url))/messages", query), sessionKey: key,

@@ -129,6 +129,7 @@ extension ChatClient {
         case .message, .file, .adminMessage, .broadcastMessage: handleMessage(frame, now: now, server: serverTotal)
         case .read: handleRead(frame, server: serverTotal)
         case .userEvent: handleUserEvent(frame)
+        case .updateMessage, .updateFileMessage, .deleteMessage, .reaction, .threadInfo: handleMessageChange(frame)
         case .delivery:
             guard let e = try? frame.decode(DeliveryEvent.self) else { return }
             if store.applyDelivery(url: e.channelUrl, updated: e.updated) {
@@ -179,6 +180,8 @@ extension ChatClient {
         }
         if login.reqId != nil, resolveAck(login.reqId, with: frame) { return }
         currentUser = User(userId: login.userId, nickname: login.nickname, profileUrl: login.profileUrl)
+        fileKey = login.ekey.isEmpty ? nil : login.ekey
+        fileSizeLimitMB = login.fileUploadSizeLimit > 0 ? login.fileUploadSizeLimit : 25
         if store.me != login.userId { store = ChannelStore(me: login.userId) }
         store.resetTotal(login.unreadCnt)
         store.maxUnreadOnSuper = login.maxUnreadCntOnSuperGroup > 0 ? login.maxUnreadCntOnSuperGroup : 100

@@ -39,6 +39,14 @@ public actor ChatClient {
     var refreshing: [String: Int] = [:]
     /// The user's totals that came with a channel event, for the removal that event leads to.
     var serverTotals: [String: UnreadCount] = [:]
+    /// Messages whose deletion was already announced (the deleter hears it twice: answer and `DELM`).
+    var deletedSeen: [Int64] = []
+    /// The per-user key that downloads files (`LOGI` `ekey`).
+    var fileKey: String?
+    /// Largest upload, in MB (`LOGI` `file_upload_size_limit`).
+    var fileSizeLimitMB = 25
+    /// Uploads in progress by request id.
+    var uploads: [String: UploadHandle] = [:]
     /// Whether the blocked-user list has been read since login.
     var blockedLoaded = false
     var channelListToken: String?

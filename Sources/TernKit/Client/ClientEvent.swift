@@ -26,6 +26,13 @@ public enum ClientEvent: Sendable, Equatable {
     case messageFailed(Message)
     /// A message from someone else, or from ourselves on another device.
     case messageReceived(Message)
+    /// A message changed (text, data, custom type, mentions, metaarray, link preview).
+    case messageUpdated(Message)
+    case messageDeleted(channelUrl: String, messageId: Int64)
+    /// `userId` added (or took away) reaction `key` on a message.
+    case reactionUpdated(channelUrl: String, messageId: Int64, key: String, userId: String, added: Bool)
+    /// A parent's thread changed (a reply came or went).
+    case threadInfoUpdated(channelUrl: String, parentMessageId: Int64, ThreadSummary)
 
     case typingStarted(channelUrl: String, user: User)
     /// `expired`: no end came within the expiry after the last start.

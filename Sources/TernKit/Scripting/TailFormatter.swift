@@ -106,6 +106,17 @@ public struct TailFormatter: Sendable {
                 "\(channelName(c.url)) joined (\(c.unreadMessageCount) unread)")
         case .channelDeleted(let url):
             return (["type": "channel_deleted", "channel_url": url], "\(channelName(url)) is gone")
+        case .messageUpdated(let m):
+            return (["type": "message_updated", "channel_url": m.channelUrl, "message_id": m.messageId, "text": m.text],
+                "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin") edited: \(m.text)")
+        case .messageDeleted(let url, let id):
+            return (["type": "message_deleted", "channel_url": url, "message_id": id], "\(channelName(url)) message \(id) deleted")
+        case .reactionUpdated(let url, let id, let key, let user, let added):
+            return (["type": "reaction", "channel_url": url, "message_id": id, "key": key, "user_id": user, "operation": added ? "add" : "delete"],
+                "\(channelName(url)) \(user) \(added ? "reacted" : "took back") :\(key): on \(id)")
+        case .threadInfoUpdated(let url, let parent, let t):
+            return (["type": "thread", "channel_url": url, "parent_message_id": parent, "reply_count": t.replyCount],
+                "\(channelName(url)) thread of \(parent): \(t.replyCount) replies")
         case .userBlocked(let u):
             return (["type": "user_blocked", "user_id": u.userId], "blocked \(u.displayName)")
         case .userUnblocked(let u):

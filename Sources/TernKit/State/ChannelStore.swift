@@ -133,6 +133,23 @@ public struct ChannelStore: Sendable, Equatable {
         return effect
     }
 
+    /// A message changed: the channel's last message follows. Returns whether the channel changed.
+    public mutating func applyUpdated(_ message: Message) -> Bool {
+        guard var c = channels[message.channelUrl], c.lastMessage?.messageId == message.messageId, message.messageId > 0 else { return false }
+        c.lastMessage = message
+        channels[message.channelUrl] = c
+        return true
+    }
+
+    /// A message was deleted. Returns true when it was the channel's last message (which is now
+    /// unknown until the channel is read again).
+    public mutating func applyDeleted(url: String, id: Int64) -> Bool {
+        guard var c = channels[url], c.lastMessage?.messageId == id else { return false }
+        c.lastMessage = nil
+        channels[url] = c
+        return true
+    }
+
     /// A message we sent was stored (the server's acknowledgement).
     public mutating func applySent(_ message: Message) {
         guard var c = channels[message.channelUrl] else { return }

@@ -70,6 +70,20 @@ public struct Message: Sendable, Equatable, Identifiable, Codable {
     public var mentionedUserIds: [String]
     /// `users` (those in ``mentionedUserIds``) or `channel` (everyone).
     public var mentionType = "users"
+    /// A reply: its parent's id (0: not a reply), and whether it also shows in the channel.
+    public var parentMessageId: Int64 = 0
+    public var isReplyToChannel = false
+    /// A reply's parent as the server described it.
+    public var parent: ParentSummary?
+    /// A parent's thread.
+    public var thread: ThreadSummary?
+    /// Reactions: each key with who reacted, in the order keys first appeared.
+    public var reactions: [Reaction] = []
+    /// The link preview of the first URL in the text.
+    public var preview: OGMetaData?
+    /// `FILE`: the files.
+    public var files: [FilePayload] = []
+    public var metaarray: [MetaArrayItem] = []
     public var status: SendingStatus
     public var error: SendbirdError?
 
@@ -101,7 +115,18 @@ public struct Message: Sendable, Equatable, Identifiable, Codable {
             customType: p.customType, data: p.data, silent: p.silent, mentionedUserIds: p.mentionedUsers.map(\.userId)
         )
         mentionType = p.mentionType
+        parentMessageId = p.parentMessageId
+        isReplyToChannel = p.isReplyToChannel
+        parent = p.parentMessageInfo.map { ParentSummary(messageId: $0.messageId, text: $0.message, sender: $0.user.map(User.init), createdAt: $0.ts) }
+        thread = p.threadInfo.flatMap { $0.replyCount > 0 ? ThreadSummary($0) : nil }
+        reactions = (p.reactions ?? []).map { Reaction(key: $0.key, userIds: $0.userIds) }
+        preview = p.ogTag
+        files = p.files ?? p.file.map { [$0] } ?? []
+        metaarray = p.sortedMetaarray
     }
+
+    /// Whether the message was changed after it was sent.
+    public var isEdited: Bool { updatedAt > createdAt && kind != .admin }
 
     /// Whether the message mentions `userId` (by name, or everyone with a channel mention).
     public func mentions(_ userId: String) -> Bool {
@@ -122,6 +147,36 @@ extension SendbirdError: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(code.rawValue, forKey: .code)
         try c.encode(message, forKey: .message)
+    }
+}
+
+/// What a reply shows of its parent.
+public struct ParentSummary: Sendable, Equatable, Codable {
+    public var messageId: Int64
+    public var text: String
+    public var sender: User?
+    public var createdAt: Millis
+}
+
+/// A parent's thread: replies, when the last came, the latest repliers.
+public struct ThreadSummary: Sendable, Equatable, Codable {
+    public var replyCount: Int
+    public var lastRepliedAt: Millis
+    public var repliers: [User]
+    init(_ t: ThreadInfo) {
+        replyCount = t.replyCount
+        lastRepliedAt = t.lastRepliedAt
+        repliers = t.mostReplies.map(User.init)
+    }
+}
+
+/// One reaction key and who reacted with it.
+public struct Reaction: Sendable, Equatable, Codable {
+    public var key: String
+    public var userIds: [String]
+    public init(key: String, userIds: [String]) {
+        self.key = key
+        self.userIds = userIds
     }
 }
 

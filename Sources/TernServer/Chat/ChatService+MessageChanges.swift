@@ -233,3 +233,74 @@ extension ChatService {
         }
     }
 }
+
+/// A message search as the SDKs and the Platform API ask for it.
+public struct MessageSearchRequest: Sendable {
+    public var keyword: String
+    public var advanced = false
+    public var exactMatch = false
+    public var channelUrl: String?
+    public var channelCustomType: String?
+    public var from: Int64?
+    public var to: Int64?
+    /// `score` or `ts`.
+    public var sortField = "score"
+    public var reverse = false
+    public var limit = 20
+    /// Where the previous page ended (`end_cursor`).
+    public var after: String?
+    public init(keyword: String) { self.keyword = keyword }
+}
+
+/// One page of search results.
+public struct MessageSearchPage: Encodable, Sendable {
+    public let results: [MessagePayload]
+    public let hasNext: Bool
+    public let endCursor: String
+    public let totalCount: Int
+    enum CodingKeys: String, CodingKey { case results, hasNext = "has_next", endCursor = "end_cursor", totalCount = "total_count" }
+}
+
+extension ChatService {
+    /// Searches the messages `viewer` may read (every channel for the Platform API).
+    public func searchMessages(_ r: MessageSearchRequest, viewer: String?) async throws -> MessageSearchPage {
+        if r.keyword.trimmingCharacters(in: .whitespaces).isEmpty { throw SendbirdError.missing("query") }
+        if r.keyword.count > 1000 { throw SendbirdError.tooLong("query", max: 1000) }
+        guard (1...100).contains(r.limit) else { throw SendbirdError(.invalidValue, "Invalid value: \"limit\" must be 1 to 100.") }
+        guard r.sortField == "score" || r.sortField == "ts" else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"sort_field\" must be score or ts.")
+        }
+        if let url = r.channelUrl, let viewer {
+            let channel = try await requireChannel(url)
+            _ = try await requireMember(channel, viewer, code: .unauthorizedRequest)
+        }
+        let store = self.store
+        let match: String
+        if r.advanced {
+            let expression = try await SearchQuery.advanced(r.keyword) { pattern in try await store.searchVocabulary(pattern) }
+            match = expression
+        } else {
+            match = "message : (" + (try SearchQuery.plain(r.keyword, exact: r.exactMatch)) + ")"
+        }
+        var q = MessageSearch(match: match)
+        q.userId = viewer
+        q.channelUrl = r.channelUrl
+        q.channelCustomType = r.channelCustomType
+        q.from = r.from
+        q.to = r.to
+        q.byScore = r.sortField == "score"
+        q.newestFirst = r.reverse
+        q.limit = r.limit
+        if let after = r.after, !after.isEmpty {
+            guard let data = Data(base64Encoded: after), let n = Int(String(decoding: data, as: UTF8.self)), n >= 0 else {
+                throw SendbirdError(.invalidValue, "Invalid value: \"after\".")
+            }
+            q.offset = n
+        }
+        let (records, total) = try await store.searchMessages(q)
+        let end = q.offset + records.count
+        let results = try await presentMessages(records, extras: [.parentInfo])
+        return MessageSearchPage(
+            results: results, hasNext: end < total, endCursor: Data(String(end).utf8).base64EncodedString(), totalCount: total)
+    }
+}

@@ -57,7 +57,8 @@ extension ChatService {
         if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
         if let r = out.reqId, r.utf8.count > 128 { throw SendbirdError.tooLong("req_id", max: 128) }
         try Self.checkMetaarray(out.sortedMetaarray)
-        if origin == .webSocket && !rateLimiter.allow(userId, nowMs: t0) {
+        // Flood protection per user in a channel: the excess is refused and not stored.
+        if origin == .webSocket && !rateLimiter.allow(userId + "\u{0}" + out.channelUrl, nowMs: t0) {
             throw SendbirdError(.tooManyMessages, "Too many messages: at most \(Int(config.maxMessagesPerSecond)) per second.")
         }
         let senderPayload = try await sender(userId)

@@ -17,6 +17,8 @@ public final class ChatService: Sendable {
     let rosters = ShardedCache<ChannelRoster>()
     let senders = ShardedCache<SenderPayload>()
     let sessionsCreated = Atomic<Int>(0)
+    /// Uploaded files, encrypted at rest (nil when the data directory cannot hold them).
+    public let files: FileVault?
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store
@@ -25,6 +27,7 @@ public final class ChatService: Sendable {
         self.registry = ConnectionRegistry()
         self.rateLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()
+        self.files = try? FileVault(directory: config.dataDirectory + "/files")
     }
 
     var clock: any ServerClock { config.clock }

@@ -119,7 +119,9 @@ struct WebSocketGateway: Sendable {
             let unread = try await service.unreadCount(userId: user.userId)
             var payload = Presenter.user(user, online: true)
             payload.hasEverLoggedIn = true
-            let login = LoginPayload(user: payload, key: key, loginTs: service.now(), unread: unread, appId: config.appId)
+            var login = LoginPayload(user: payload, key: key, loginTs: service.now(), unread: unread, appId: config.appId)
+            login.ekey = try await service.issueFileKey(userId: user.userId)
+            login.fileUploadSizeLimit = config.fileUploadSizeLimitMB
             conn.send(ChatService.frameText(.login, login))
         } catch {
             await refuse(outbound, error)
@@ -288,7 +290,28 @@ struct WebSocketGateway: Sendable {
                     enum CodingKeys: String, CodingKey { case key, newKey = "new_key", reqId = "req_id" }
                 }
                 conn.send(ChatService.frameText(.login, Refreshed(key: key, newKey: key, reqId: reqId)))
-            case .file, .enter, .exit:
+            case .file:
+                let r = try decode(FileMessageRequest.self, frame)
+                reqId = r.reqId
+                channelUrl = r.channelUrl
+                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                var files: [OutgoingFile] = []
+                if let many = r.files, !many.isEmpty {
+                    files = many.map { OutgoingFile(url: $0.url, name: $0.name, type: $0.type, size: $0.size, thumbnails: $0.thumbnails) }
+                } else if let u = r.url {
+                    files = [OutgoingFile(url: u, name: r.name ?? "", type: r.type ?? "", size: Int(r.size?.value ?? 0), thumbnails: r.thumbnails ?? [])]
+                }
+                var out = OutgoingFileMessage(channelUrl: url, files: files)
+                out.data = r.custom ?? r.data ?? ""
+                out.customType = r.customType ?? ""
+                out.mentionType = r.mentionType ?? "users"
+                out.mentionedUserIds = r.mentionedUserIds ?? []
+                out.sortedMetaarray = r.metaarray?.items ?? []
+                out.parentMessageId = r.parentMessageId?.value ?? 0
+                out.replyToChannel = r.replyToChannel ?? false
+                out.reqId = r.reqId
+                try await service.sendFileMessage(from: user.userId, out, connection: conn, origin: .webSocket)
+            case .enter, .exit:
                 let obj = (try? JSONSerialization.jsonObject(with: frame.payload) as? [String: Any]) ?? [:]
                 reqId = obj["req_id"] as? String
                 channelUrl = obj["channel_url"] as? String

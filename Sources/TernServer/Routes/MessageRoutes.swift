@@ -21,6 +21,28 @@ struct MessageRoutes: Sendable {
         router.post("/v3/group_channels/:channel_url/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: true) }
         router.delete("/v3/group_channels/:channel_url/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: false) }
         router.get("/v3/group_channels/:channel_url/messages/:message_id/reactions") { req, ctx in try await reactions(req, ctx) }
+        router.get("/v3/search/messages") { req, ctx in try await search(req, ctx) }
+    }
+
+    func search(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let q = QueryParameters(req.uri.query)
+        guard let keyword = q.string("query") else { throw SendbirdError.missing("query") }
+        var r = MessageSearchRequest(keyword: keyword)
+        r.advanced = try q.bool("advanced_query", default: false)
+        r.exactMatch = try q.bool("exact_match", default: false)
+        r.channelUrl = q.nonEmpty("channel_url")
+        r.channelCustomType = q.nonEmpty("custom_type") ?? q.nonEmpty("channel_custom_type")
+        if let from = try q.int("message_ts_from"), from > 0 { r.from = from }
+        if let to = try q.int("message_ts_to"), to > 0 { r.to = to }
+        r.sortField = q.nonEmpty("sort_field") ?? "score"
+        r.reverse = try q.bool("reverse", default: false)
+        r.limit = try q.int("limit", default: 20, range: 1...100)
+        r.after = q.nonEmpty("after")
+        // The Platform API may search as a user.
+        var viewer = caller.userId
+        if viewer == nil, let given = q.nonEmpty("user_id") { viewer = given }
+        return try rest.json(try await service.searchMessages(r, viewer: viewer))
     }
 
     func messageId(_ ctx: some RequestContext) throws -> Int64 {

@@ -351,3 +351,35 @@ public struct MetacounterResult: Sendable, Equatable {
     public var deleted: [String] = []
     public init() {}
 }
+
+/// A message search: an FTS5 expression and the filters around it.
+public struct MessageSearch: Sendable {
+    public var match: String
+    /// Only channels this user has joined (and what their history shows); nil: every channel.
+    public var userId: String?
+    public var channelUrl: String?
+    public var channelCustomType: String?
+    public var from: Int64?
+    public var to: Int64?
+    /// Best match first; else by time.
+    public var byScore = true
+    /// By time: newest first.
+    public var newestFirst = false
+    public var offset = 0
+    public var limit = 20
+    public init(match: String) { self.match = match }
+}
+
+/// An uploaded file (or one of its thumbnails), kept encrypted by the ``FileVault``.
+public struct FileRecord: Sendable, Equatable {
+    public var fileId: String
+    /// The channel it was uploaded for: its members may download it.
+    public var channelUrl: String
+    public var uploaderId: String?
+    public var name: String
+    public var type: String
+    public var size: Int
+    public var createdAt: Int64
+    /// The thumbnails' payloads (JSON), for the original.
+    public var thumbnails: String = "[]"
+}

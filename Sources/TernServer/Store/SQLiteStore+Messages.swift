@@ -149,4 +149,102 @@ extension SQLiteStore {
             return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [messageId]).map(Self.messageRecord)
         }
     }
+
+    // MARK: - Search
+
+    public func searchMessages(_ q: MessageSearch) async throws -> (messages: [MessageRecord], total: Int) {
+        try await pool.read { db in
+            var joins = ""
+            var wheres = ["messages_fts MATCH ?", "m.type <> 'EPHM'"]
+            var args: [any DatabaseValueConvertible] = []
+            if let user = q.userId {
+                joins += " JOIN members mb ON mb.channel_url = m.channel_url AND mb.user_id = ? AND mb.state = 'joined' AND m.created_at > mb.ts_message_offset"
+                args.append(user)
+                wheres.append("(m.hidden_for IS NULL OR m.hidden_for <> ?)")
+            }
+            if let type = q.channelCustomType {
+                joins += " JOIN group_channels c ON c.channel_url = m.channel_url AND c.custom_type = ?"
+                args.append(type)
+            }
+            var whereArgs: [any DatabaseValueConvertible] = [q.match]
+            if let user = q.userId { whereArgs.append(user) }
+            if let url = q.channelUrl {
+                wheres.append("m.channel_url = ?")
+                whereArgs.append(url)
+            }
+            if let from = q.from {
+                wheres.append("m.created_at >= ?")
+                whereArgs.append(from)
+            }
+            if let to = q.to {
+                wheres.append("m.created_at <= ?")
+                whereArgs.append(to)
+            }
+            let base = "FROM messages_fts f JOIN messages m ON m.message_id = f.rowid\(joins) WHERE \(wheres.joined(separator: " AND "))"
+            let order = q.byScore
+                ? "f.rank, m.created_at DESC, m.message_id DESC"
+                : (q.newestFirst ? "m.created_at DESC, m.message_id DESC" : "m.created_at, m.message_id")
+            do {
+                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(base)", arguments: StatementArguments(args + whereArgs)) ?? 0
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT m.* \(base) ORDER BY \(order) LIMIT ? OFFSET ?",
+                    arguments: StatementArguments(args + whereArgs + [q.limit, q.offset]))
+                return (rows.map(Self.messageRecord), total)
+            } catch let e as DatabaseError where e.message?.contains("fts5") == true || e.resultCode == .SQLITE_ERROR {
+                throw SendbirdError(.invalidValue, "Invalid value: \"query\" cannot be searched (\(e.message ?? "syntax")).")
+            }
+        }
+    }
+
+    public func searchVocabulary(_ pattern: SearchQuery.TermPattern) async throws -> [String] {
+        try await pool.read { db in
+            switch pattern {
+            case .word(let w):
+                return try String.fetchAll(db, sql: "SELECT term FROM messages_fts_vocab WHERE term = ?", arguments: [w])
+            case .glob(let g):
+                return try String.fetchAll(db, sql: "SELECT term FROM messages_fts_vocab WHERE term GLOB ? ORDER BY doc DESC LIMIT 200", arguments: [g])
+            case .fuzzy(let w):
+                let d = SearchQuery.fuzzyDistance(w)
+                if d == 0 { return try String.fetchAll(db, sql: "SELECT term FROM messages_fts_vocab WHERE term = ?", arguments: [w]) }
+                let candidates = try String.fetchAll(
+                    db, sql: "SELECT term FROM messages_fts_vocab WHERE length(term) BETWEEN ? AND ? LIMIT 20000",
+                    arguments: [w.count - d, w.count + d])
+                return Array(candidates.filter { SearchQuery.editDistance($0, w, limit: d) <= d }.prefix(200))
+            }
+        }
+    }
+
+    // MARK: - Files
+
+    public func insertFile(_ f: FileRecord) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO files(file_id, channel_url, uploader_id, name, type, size, created_at, thumbnails) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [f.fileId, f.channelUrl, f.uploaderId, f.name, f.type, f.size, f.createdAt, f.thumbnails])
+        }
+    }
+
+    public func file(_ fileId: String) async throws -> FileRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM files WHERE file_id = ?", arguments: [fileId]).map { r in
+                FileRecord(
+                    fileId: r["file_id"], channelUrl: r["channel_url"], uploaderId: r["uploader_id"], name: r["name"], type: r["type"],
+                    size: r["size"], createdAt: r["created_at"], thumbnails: r["thumbnails"])
+            }
+        }
+    }
+
+    public func addFileAuth(keyHash: String, userId: String, expiresAt: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM file_auth WHERE expires_at < ?", arguments: [expiresAt - 4 * 86_400_000])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO file_auth(key_hash, user_id, expires_at) VALUES (?, ?, ?)", arguments: [keyHash, userId, expiresAt])
+        }
+    }
+
+    public func fileAuthUser(keyHash: String, now: Int64) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT user_id FROM file_auth WHERE key_hash = ? AND expires_at > ?", arguments: [keyHash, now])
+        }
+    }
 }

@@ -186,6 +186,30 @@ public final class SQLiteStore: Store {
                     INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
                     """)
         }
+        m.registerMigration("v6-search-vocabulary") { db in
+            try db.execute(sql: "CREATE VIRTUAL TABLE messages_fts_vocab USING fts5vocab('messages_fts', 'row')")
+        }
+        m.registerMigration("v7-files") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE files (
+                        file_id TEXT PRIMARY KEY NOT NULL,
+                        channel_url TEXT NOT NULL REFERENCES group_channels(channel_url) ON DELETE CASCADE,
+                        uploader_id TEXT,
+                        name TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        thumbnails TEXT NOT NULL DEFAULT '[]'
+                    );
+                    CREATE TABLE file_auth (
+                        key_hash TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+                        expires_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX file_auth_user ON file_auth(user_id);
+                    """)
+        }
         return m
     }
 

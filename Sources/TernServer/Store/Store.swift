@@ -102,6 +102,18 @@ public protocol Store: Sendable {
     /// Stores a message's link preview; returns the message.
     func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord?
 
+    /// Messages matching a search, one page, and how many match in all.
+    func searchMessages(_ search: MessageSearch) async throws -> (messages: [MessageRecord], total: Int)
+    /// Indexed words matching a term pattern (for wildcard and fuzzy search terms).
+    func searchVocabulary(_ pattern: SearchQuery.TermPattern) async throws -> [String]
+
+    // MARK: Files
+    func insertFile(_ file: FileRecord) async throws
+    func file(_ fileId: String) async throws -> FileRecord?
+    /// A per-user download key (`ekey`), stored hashed.
+    func addFileAuth(keyHash: String, userId: String, expiresAt: Int64) async throws
+    func fileAuthUser(keyHash: String, now: Int64) async throws -> String?
+
     // MARK: Receipts and unread counts
     /// Moves the user's read receipt to `ts` and clears their unread counts in the channel.
     /// Returns the user's new unread totals.

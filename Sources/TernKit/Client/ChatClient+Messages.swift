@@ -1,0 +1,285 @@
+import Foundation
+import TernProtocol
+
+/// What a user message carries besides its text.
+public struct UserMessageParams: Sendable, Equatable {
+    public var text: String
+    public var data = ""
+    public var customType = ""
+    /// `users` (those in ``mentionedUserIds``) or `channel` (everyone).
+    public var mentionType = "users"
+    public var mentionedUserIds: [String] = []
+    public var metaarray: [MetaArrayItem] = []
+    /// Reply to this message (0: not a reply).
+    public var parentMessageId: Int64 = 0
+    /// A reply that also shows in the channel.
+    public var replyToChannel = false
+    public init(_ text: String) { self.text = text }
+}
+
+/// What an update changes (nil: unchanged).
+public struct MessageUpdateParams: Sendable, Equatable {
+    public var text: String?
+    public var data: String?
+    public var customType: String?
+    public var mentionedUserIds: [String]?
+    public init(text: String? = nil) { self.text = text }
+}
+
+/// A parent message and its replies.
+public struct MessageThread: Sendable, Equatable {
+    public var parent: Message
+    /// Oldest first.
+    public var replies: [Message]
+    public var hasMore: Bool
+}
+
+struct ReactionChangeEvent: Decodable {
+    var channelUrl: String
+    var msgId: Int64
+    var reaction: String
+    var userId: String
+    var operation: String
+    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", msgId = "msg_id", reaction, userId = "user_id", operation }
+}
+
+struct ThreadInfoChangeEvent: Decodable {
+    var channelUrl: String
+    var parentMessageId: Int64
+    var threadInfo: ThreadInfo
+    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", parentMessageId = "parent_message_id", threadInfo = "thread_info" }
+}
+
+struct DeletedMessageEvent: Decodable {
+    var channelUrl: String
+    var msgId: Int64
+    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", msgId = "msg_id" }
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        channelUrl = try c.decode(String.self, forKey: .channelUrl)
+        msgId = try c.decode(FlexibleInt64.self, forKey: .msgId).value
+    }
+}
+
+extension ChatClient {
+    func messagePath(_ url: String, _ id: Int64, _ suffix: String = "") -> String {
+        "/v3/group_channels/\(RESTClient.segment(url))/messages/\(id)" + suffix
+    }
+
+    /// Changes a message (own, or any as an operator): every member sees the update.
+    @discardableResult
+    public func updateMessage(_ message: Message, _ params: MessageUpdateParams) async throws -> Message {
+        guard message.messageId > 0 else { throw SendbirdError(.invalidParameter, "the message is not stored yet") }
+        if let t = params.text, t.isEmpty { throw SendbirdError(.invalidParameter, "the message is empty") }
+        let reqId = newRequestId()
+        var body = UpdateMessageRequest(channelUrl: message.channelUrl, msgId: message.messageId, reqId: reqId)
+        body.message = params.text
+        body.data = params.data
+        body.customType = params.customType
+        if let ids = params.mentionedUserIds {
+            body.mentionType = "users"
+            body.mentionedUserIds = ids
+        }
+        return try await sendUpdate(body, command: message.kind == .file ? .updateFileMessage : .updateMessage)
+    }
+
+    /// Adds values under metaarray keys (creating the keys), or with `remove` takes them away (a key
+    /// given without values goes entirely).
+    @discardableResult
+    public func changeMetaArray(_ message: Message, _ items: [MetaArrayItem], remove: Bool = false) async throws -> Message {
+        let reqId = newRequestId()
+        var body = UpdateMessageRequest(channelUrl: message.channelUrl, msgId: message.messageId, reqId: reqId)
+        body.metaarray = .init(array: items, mode: remove ? "remove" : "add", upsert: true)
+        return try await sendUpdate(body, command: message.kind == .file ? .updateFileMessage : .updateMessage)
+    }
+
+    func sendUpdate(_ body: UpdateMessageRequest, command: Command) async throws -> Message {
+        let reply = try await request(try Frame(command: command, body), reqId: body.reqId ?? "")
+        if reply.command == .error {
+            let e = try reply.decode(ErrorPayload.self)
+            throw SendbirdError(ErrorCode(e.code), e.message)
+        }
+        var updated = Message(try reply.decode(MessagePayload.self))
+        updated.requestId = nil
+        applyUpdated(updated)
+        return updated
+    }
+
+    /// Deletes a message (own, or any as an operator); every member's copy goes.
+    public func deleteMessage(_ message: Message) async throws {
+        guard message.messageId > 0 else { throw SendbirdError(.invalidParameter, "the message is not stored yet") }
+        try await call("DELETE", messagePath(message.channelUrl, message.messageId), [:])
+        applyDeleted(url: message.channelUrl, id: message.messageId)
+    }
+
+    /// Adds the user's reaction `key` to a message.
+    public func addReaction(_ message: Message, key: String) async throws {
+        guard !key.isEmpty else { throw SendbirdError(.invalidParameter, "no reaction given") }
+        try await call("POST", messagePath(message.channelUrl, message.messageId, "/reactions"), ["reaction": key, "user_id": me])
+    }
+
+    /// Takes the user's reaction `key` off a message.
+    public func deleteReaction(_ message: Message, key: String) async throws {
+        let path = RESTClient.path(messagePath(message.channelUrl, message.messageId, "/reactions"), [("user_id", me), ("reaction", key)])
+        try await call("DELETE", path, nil)
+    }
+
+    /// Sends a copy of one's own user message to another channel (its text, data, custom type,
+    /// mentions and metaarray; not its thread).
+    @discardableResult
+    public func copyMessage(_ message: Message, to url: String) async throws -> Message {
+        guard message.sender?.userId == me else { throw SendbirdError(.invalidParameter, "only your own messages can be copied") }
+        guard message.kind == .user else { throw SendbirdError(.invalidParameter, "only user messages can be copied") }
+        var params = UserMessageParams(message.text)
+        params.data = message.data
+        params.customType = message.customType
+        params.mentionType = message.mentionType
+        params.mentionedUserIds = message.mentionedUserIds
+        params.metaarray = message.metaarray
+        return try await sendMessageAndWait(params, to: url)
+    }
+
+    /// One message by id, with its thread, parent and reactions.
+    public func message(_ id: Int64, in url: String) async throws -> Message {
+        let query: [(String, String)] = [
+            ("include_thread_info", "true"), ("include_parent_message_info", "true"), ("include_reactions", "true"),
+        ]
+        return Message(
+            try await rest.request("GET", RESTClient.path(messagePath(url, id), query), sessionKey: try requireSession(), as: MessagePayload.self))
+    }
+
+    /// A parent and up to `limit` of its replies, oldest first, after `after` (ms; default: from the start).
+    public func thread(of parent: Message, after: Millis = 0, limit: Int = 50) async throws -> MessageThread {
+        let n = min(max(limit, 1), 200)
+        let query: [(String, String)] = [
+            ("message_ts", String(after)), ("prev_limit", "0"), ("next_limit", String(n)), ("include", "false"),
+            ("include_reply_type", "all"), ("parent_message_id", String(parent.messageId)), ("include_thread_info", "true"),
+            ("include_reactions", "true"),
+        ]
+        let page = try await rest.request(
+            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(parent.channelUrl))/messages", query),
+            sessionKey: try requireSession(), as: MessageListResponse.self)
+        var messages = page.messages.map(Message.init)
+        // The server puts the parent first.
+        let head = messages.first { $0.messageId == parent.messageId } ?? parent
+        messages.removeAll { $0.messageId == parent.messageId }
+        return MessageThread(parent: head, replies: messages, hasMore: messages.count >= n)
+    }
+
+    // MARK: - Events
+
+    func applyUpdated(_ message: Message) {
+        if store.applyUpdated(message), let c = store[message.channelUrl] { hub.emit(.channelUpdated(c)) }
+        hub.emit(.messageUpdated(message))
+    }
+
+    func applyDeleted(url: String, id: Int64) {
+        guard !deletedSeen.contains(id) else { return }
+        deletedSeen.append(id)
+        if deletedSeen.count > 1000 { deletedSeen.removeFirst(500) }
+        hub.emit(.messageDeleted(channelUrl: url, messageId: id))
+        // The last message went: the server knows which one came before it.
+        if store.applyDeleted(url: url, id: id) { refreshChannel(url) }
+    }
+
+    func handleMessageChange(_ frame: Frame) {
+        switch frame.command {
+        case .updateMessage, .updateFileMessage:
+            guard let p = try? frame.decode(MessagePayload.self) else { return }
+            if resolveAck(p.reqId, with: frame) { return }
+            var m = Message(p)
+            m.requestId = nil
+            applyUpdated(m)
+        case .deleteMessage:
+            guard let e = try? frame.decode(DeletedMessageEvent.self) else { return }
+            applyDeleted(url: e.channelUrl, id: e.msgId)
+        case .reaction:
+            guard let e = try? frame.decode(ReactionChangeEvent.self) else { return }
+            hub.emit(.reactionUpdated(channelUrl: e.channelUrl, messageId: e.msgId, key: e.reaction, userId: e.userId, added: e.operation.uppercased() == "ADD"))
+        case .threadInfo:
+            guard let e = try? frame.decode(ThreadInfoChangeEvent.self) else { return }
+            hub.emit(.threadInfoUpdated(channelUrl: e.channelUrl, parentMessageId: e.parentMessageId, ThreadSummary(e.threadInfo)))
+        default:
+            break
+        }
+    }
+}
+
+/// A message search (seed 002's `MessageSearchQuery`).
+public struct MessageSearchQuery: Sendable, Equatable {
+    public enum Order: String, Sendable { case score, timestamp = "ts" }
+    public var keyword: String
+    public var channelUrl: String?
+    public var channelCustomType: String?
+    public var limit = 20
+    public var exactMatch = false
+    /// Wildcards (`*`, `?`), fuzzy terms (`~`), `AND`/`OR` with parentheses, `custom_type:` / `data:`.
+    public var advanced = false
+    public var timestampFrom: Millis?
+    public var timestampTo: Millis?
+    public var order: Order = .score
+    /// By time: newest first.
+    public var reverse = false
+    /// Continue after the page that returned this cursor.
+    public var after: String?
+    public init(keyword: String) { self.keyword = keyword }
+
+    /// Whether a keyword uses the advanced syntax.
+    public static func looksAdvanced(_ q: String) -> Bool {
+        q.contains("*") || q.contains("?") || q.contains("~") || q.contains(" AND ") || q.contains(" OR ") || q.contains("(")
+            || q.contains("custom_type:") || q.contains("data:")
+    }
+}
+
+/// One page of search results.
+public struct MessageSearchResult: Sendable, Equatable {
+    public var messages: [Message]
+    public var hasNext: Bool
+    /// Pass as ``MessageSearchQuery/after`` for the next page.
+    public var endCursor: String?
+    public var totalCount: Int
+}
+
+struct SearchResponse: Decodable {
+    var results: [MessagePayload]
+    var hasNext: Bool?
+    var endCursor: String?
+    var totalCount: Int?
+    enum CodingKeys: String, CodingKey { case results, hasNext = "has_next", endCursor = "end_cursor", totalCount = "total_count" }
+}
+
+extension ChatClient {
+    /// Searches the messages of the user's channels.
+    public func searchMessages(_ q: MessageSearchQuery) async throws -> MessageSearchResult {
+        let keyword = q.keyword.trimmingCharacters(in: .whitespaces)
+        guard !keyword.isEmpty else { throw SendbirdError(.invalidParameter, "nothing to search for") }
+        var query: [(String, String)] = [
+            ("query", keyword), ("limit", String(min(max(q.limit, 1), 100))), ("reverse", String(q.reverse)),
+            ("exact_match", String(q.exactMatch)), ("sort_field", q.order.rawValue), ("advanced_query", String(q.advanced)),
+        ]
+        if let url = q.channelUrl { query.append(("channel_url", url)) }
+        if let t = q.channelCustomType { query.append(("custom_type", t)) }
+        if let from = q.timestampFrom { query.append(("message_ts_from", String(from))) }
+        if let to = q.timestampTo { query.append(("message_ts_to", String(to))) }
+        if let after = q.after { query.append(("after", after)) }
+        let r = try await rest.request("GET", RESTClient.path("/v3/search/messages", query), sessionKey: try requireSession(), as: SearchResponse.self)
+        return MessageSearchResult(
+            messages: r.results.map(Message.init), hasNext: r.hasNext ?? false, endCursor: r.endCursor, totalCount: r.totalCount ?? r.results.count)
+    }
+
+    /// The history around a message: up to `before` older and `after` newer ones, with it, oldest first.
+    public func messages(around message: Message, before: Int = 30, after: Int = 30) async throws -> MessagePage {
+        let query: [(String, String)] = [
+            ("message_ts", String(message.createdAt)), ("prev_limit", String(min(max(before, 0), 200))),
+            ("next_limit", String(min(max(after, 0), 200))), ("include", "true"), ("reverse", "false"),
+            ("include_reply_type", "only_reply_to_channel"), ("include_thread_info", "true"), ("include_reactions", "true"),
+            ("include_parent_message_info", "true"),
+        ]
+        let page = try await rest.request(
+            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(message.channelUrl))/messages", query),
+            sessionKey: try requireSession(), as: MessageListResponse.self)
+        let messages = page.messages.map(Message.init).sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
+        let older = messages.filter { $0.createdAt < message.createdAt }.count
+        return MessagePage(messages: messages, hasPrevious: older >= before)
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import TernProtocol
+
+/// What `POST /v3/storage/file` answers.
+public struct UploadedFile: Encodable, Sendable {
+    public let url: String
+    public let fileSize: Int
+    public let name: String
+    public let type: String
+    public let thumbnails: [ThumbnailPayload]
+    public let requireAuth = true
+    enum CodingKeys: String, CodingKey { case url, fileSize = "file_size", name, type, thumbnails, requireAuth = "require_auth" }
+}
+
+/// A file of a file message as the sender describes it.
+public struct OutgoingFile: Sendable {
+    public var url: String
+    public var name: String
+    public var type: String
+    public var size: Int
+    public var thumbnails: [ThumbnailPayload]
+    public init(url: String, name: String, type: String, size: Int, thumbnails: [ThumbnailPayload] = []) {
+        self.url = url
+        self.name = name
+        self.type = type
+        self.size = size
+        self.thumbnails = thumbnails
+    }
+}
+
+/// A file message to send: one file, or 2–30.
+public struct OutgoingFileMessage: Sendable {
+    public var channelUrl: String
+    public var files: [OutgoingFile]
+    public var data = ""
+    public var customType = ""
+    public var mentionType = "users"
+    public var mentionedUserIds: [String] = []
+    public var sortedMetaarray: [MetaArrayItem] = []
+    public var parentMessageId: Int64 = 0
+    public var replyToChannel = false
+    public var reqId: String?
+    public init(channelUrl: String, files: [OutgoingFile]) {
+        self.channelUrl = channelUrl
+        self.files = files
+    }
+}
+
+extension ChatService {
+    /// Most files in one multiple-file message, and the error code past it (as the SDKs number it).
+    public static let maxFilesPerMessage = 30
+    static let fileCountError = ErrorCode(800110)
+    static let fileSizeError = ErrorCode(800260)
+    /// How long a download key (`ekey`) lasts (seed 002: 3 days).
+    static let fileKeyLifetime: Int64 = 3 * 86_400_000
+
+    /// A new download key for the user (sent in `LOGI` as `ekey`).
+    public func issueFileKey(userId: String) async throws -> String {
+        let key = Credentials.randomToken(bytes: 24)
+        try await store.addFileAuth(keyHash: Credentials.hash(key), userId: userId, expiresAt: now() + Self.fileKeyLifetime)
+        return key
+    }
+
+    /// Stores an upload (encrypted) for `channelUrl`, with thumbnails when it is an image.
+    /// - Parameters:
+    ///   - userId: the uploader (nil: the Platform API).
+    ///   - baseURL: this server as the client reached it (`http://host:port`), for the file's URL.
+    public func upload(
+        userId: String?, channelUrl: String, name: String, type: String, data: Data, thumbnailSizes: [(Int, Int)], baseURL: String
+    ) async throws -> UploadedFile {
+        guard let vault = files else { throw SendbirdError(.internalError, "File storage is not available.") }
+        let channel = try await requireChannel(channelUrl)
+        if let userId { _ = try await requireMember(channel, userId, code: .unauthorizedRequest) }
+        let limit = config.fileUploadSizeLimitMB * 1024 * 1024
+        if data.count > limit {
+            throw SendbirdError(Self.fileSizeError, "The file is too large: \(data.count) bytes, at most \(config.fileUploadSizeLimitMB) MB.")
+        }
+        if data.isEmpty { throw SendbirdError(.invalidValue, "Invalid value: the file is empty.") }
+        if thumbnailSizes.count > 3 { throw SendbirdError(.tooManyItems, "At most 3 thumbnail sizes.") }
+        let cleanName = Self.safeName(name.isEmpty ? "file" : name)
+        let mime = type.isEmpty ? "application/octet-stream" : type
+        let id = Credentials.randomToken(bytes: 16)
+        try vault.store(data, id: id)
+        var thumbs: [ThumbnailPayload] = []
+        if mime.hasPrefix("image/") || Thumbnailer.size(of: data, mimeType: mime) != nil {
+            for (i, t) in Thumbnailer.thumbnails(of: data, mimeType: mime, sizes: thumbnailSizes).enumerated() {
+                let tid = id + "-t\(i + 1)"
+                try vault.store(t.data, id: tid)
+                let ext = t.mimeType == "image/jpeg" ? "jpg" : "png"
+                try await store.insertFile(
+                    FileRecord(
+                        fileId: tid, channelUrl: channelUrl, uploaderId: userId, name: "thumbnail\(i + 1).\(ext)", type: t.mimeType,
+                        size: t.data.count, createdAt: now()))
+                thumbs.append(
+                    ThumbnailPayload(
+                        url: "\(baseURL)/v3/storage/file/\(tid)/thumbnail\(i + 1).\(ext)", width: t.maxWidth, height: t.maxHeight,
+                        realWidth: t.width, realHeight: t.height))
+            }
+        }
+        let thumbJSON = String(decoding: (try? JSONEncoder().encode(thumbs)) ?? Data("[]".utf8), as: UTF8.self)
+        try await store.insertFile(
+            FileRecord(
+                fileId: id, channelUrl: channelUrl, uploaderId: userId, name: cleanName, type: mime, size: data.count, createdAt: now(),
+                thumbnails: thumbJSON))
+        return UploadedFile(
+            url: "\(baseURL)/v3/storage/file/\(id)/\(Self.urlSegment(cleanName))", fileSize: data.count, name: cleanName, type: mime,
+            thumbnails: thumbs)
+    }
+
+    /// A stored file for someone allowed to read it: a joined member of the channel it was uploaded
+    /// for (`userId`), or the Platform API (`userId` nil).
+    public func download(fileId: String, userId: String?) async throws -> (data: Data, file: FileRecord) {
+        guard let vault = files, let f = try await store.file(fileId) else { throw SendbirdError(.notFound, "\"File\" not found.") }
+        if let userId {
+            guard let m = try await store.member(f.channelUrl, userId: userId), m.state == "joined" else {
+                throw SendbirdError(.unauthorizedRequest, "Only members of the channel may download this file.")
+            }
+        }
+        guard let data = try vault.load(fileId) else { throw SendbirdError(.notFound, "\"File\" not found.") }
+        return (data, f)
+    }
+
+    /// The user a download key belongs to.
+    public func userForFileKey(_ key: String) async throws -> String {
+        guard let user = try await store.fileAuthUser(keyHash: Credentials.hash(key), now: now()) else {
+            throw SendbirdError(.unauthorizedRequest, "Invalid or expired \"auth\" for this file.")
+        }
+        return user
+    }
+
+    /// Sends a file message (`FILE`): one file, or several (2–30). Stored and fanned out like a user message.
+    @discardableResult
+    public func sendFileMessage(
+        from userId: String, _ out: OutgoingFileMessage, connection: ClientConnection?, origin: RequestOrigin
+    ) async throws -> MessagePayload {
+        let t0 = now()
+        guard let roster = try await roster(out.channelUrl) else {
+            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(out.channelUrl).")
+        }
+        let channel = roster.channel
+        guard let me = roster.member(userId), me.state == "joined" else {
+            throw SendbirdError(.notAMember, "Not a member of the channel: \(channel.channelUrl).")
+        }
+        if channel.freeze && me.role != "operator" { throw SendbirdError(.channelFrozen, "The channel is frozen.") }
+        if out.files.isEmpty { throw SendbirdError.missing("url") }
+        if out.files.count > Self.maxFilesPerMessage {
+            throw SendbirdError(Self.fileCountError, "A message carries at most \(Self.maxFilesPerMessage) files (\(out.files.count) given).")
+        }
+        let limit = config.fileUploadSizeLimitMB * 1024 * 1024
+        for f in out.files {
+            if f.url.isEmpty { throw SendbirdError.missing("url") }
+            guard let scheme = URL(string: f.url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw SendbirdError(.invalidValue, "Invalid value: \"url\" must be an http(s) URL.")
+            }
+            if f.size > limit {
+                throw SendbirdError(Self.fileSizeError, "The file \(f.name) is too large: at most \(config.fileUploadSizeLimitMB) MB.")
+            }
+            if f.name.count > 512 { throw SendbirdError.tooLong("name", max: 512) }
+        }
+        if out.customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
+        if out.data.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+        try Self.checkMetaarray(out.sortedMetaarray)
+        if origin == .webSocket && !rateLimiter.allow(userId + "\u{0}" + out.channelUrl, nowMs: t0) {
+            throw SendbirdError(.tooManyMessages, "Too many messages: at most \(Int(config.maxMessagesPerSecond)) per second.")
+        }
+        let payloads = out.files.map { FilePayload(url: $0.url, name: $0.name, size: $0.size, type: $0.type, thumbnails: $0.thumbnails) }
+        let filesJSON = String(decoding: try JSONEncoder().encode(payloads), as: UTF8.self)
+        let senderPayload = try await sender(userId)
+        let online = onlineRecipients(roster.members, sender: userId)
+        var mentioned: [String] = []
+        if !out.mentionedUserIds.isEmpty { mentioned = try await store.users(out.mentionedUserIds).map(\.userId) }
+        return try await sendQueue.run(channel.channelUrl) {
+            let new = NewMessage(
+                channelUrl: channel.channelUrl, type: "FILE", senderId: userId, message: "", customType: out.customType, data: out.data,
+                mentionType: out.mentionType == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
+                isOpMsg: me.role == "operator", createdAt: now(), reqId: out.reqId, persist: !channel.isEphemeral,
+                markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
+                parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, files: filesJSON)
+            let stored = try await store.insertMessage(new)
+            var users: [String: UserRecord] = [:]
+            if let s = senderPayload {
+                users[userId] = UserRecord(
+                    userId: s.userId, nickname: s.nickname, profileUrl: s.profileUrl, metadata: s.metadata, createdAt: 0, lastSeenAt: 0,
+                    hasEverLoggedIn: true, isActive: true)
+            }
+            var payload = Presenter.message(stored.message, users: users)
+            let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
+            if let conn = connection, let req = out.reqId { conn.send("FILE" + Self.withReqId(json, req) + "\n") }
+            if !stored.duplicate {
+                fanOutMessage("FILE", json, to: roster.members, except: connection, stored: stored)
+                if let parent = stored.parent { try await pushThreadInfo(parent, to: roster.members) }
+            }
+            payload.reqId = out.reqId
+            return payload
+        }
+    }
+
+    /// A file name with no path and no control characters.
+    static func safeName(_ name: String) -> String {
+        let last = name.split(separator: "/").last.map(String.init) ?? name
+        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0 != "\\" }.map(Character.init))
+        return String((cleaned.isEmpty ? "file" : cleaned).prefix(255))
+    }
+
+    static func urlSegment(_ s: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? "file"
+    }
+}
