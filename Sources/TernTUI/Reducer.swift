@@ -392,6 +392,93 @@ public struct Reducer: Sendable {
                 return [words[0] == "block" ? .block(words[1]) : .unblock(words[1])]
             case "blocked":
                 return [.listBlocked]
+            case "search":
+                var v = SearchView()
+                v.query = words.dropFirst().joined(separator: " ")
+                state.search = v
+                if v.query.isEmpty { return [] }
+                state.search?.loading = true
+                return [.searchMessages(query: v.query)]
+            case "upload", "file", "send-file":
+                guard let url = state.selected else {
+                    state.notice = "no channel: open one first"
+                    return []
+                }
+                let path = text.drop { $0 != " " }.trimmingCharacters(in: .whitespaces)
+                guard !path.isEmpty else {
+                    state.notice = "usage: /upload PATH (a file to send here)"
+                    return []
+                }
+                return [.upload(path: (path as NSString).expandingTildeInPath, channelUrl: url)]
+            case "cancel":
+                guard let id = state.uploads.keys.sorted().last else {
+                    state.notice = "no upload to cancel"
+                    return []
+                }
+                return [.cancelUpload(requestId: id)]
+            case "download", "save":
+                guard let m = Self.visibleMessages(state).last(where: { !$0.files.isEmpty && $0.status == .succeeded }) else {
+                    state.notice = "no file here to download (Ctrl-R, then f, picks one)"
+                    return []
+                }
+                let dir = words.count > 1 ? (words[1] as NSString).expandingTildeInPath : ""
+                return [.download(m, directory: dir)]
+            case "edit":
+                let body = text.drop { $0 != " " }.trimmingCharacters(in: .whitespaces)
+                guard let m = Self.visibleMessages(state).last(where: { $0.sender?.userId == state.me.userId && $0.status == .succeeded && $0.kind == .user })
+                else {
+                    state.notice = "nothing of yours to edit here"
+                    return []
+                }
+                if body.isEmpty {
+                    state.editing = m
+                    state.input = Array(m.text)
+                    state.cursor = state.input.count
+                    return []
+                }
+                return [.editMessage(m, text: body)]
+            case "delete":
+                guard let m = Self.visibleMessages(state).last(where: { $0.sender?.userId == state.me.userId && $0.status == .succeeded }) else {
+                    state.notice = "nothing of yours to delete here"
+                    return []
+                }
+                var p = MessagePicker()
+                let list = Self.visibleMessages(state).filter { $0.status == .succeeded }
+                p.index = list.count - 1 - (list.lastIndex { $0.messageId == m.messageId } ?? list.count - 1)
+                p.confirmDelete = true
+                state.picker = p
+                state.notice = "delete your last message? y deletes, any other key keeps it"
+                return []
+            case "react":
+                guard words.count == 2 else {
+                    state.notice = "usage: /react KEY (e.g. /react thumbsup or /react :heart:) — Ctrl-R then + picks"
+                    return []
+                }
+                let key = words[1].trimmingCharacters(in: CharacterSet(charactersIn: ":"))
+                let target = Self.picked(state) ?? Self.visibleMessages(state).last { $0.status == .succeeded && $0.kind != .admin }
+                guard let m = target, !key.isEmpty else {
+                    state.notice = "no message to react to"
+                    return []
+                }
+                let mine = m.reactions.first { $0.key == key }?.userIds.contains(state.me.userId) ?? false
+                return [.react(m, key: key, add: !mine)]
+            case "reply":
+                guard let m = Self.visibleMessages(state).last(where: { $0.status == .succeeded && $0.sender?.userId != state.me.userId && $0.kind != .admin })
+                else {
+                    state.notice = "no message to reply to (Ctrl-R, then r, picks one)"
+                    return []
+                }
+                state.replyingTo = m
+                let rest = text.drop { $0 != " " }.trimmingCharacters(in: .whitespaces)
+                if !rest.isEmpty, let url = state.selected { return sendEffects(rest, url: url, &state) }
+                return []
+            case "thread":
+                guard let m = Self.visibleMessages(state).last(where: { $0.thread != nil }) ?? Self.visibleMessages(state).last(where: { $0.status == .succeeded })
+                else {
+                    state.notice = "no message here"
+                    return []
+                }
+                return openThread(m, &state)
             case "readall":
                 return [.markAllRead]
             case "count":
@@ -560,6 +647,9 @@ public struct Reducer: Sendable {
             if let t = state.thread, m.parentMessageId == t.parent.messageId { state.thread?.replies.append(m) }
             state.messages[m.channelUrl, default: []].append(m)
         case .messageSent(let m), .messageFailed(let m):
+            if let id = m.requestId, let upload = state.uploads.removeValue(forKey: id) {
+                state.notice = m.status == .succeeded ? "\(upload.name) sent" : "\(upload.name): \(m.error?.message ?? "not sent")"
+            }
             var list = state.messages[m.channelUrl] ?? []
             if let i = list.firstIndex(where: { $0.requestId != nil && $0.requestId == m.requestId }) {
                 list[i] = m

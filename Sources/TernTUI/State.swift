@@ -40,6 +40,8 @@ public struct KeyTable: Sendable, Equatable {
             (keys(.quit), "quit"), (keys(.cursorHome) + ", " + keys(.cursorEnd), "start / end of the line"),
             (keys(.deleteLine), "clear the line"), (keys(.deleteWord), "delete the word before the cursor"),
             (keys(.channelInfo), "this channel: members, flags, actions"), (keys(.browseChannels), "public channels to join; Tab: hidden ones"),
+            ("↑ (empty line)", "edit your last message"), ("Ctrl-R", "pick a message: reply, thread, react, edit, delete, download"),
+            ("Ctrl-K", "search messages"), ("Tab", "complete @mentions"), ("Esc", "cancel an edit or reply; leave a thread"),
         ]
     }
 

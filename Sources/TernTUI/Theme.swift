@@ -14,7 +14,8 @@ public struct Theme: Sendable, Equatable {
         "roomlist", "roomlist.selected", "roomlist.unread", "roomlist.mention", "roomlist.count", "roomlist.header",
         "timeline", "timeline.timestamp", "timeline.date_separator", "timeline.text", "timeline.text.self", "timeline.nick",
         "timeline.nick.self", "timeline.event", "timeline.pending", "timeline.failed", "timeline.receipt", "timeline.read_marker",
-        "timeline.notice",
+        "timeline.notice", "timeline.admin", "timeline.mention", "timeline.quote", "timeline.reaction", "timeline.thread",
+        "timeline.preview", "timeline.file", "timeline.edited", "timeline.picked", "timeline.highlight",
         "typing", "input", "input.prompt", "input.command",
         "status", "status.connected", "status.offline", "status.reconnecting", "status.activity", "status.user",
         "help", "help.key",
@@ -221,6 +222,16 @@ public let defaultThemeText = """
     timeline.receipt = muted
     timeline.read_marker = red
     timeline.notice = yellow
+    timeline.admin = yellow bold
+    timeline.mention = magenta bold
+    timeline.quote = muted italic
+    timeline.reaction = accent
+    timeline.thread = accent italic
+    timeline.preview = muted
+    timeline.file = accent underline
+    timeline.edited = muted
+    timeline.picked = default reverse
+    timeline.highlight = default underline
     typing = muted italic
     input = default
     input.prompt = accent bold

@@ -34,6 +34,13 @@ public struct Screen: Sendable {
             drawBrowser(b, &g)
         } else if let url = state.info, let c = state.channels.first(where: { $0.url == url }) {
             drawInfo(c, state, &g)
+        } else if let search = state.search {
+            drawSearch(search, state, &g)
+        } else if let p = state.picker, let r = p.reaction {
+            drawReactions(selected: r, &g)
+        } else if state.picker != nil {
+            let hint = " r reply · t thread · + react · e edit · d delete · f download · ↑↓ move · Esc "
+            g.write(Self.clip(hint, width - x0 - 1), x: x0 + 1, y: height - 3, style: theme.style("help.key"))
         }
         return g
     }
@@ -137,7 +144,13 @@ public struct Screen: Sendable {
         }
         var lastDay = ""
         var newLineShown = false
-        for m in state.messages[url] ?? [] {
+        if let t = state.thread {
+            let label = "── thread: \(t.parent.sender?.displayName ?? "*") · \(t.replies.count) \(t.replies.count == 1 ? "reply" : "replies") · Esc: back "
+            out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.thread"))]))
+            if t.loading { out.append(Line(parts: [("loading the thread…", theme.style("timeline.event"))])) }
+        }
+        let picked = Reducer.picked(state)?.messageId
+        for m in Reducer.visibleMessages(state) {
             // Above the first message that was unread when the channel was opened.
             if !newLineShown, let since = state.unreadSince[url], m.createdAt > since, m.sender?.userId != state.me.userId,
                 m.status == .succeeded
@@ -183,10 +196,28 @@ public struct Screen: Sendable {
                     }
                 }
             }
-            let textStyle = theme.style(m.kind == .admin ? "timeline.notice" : mine ? "timeline.text.self" : "timeline.text")
+            var textStyle = theme.style(m.kind == .admin ? "timeline.admin" : mine ? "timeline.text.self" : "timeline.text")
+            if !mine, m.kind != .admin, m.mentions(state.me.userId) { textStyle = theme.style("timeline.mention") }
+            if m.messageId != 0 && m.messageId == state.highlight { textStyle = theme.style("timeline.highlight") }
+            if m.messageId != 0 && m.messageId == picked { textStyle = theme.style("timeline.picked") }
             let indent = CellWidth.of(stamp)
+            let pad = String(repeating: " ", count: min(indent, max(0, width - 1)))
+            // A reply in the channel shows what it answers.
+            if state.thread == nil, m.parentMessageId != 0, let p = m.parent {
+                let quote = "↱ \(p.sender?.displayName ?? "*"): " + p.text.replacingOccurrences(of: "\n", with: " ")
+                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(quote, max(1, width - indent)), theme.style("timeline.quote"))]))
+            }
+            var body = m.text
+            if m.kind == .file {
+                body = m.files.map { "📎 \($0.name) (\(Self.byteCount($0.size)))" }.joined(separator: ", ")
+                if m.status == .pending, let u = state.uploads[m.requestId ?? ""], u.total > 0 {
+                    body += " " + Self.progressBar(sent: u.sent, total: u.total, width: 12)
+                }
+                if m.kind == .file, textStyle == theme.style(mine ? "timeline.text.self" : "timeline.text") { textStyle = theme.style("timeline.file") }
+            }
+            if m.isEdited { body += " (edited)" }
             let bodyWidth = max(1, width - CellWidth.of(head))
-            let wrapped = CellWidth.wrap(m.text + mark, width: bodyWidth)
+            let wrapped = CellWidth.wrap(body + mark, width: bodyWidth)
             // The receipt mark is drawn in its own style: split it off the last wrapped line.
             for (i, text) in wrapped.enumerated() {
                 var parts: [(String, Style)] = []
@@ -207,8 +238,47 @@ public struct Screen: Sendable {
                 }
                 out.append(Line(parts: parts))
             }
+            let room = max(1, width - indent)
+            if let og = m.preview, og.title != nil || og.description != nil {
+                let text = "🔗 " + [og.title, og.description].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
+                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.preview"))]))
+            }
+            if !m.reactions.isEmpty {
+                let text = m.reactions.map { "\(Reducer.glyph($0.key)) \($0.userIds.count)" }.joined(separator: "  ")
+                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.reaction"))]))
+            }
+            if state.thread == nil, let t = m.thread, t.replyCount > 0 {
+                let names = t.repliers.prefix(3).map(\.displayName).joined(separator: ", ")
+                let last = t.lastRepliedAt > 0 ? " · last " + time.string(from: Date(timeIntervalSince1970: Double(t.lastRepliedAt) / 1000)) : ""
+                let text = "↳ \(t.replyCount) \(t.replyCount == 1 ? "reply" : "replies")\(last)\(names.isEmpty ? "" : " · " + names)"
+                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.thread"))]))
+            }
         }
         return out
+    }
+
+    /// `text` cut to `width` cells, with an ellipsis when cut.
+    static func clip(_ text: String, _ width: Int) -> String {
+        guard CellWidth.of(text) > width else { return text }
+        var out = ""
+        for ch in text {
+            if CellWidth.of(out + String(ch)) > width - 1 { break }
+            out.append(ch)
+        }
+        return out + "…"
+    }
+
+    static func byteCount(_ n: Int) -> String {
+        if n < 1024 { return "\(n) B" }
+        if n < 1024 * 1024 { return String(format: "%.1f KB", Double(n) / 1024) }
+        return String(format: "%.1f MB", Double(n) / 1024 / 1024)
+    }
+
+    /// `[#####-----] 50%`.
+    public static func progressBar(sent: Int64, total: Int64, width: Int) -> String {
+        let fraction = total > 0 ? min(1, max(0, Double(sent) / Double(total))) : 0
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(Int((fraction * 100).rounded(.down)))%"
     }
 
     func drawMessages(_ state: AppState, _ g: inout CellGrid, x: Int, width: Int, height: Int, now: Millis) {
@@ -260,7 +330,14 @@ public struct Screen: Sendable {
     }
 
     func drawInput(_ state: AppState, _ g: inout CellGrid, x: Int, y: Int, width: Int) {
-        let prompt = "> "
+        var prompt = "> "
+        if state.editing != nil {
+            prompt = "edit> "
+        } else if let r = state.replyingTo {
+            prompt = "↱ \(Self.clip(r.sender?.displayName ?? "*", 12))> "
+        } else if state.thread != nil {
+            prompt = "thread> "
+        }
         let px = g.write(prompt, x: x, y: y, style: theme.style("input.prompt"))
         let room = width - CellWidth.of(prompt) - 1
         let style = theme.style(state.input.first == "/" ? "input.command" : "input")
@@ -426,6 +503,49 @@ public struct Screen: Sendable {
         }
     }
 
+    func drawReactions(selected: Int, _ g: inout CellGrid) {
+        let items = Reducer.reactions.enumerated().map { i, r in (i == 9 ? "0" : String(i + 1)) + " " + r.glyph }
+        let line = items.joined(separator: "  ")
+        let box = drawBox(&g, title: "React (←/→ or a digit, Enter, Esc)", width: min(g.width - 2, max(CellWidth.of(line) + 4, 40)), height: 5)
+        var col = box.x + 1
+        for (i, item) in items.enumerated() {
+            var style = theme.style("help")
+            if i == selected { style = theme.style("roomlist.selected") }
+            col = g.write(item, x: col, y: box.y + 2, style: style, limit: box.x + box.w)
+            col = g.write("  ", x: col, y: box.y + 2, style: theme.style("help"), limit: box.x + box.w)
+        }
+        if selected < Reducer.reactions.count {
+            g.write(":" + Reducer.reactions[selected].key + ":", x: box.x + 1, y: box.y + 3, style: theme.style("timeline.event"), limit: box.x + box.w)
+        }
+    }
+
+    func drawSearch(_ s: SearchView, _ state: AppState, _ g: inout CellGrid) {
+        let box = drawBox(&g, title: "Search messages (Enter searches, then jumps; Esc)", width: min(g.width - 2, 78), height: min(g.height - 2, 18))
+        g.write("/ " + s.query, x: box.x + 1, y: box.y + 1, style: theme.style("input"), limit: box.x + box.w)
+        g.cursor = (min(box.x + box.w - 1, box.x + 3 + CellWidth.of(s.query)), box.y + 1)
+        let status: String
+        if s.loading {
+            status = "searching…"
+        } else if let q = s.answered {
+            status = s.results.isEmpty ? "nothing matches \"\(q)\"" : "\(s.results.count)\(s.hasMore ? "+" : "") matches for \"\(q)\""
+        } else {
+            status = "words; advanced: wild*, fuzzy~, a AND (b OR c), custom_type:x"
+        }
+        g.write(status, x: box.x + 1, y: box.y + 2, style: theme.style("timeline.event"), limit: box.x + box.w)
+        let time = formatter("d MMM HH:mm")
+        let rows = box.h - 4
+        let first = max(0, min(s.selected - rows + 1, s.results.count - rows))
+        for (i, m) in s.results.enumerated().dropFirst(first).prefix(max(0, rows)) {
+            let y = box.y + 3 + (i - first)
+            let channel = state.channels.first { $0.url == m.channelUrl }?.displayName(me: state.me.userId) ?? m.channelUrl
+            let when = time.string(from: Date(timeIntervalSince1970: Double(m.createdAt) / 1000))
+            let text = "#\(channel) \(when) \(m.sender?.displayName ?? "*"): \(m.text)".replacingOccurrences(of: "\n", with: " ")
+            let style = theme.style(i == s.selected ? "roomlist.selected" : "help")
+            g.fill(x: box.x, y: y, width: box.w, height: 1, style: style)
+            g.write(Self.clip(text, box.w - 1), x: box.x + 1, y: y, style: style, limit: box.x + box.w)
+        }
+    }
+
     func drawHelp(_ g: inout CellGrid) {
         var lines: [(String, String)] = [
             ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME [USER…]", "create a group channel"),
@@ -435,7 +555,11 @@ public struct Screen: Sendable {
             ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden, /unhide", "hidden and archived channels"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
             ("/rename NAME", "rename this channel"), ("/count MODE", "unread count: all, messages, mentions, off"),
             ("/readall", "mark every channel read"), ("/block, /unblock USER", "their messages stop (1:1), never count"),
-            ("/blocked", "who you block"), ("/help", "this help"), ("/quit", "quit"),
+            ("/blocked", "who you block"), ("/reply [TEXT]", "reply to the last message from others"),
+            ("/thread", "open the thread of the last message that has one"), ("/edit [TEXT]", "edit your last message"),
+            ("/delete", "delete your last message (asks first)"), ("/react KEY", "react (thumbsup, heart…) to the last or picked message"),
+            ("/search WORDS", "search messages (Ctrl-K)"), ("/upload PATH", "send a file; /cancel stops it"),
+            ("/download [DIR]", "save the last file here"), ("/help", "this help"), ("/quit", "quit"),
         ]
         lines += keys.helpLines.map { ($0.keys, $0.what) }
         let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0

@@ -67,6 +67,17 @@ extension ChatService {
             for u in try await store.users(out.mentionedUserIds) { mentionedUsers[u.userId] = u }
         }
         let online = onlineRecipients(roster.members, sender: userId)
+        // A link preview already cached comes with the message; otherwise it follows as an update.
+        let link = config.linkPreviews ? LinkPreviews.firstURL(in: out.message) : nil
+        var cachedPreview: String?
+        var fetchPreview = false
+        if let link {
+            if let cached = try await store.ogCache(link), now() - cached.fetchedAt < LinkPreviews.cacheLifetimeMs {
+                cachedPreview = cached.json
+            } else {
+                fetchPreview = true
+            }
+        }
         return try await sendQueue.run(channel.channelUrl) {
             let new = NewMessage(
                 channelUrl: channel.channelUrl, type: "MESG", senderId: userId, message: out.message,
@@ -74,8 +85,13 @@ extension ChatService {
                 mentionedUserIds: out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, silent: out.silent,
                 isOpMsg: me.role == "operator", createdAt: now(), reqId: out.reqId, persist: !channel.isEphemeral,
                 markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
-                parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel)
+                parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview)
             let stored = try await store.insertMessage(new)
+            if fetchPreview, let link, !stored.duplicate, !channel.isEphemeral {
+                let id = stored.message.messageId
+                let url = channel.channelUrl
+                Task { await self.fetchPreview(link, messageId: id, channelUrl: url) }
+            }
             var users = mentionedUsers
             if let s = senderPayload {
                 users[userId] = UserRecord(
@@ -288,5 +304,23 @@ extension ChatService {
     /// The user's unread totals as `LOGI` and pushes carry them.
     public func unreadCount(userId: String) async throws -> UnreadCount {
         try await store.unreadTotals([userId], at: now())[userId] ?? UnreadCount(all: 0, ts: now())
+    }
+
+    /// Reads a link's preview, caches it, and delivers it as an update of the message (`MEDI`).
+    func fetchPreview(_ link: String, messageId: Int64, channelUrl: String) async {
+        let og = await LinkPreviews.fetch(link)
+        let json = og.flatMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
+        try? await store.setOGCache(link, json: json, at: now())
+        guard let json, let roster = try? await roster(channelUrl) else { return }
+        do {
+            try await sendQueue.run(channelUrl) {
+                guard let updated = try await store.setOGTag(messageId, json, updatedAt: now()) else { return }
+                let payload = try await presentMessages([updated], extras: [.parentInfo])[0]
+                let frame = Self.frameText(.updateMessage, payload)
+                fanOut(frame, to: roster.members.filter { $0.userId != updated.hiddenFor })
+            }
+        } catch {
+            logger.debug("link preview not delivered: \(error)")
+        }
     }
 }

@@ -189,6 +189,8 @@ public struct NewMessage: Sendable {
     public var replyToChannel = false
     /// `FILE`: the files as JSON.
     public var files: String? = nil
+    /// A cached link preview (JSON) of the first URL in the text.
+    public var ogTag: String? = nil
 }
 
 /// What storing a message did.

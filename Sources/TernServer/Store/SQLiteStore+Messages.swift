@@ -247,4 +247,16 @@ extension SQLiteStore {
             try String.fetchOne(db, sql: "SELECT user_id FROM file_auth WHERE key_hash = ? AND expires_at > ?", arguments: [keyHash, now])
         }
     }
+
+    public func ogCache(_ url: String) async throws -> (json: String?, fetchedAt: Int64)? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT og_tag, fetched_at FROM og_cache WHERE url = ?", arguments: [url]).map { ($0["og_tag"], $0["fetched_at"]) }
+        }
+    }
+
+    public func setOGCache(_ url: String, json: String?, at ms: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO og_cache(url, og_tag, fetched_at) VALUES (?, ?, ?)", arguments: [url, json, ms])
+        }
+    }
 }

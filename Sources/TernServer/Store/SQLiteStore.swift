@@ -210,6 +210,16 @@ public final class SQLiteStore: Store {
                     CREATE INDEX file_auth_user ON file_auth(user_id);
                     """)
         }
+        m.registerMigration("v8-link-previews") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE og_cache (
+                        url TEXT PRIMARY KEY NOT NULL,
+                        og_tag TEXT,
+                        fetched_at INTEGER NOT NULL
+                    );
+                    """)
+        }
         return m
     }
 
@@ -812,7 +822,7 @@ public final class SQLiteStore: Store {
                 messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
                 customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
                 silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: m.parentMessageId,
-                reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, files: m.files)
+                reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
             // A reply: its parent is in this channel and is not a reply itself.
             if m.parentMessageId != 0 {
                 guard let parent = try Row.fetchOne(
@@ -848,13 +858,13 @@ public final class SQLiteStore: Store {
                     db, sql: """
                         INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
                           mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
-                          parent_message_id, reply_to_channel, files)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                          parent_message_id, reply_to_channel, files, og_tag)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
                         Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, record.hiddenFor,
-                        Self.json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files,
+                        Self.json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files, m.ogTag,
                     ])
                 record.messageId = db.lastInsertedRowID
                 try Self.exec(

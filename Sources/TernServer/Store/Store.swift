@@ -107,6 +107,10 @@ public protocol Store: Sendable {
     /// Indexed words matching a term pattern (for wildcard and fuzzy search terms).
     func searchVocabulary(_ pattern: SearchQuery.TermPattern) async throws -> [String]
 
+    /// A cached link preview: its JSON (nil: the page had none) and when it was read.
+    func ogCache(_ url: String) async throws -> (json: String?, fetchedAt: Int64)?
+    func setOGCache(_ url: String, json: String?, at ms: Int64) async throws
+
     // MARK: Files
     func insertFile(_ file: FileRecord) async throws
     func file(_ fileId: String) async throws -> FileRecord?
