@@ -92,6 +92,7 @@ let package = Package(
             dependencies: [
                 "TernServer", "TernProtocol", "ternd", "TernTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             resources: [.copy("Python")]
         ),
