@@ -84,7 +84,10 @@ extension ChatClient {
                 body.size = FlexibleInt64(Int64(uploaded.fileSize))
                 body.thumbnails = uploaded.thumbnails
                 body.requireAuth = uploaded.requireAuth
-                self.uploads[reqId] = nil
+                // Cancelled after the bytes went up but before the message: it is not sent.
+                guard self.uploads.removeValue(forKey: reqId) != nil, !handle.cancelled.withLock({ $0 }) else {
+                    throw SendbirdError(.connectionCanceled, "the upload was cancelled")
+                }
                 let reply = try await self.request(try Frame(command: .file, body), reqId: reqId)
                 if reply.command == .error {
                     let e = try reply.decode(ErrorPayload.self)

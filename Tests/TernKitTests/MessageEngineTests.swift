@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+import TernProtocol
+
+@testable import TernKit
+
+/// The engine's message API against ternd: mentions, edits, deletes, reactions, threads, copies,
+/// search, files with progress and cancel, downloads.
+@Suite("Engine: messages and files")
+struct MessageEngineTests {
+    func eventually(_ what: String, timeout: Double = 20, _ condition: () async throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("timed out waiting for \(what)")
+    }
+
+    @Test func editDeleteReactThreadCopyAndSearch() async throws {
+        try await withLocalServer({ $0.linkPreviews = false }) { server in
+            let alice = server.client("alice")
+            let bob = server.client("bob")
+            let bobLog = EventLog(bob)
+            try await alice.connect()
+            try await bob.connect()
+            let group = try await alice.createGroupChannel(name: "team", userIds: ["bob"])
+            let other = try await alice.createGroupChannel(name: "other", userIds: [])
+            _ = try await bob.loadAllChannels()
+            // A mention with metaarray and custom type.
+            var params = UserMessageParams("hi @bob")
+            params.mentionedUserIds = ["bob"]
+            params.customType = "greeting"
+            params.metaarray = [MetaArrayItem(key: "tags", value: ["hello"])]
+            let m = try await alice.sendMessageAndWait(params, to: group.url)
+            #expect(m.customType == "greeting" && m.metaarray.first?.value == ["hello"])
+            try await eventually("bob's mention") { await bob.cachedChannel(group.url)?.unreadMentionCount == 1 }
+            // Edit: bob sees the update, the last message follows.
+            let mark = bobLog.mark
+            let edited = try await alice.updateMessage(m, MessageUpdateParams(text: "hi @bob, welcome"))
+            #expect(edited.text == "hi @bob, welcome" && edited.isEdited)
+            let seen = try await bobLog.wait("edit", after: mark) { e -> Message? in
+                if case .messageUpdated(let u) = e, u.messageId == m.messageId { return u }
+                return nil
+            }
+            #expect(seen.text == "hi @bob, welcome")
+            try await eventually("bob's last message is the edit") { await bob.cachedChannel(group.url)?.lastMessage?.text == "hi @bob, welcome" }
+            await #expect(throws: SendbirdError.self) { try await bob.updateMessage(m, MessageUpdateParams(text: "not mine")) }
+            // Metaarray values added and removed.
+            let tagged = try await alice.changeMetaArray(m, [MetaArrayItem(key: "tags", value: ["team"])])
+            #expect(tagged.metaarray.first?.value == ["hello", "team"])
+            let untagged = try await alice.changeMetaArray(m, [MetaArrayItem(key: "tags", value: [])], remove: true)
+            #expect(untagged.metaarray.isEmpty)
+            // Reactions reach the reactor too.
+            try await bob.addReaction(m, key: "thumbsup")
+            _ = try await bobLog.wait("own reaction") { e -> Bool? in
+                if case .reactionUpdated(_, let id, "thumbsup", "bob", true) = e, id == m.messageId { return true }
+                return nil
+            }
+            let withReactions = try await alice.message(m.messageId, in: group.url)
+            #expect(withReactions.reactions == [Reaction(key: "thumbsup", userIds: ["bob"])])
+            try await bob.deleteReaction(m, key: "thumbsup")
+            // Threads.
+            var reply = UserMessageParams("a reply")
+            reply.parentMessageId = m.messageId
+            let r1 = try await bob.sendMessageAndWait(reply, to: group.url)
+            #expect(r1.parentMessageId == m.messageId && r1.parent?.text == "hi @bob, welcome")
+            let info = try await bobLog.wait("thread info") { e -> ThreadSummary? in
+                if case .threadInfoUpdated(_, let p, let t) = e, p == m.messageId { return t }
+                return nil
+            }
+            #expect(info.replyCount == 1 && info.repliers.map(\.userId) == ["bob"])
+            let thread = try await alice.thread(of: m)
+            #expect(thread.parent.messageId == m.messageId && thread.replies.map(\.text) == ["a reply"])
+            #expect(thread.parent.thread?.replyCount == 1)
+            // Replies stay out of the channel's history unless sent to the channel too.
+            let history = try await alice.previousMessages(in: group.url)
+            #expect(history.messages.map(\.messageId) == [m.messageId])
+            // Copy to another channel; only one's own.
+            let copy = try await alice.copyMessage(edited, to: other.url)
+            #expect(copy.channelUrl == other.url && copy.text == edited.text && copy.customType == "greeting")
+            await #expect(throws: SendbirdError.self) { try await bob.copyMessage(edited, to: group.url) }
+            // Search.
+            var q = MessageSearchQuery(keyword: "welcome")
+            q.channelUrl = group.url
+            let found = try await bob.searchMessages(q)
+            #expect(found.messages.map(\.messageId) == [m.messageId] && found.totalCount == 1)
+            var fuzzy = MessageSearchQuery(keyword: "welcomx~")
+            fuzzy.advanced = true
+            #expect(try await bob.searchMessages(fuzzy).messages.count >= 1)
+            let around = try await bob.messages(around: m)
+            #expect(around.messages.contains { $0.messageId == m.messageId })
+            // Delete: everyone hears it; the deleted last message makes the channel read again.
+            let before = bobLog.mark
+            try await alice.deleteMessage(m)
+            _ = try await bobLog.wait("deleted", after: before) { e -> Bool? in
+                if case .messageDeleted(_, let id) = e, id == m.messageId { return true }
+                return nil
+            }
+            try await eventually("bob's last message is gone") { await bob.cachedChannel(group.url)?.lastMessage?.messageId != m.messageId }
+            for c in [alice, bob] { await c.shutdown() }
+        }
+    }
+
+    @Test func filesUploadWithProgressCancelAndDownload() async throws {
+        try await withLocalServer({ $0.linkPreviews = false; $0.fileUploadSizeLimitMB = 2 }) { server in
+            let alice = server.client("alice")
+            let bob = server.client("bob")
+            let eve = server.client("eve")
+            let aliceLog = EventLog(alice)
+            try await alice.connect()
+            try await bob.connect()
+            try await eve.connect()
+            let group = try await alice.createGroupChannel(name: "files", userIds: ["bob"])
+            let dir = LocalServer.tempDirectory()
+            let path = dir + "/notes.txt"
+            let content = Data(String(repeating: "tern ", count: 40_000).utf8)
+            FileManager.default.createFile(atPath: path, contents: content)
+            let progress = ProgressLog()
+            let id = try await alice.sendFile(path: path, to: group.url) { sent, total in progress.add(sent, total) }
+            let sent = try await aliceLog.wait("file sent") { e -> Message? in
+                if case .messageSent(let m) = e, m.requestId == id { return m }
+                if case .messageFailed(let m) = e, m.requestId == id { return m }
+                return nil
+            }
+            #expect(sent.status == .succeeded && sent.kind == .file && sent.files.first?.name == "notes.txt")
+            #expect(sent.files.first?.size == content.count)
+            #expect(progress.last?.0 == progress.last?.1 && (progress.last?.1 ?? 0) >= Int64(content.count), "progress reaches the whole body")
+            // Cancelling a finished upload returns false.
+            #expect(await alice.cancelUpload(id) == false)
+            // Bob downloads it; eve (not a member) cannot.
+            let saved = try await bob.download(sent, to: dir)
+            #expect(saved.count == 1 && FileManager.default.contents(atPath: saved[0]) == content)
+            #expect(saved[0] != path, "an existing name gets a number")
+            await #expect(throws: SendbirdError.self) { try await eve.download(sent, to: dir) }
+            // Too large for the server's announced limit: refused before uploading.
+            let big = dir + "/big.bin"
+            FileManager.default.createFile(atPath: big, contents: Data(count: 3 * 1024 * 1024))
+            do {
+                _ = try await alice.sendFile(path: big, to: group.url)
+                Issue.record("a file over the limit was accepted")
+            } catch let e as SendbirdError {
+                #expect(e.code.rawValue == 800260)
+            }
+            // Cancelling an upload in progress: the message fails as cancelled.
+            let mid = dir + "/mid.bin"
+            FileManager.default.createFile(atPath: mid, contents: Data(count: 2 * 1024 * 1024 - 4096))
+            let cancelId = try await alice.sendFile(path: mid, to: group.url)
+            let cancelled = await alice.cancelUpload(cancelId)
+            let outcome = try await aliceLog.wait("cancelled upload") { e -> Message? in
+                if case .messageFailed(let m) = e, m.requestId == cancelId { return m }
+                if case .messageSent(let m) = e, m.requestId == cancelId { return m }
+                return nil
+            }
+            // Either the cancel came while the upload ran (the message fails as cancelled), or the upload had
+            // already finished (cancel says false and the message went): never both, never neither.
+            if cancelled {
+                #expect(outcome.status == .failed && outcome.error?.code == .connectionCanceled)
+            } else {
+                #expect(outcome.status == .succeeded)
+            }
+            for c in [alice, bob, eve] { await c.shutdown() }
+        }
+    }
+}
+
+final class ProgressLog: Sendable {
+    let items = Locked<[(Int64, Int64)]>([])
+    func add(_ a: Int64, _ b: Int64) { items.withLock { $0.append((a, b)) } }
+    var last: (Int64, Int64)? { items.withLock { $0.last } }
+}
