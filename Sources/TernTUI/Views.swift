@@ -39,7 +39,7 @@ public struct Screen: Sendable {
         } else if let p = state.picker, let r = p.reaction {
             drawReactions(selected: r, &g)
         } else if state.picker != nil {
-            let hint = " r reply · t thread · + react · e edit · d delete · f download · ↑↓ move · Esc "
+            let hint = " r reply · t thread · + react · e edit · d delete · f save · Esc "
             g.write(Self.clip(hint, width - x0 - 1), x: x0 + 1, y: height - 3, style: theme.style("help.key"))
         }
         return g
@@ -506,16 +506,16 @@ public struct Screen: Sendable {
     func drawReactions(selected: Int, _ g: inout CellGrid) {
         let items = Reducer.reactions.enumerated().map { i, r in (i == 9 ? "0" : String(i + 1)) + " " + r.glyph }
         let line = items.joined(separator: "  ")
-        let box = drawBox(&g, title: "React (←/→ or a digit, Enter, Esc)", width: min(g.width - 2, max(CellWidth.of(line) + 4, 40)), height: 5)
+        let box = drawBox(&g, title: "React (←/→ or a digit, Enter, Esc)", width: min(g.width - 2, max(CellWidth.of(line) + 10, 40)), height: 6)
         var col = box.x + 1
         for (i, item) in items.enumerated() {
             var style = theme.style("help")
             if i == selected { style = theme.style("roomlist.selected") }
-            col = g.write(item, x: col, y: box.y + 2, style: style, limit: box.x + box.w)
-            col = g.write("  ", x: col, y: box.y + 2, style: theme.style("help"), limit: box.x + box.w)
+            col = g.write(item, x: col, y: box.y + 1, style: style, limit: box.x + box.w)
+            col = g.write("  ", x: col, y: box.y + 1, style: theme.style("help"), limit: box.x + box.w)
         }
         if selected < Reducer.reactions.count {
-            g.write(":" + Reducer.reactions[selected].key + ":", x: box.x + 1, y: box.y + 3, style: theme.style("timeline.event"), limit: box.x + box.w)
+            g.write(":" + Reducer.reactions[selected].key + ":", x: box.x + 1, y: box.y + 2, style: theme.style("timeline.event"), limit: box.x + box.w)
         }
     }
 

@@ -326,19 +326,20 @@ struct ReducerTests {
     }
 }
 
+/// Compares a screen with `Golden/NAME.txt`; with TERN_UPDATE_GOLDEN=1 writes it instead.
+func assertGolden(_ grid: CellGrid, _ name: String) throws {
+    let text = grid.text + "\n"
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name).txt")
+    if ProcessInfo.processInfo.environment["TERN_UPDATE_GOLDEN"] == "1" {
+        try text.write(to: source, atomically: true, encoding: .utf8)
+        return
+    }
+    let expected = try String(contentsOf: source, encoding: .utf8)
+    #expect(text == expected, "screen \(name) differs:\n\(text)")
+}
+
 @Suite("Screens (golden files)")
 struct GoldenTests {
-    /// Compares with `Golden/NAME.txt`; with TERN_UPDATE_GOLDEN=1 writes it instead.
-    func assertGolden(_ grid: CellGrid, _ name: String) throws {
-        let text = grid.text + "\n"
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name).txt")
-        if ProcessInfo.processInfo.environment["TERN_UPDATE_GOLDEN"] == "1" {
-            try text.write(to: source, atomically: true, encoding: .utf8)
-            return
-        }
-        let expected = try String(contentsOf: source, encoding: .utf8)
-        #expect(text == expected, "screen \(name) differs:\n\(text)")
-    }
 
     @Test func badgesAndStatusSummary() {
         #expect(Screen.badge(unread: 0, mentions: 0) == "")

@@ -156,6 +156,12 @@ public struct ParentSummary: Sendable, Equatable, Codable {
     public var text: String
     public var sender: User?
     public var createdAt: Millis
+    public init(messageId: Int64, text: String, sender: User?, createdAt: Millis) {
+        self.messageId = messageId
+        self.text = text
+        self.sender = sender
+        self.createdAt = createdAt
+    }
 }
 
 /// A parent's thread: replies, when the last came, the latest repliers.
@@ -163,7 +169,7 @@ public struct ThreadSummary: Sendable, Equatable, Codable {
     public var replyCount: Int
     public var lastRepliedAt: Millis
     public var repliers: [User]
-    init(_ t: ThreadInfo) {
+    public init(_ t: ThreadInfo) {
         replyCount = t.replyCount
         lastRepliedAt = t.lastRepliedAt
         repliers = t.mostReplies.map(User.init)
