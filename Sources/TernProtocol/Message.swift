@@ -106,15 +106,32 @@ public struct FilePayload: Codable, Sendable, Equatable {
         self.data = data
         self.thumbnails = thumbnails
     }
-    enum CodingKeys: String, CodingKey { case url, name, size, type, data, thumbnails }
+    /// The SDKs spell the items of a multiple-file message `file_name`, `file_type`, `file_size`; both
+    /// spellings are read and written.
+    enum CodingKeys: String, CodingKey {
+        case url, name, size, type, data, thumbnails, fileName = "file_name", fileType = "file_type", fileSize = "file_size"
+        case requireAuth = "require_auth"
+    }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         url = c.lenient(.url, "")
-        name = c.lenient(.name, "")
-        size = c.lenient(.size, 0)
-        type = c.lenient(.type, "")
+        name = c.lenient(.fileName, c.lenient(.name, ""))
+        size = Int(c.lenientInt64(.fileSize, c.lenientInt64(.size)))
+        type = c.lenient(.fileType, c.lenient(.type, ""))
         data = c.lenient(.data, "")
         thumbnails = c.lenient(.thumbnails, [])
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(url, forKey: .url)
+        try c.encode(name, forKey: .name)
+        try c.encode(name, forKey: .fileName)
+        try c.encode(size, forKey: .size)
+        try c.encode(size, forKey: .fileSize)
+        try c.encode(type, forKey: .type)
+        try c.encode(type, forKey: .fileType)
+        try c.encode(data, forKey: .data)
+        try c.encode(thumbnails, forKey: .thumbnails)
     }
 }
 

@@ -341,6 +341,8 @@ function channelHandlerParams(rec) {
         onChannelDeleted: (channelUrl) => rec.push('channelDeleted', { channelUrl }),
         onMetaDataCreated: (channel, metaData) => rec.push('metaDataCreated', { channel, metaData }),
         onChannelMemberCountChanged: (channels) => rec.push('memberCountChanged', { channels }),
+        onReactionUpdated: (channel, event) => rec.push('reactionUpdated', { channel, event }),
+        onThreadInfoUpdated: (channel, event) => rec.push('threadInfoUpdated', { channel, event }),
     };
 }
 
@@ -354,6 +356,57 @@ function connectionHandlerParams(rec) {
         onDisconnected: (userId) => rec.push('disconnected', { userId }),
         onConnectionDelayed: (retryAfter) => rec.push('connectionDelayed', { retryAfter }),
     };
+}
+
+/** channel.sendFileMessage as a promise of the succeeded message. */
+function sendFileMessage(channel, params) {
+    return new Promise((resolve, reject) => {
+        channel
+            .sendFileMessage(params)
+            .onSucceeded((message) => resolve(message))
+            .onFailed((err, message) => {
+                const e = new Error(`${err ? describe(err) : 'send failed without an error'} (message status ${message?.sendingStatus})`);
+                if (err?.code !== undefined) e.code = err.code;
+                reject(e);
+            });
+    });
+}
+
+/** A small RGB PNG, built here (zlib + CRC32) so the test needs no image library. */
+function makePng(width, height) {
+    const raw = Buffer.alloc((width * 3 + 1) * height);
+    for (let y = 0; y < height; y++) {
+        raw[y * (width * 3 + 1)] = 0;
+        for (let x = 0; x < width; x++) raw.set([(x * 4) & 255, 128, (y * 8) & 255], y * (width * 3 + 1) + 1 + x * 3);
+    }
+    const crcTable = Array.from({ length: 256 }, (_, n) => {
+        let c = n;
+        for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+        return c >>> 0;
+    });
+    const crc = (buf) => {
+        let c = 0xffffffff;
+        for (const b of buf) c = crcTable[(c ^ b) & 255] ^ (c >>> 8);
+        return (c ^ 0xffffffff) >>> 0;
+    };
+    const chunk = (type, body) => {
+        const len = Buffer.alloc(4);
+        len.writeUInt32BE(body.length);
+        const typed = Buffer.concat([Buffer.from(type), body]);
+        const c = Buffer.alloc(4);
+        c.writeUInt32BE(crc(typed));
+        return Buffer.concat([len, typed, c]);
+    };
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(width, 0);
+    ihdr.writeUInt32BE(height, 4);
+    ihdr.set([8, 2, 0, 0, 0], 8);
+    return Buffer.concat([
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        chunk('IHDR', ihdr),
+        chunk('IDAT', zlib.deflateSync(raw)),
+        chunk('IEND', Buffer.alloc(0)),
+    ]);
 }
 
 /** channel.sendUserMessage as a promise of the succeeded message. */
@@ -999,6 +1052,132 @@ async function main() {
         expectEqual(sup.getReadMembers(m).length, 0, 'no read members in a supergroup');
         await fresh.markAsRead();
         expectEqual(await B.sb.groupChannel.getTotalUnreadMessageCount({ superChannelFilter: 'super' }), 0, 'super total after reading');
+    });
+
+    // l. messages and files (issue 6)
+    const L = {};
+    const needL = () => need(ctxL.url, 'the messages channel');
+    const ctxL = L;
+    await step('l. A sends a user message with custom type, data and a mention; B receives them', async () => {
+        need3();
+        const ch = await A.sb.groupChannel.createChannel({ invitedUserIds: [idB], name: `msgs ${suffix}` });
+        L.url = ch.url;
+        const markB = B.events.mark();
+        L.m = await sendUserMessage(ch, { message: `hello ${idB} zebra${suffix}`, customType: 'greet', data: 'payload', mentionType: 'users', mentionedUserIds: [idB] });
+        const ev = await B.events.wait((e) => e.type === 'messageReceived' && e.message.messageId === L.m.messageId, 'B receives', { since: markB });
+        expectEqual(ev.message.customType, 'greet', 'customType');
+        expectEqual(ev.message.data, 'payload', 'data');
+        expectEqual(ev.message.mentionedUsers.map((u) => u.userId).join(), idB, 'mentionedUsers');
+    });
+    await step('l. A edits its message: B hears onMessageUpdated; B may not edit it (400108)', async () => {
+        needL();
+        const ch = await A.sb.groupChannel.getChannel(L.url);
+        const markB = B.events.mark();
+        const edited = await ch.updateUserMessage(L.m.messageId, { message: `hello edited zebra${suffix}` });
+        expectEqual(edited.message, `hello edited zebra${suffix}`, 'edited text');
+        expect(edited.updatedAt > 0, 'updatedAt');
+        await B.events.wait((e) => e.type === 'messageUpdated' && e.message.messageId === L.m.messageId && e.message.message.startsWith('hello edited'), 'B hears the edit', { since: markB });
+        const bCh = await B.sb.groupChannel.getChannel(L.url);
+        let code;
+        try {
+            await bCh.updateUserMessage(L.m.messageId, { message: 'not mine' });
+        } catch (err) {
+            code = err.code;
+        }
+        expectEqual(code, 400108, 'error code for editing another user\u2019s message');
+    });
+    await step('l. B replies in a thread: A hears onThreadInfoUpdated; the thread lists parent and reply', async () => {
+        needL();
+        const bCh = await B.sb.groupChannel.getChannel(L.url);
+        const markA = A.events.mark();
+        const reply = await sendUserMessage(bCh, { message: `a reply ${suffix}`, parentMessageId: L.m.messageId });
+        expectEqual(reply.parentMessageId, L.m.messageId, 'parentMessageId');
+        const ev = await A.events.wait((e) => e.type === 'threadInfoUpdated', 'thread info at A', { since: markA });
+        expectEqual(ev.event.threadInfo.replyCount, 1, 'replyCount');
+        const parent = await A.sb.message.getMessage({ channelUrl: L.url, channelType: 'group', messageId: L.m.messageId, includeThreadInfo: true });
+        const { parentMessage, threadedMessages } = await parent.getThreadedMessagesByTimestamp(0, { nextResultSize: 10, prevResultSize: 0 });
+        expectEqual(parentMessage.messageId, L.m.messageId, 'parent first');
+        expectEqual(threadedMessages.map((m) => m.message).join(), `a reply ${suffix}`, 'replies');
+    });
+    await step('l. B reacts: A hears onReactionUpdated; getMessage shows the reaction', async () => {
+        needL();
+        const bCh = await B.sb.groupChannel.getChannel(L.url);
+        const markA = A.events.mark();
+        const target = await B.sb.message.getMessage({ channelUrl: L.url, channelType: 'group', messageId: L.m.messageId });
+        const event = await bCh.addReaction(target, 'thumbsup');
+        expectEqual(event.operation, 'add', 'operation');
+        const ev = await A.events.wait((e) => e.type === 'reactionUpdated', 'reaction at A', { since: markA });
+        expectEqual(ev.event.key, 'thumbsup', 'key');
+        const withReactions = await A.sb.message.getMessage({ channelUrl: L.url, channelType: 'group', messageId: L.m.messageId, includeReactions: true });
+        expectEqual(withReactions.reactions.map((r) => `${r.key}:${r.userIds.join('+')}`).join(), `thumbsup:${idB}`, 'reactions');
+    });
+    await step('l. history pages back with the previous-message query and around a timestamp both ways', async () => {
+        needL();
+        const ch = await A.sb.groupChannel.getChannel(L.url);
+        L.more = [];
+        for (let i = 0; i < 3; i++) L.more.push(await sendUserMessage(ch, { message: `page ${i} ${suffix}` }));
+        const q = ch.createPreviousMessageListQuery({ limit: 2 });
+        const first = await q.load();
+        const second = await q.load();
+        expectEqual(first.map((m) => m.message).join('|'), `page 1 ${suffix}|page 2 ${suffix}`, 'first page (oldest first)');
+        expectEqual(second.map((m) => m.message).join('|'), `hello edited zebra${suffix}|page 0 ${suffix}`, 'second page continues');
+        const around = await ch.getMessagesByTimestamp(L.more[1].createdAt, { prevResultSize: 1, nextResultSize: 1, isInclusive: true });
+        expectEqual(around.map((m) => m.message).join('|'), `page 0 ${suffix}|page 1 ${suffix}|page 2 ${suffix}`, 'around');
+    });
+    await step('l. search finds the edited message by a word of it', async () => {
+        needL();
+        const q = A.sb.createMessageSearchQuery({ keyword: `zebra${suffix}`, channelUrl: L.url, limit: 10 });
+        const found = await q.next();
+        expectEqual(found.map((m) => m.messageId).join(), String(L.m.messageId), 'results');
+    });
+    await step('l. A deletes its message: B hears onMessageDeleted; B may not delete A\u2019s messages', async () => {
+        needL();
+        const ch = await A.sb.groupChannel.getChannel(L.url);
+        const markB = B.events.mark();
+        await ch.deleteMessage(L.more[0]);
+        await B.events.wait((e) => e.type === 'messageDeleted' && e.messageId === L.more[0].messageId, 'B hears the deletion', { since: markB });
+        const bCh = await B.sb.groupChannel.getChannel(L.url);
+        let code;
+        try {
+            await bCh.deleteMessage(L.more[1]);
+        } catch (err) {
+            code = err.code;
+        }
+        expectEqual(code, 400108, 'error code for deleting another user\u2019s message');
+    });
+    await step('l. A uploads an image with two thumbnail sizes; B receives the file message', async () => {
+        needL();
+        const ch = await A.sb.groupChannel.getChannel(L.url);
+        const png = makePng(64, 32);
+        L.png = png;
+        const markB = B.events.mark();
+        const msg = await sendFileMessage(ch, {
+            file: new File([png], 'pic.png', { type: 'image/png' }),
+            fileName: 'pic.png',
+            mimeType: 'image/png',
+            thumbnailSizes: [{ maxWidth: 32, maxHeight: 32 }, { maxWidth: 200, maxHeight: 200 }],
+        });
+        expectEqual(msg.name, 'pic.png', 'name');
+        expectEqual(msg.size, png.length, 'size');
+        expectEqual(msg.thumbnails.length, 2, 'thumbnails');
+        expectEqual(`${msg.thumbnails[0].realWidth}x${msg.thumbnails[0].realHeight}`, '32x16', 'first thumbnail fits 32x32');
+        expectEqual(`${msg.thumbnails[1].realWidth}x${msg.thumbnails[1].realHeight}`, '64x32', 'second is not upscaled');
+        const ev = await B.events.wait((e) => e.type === 'messageReceived' && e.message.messageId === msg.messageId, 'B receives', { since: markB });
+        L.fileAtB = ev.message;
+    });
+    await step('l. B downloads the file while a member; after leaving, the same URL is refused', async () => {
+        need(L.fileAtB, 'the file message');
+        const url = L.fileAtB.url;
+        expect(url.includes('auth='), `the SDK adds the auth parameter: ${url}`);
+        const ok = await fetch(url);
+        expectEqual(ok.status, 200, 'status while a member');
+        expectEqual(Buffer.from(await ok.arrayBuffer()).equals(L.png), true, 'same bytes');
+        const thumb = await fetch(L.fileAtB.thumbnails[0].url);
+        expectEqual(thumb.status, 200, 'thumbnail status');
+        const bCh = await B.sb.groupChannel.getChannel(L.url);
+        await bCh.leave();
+        const refused = await fetch(url);
+        expectEqual(refused.status, 403, 'status after leaving');
     });
 
     return finish();
