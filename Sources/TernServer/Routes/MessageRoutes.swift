@@ -22,6 +22,55 @@ struct MessageRoutes: Sendable {
         router.delete("/v3/group_channels/:channel_url/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: false) }
         router.get("/v3/group_channels/:channel_url/messages/:message_id/reactions") { req, ctx in try await reactions(req, ctx) }
         router.get("/v3/search/messages") { req, ctx in try await search(req, ctx) }
+        router.get("/v3/group_channels/:channel_url/messages/total_count") { req, ctx in try await totalCount(req, ctx) }
+        router.post("/v3/group_channels/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await metaArray(req, ctx, .add) }
+        router.put("/v3/group_channels/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await metaArray(req, ctx, nil) }
+        router.delete("/v3/group_channels/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await removeMetaKeys(req, ctx) }
+    }
+
+    struct MetaArrayAnswer: Encodable {
+        let sortedMetaarray: [MetaArrayItem]
+        enum CodingKeys: String, CodingKey { case sortedMetaarray = "sorted_metaarray" }
+    }
+
+    /// `POST` adds keys and values; `PUT` with `mode` add (default) or remove, and `upsert`.
+    func metaArray(_ req: Request, _ ctx: some RequestContext, _ fixed: MetaArrayChange.Mode?) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let b = try await rest.body(req)
+        guard let items = try Self.metaArray(b, "sorted_metaarray") else { throw SendbirdError.missing("sorted_metaarray") }
+        let mode: MetaArrayChange.Mode
+        if let fixed {
+            mode = fixed
+        } else {
+            switch try b.string("mode") ?? "add" {
+            case "add": mode = .add
+            case "remove": mode = .remove
+            default: throw SendbirdError(.invalidValue, "Invalid value: \"mode\" must be add or remove.")
+            }
+        }
+        var u = MessageUpdate()
+        u.metaarray = MetaArrayChange(items: items, mode: mode, upsert: fixed != nil ? true : (try b.bool("upsert") ?? false))
+        let m = try await service.updateMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: .rest)
+        return try rest.json(MetaArrayAnswer(sortedMetaarray: m.sortedMetaarray))
+    }
+
+    func removeMetaKeys(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        guard let keys = QueryParameters(req.uri.query).list("keys"), !keys.isEmpty else { throw SendbirdError.missing("keys") }
+        var u = MessageUpdate()
+        u.metaarray = MetaArrayChange(items: keys.map { MetaArrayItem(key: $0, value: []) }, mode: .remove)
+        _ = try await service.updateMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: .rest)
+        return try rest.empty()
+    }
+
+    struct Total: Encodable { let total: Int }
+
+    func totalCount(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let channel = try await service.requireChannel(url)
+        if let me = caller.userId { _ = try await service.requireMember(channel, me, code: .unauthorizedRequest) }
+        return try rest.json(Total(total: try await service.store.messageCount(url)))
     }
 
     func search(_ req: Request, _ ctx: some RequestContext) async throws -> Response {

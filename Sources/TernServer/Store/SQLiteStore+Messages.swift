@@ -259,4 +259,10 @@ extension SQLiteStore {
             try db.execute(sql: "INSERT OR REPLACE INTO og_cache(url, og_tag, fetched_at) VALUES (?, ?, ?)", arguments: [url, json, ms])
         }
     }
+
+    public func messageCount(_ channelUrl: String) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE channel_url = ?", arguments: [channelUrl]) ?? 0
+        }
+    }
 }

@@ -102,6 +102,8 @@ public protocol Store: Sendable {
     /// Stores a message's link preview; returns the message.
     func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord?
 
+    /// How many messages a channel keeps.
+    func messageCount(_ channelUrl: String) async throws -> Int
     /// Messages matching a search, one page, and how many match in all.
     func searchMessages(_ search: MessageSearch) async throws -> (messages: [MessageRecord], total: Int)
     /// Indexed words matching a term pattern (for wildcard and fuzzy search terms).

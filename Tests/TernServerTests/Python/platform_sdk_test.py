@@ -46,6 +46,11 @@ try:
     from sendbird_platform_sdk.model.update_a_group_channel_request import UpdateAGroupChannelRequest
     from sendbird_platform_sdk.model.update_count_preference_of_a_channel_request import UpdateCountPreferenceOfAChannelRequest
     from sendbird_platform_sdk.model.block_a_user_request import BlockAUserRequest
+    from sendbird_platform_sdk.model.update_a_message_request import UpdateAMessageRequest
+    from sendbird_platform_sdk.model.add_extra_data_to_a_message_request import AddExtraDataToAMessageRequest
+    from sendbird_platform_sdk.model.update_extra_data_in_a_message_request import UpdateExtraDataInAMessageRequest
+    from sendbird_platform_sdk.model.sendbird_sorted_metaarray import SendbirdSortedMetaarray
+    from sendbird_platform_sdk.model.sendbird_sorted_metaarray_inner import SendbirdSortedMetaarrayInner
 except ImportError as exc:  # pragma: no cover
     print("FAIL  setup: cannot import sendbird_platform_sdk (%s); run: pip install sendbird-platform-sdk" % exc)
     sys.exit(2)
@@ -397,6 +402,58 @@ def step_block():
     check(listed.get("users", []) == [], "blocked list after unblock %r" % listed.get("users"))
 
 
+def step_update_message():
+    sent = messages.send_a_message("group_channels", S["url"], send_a_message_request=SendAMessageRequest(
+        user_id=UA, message_type="MESG", message="to be edited", custom_type="draft"), **AUTH)
+    S["edit_id"] = sent.message_id
+    r = messages.update_a_message("group_channels", S["url"], sent.message_id, update_a_message_request=UpdateAMessageRequest(
+        message_type="MESG", message="edited by the platform", custom_type="final"), **AUTH)
+    check(r.get("message") == "edited by the platform" and r.get("custom_type") == "final", "updated %r" % r)
+    got = messages.get_a_message("group_channels", S["url"], sent.message_id, **AUTH)
+    check(got.get("message") == "edited by the platform", "get after update %r" % got.get("message"))
+
+
+def step_message_extra_data():
+    mid = S["edit_id"]
+    r = messages.add_extra_data_to_a_message("group_channels", S["url"], mid, add_extra_data_to_a_message_request=AddExtraDataToAMessageRequest(
+        sorted_metaarray=SendbirdSortedMetaarray([SendbirdSortedMetaarrayInner(key="tags", value=["a", "b"])])), **AUTH)
+    items = [(i.key, list(i.value)) for i in r.sorted_metaarray.value]
+    check(items == [("tags", ["a", "b"])], "added %r" % items)
+    r = messages.update_extra_data_in_a_message("group_channels", S["url"], mid, update_extra_data_in_a_message_request=UpdateExtraDataInAMessageRequest(
+        mode="remove", upsert=False, sorted_metaarray=SendbirdSortedMetaarray([SendbirdSortedMetaarrayInner(key="tags", value=["a"])])), **AUTH)
+    items = [(i.key, list(i.value)) for i in r.sorted_metaarray.value]
+    check(items == [("tags", ["b"])], "after remove %r" % items)
+    messages.remove_extra_data_from_a_message("group_channels", S["url"], mid, keys="tags", **AUTH)
+    got = messages.get_a_message("group_channels", S["url"], mid, **AUTH)
+    left = got.get("sorted_metaarray")
+    check(len(getattr(left, "value", left) or []) == 0, "metaarray after removing the key %r" % left)
+
+
+def step_replies_in_history():
+    reply = messages.send_a_message("group_channels", S["url"], send_a_message_request=SendAMessageRequest(
+        user_id=UB, message_type="MESG", message="a reply", parent_message_id=S["edit_id"]), **AUTH)
+    check(reply.get("parent_message_id") == S["edit_id"], "parent_message_id %r" % reply.get("parent_message_id"))
+    ts = now_ms() + 60000
+    none = messages.list_messages("group_channels", S["url"], message_ts=ts, prev_limit=50, next_limit=0, **AUTH)
+    check(reply.message_id not in [m.message_id for m in none.messages], "replies are out of the default history")
+    every = messages.list_messages("group_channels", S["url"], message_ts=ts, prev_limit=50, next_limit=0, include_reply_type="ALL",
+                                   include_thread_info=True, include_parent_message_info=True, **AUTH)
+    check(reply.message_id in [m.message_id for m in every.messages], "include_reply_type=ALL lists replies")
+    total = messages.get_total_number_of_messages_in_a_channel("group_channels", S["url"], **AUTH)
+    check((total.get("total") or 0) >= 5, "total %r" % total.get("total"))
+
+
+def step_delete_message():
+    messages.delete_a_message("group_channels", S["url"], S["edit_id"], **AUTH)
+    try:
+        messages.get_a_message("group_channels", S["url"], S["edit_id"], **AUTH)
+    except ApiException as e:
+        body = json.loads(e.body) if e.body else {}
+        check(body.get("code") == 400201, "deleted message: %r" % body)
+        return
+    raise StepFailure("the deleted message is still there")
+
+
 STEPS = [
     ("create users", step_create_users),
     ("view user", step_view_user),
@@ -417,6 +474,10 @@ STEPS = [
     ("count preference: view, mentions only, false, all", step_count_preference),
     ("channels with unread messages (super_mode)", step_unread_channels),
     ("block, list (blocked_by_me, blocking_me), unblock", step_block),
+    ("update a message", step_update_message),
+    ("message extra data (sorted_metaarray add, remove values, remove keys)", step_message_extra_data),
+    ("replies: reply types in history, total count", step_replies_in_history),
+    ("delete a message", step_delete_message),
     ("invite a member", step_invite),
     ("leave (Platform user_ids)", step_leave),
     ("update group channel", step_update_channel),
