@@ -434,9 +434,9 @@ def step_replies_in_history():
         user_id=UB, message_type="MESG", message="a reply", parent_message_id=S["edit_id"]), **AUTH)
     check(reply.get("parent_message_id") == S["edit_id"], "parent_message_id %r" % reply.get("parent_message_id"))
     ts = now_ms() + 60000
-    none = messages.list_messages("group_channels", S["url"], message_ts=ts, prev_limit=50, next_limit=0, **AUTH)
+    none = messages.list_messages("group_channels", S["url"], ts, 0, prev_limit=50, next_limit=0, **AUTH)
     check(reply.message_id not in [m.message_id for m in none.messages], "replies are out of the default history")
-    every = messages.list_messages("group_channels", S["url"], message_ts=ts, prev_limit=50, next_limit=0, include_reply_type="ALL",
+    every = messages.list_messages("group_channels", S["url"], ts, 0, prev_limit=50, next_limit=0, include_reply_type="ALL",
                                    include_thread_info=True, include_parent_message_info=True, **AUTH)
     check(reply.message_id in [m.message_id for m in every.messages], "include_reply_type=ALL lists replies")
     total = messages.get_total_number_of_messages_in_a_channel("group_channels", S["url"], **AUTH)
