@@ -128,6 +128,10 @@ struct MessageEngineTests {
             #expect(progress.last?.0 == progress.last?.1 && (progress.last?.1 ?? 0) >= Int64(content.count), "progress reaches the whole body")
             // Cancelling a finished upload returns false.
             #expect(await alice.cancelUpload(id) == false)
+            // A file message copies to another channel with its file.
+            let other = try await alice.createGroupChannel(name: "archive", userIds: [])
+            let copied = try await alice.copyMessage(sent, to: other.url)
+            #expect(copied.kind == .file && copied.channelUrl == other.url && copied.files.first?.url == sent.files.first?.url)
             // Bob downloads it; eve (not a member) cannot.
             let saved = try await bob.download(sent, to: dir)
             #expect(saved.count == 1 && FileManager.default.contents(atPath: saved[0]) == content)

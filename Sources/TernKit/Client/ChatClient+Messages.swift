@@ -124,12 +124,13 @@ extension ChatClient {
         try await call("DELETE", path, nil)
     }
 
-    /// Sends a copy of one's own user message to another channel (its text, data, custom type,
-    /// mentions and metaarray; not its thread).
+    /// Sends a copy of one's own user or file message to another channel (its text or files, data,
+    /// custom type, mentions and metaarray; not its thread).
     @discardableResult
     public func copyMessage(_ message: Message, to url: String) async throws -> Message {
         guard message.sender?.userId == me else { throw SendbirdError(.invalidParameter, "only your own messages can be copied") }
-        guard message.kind == .user else { throw SendbirdError(.invalidParameter, "only user messages can be copied") }
+        if message.kind == .file { return try await copyFileMessage(message, to: url) }
+        guard message.kind == .user else { throw SendbirdError(.invalidParameter, "only user and file messages can be copied") }
         var params = UserMessageParams(message.text)
         params.data = message.data
         params.customType = message.customType
@@ -137,6 +138,34 @@ extension ChatClient {
         params.mentionedUserIds = message.mentionedUserIds
         params.metaarray = message.metaarray
         return try await sendMessageAndWait(params, to: url)
+    }
+
+    func copyFileMessage(_ message: Message, to url: String) async throws -> Message {
+        guard !message.files.isEmpty else { throw SendbirdError(.invalidParameter, "the message has no file") }
+        let reqId = "rq-" + newRequestId()
+        var body = FileMessageRequest(channelUrl: url, reqId: reqId)
+        if message.files.count == 1, let f = message.files.first {
+            body.url = f.url
+            body.name = f.name
+            body.type = f.type
+            body.size = FlexibleInt64(Int64(f.size))
+            body.thumbnails = f.thumbnails
+        } else {
+            body.files = message.files
+        }
+        body.custom = message.data
+        body.customType = message.customType
+        if !message.metaarray.isEmpty { body.metaarray = FlexibleMetaArray(message.metaarray) }
+        let reply = try await request(try Frame(command: .file, body), reqId: reqId)
+        if reply.command == .error {
+            let e = try reply.decode(ErrorPayload.self)
+            throw SendbirdError(ErrorCode(e.code), e.message)
+        }
+        var sent = Message(try reply.decode(MessagePayload.self))
+        sent.requestId = reqId
+        store.applySent(sent)
+        hub.emit(.messageSent(sent))
+        return sent
     }
 
     /// One message by id, with its thread, parent and reactions.
