@@ -33,7 +33,11 @@ struct Tern: AsyncParsableCommand {
             /decline, /autoaccept on|off, /join [NAME], /leave, /hide, /archive,
             /hidden, /unhide, /freeze, /unfreeze, /rename NAME, /info,
             /count all|messages|mentions|off, /readall, /block USER, /unblock USER,
-            /blocked, /help, /quit.
+            /blocked, /reply [TEXT], /thread, /edit [TEXT], /delete, /react KEY,
+            /search WORDS, /upload PATH, /cancel, /download [DIR], /help, /quit.
+            ↑ on an empty line edits your last message; Ctrl-R picks a message to
+            reply to, react to, edit, delete or open as a thread; Ctrl-K searches;
+            Tab completes @mentions.
             Logs go to $XDG_STATE_HOME/tern/tern.log. Scripts use `tern send` and
             `tern tail`.
             """,

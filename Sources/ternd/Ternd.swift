@@ -46,7 +46,7 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Allow a non-loopback --host without --require-access-token (anyone could then speak as anyone).")
     var insecure = false
 
-    @Option(name: .customLong("max-messages-per-second"), help: "Flood protection: messages per second per user (Sendbird's default 5; 0 = off).")
+    @Option(name: .customLong("max-messages-per-second"), help: "Flood protection: messages per second per user in a channel (Sendbird's default 5; 0 = off).")
     var maxMessagesPerSecond: Double = 5
 
     @Option(name: .customLong("write-coalescing-us"), help: "After a socket write, wait this many microseconds so frames arriving meanwhile share one write (0 = off).")
@@ -60,6 +60,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("max-channels-per-user"), help: "Most group channels one user may belong to.")
     var maxChannelsPerUser = 2000
+
+    @Option(name: .customLong("file-upload-size-limit"), help: "Largest file one upload may carry, in MB (announced to clients in LOGI).")
+    var fileUploadSizeLimit = 25
+
+    @Flag(inversion: .prefixedNo, help: "Link previews: read the og: tags of the first URL in a message and send them as an update.")
+    var linkPreviews = true
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -88,6 +94,8 @@ struct Serve: AsyncParsableCommand {
         config.chatHistoryForNewMembers = chatHistory
         config.maxGroupChannelMembers = max(1, maxGroupChannelMembers)
         config.maxChannelsPerUser = max(1, maxChannelsPerUser)
+        config.fileUploadSizeLimitMB = max(1, fileUploadSizeLimit)
+        config.linkPreviews = linkPreviews
         let app: TernServerApp
         do {
             app = try await buildApplication(config, logger: logger)
