@@ -177,6 +177,63 @@ struct TerminalEndToEndTests {
         }
     }
 
+    @Test func repliesEditsReactionsFilesAndSearch() async throws {
+        let files = tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: files) }
+        let upload = files + "/notes.txt"
+        let content = "plans for the week\n"
+        FileManager.default.createFile(atPath: upload, contents: Data(content.utf8))
+        try FileManager.default.createDirectory(atPath: files + "/saved", withIntermediateDirectories: true)
+        try await Self.withTerminals(["alice", "bob"]) { tmux, _ in
+            await tmux.text("alice", "/create chat bob")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("alice", "the new channel") { $0.contains("#chat") }
+            await tmux.text("alice", "hello from alice")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("bob", "alice's message") { $0.contains("alice: hello from alice") }
+            // Bob picks the message (Ctrl-R) and replies (r): alice sees the reply with its quote.
+            await tmux.keys("bob", "C-r")
+            try await tmux.waitScreen("bob", "the picker's keys") { $0.contains("r reply") }
+            await tmux.keys("bob", "r")
+            try await tmux.waitScreen("bob", "the reply prompt") { $0.contains("↱ alice>") }
+            await tmux.text("bob", "hi back")
+            await tmux.keys("bob", "Enter")
+            try await tmux.waitScreen("alice", "the reply with its quote") { $0.contains("↱ alice: hello from alice") && $0.contains("bob: hi back") }
+            // Alice edits her message with ↑: bob sees it changed.
+            await tmux.keys("alice", "Up")
+            try await tmux.waitScreen("alice", "the edit prompt") { $0.contains("edit> hello from alice") }
+            await tmux.keys("alice", "C-u")
+            await tmux.text("alice", "hello, edited")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("bob", "the edit") { $0.contains("alice: hello, edited (edited)") }
+            // Bob reacts to the last message; alice sees the count.
+            await tmux.text("bob", "/react thumbsup")
+            await tmux.keys("bob", "Enter")
+            try await tmux.waitScreen("alice", "the reaction") { $0.contains("👍 1") }
+            // Bob sends a file; alice saves it.
+            await tmux.text("bob", "/upload \(upload)")
+            await tmux.keys("bob", "Enter")
+            try await tmux.waitScreen("bob", "the upload done") { $0.contains("notes.txt sent") }
+            try await tmux.waitScreen("alice", "the file message") { $0.contains("bob: 📎 notes.txt") }
+            await tmux.text("alice", "/download \(files)/saved")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("alice", "the file saved") { $0.contains("saved ") }
+            #expect(FileManager.default.contents(atPath: files + "/saved/notes.txt") == Data(content.utf8))
+            // Alice searches (Ctrl-K) and jumps to the result.
+            await tmux.keys("alice", "C-k")
+            try await tmux.waitScreen("alice", "the search view") { $0.contains("Search messages") }
+            await tmux.text("alice", "edited")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("alice", "the result") { $0.contains("1 matches for \"edited\"") && $0.contains("alice: hello, edited") }
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("alice", "back on the channel") { !$0.contains("Search messages") && $0.contains("hello, edited") }
+            await tmux.keys("alice", "C-c")
+            await tmux.keys("bob", "C-c")
+            try await tmux.waitScreen("alice", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            try await tmux.waitScreen("bob", "a clean exit") { $0.contains("TERN-EXITED-0") }
+        }
+    }
+
     @Test func invitationsAnsweredFromTheKeyboard() async throws {
         try await Self.withTerminals(["ann", "ben"]) { tmux, _ in
             // Ben wants to be asked; Ann creates a channel and invites him.
