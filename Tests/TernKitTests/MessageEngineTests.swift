@@ -90,6 +90,20 @@ struct MessageEngineTests {
             #expect(try await bob.searchMessages(fuzzy).messages.count >= 1)
             let around = try await bob.messages(around: m)
             #expect(around.messages.contains { $0.messageId == m.messageId })
+            // History queries: the previous-message query continues where it ended; filters by sender and type.
+            for i in 0..<3 { _ = try await bob.sendMessageAndWait("page \(i)", to: group.url) }
+            let query = alice.previousMessageListQuery(group.url, limit: 2)
+            let p1 = try await query.load()
+            let p2 = try await query.load()
+            #expect(p1.map(\.text) == ["page 1", "page 2"] && p2.map(\.text) == ["hi @bob, welcome", "page 0"])
+            var filter = MessageListParams(anchor: .timestamp(9_007_199_254_740_991))
+            filter.senderIds = ["bob"]
+            filter.previous = 10
+            #expect(try await alice.messages(in: group.url, filter).map(\.text) == ["page 0", "page 1", "page 2"])
+            filter.replyType = .all
+            #expect(try await alice.messages(in: group.url, filter).map(\.text) == ["a reply", "page 0", "page 1", "page 2"])
+            let replies = try await alice.threadedMessages(of: m, at: 0, next: 10)
+            #expect(replies.replies.map(\.text) == ["a reply"])
             // Delete: everyone hears it; the deleted last message makes the channel read again.
             let before = bobLog.mark
             try await alice.deleteMessage(m)
@@ -137,6 +151,14 @@ struct MessageEngineTests {
             #expect(saved.count == 1 && FileManager.default.contents(atPath: saved[0]) == content)
             #expect(saved[0] != path, "an existing name gets a number")
             await #expect(throws: SendbirdError.self) { try await eve.download(sent, to: dir) }
+            // Several files in one message; a file by URL.
+            let second = dir + "/second.txt"
+            FileManager.default.createFile(atPath: second, contents: Data("two".utf8))
+            let multi = try await alice.sendFiles(paths: [path, second], to: group.url)
+            #expect(multi.files.map(\.name) == ["notes.txt", "second.txt"] && multi.files.map(\.size) == [content.count, 3])
+            let linked = try await alice.sendFileURL("https://example.com/report.pdf", name: "report.pdf", type: "application/pdf", size: 10, to: group.url)
+            #expect(linked.files.first?.url == "https://example.com/report.pdf")
+            await #expect(throws: SendbirdError.self) { try await alice.sendFiles(paths: [path], to: group.url) }
             // Too large for the server's announced limit: refused before uploading.
             let big = dir + "/big.bin"
             FileManager.default.createFile(atPath: big, contents: Data(count: 3 * 1024 * 1024))

@@ -203,3 +203,60 @@ extension ChatClient {
         return paths
     }
 }
+
+extension ChatClient {
+    /// Sends a file message that points at a file somewhere else (nothing is uploaded).
+    @discardableResult
+    public func sendFileURL(_ fileURL: String, name: String, type: String = "", size: Int = 0, to url: String) async throws -> Message {
+        guard let scheme = URL(string: fileURL)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw SendbirdError(.invalidParameter, "not an http(s) URL: \(fileURL)")
+        }
+        return try await sendFiles([FilePayload(url: fileURL, name: name, size: size, type: type)], to: url)
+    }
+
+    /// Uploads several files (2–30) and sends them as one message.
+    @discardableResult
+    public func sendFiles(paths: [String], to url: String, thumbnailSizes: [(Int, Int)] = [(240, 240)]) async throws -> Message {
+        guard (2...30).contains(paths.count) else {
+            throw SendbirdError(.invalidParameter, "a multiple-file message carries 2 to 30 files (\(paths.count) given)")
+        }
+        var files: [FilePayload] = []
+        for path in paths {
+            guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else {
+                throw SendbirdError(.invalidParameter, "cannot read \(path)")
+            }
+            guard data.count <= fileSizeLimitMB * 1024 * 1024 else {
+                throw SendbirdError(ErrorCode(800260), "\((path as NSString).lastPathComponent) is over \(fileSizeLimitMB) MB")
+            }
+            let name = (path as NSString).lastPathComponent
+            let type = Self.mimeTypes[(name as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
+            let up = try await upload(data, name: name, type: type, channelUrl: url, thumbnailSizes: thumbnailSizes, handle: UploadHandle()) { _, _ in }
+            files.append(FilePayload(url: up.url, name: name, size: up.fileSize, type: type, thumbnails: up.thumbnails))
+        }
+        return try await sendFiles(files, to: url)
+    }
+
+    func sendFiles(_ files: [FilePayload], to url: String) async throws -> Message {
+        let reqId = "rq-" + newRequestId()
+        var body = FileMessageRequest(channelUrl: url, reqId: reqId)
+        if files.count == 1, let f = files.first {
+            body.url = f.url
+            body.name = f.name
+            body.type = f.type
+            body.size = FlexibleInt64(Int64(f.size))
+            body.thumbnails = f.thumbnails
+        } else {
+            body.files = files
+        }
+        let reply = try await request(try Frame(command: .file, body), reqId: reqId)
+        if reply.command == .error {
+            let e = try reply.decode(ErrorPayload.self)
+            throw SendbirdError(ErrorCode(e.code), e.message)
+        }
+        var sent = Message(try reply.decode(MessagePayload.self))
+        sent.requestId = reqId
+        store.applySent(sent)
+        hub.emit(.messageSent(sent))
+        return sent
+    }
+}

@@ -312,3 +312,108 @@ extension ChatClient {
         return MessagePage(messages: messages, hasPrevious: older >= before)
     }
 }
+
+/// A history query around a timestamp or a message (Sendbird's `MessageListParams`).
+public struct MessageListParams: Sendable, Equatable {
+    public enum Anchor: Sendable, Equatable { case timestamp(Millis), messageId(Int64) }
+    public enum ReplyType: String, Sendable { case none, all, onlyReplyToChannel = "only_reply_to_channel" }
+    public var anchor: Anchor
+    public var previous = 20
+    public var next = 0
+    public var inclusive = false
+    /// Newest first.
+    public var reverse = false
+    public var messageType: Message.Kind?
+    public var customTypes: [String] = []
+    public var senderIds: [String] = []
+    public var replyType: ReplyType = .onlyReplyToChannel
+    public var includeThreadInfo = true
+    public var includeParentInfo = true
+    public var includeReactions = true
+    public init(anchor: Anchor) { self.anchor = anchor }
+}
+
+/// Pages back through a channel's history: each `load()` continues where the last one ended
+/// (Sendbird's `PreviousMessageListQuery`).
+public actor PreviousMessageListQuery {
+    let client: ChatClient
+    let channelUrl: String
+    public let limit: Int
+    public let reverse: Bool
+    var params: MessageListParams
+    /// The oldest message returned so far.
+    var oldest: Message?
+    public private(set) var hasMore = true
+
+    init(client: ChatClient, channelUrl: String, limit: Int, reverse: Bool, filter: MessageListParams) {
+        self.client = client
+        self.channelUrl = channelUrl
+        self.limit = limit
+        self.reverse = reverse
+        params = filter
+    }
+
+    /// The next (older) page: oldest first, or newest first with `reverse`.
+    public func load() async throws -> [Message] {
+        guard hasMore else { return [] }
+        var p = params
+        p.anchor = oldest.map { .messageId($0.messageId) } ?? .timestamp(9_007_199_254_740_991)
+        p.previous = limit
+        p.next = 0
+        p.inclusive = false
+        p.reverse = false
+        let page = try await client.messages(in: channelUrl, p)
+        if page.count < limit { hasMore = false }
+        if let first = page.first { oldest = first }
+        return reverse ? page.reversed() : page
+    }
+}
+
+extension ChatClient {
+    /// Messages around a timestamp or a message, with the filters of `params`.
+    public func messages(in url: String, _ params: MessageListParams) async throws -> [Message] {
+        var q: [(String, String)] = []
+        switch params.anchor {
+        case .timestamp(let ts): q.append(("message_ts", String(ts)))
+        case .messageId(let id): q.append(("message_id", String(id)))
+        }
+        q += [
+            ("prev_limit", String(min(max(params.previous, 0), 200))), ("next_limit", String(min(max(params.next, 0), 200))),
+            ("include", String(params.inclusive)), ("reverse", String(params.reverse)), ("include_reply_type", params.replyType.rawValue),
+            ("include_thread_info", String(params.includeThreadInfo)), ("include_parent_message_info", String(params.includeParentInfo)),
+            ("include_reactions", String(params.includeReactions)),
+        ]
+        if let t = params.messageType { q.append(("message_type", t.rawValue)) }
+        if !params.customTypes.isEmpty { q.append(("custom_types", params.customTypes.joined(separator: ","))) }
+        if !params.senderIds.isEmpty { q.append(("sender_ids", params.senderIds.joined(separator: ","))) }
+        let page = try await rest.request(
+            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(url))/messages", q), sessionKey: try requireSession(),
+            as: MessageListResponse.self)
+        return page.messages.map(Message.init)
+    }
+
+    /// A query that pages back through `url`'s history `limit` (1–100) messages at a time; `filter`
+    /// sets message type, custom types, senders and reply type.
+    public nonisolated func previousMessageListQuery(
+        _ url: String, limit: Int = 20, reverse: Bool = false, filter: MessageListParams = MessageListParams(anchor: .timestamp(0))
+    ) -> PreviousMessageListQuery {
+        PreviousMessageListQuery(client: self, channelUrl: url, limit: min(max(limit, 1), 100), reverse: reverse, filter: filter)
+    }
+
+    /// A parent's replies around a timestamp (Sendbird's `getThreadedMessagesByTimestamp`).
+    public func threadedMessages(of parent: Message, at ts: Millis, previous: Int = 0, next: Int = 30, inclusive: Bool = false, reverse: Bool = false) async throws -> MessageThread {
+        let query: [(String, String)] = [
+            ("message_ts", String(ts)), ("prev_limit", String(min(max(previous, 0), 200))), ("next_limit", String(min(max(next, 0), 200))),
+            ("include", String(inclusive)), ("reverse", String(reverse)), ("include_reply_type", "all"),
+            ("parent_message_id", String(parent.messageId)), ("include_thread_info", "true"), ("include_reactions", "true"),
+            ("include_parent_message_info", "true"),
+        ]
+        let page = try await rest.request(
+            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(parent.channelUrl))/messages", query),
+            sessionKey: try requireSession(), as: MessageListResponse.self)
+        var messages = page.messages.map(Message.init)
+        let head = messages.first { $0.messageId == parent.messageId } ?? parent
+        messages.removeAll { $0.messageId == parent.messageId }
+        return MessageThread(parent: head, replies: messages, hasMore: messages.count >= previous + next)
+    }
+}
