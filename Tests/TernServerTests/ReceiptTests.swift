@@ -13,6 +13,14 @@ struct ReceiptTests {
         return (all, ts)
     }
 
+    @Test("unread_cnt written by hand reads back as the same value, odd custom types included")
+    func unreadJSON() throws {
+        let u = UnreadCount(all: 7, customTypes: ["team": 3, "q\"uote\\ \n\u{1}é": 4], ts: 1_795_000_000_123)
+        let text = ChatService.unreadJSON(u)
+        #expect(try JSONDecoder().decode(UnreadCount.self, from: Data(text.utf8)) == u)
+        #expect(ChatService.unreadJSON(UnreadCount(all: 0, ts: 5)) == #"{"all":0,"custom_types":{},"ts":5}"#)
+    }
+
     @Test("Each recipient's MESG carries their own totals (ts always later); READ, hide and leave carry the reader's")
     func totalsTravelWithEvents() async throws {
         try await withServer { s in

@@ -11,6 +11,16 @@ public final class SQLiteStore: Store {
     let pool: DatabasePool
     /// The last `ts` given to unread totals (see ``totals(_:_:hint:)``).
     let unreadStamp = Mutex<Int64>(0)
+    /// Unread totals of users by id, kept current by the send path (which only adds) and dropped by
+    /// every other write that can move them; read and changed only inside write transactions.
+    let totalsCache = Mutex<[String: UnreadCount]>([:])
+
+    /// Drops one user's cached totals, or everyone's (`nil`).
+    func forgetTotals(_ userId: String?) {
+        totalsCache.withLock { cache in
+            if let userId { cache[userId] = nil } else { cache.removeAll() }
+        }
+    }
 
     /// Opens (creating if needed) the database at `path` and runs the migrations.
     /// - Throws: when the file cannot be opened or migrated.
@@ -292,6 +302,7 @@ public final class SQLiteStore: Store {
 
     public func deleteUser(_ userId: String) async throws -> Bool {
         try await pool.write { db in
+            self.forgetTotals(nil)
             let channels = try String.fetchAll(db, sql: "SELECT channel_url FROM members WHERE user_id = ?", arguments: [userId])
             try db.execute(sql: "DELETE FROM users WHERE user_id = ?", arguments: [userId])
             let deleted = db.changesCount > 0
@@ -366,6 +377,7 @@ public final class SQLiteStore: Store {
         let memberIds = Array(Set(new.userIds)).sorted()
         let distinctKey = new.isDistinct ? memberIds.joined(separator: "\u{1F}") : nil
         return try await pool.write { db in
+            self.forgetTotals(nil)
             if let key = distinctKey,
                 let url = try String.fetchOne(
                     db, sql: "SELECT channel_url FROM group_channels WHERE distinct_key = ? AND is_distinct = 1 LIMIT 1",
@@ -705,6 +717,7 @@ public final class SQLiteStore: Store {
 
     public func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64, chatHistory: Bool) async throws -> [MemberRecord] {
         try await pool.write { db in
+            self.forgetTotals(nil)
             guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
             let lastTs = try Int64.fetchOne(db, sql: "SELECT last_message_ts FROM group_channels WHERE channel_url = ?", arguments: [channelUrl]) ?? 0
             var added: [MemberRecord] = []
@@ -740,6 +753,7 @@ public final class SQLiteStore: Store {
 
     public func acceptInvitation(_ channelUrl: String, userId: String, nowMs: Int64) async throws -> Bool {
         try await pool.write { db in
+            self.forgetTotals(nil)
             try db.execute(
                 sql: "UPDATE members SET state = 'joined', joined_ts = ? WHERE channel_url = ? AND user_id = ? AND state = 'invited'",
                 arguments: [nowMs, channelUrl, userId])
@@ -751,6 +765,7 @@ public final class SQLiteStore: Store {
 
     public func removeMember(_ channelUrl: String, userId: String, turnOffDistinct: Bool) async throws -> Bool {
         try await pool.write { db in
+            self.forgetTotals(nil)
             try db.execute(sql: "DELETE FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, userId])
             guard db.changesCount > 0 else { return false }
             if turnOffDistinct {
@@ -764,6 +779,7 @@ public final class SQLiteStore: Store {
 
     public func updateChannel(_ c: ChannelRecord) async throws {
         try await pool.write { db in
+            self.forgetTotals(nil)
             try db.execute(
                 sql: "UPDATE group_channels SET name = ?, cover_url = ?, data = ?, custom_type = ?, freeze = ? WHERE channel_url = ?",
                 arguments: [c.name, c.coverUrl, c.data, c.customType, c.freeze, c.channelUrl])
@@ -772,6 +788,7 @@ public final class SQLiteStore: Store {
 
     public func deleteChannel(_ channelUrl: String) async throws -> Bool {
         try await pool.write { db in
+            self.forgetTotals(nil)
             try db.execute(sql: "DELETE FROM group_channels WHERE channel_url = ?", arguments: [channelUrl])
             return db.changesCount > 0
         }
@@ -779,6 +796,7 @@ public final class SQLiteStore: Store {
 
     public func setHidden(_ channelUrl: String, userId: String, state: String, messageOffset: Int64?) async throws {
         try await pool.write { db in
+            self.forgetTotals(nil)
             if let offset = messageOffset {
                 try db.execute(
                     sql: """
@@ -883,15 +901,38 @@ public final class SQLiteStore: Store {
             // Silent messages only unhide. Blockers are left out of both.
             let blockedBy = Self.json(blockers)
             let counts = m.silent ? 0 : 1
-            try Self.exec(
-                db, sql: """
-                    UPDATE members SET
-                      unread_count = unread_count + CASE WHEN count_preference IN ('all', 'unread_message_count_only') THEN ? ELSE 0 END,
-                      hidden_state = CASE hidden_state WHEN 'hidden_allow_auto_unhide' THEN 'unhidden' ELSE hidden_state END
-                    WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
-                      AND user_id NOT IN (SELECT value FROM json_each(?))
-                    """,
+            let bumped = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        UPDATE members SET
+                          unread_count = unread_count + CASE WHEN count_preference IN ('all', 'unread_message_count_only') THEN ? ELSE 0 END,
+                          hidden_state = CASE hidden_state WHEN 'hidden_allow_auto_unhide' THEN 'unhidden' ELSE hidden_state END
+                        WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
+                          AND user_id NOT IN (SELECT value FROM json_each(?))
+                        RETURNING user_id, unread_count, count_preference
+                        """),
                 arguments: [counts, m.channelUrl, m.senderId, blockedBy])
+            // Cached totals move by what this message added (a supergroup's count stops adding at 100).
+            if counts > 0, !bumped.isEmpty,
+                let info = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT is_super, custom_type FROM group_channels WHERE channel_url = ?"), arguments: [m.channelUrl])
+            {
+                let isSuper: Bool = info["is_super"]
+                let type: String = info["custom_type"]
+                totalsCache.withLock { cache in
+                    for row in bumped {
+                        let uid: String = row["user_id"]
+                        let preference: String = row["count_preference"]
+                        let count: Int = row["unread_count"]
+                        guard preference == "all" || preference == "unread_message_count_only", !isSuper || count <= 100,
+                            var t = cache[uid]
+                        else { continue }
+                        t.all += 1
+                        if !type.isEmpty { t.customTypes[type, default: 0] += 1 }
+                        cache[uid] = t
+                    }
+                }
+            }
             if !m.silent {
                 let mentionable = "count_preference IN ('all', 'unread_mention_count_only') AND user_id NOT IN (SELECT value FROM json_each(?))"
                 if m.mentionType == "channel" {
@@ -907,6 +948,7 @@ public final class SQLiteStore: Store {
                 }
             }
             if m.markSenderRead, let sender = m.senderId {
+                forgetTotals(sender)
                 try Self.exec(
                     db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                     arguments: [m.createdAt, m.channelUrl, sender])
@@ -929,8 +971,25 @@ public final class SQLiteStore: Store {
             return last
         }
         var out: [String: UnreadCount] = [:]
-        for id in userIds { out[id] = UnreadCount(all: 0, ts: ts) }
-        for chunk in stride(from: 0, to: userIds.count, by: 500).map({ Array(userIds[$0..<min($0 + 500, userIds.count)]) }) {
+        var missing: [String] = []
+        totalsCache.withLock { cache in
+            for id in userIds {
+                if var t = cache[id] {
+                    t.ts = ts
+                    out[id] = t
+                } else {
+                    missing.append(id)
+                }
+            }
+        }
+        if missing.isEmpty { return out }
+        for id in missing { out[id] = UnreadCount(all: 0, ts: ts) }
+        defer {
+            totalsCache.withLock { cache in
+                for id in missing { cache[id] = out[id] }
+            }
+        }
+        for chunk in stride(from: 0, to: missing.count, by: 500).map({ Array(missing[$0..<min($0 + 500, missing.count)]) }) {
             let rows = try Row.fetchAll(
                 db, sql: """
                     SELECT m.user_id AS u, c.custom_type AS t,
@@ -1092,6 +1151,7 @@ public final class SQLiteStore: Store {
 
     public func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws -> UnreadCount {
         try await pool.write { db in
+            self.forgetTotals(userId)
             try Self.exec(
                 db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                 arguments: [ts, channelUrl, userId])
@@ -1101,6 +1161,7 @@ public final class SQLiteStore: Store {
 
     public func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> (channels: [String], totals: UnreadCount) {
         try await pool.write { db in
+            self.forgetTotals(userId)
             var sql = "SELECT channel_url FROM members WHERE user_id = ? AND state = 'joined'"
             var args: [any DatabaseValueConvertible] = [userId]
             if let urls = channelUrls {
@@ -1202,6 +1263,7 @@ public final class SQLiteStore: Store {
 
     public func setCountPreference(_ channelUrl: String, userId: String, _ preference: String) async throws -> Bool {
         try await pool.write { db in
+            self.forgetTotals(nil)
             // Counts the new preference leaves out start again from zero.
             try db.execute(
                 sql: """
