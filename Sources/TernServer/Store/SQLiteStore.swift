@@ -948,7 +948,31 @@ public final class SQLiteStore: Store {
                 }
             }
             if m.markSenderRead, let sender = m.senderId {
-                forgetTotals(sender)
+                // The sender's unread count here drops to zero: their cached total loses what it counted.
+                if totalsCache.withLock({ $0[sender] != nil }),
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT m.unread_count AS n, c.is_super AS s, c.custom_type AS t FROM members m
+                                JOIN group_channels c ON c.channel_url = m.channel_url
+                                WHERE m.channel_url = ? AND m.user_id = ? AND m.state = 'joined'
+                                """),
+                        arguments: [m.channelUrl, sender])
+                {
+                    let n: Int = row["n"]
+                    let counted = (row["s"] as Bool) ? min(n, 100) : n
+                    let type: String = row["t"]
+                    totalsCache.withLock { cache in
+                        guard var t = cache[sender] else { return }
+                        t.all = max(0, t.all - counted)
+                        if !type.isEmpty, let c = t.customTypes[type] {
+                            t.customTypes[type] = c - counted > 0 ? c - counted : nil
+                        }
+                        cache[sender] = t
+                    }
+                } else {
+                    forgetTotals(sender)
+                }
                 try Self.exec(
                     db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                     arguments: [m.createdAt, m.channelUrl, sender])
@@ -991,13 +1015,13 @@ public final class SQLiteStore: Store {
         }
         for chunk in stride(from: 0, to: missing.count, by: 500).map({ Array(missing[$0..<min($0 + 500, missing.count)]) }) {
             let rows = try Row.fetchAll(
-                db, sql: """
+                db.cachedStatement(sql: """
                     SELECT m.user_id AS u, c.custom_type AS t,
                       SUM(CASE WHEN c.is_super = 1 THEN min(m.unread_count, 100) ELSE m.unread_count END) AS n
                     FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
                     WHERE m.user_id IN (\(Self.placeholders(chunk.count))) AND m.state = 'joined' AND m.unread_count > 0
                     GROUP BY m.user_id, c.custom_type
-                    """,
+                    """),
                 arguments: StatementArguments(chunk))
             for row in rows {
                 let u: String = row["u"]
