@@ -49,6 +49,8 @@ public struct ServerConfiguration: Sendable {
     public var fileUploadSizeLimitMB = 25
     /// Link previews: read pages that messages link to (off in tests that must not reach out).
     public var linkPreviews = true
+    /// Also read pages on this machine or a private network for link previews (off by default).
+    public var linkPreviewsPrivateHosts = false
     /// After writing to a socket, wait this long before the next write so that frames arriving
     /// meanwhile share one WebSocket message. Bounds the latency it adds; 0 turns it off.
     public var writeCoalescingMicroseconds: Int64

@@ -67,6 +67,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Link previews: read the og: tags of the first URL in a message and send them as an update.")
     var linkPreviews = true
 
+    @Flag(name: .customLong("link-previews-private-hosts"), help: "Also read link previews from this machine and private networks (off: such links get no preview).")
+    var linkPreviewsPrivateHosts = false
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -96,6 +99,7 @@ struct Serve: AsyncParsableCommand {
         config.maxChannelsPerUser = max(1, maxChannelsPerUser)
         config.fileUploadSizeLimitMB = max(1, fileUploadSizeLimit)
         config.linkPreviews = linkPreviews
+        config.linkPreviewsPrivateHosts = linkPreviewsPrivateHosts
         let app: TernServerApp
         do {
             app = try await buildApplication(config, logger: logger)

@@ -211,6 +211,7 @@ struct SearchFileTests {
             alice.send("FILE", ["channel_url": url, "files": many, "req_id": "f2"])
             let multi = await alice.next("FILE") { $0["req_id"] as? String == "f2" }
             #expect((multi?["files"] as? [Any])?.count == 3)
+            #expect(multi?["require_auth"] as? Bool == false, "files elsewhere need no auth")
             let tooMany = (0..<31).map { ["url": "https://example.com/\($0).txt", "name": "\($0).txt", "type": "text/plain", "size": 1] }
             alice.send("FILE", ["channel_url": url, "files": tooMany, "req_id": "f3"])
             #expect(await alice.next("EROR") { $0["req_id"] as? String == "f3" }?["code"] as? Int == 800110)
@@ -250,7 +251,12 @@ struct SearchFileTests {
             port = portBox.get()
         }
         #expect(port > 0)
-        try await withServer { s in
+        #expect(LinkPreviews.isPrivate(host: "127.0.0.1") && LinkPreviews.isPrivate(host: "localhost") && LinkPreviews.isPrivate(host: "10.1.2.3"))
+        #expect(LinkPreviews.isPrivate(host: "192.168.0.5") && LinkPreviews.isPrivate(host: "::1") && !LinkPreviews.isPrivate(host: "93.184.216.34"))
+        // By default a page on this machine is not read.
+        #expect(await LinkPreviews.fetch("http://127.0.0.1:\(port)/page") == nil)
+        #expect(await LinkPreviews.fetch("http://127.0.0.1:\(port)/page", allowPrivate: true)?.title == "Tern & friends")
+        try await withServer({ $0.linkPreviewsPrivateHosts = true }) { s in
             try await s.createUsers(["alice", "bob"])
             let url = try await s.createChannel(["alice", "bob"])
             let (alice, _) = try await s.login("alice")

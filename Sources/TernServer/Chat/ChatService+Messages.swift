@@ -307,7 +307,7 @@ extension ChatService {
 
     /// Reads a link's preview, caches it, and delivers it as an update of the message (`MEDI`).
     func fetchPreview(_ link: String, messageId: Int64, channelUrl: String) async {
-        let og = await LinkPreviews.fetch(link)
+        let og = await LinkPreviews.fetch(link, allowPrivate: config.linkPreviewsPrivateHosts)
         let json = og.flatMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
         try? await store.setOGCache(link, json: json, at: now())
         guard let json, let roster = try? await roster(channelUrl) else { return }

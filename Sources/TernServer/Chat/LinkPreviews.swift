@@ -87,10 +87,46 @@ public enum LinkPreviews {
         return out
     }
 
+    /// Whether `host` is this machine or a private network (loopback, RFC 1918, link-local, unique
+    /// local, or a name that resolves to one): pages there are not read unless the server allows it.
+    public static func isPrivate(host: String) -> Bool {
+        let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if h == "localhost" || h.hasSuffix(".localhost") { return true }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(h, nil, &hints, &list) == 0, let first = list else { return true }
+        defer { freeaddrinfo(list) }
+        var p: UnsafeMutablePointer<addrinfo>? = first
+        while let a = p {
+            if a.pointee.ai_family == AF_INET, let sa = a.pointee.ai_addr {
+                let v4 = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+                let b0 = v4 >> 24, b1 = (v4 >> 16) & 0xff
+                if b0 == 127 || b0 == 10 || b0 == 0 || (b0 == 172 && (16...31).contains(b1)) || (b0 == 192 && b1 == 168)
+                    || (b0 == 169 && b1 == 254) || (b0 == 100 && (64...127).contains(b1))
+                {
+                    return true
+                }
+            } else if a.pointee.ai_family == AF_INET6, let sa = a.pointee.ai_addr {
+                let bytes = sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ptr in
+                    withUnsafeBytes(of: ptr.pointee.sin6_addr) { Array($0) }
+                }
+                let loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
+                let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+                if loopback || (bytes[0] & 0xfe) == 0xfc || (bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80) { return true }
+                if mapped && (bytes[12] == 127 || bytes[12] == 10 || (bytes[12] == 192 && bytes[13] == 168)) { return true }
+            }
+            p = a.pointee.ai_next
+        }
+        return false
+    }
+
     /// Fetches a page, following redirects only to http(s), reading at most ``maxBytes`` (the rest
-    /// is not downloaded) within ``timeout``.
-    public static func fetch(_ url: String) async -> OGMetaData? {
+    /// is not downloaded) within ``timeout``. Unless `allowPrivate`, hosts on this machine or a
+    /// private network are not read (a chat server must not become a way into its own network).
+    public static func fetch(_ url: String, allowPrivate: Bool = false) async -> OGMetaData? {
         guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
+        if !allowPrivate, isPrivate(host: u.host ?? "") { return nil }
         var req = URLRequest(url: u, timeoutInterval: timeout)
         req.setValue("text/html,application/xhtml+xml", forHTTPHeaderField: "Accept")
         req.setValue("ternd link preview", forHTTPHeaderField: "User-Agent")

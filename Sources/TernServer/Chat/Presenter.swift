@@ -30,7 +30,8 @@ enum Presenter {
                 if let f = m.files, let files = try? JSONDecoder().decode([FilePayload].self, from: Data(f.utf8)), let first = files.first {
                     p.file = first
                     p.files = files
-                    p.requireAuth = true
+                    // Files this server stores need the per-user `auth`; files elsewhere do not.
+                    p.requireAuth = files.contains { $0.url.contains("/v3/storage/file/") }
                 }
             }
     }
