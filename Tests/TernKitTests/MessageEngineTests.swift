@@ -8,14 +8,6 @@ import TernProtocol
 /// search, files with progress and cancel, downloads.
 @Suite("Engine: messages and files")
 struct MessageEngineTests {
-    func eventually(_ what: String, timeout: Double = 20, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestFailure("timed out waiting for \(what)")
-    }
 
     @Test func editDeleteReactThreadCopyAndSearch() async throws {
         try await withLocalServer({ $0.linkPreviews = false }) { server in

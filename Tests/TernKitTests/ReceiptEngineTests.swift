@@ -8,15 +8,6 @@ import TernProtocol
 /// engine's figures agree with what the server says over REST.
 @Suite("Engine: receipts, unread counts, blocking")
 struct ReceiptEngineTests {
-    /// Polls until `condition` holds (events travel over a real socket).
-    func eventually(_ what: String, timeout: Double = 20, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestFailure("timed out waiting for \(what)")
-    }
 
     /// The server's totals for `user`: unread messages and channels with unread messages.
     func serverTotals(_ server: LocalServer, _ user: String) async throws -> (messages: Int, channels: Int) {

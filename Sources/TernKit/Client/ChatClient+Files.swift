@@ -236,9 +236,16 @@ extension ChatClient {
         return try await sendFiles(files, to: url)
     }
 
-    func sendFiles(_ files: [FilePayload], to url: String) async throws -> Message {
+    /// Sends a file message of files already somewhere (uploaded, or by URL), with the message's data,
+    /// custom type and metaarray.
+    func sendFiles(
+        _ files: [FilePayload], to url: String, data: String = "", customType: String = "", metaarray: [MetaArrayItem] = []
+    ) async throws -> Message {
         let reqId = "rq-" + newRequestId()
         var body = FileMessageRequest(channelUrl: url, reqId: reqId)
+        if !data.isEmpty { body.custom = data }
+        if !customType.isEmpty { body.customType = customType }
+        if !metaarray.isEmpty { body.metaarray = FlexibleMetaArray(metaarray) }
         if files.count == 1, let f = files.first {
             body.url = f.url
             body.name = f.name

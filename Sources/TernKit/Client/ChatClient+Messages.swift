@@ -142,30 +142,7 @@ extension ChatClient {
 
     func copyFileMessage(_ message: Message, to url: String) async throws -> Message {
         guard !message.files.isEmpty else { throw SendbirdError(.invalidParameter, "the message has no file") }
-        let reqId = "rq-" + newRequestId()
-        var body = FileMessageRequest(channelUrl: url, reqId: reqId)
-        if message.files.count == 1, let f = message.files.first {
-            body.url = f.url
-            body.name = f.name
-            body.type = f.type
-            body.size = FlexibleInt64(Int64(f.size))
-            body.thumbnails = f.thumbnails
-        } else {
-            body.files = message.files
-        }
-        body.custom = message.data
-        body.customType = message.customType
-        if !message.metaarray.isEmpty { body.metaarray = FlexibleMetaArray(message.metaarray) }
-        let reply = try await request(try Frame(command: .file, body), reqId: reqId)
-        if reply.command == .error {
-            let e = try reply.decode(ErrorPayload.self)
-            throw SendbirdError(ErrorCode(e.code), e.message)
-        }
-        var sent = Message(try reply.decode(MessagePayload.self))
-        sent.requestId = reqId
-        store.applySent(sent)
-        hub.emit(.messageSent(sent))
-        return sent
+        return try await sendFiles(message.files, to: url, data: message.data, customType: message.customType, metaarray: message.metaarray)
     }
 
     /// One message by id, with its thread, parent and reactions.
@@ -179,20 +156,7 @@ extension ChatClient {
 
     /// A parent and up to `limit` of its replies, oldest first, after `after` (ms; default: from the start).
     public func thread(of parent: Message, after: Millis = 0, limit: Int = 50) async throws -> MessageThread {
-        let n = min(max(limit, 1), 200)
-        let query: [(String, String)] = [
-            ("message_ts", String(after)), ("prev_limit", "0"), ("next_limit", String(n)), ("include", "false"),
-            ("include_reply_type", "all"), ("parent_message_id", String(parent.messageId)), ("include_thread_info", "true"),
-            ("include_reactions", "true"),
-        ]
-        let page = try await rest.request(
-            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(parent.channelUrl))/messages", query),
-            sessionKey: try requireSession(), as: MessageListResponse.self)
-        var messages = page.messages.map(Message.init)
-        // The server puts the parent first.
-        let head = messages.first { $0.messageId == parent.messageId } ?? parent
-        messages.removeAll { $0.messageId == parent.messageId }
-        return MessageThread(parent: head, replies: messages, hasMore: messages.count >= n)
+        try await threadedMessages(of: parent, at: after, previous: 0, next: min(max(limit, 1), 200))
     }
 
     // MARK: - Events
@@ -298,16 +262,11 @@ extension ChatClient {
 
     /// The history around a message: up to `before` older and `after` newer ones, with it, oldest first.
     public func messages(around message: Message, before: Int = 30, after: Int = 30) async throws -> MessagePage {
-        let query: [(String, String)] = [
-            ("message_ts", String(message.createdAt)), ("prev_limit", String(min(max(before, 0), 200))),
-            ("next_limit", String(min(max(after, 0), 200))), ("include", "true"), ("reverse", "false"),
-            ("include_reply_type", "only_reply_to_channel"), ("include_thread_info", "true"), ("include_reactions", "true"),
-            ("include_parent_message_info", "true"),
-        ]
-        let page = try await rest.request(
-            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(message.channelUrl))/messages", query),
-            sessionKey: try requireSession(), as: MessageListResponse.self)
-        let messages = page.messages.map(Message.init).sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
+        var params = MessageListParams(anchor: .timestamp(message.createdAt))
+        params.previous = before
+        params.next = after
+        params.inclusive = true
+        let messages = try await self.messages(in: message.channelUrl, params).sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
         let older = messages.filter { $0.createdAt < message.createdAt }.count
         return MessagePage(messages: messages, hasPrevious: older >= before)
     }

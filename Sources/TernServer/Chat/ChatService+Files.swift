@@ -134,14 +134,8 @@ extension ChatService {
         from userId: String, _ out: OutgoingFileMessage, connection: ClientConnection?, origin: RequestOrigin
     ) async throws -> MessagePayload {
         let t0 = now()
-        guard let roster = try await roster(out.channelUrl) else {
-            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(out.channelUrl).")
-        }
+        let (roster, me) = try await senderContext(userId, channelUrl: out.channelUrl, origin: origin)
         let channel = roster.channel
-        guard let me = roster.member(userId), me.state == "joined" else {
-            throw SendbirdError(.notAMember, "Not a member of the channel: \(channel.channelUrl).")
-        }
-        if channel.freeze && me.role != "operator" { throw SendbirdError(.channelFrozen, "The channel is frozen.") }
         if out.files.isEmpty { throw SendbirdError.missing("url") }
         if out.files.count > Self.maxFilesPerMessage {
             throw SendbirdError(Self.fileCountError, "A message carries at most \(Self.maxFilesPerMessage) files (\(out.files.count) given).")
@@ -177,21 +171,8 @@ extension ChatService {
                 markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
                 parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, files: filesJSON)
             let stored = try await store.insertMessage(new)
-            var users: [String: UserRecord] = [:]
-            if let s = senderPayload {
-                users[userId] = UserRecord(
-                    userId: s.userId, nickname: s.nickname, profileUrl: s.profileUrl, metadata: s.metadata, createdAt: 0, lastSeenAt: 0,
-                    hasEverLoggedIn: true, isActive: true)
-            }
-            var payload = Presenter.message(stored.message, users: users)
-            let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
-            if let conn = connection, let req = out.reqId { conn.send("FILE" + Self.withReqId(json, req) + "\n") }
-            if !stored.duplicate {
-                fanOutMessage("FILE", json, to: roster.members, except: connection, stored: stored)
-                if let parent = stored.parent { try await pushThreadInfo(parent, to: roster.members) }
-            }
-            payload.reqId = out.reqId
-            return payload
+            return try await deliverStored(
+                stored, command: "FILE", sender: senderPayload, users: [:], roster: roster, connection: connection, reqId: out.reqId)
         }
     }
 

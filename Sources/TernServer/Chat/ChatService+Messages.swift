@@ -40,16 +40,8 @@ extension ChatService {
         from userId: String, _ out: OutgoingMessage, connection: ClientConnection?, origin: RequestOrigin
     ) async throws -> MessagePayload {
         let t0 = now()
-        guard let roster = try await roster(out.channelUrl) else {
-            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(out.channelUrl).")
-        }
+        let (roster, me) = try await senderContext(userId, channelUrl: out.channelUrl, origin: origin)
         let channel = roster.channel
-        guard let me = roster.member(userId), me.state == "joined" else {
-            throw SendbirdError(.notAMember, "Not a member of the channel: \(channel.channelUrl).")
-        }
-        if channel.freeze && me.role != "operator" {
-            throw SendbirdError(.channelFrozen, "The channel is frozen.")
-        }
         if out.message.isEmpty { throw SendbirdError.missing("message") }
         if out.message.count > config.maxMessageLength { throw SendbirdError.tooLong("message", max: config.maxMessageLength) }
         if out.customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
@@ -92,32 +84,56 @@ extension ChatService {
                 let url = channel.channelUrl
                 Task { await self.fetchPreview(link, messageId: id, channelUrl: url) }
             }
-            var users = mentionedUsers
-            if let s = senderPayload {
-                users[userId] = UserRecord(
-                    userId: s.userId, nickname: s.nickname, profileUrl: s.profileUrl, metadata: s.metadata, createdAt: 0,
-                    lastSeenAt: 0, hasEverLoggedIn: true, isActive: true)
-            }
-            var payload = Presenter.message(stored.message, users: users)
-            var parentRecord = stored.parent
-            if parentRecord == nil && stored.message.parentMessageId != 0 {
-                parentRecord = try await store.message(channel.channelUrl, id: stored.message.parentMessageId)
-            }
-            if let parent = parentRecord {
-                // A reply carries what the others need to show its parent.
-                payload.parentMessageInfo = Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
-            }
-            let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
-            if let conn = connection, let req = out.reqId {
-                conn.send("MESG" + Self.withReqId(json, req) + "\n")
-            }
-            if !stored.duplicate {
-                fanOutMessage("MESG", json, to: roster.members, except: connection, stored: stored)
-                if let parent = stored.parent { try await pushThreadInfo(parent, to: roster.members) }
-            }
-            payload.reqId = out.reqId
-            return payload
+            return try await deliverStored(
+                stored, command: "MESG", sender: senderPayload, users: mentionedUsers, roster: roster, connection: connection, reqId: out.reqId)
         }
+    }
+
+    /// The channel and the sender's membership for a send: unknown channel (900500 / 400201), not a
+    /// member (900020), frozen for all but operators (900050).
+    func senderContext(_ userId: String, channelUrl: String, origin: RequestOrigin) async throws -> (ChannelRoster, MemberRecord) {
+        guard let roster = try await roster(channelUrl) else {
+            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        guard let me = roster.member(userId), me.state == "joined" else {
+            throw SendbirdError(.notAMember, "Not a member of the channel: \(channelUrl).")
+        }
+        if roster.channel.freeze && me.role != "operator" {
+            throw SendbirdError(.channelFrozen, "The channel is frozen.")
+        }
+        return (roster, me)
+    }
+
+    /// Delivers a message just stored: presented once (a reply with its parent), the copy with
+    /// `req_id` to the sending socket, the same bytes (each with the recipient's `unread_cnt`) to every
+    /// member, and the parent's thread (`MTHD`). Returns the sender's view of it.
+    func deliverStored(
+        _ stored: StoredMessage, command: String, sender: SenderPayload?, users known: [String: UserRecord], roster: ChannelRoster,
+        connection: ClientConnection?, reqId: String?
+    ) async throws -> MessagePayload {
+        var users = known
+        if let s = sender {
+            users[s.userId] = UserRecord(
+                userId: s.userId, nickname: s.nickname, profileUrl: s.profileUrl, metadata: s.metadata, createdAt: 0,
+                lastSeenAt: 0, hasEverLoggedIn: true, isActive: true)
+        }
+        var payload = Presenter.message(stored.message, users: users)
+        var parentRecord = stored.parent
+        if parentRecord == nil && stored.message.parentMessageId != 0 {
+            parentRecord = try await store.message(stored.message.channelUrl, id: stored.message.parentMessageId)
+        }
+        if let parent = parentRecord {
+            // A reply carries what the others need to show its parent.
+            payload.parentMessageInfo = Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
+        }
+        let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
+        if let conn = connection, let req = reqId { conn.send(command + Self.withReqId(json, req) + "\n") }
+        if !stored.duplicate {
+            fanOutMessage(command, json, to: roster.members, except: connection, stored: stored)
+            if let parent = stored.parent { try await pushThreadInfo(parent, to: roster.members) }
+        }
+        payload.reqId = reqId
+        return payload
     }
 
     /// Joined members other than the sender who are online now: they get their unread totals with the message.

@@ -144,3 +144,13 @@ final class OffsetClock: EngineClock {
     func now() -> Millis { SystemEngineClock().now() + offset.withLock { $0 } }
     func advance(_ ms: Millis) { offset.withLock { $0 += ms } }
 }
+
+/// Polls until `condition` holds (events travel over a real socket), or fails after `timeout` s.
+func eventually(_ what: String, timeout: Double = 20, _ condition: () async throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw TestFailure("timed out waiting for \(what)")
+}
