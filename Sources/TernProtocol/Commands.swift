@@ -318,6 +318,13 @@ extension ChannelEvent {
     public static let left = 10001
     public static let invited = 10020
     public static let declined = 10022
+    public static let operatorsChanged = 10002
+    public static let entered = 10102
+    public static let exited = 10103
+    public static let unmuted = 10200
+    public static let muted = 10201
+    public static let unbanned = 10600
+    public static let banned = 10601
     public static let unfrozen = 10700
     public static let frozen = 10701
     public static let changed = 11000
@@ -401,9 +408,18 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
             case channelUrl = "channel_url", memberCount = "member_count", joinedMemberCount = "joined_member_count"
         }
     }
+    public struct Open: Codable, Sendable, Equatable {
+        public var channelUrl: String
+        public var participantCount: Int
+        public init(channelUrl: String, participantCount: Int) {
+            self.channelUrl = channelUrl
+            self.participantCount = participantCount
+        }
+        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", participantCount = "participant_count" }
+    }
     public var groupChannels: [Group]
-    /// Always present (the JS SDK maps over it): ternd has no open channels yet.
-    public var openChannels: [Group] = []
+    /// Always present (the JS SDK maps over both lists).
+    public var openChannels: [Open] = []
     public var ts: Int64
     public init(groupChannels: [Group], ts: Int64) {
         self.groupChannels = groupChannels

@@ -28,6 +28,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let invalidApiToken = ErrorCode(400401)
     public static let invalidJSON = ErrorCode(400403)
     public static let tooManyConnections = ErrorCode(400500)
+    /// REST: the user is banned from the channel (joining, being invited, entering).
+    public static let bannedUser = ErrorCode(400750)
     public static let internalError = ErrorCode(500901)
     public static let rateLimitExceeded = ErrorCode(500910)
     // Real-time (WebSocket) refusals.

@@ -71,6 +71,8 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     MetadataRoutes(rest: rest).register(on: router)
     MessageRoutes(rest: rest).register(on: router)
     FileRoutes(rest: rest).register(on: router)
+    OpenChannelRoutes(rest: rest).register(on: router)
+    ModerationRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

@@ -45,6 +45,18 @@ public struct ServerConfiguration: Sendable {
     /// Chat history on: new members see what was sent before they joined, and their read receipt starts at the
     /// last message; off: they see only what comes after their invitation, and their receipt starts at 0.
     public var chatHistoryForNewMembers = true
+    /// Open channels: messages per second broadcast in one channel (Sendbird: 5); the excess is stored and
+    /// reaches only operators. 0 turns it off.
+    public var openChannelMessagesPerSecond: Double = 5
+    /// Open channels: how often (ms) a changed participant count goes out as `MCNT`.
+    public var participantCountInterval = 1000
+    /// Open channels one connection may be in at once (Sendbird: 10).
+    public var maxEnteredOpenChannels = 10
+    /// Participants one open channel holds (Sendbird's classic open channels: 1,000).
+    public var maxOpenChannelParticipants = 1000
+    /// Seed 003's invitation option: leave users out of an invitation when the inviter blocks them or they block
+    /// the inviter (Sendbird's default: include them).
+    public var excludeBlockedInvitees = false
     /// Largest file one upload may carry, in MB (`LOGI` `file_upload_size_limit`).
     public var fileUploadSizeLimitMB = 25
     /// Link previews: read pages that messages link to (off in tests that must not reach out).

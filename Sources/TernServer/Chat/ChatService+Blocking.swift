@@ -106,7 +106,7 @@ extension ChatService {
         guard let value = CountPreference.parse(preference) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"count_preference\" must be all, unread_message_count_only, unread_mention_count_only or off (false).")
         }
-        let channel = try await requireChannel(channelUrl)
+        let channel = try await requireGroupChannel(channelUrl)
         _ = try await requireMember(channel, userId, code: .unauthorizedRequest)
         _ = try await store.setCountPreference(channelUrl, userId: userId, value)
         invalidateChannel(channelUrl)
@@ -115,7 +115,7 @@ extension ChatService {
     }
 
     public func countPreference(channelUrl: String, userId: String) async throws -> String {
-        let channel = try await requireChannel(channelUrl)
+        let channel = try await requireGroupChannel(channelUrl)
         return try await requireMember(channel, userId, code: .unauthorizedRequest).countPreference
     }
 }

@@ -24,6 +24,12 @@ extension ChatService {
         var ids = r.userIds
         if let creator = r.creator, !ids.contains(creator) { ids.insert(creator, at: 0) }
         ids = Array(NSOrderedSet(array: ids).array as! [String])
+        if config.excludeBlockedInvitees, let creator = r.creator {
+            // Seed 003's invitation option: users the creator blocks, or who block the creator, are left out.
+            let others = ids.filter { $0 != creator }
+            let blocked = try await store.blocked(by: creator, among: others).union(try await store.blockers(of: creator, among: others))
+            ids.removeAll { blocked.contains($0) }
+        }
         if ids.isEmpty { throw SendbirdError.missing("user_ids") }
         if ids.count > config.maxGroupChannelMembers {
             throw SendbirdError(.tooManyItems, "A group channel can have at most \(config.maxGroupChannelMembers) members.")
@@ -55,9 +61,20 @@ extension ChatService {
         return (channel, created)
     }
 
-    /// A channel or 400201.
+    /// A channel of either type, or 400201.
     public func requireChannel(_ url: String) async throws -> ChannelRecord {
         guard let c = try await store.channel(url) else { throw SendbirdError(.notFound, "\"Channel\" not found: \(url).") }
+        return c
+    }
+
+    /// The refusal of a banned user: 900100 on the WebSocket, 400750 over REST.
+    static func banned(_ endAt: Int64, webSocket: Bool) -> SendbirdError {
+        SendbirdError(webSocket ? .bannedFromChannel : .bannedUser, "Banned from the channel" + (endAt < 0 ? "." : " until \(endAt) ms."))
+    }
+
+    /// A group channel, or 400201 (an open channel is not one).
+    public func requireGroupChannel(_ url: String) async throws -> ChannelRecord {
+        guard let c = try await store.channel(url), !c.isOpen else { throw SendbirdError(.notFound, "\"Channel\" not found: \(url).") }
         return c
     }
 
@@ -110,6 +127,7 @@ extension ChatService {
         }
         let users = Dictionary(uniqueKeysWithValues: try await store.users(Array(userIds)).map { ($0.userId, $0) })
         let metadata = try await store.channelMetadata(urls)
+        let muted = try await store.mutedUsers(ofChannels: urls, now: now())
         let registry = self.registry
         return channels.map { c in
             let last: MessageRecord? = lastForViewer[c.channelUrl] ?? c.lastMessageId.flatMap { lastById[$0] }
@@ -117,7 +135,10 @@ extension ChatService {
                 c, members: membersByChannel[c.channelUrl] ?? [], users: users,
                 lastMessage: last, viewer: viewer, online: { registry.isOnline($0) })
             p.metadata = metadata[c.channelUrl] ?? [:]
+            let mutedHere = muted[c.channelUrl] ?? []
+            if let viewer { p.isMuted = mutedHere.contains(viewer) }
             for i in p.members.indices {
+                p.members[i].isMuted = mutedHere.contains(p.members[i].userId)
                 p.members[i].isBlockedByMe = blockedByViewer.contains(p.members[i].userId)
                 p.members[i].isBlockingMe = blockingViewer.contains(p.members[i].userId)
             }
@@ -126,7 +147,16 @@ extension ChatService {
     }
 
     /// Whether `userId` may read the channel: a member, or anyone for a public channel.
+    /// In an open channel everyone may read: the user is presented as a participant.
     func requireMember(_ channel: ChannelRecord, _ userId: String, code: ErrorCode) async throws -> MemberRecord {
+        if channel.isOpen {
+            if let end = try await store.restrictions(channel.channelUrl, kind: .ban, now: now(), afterUserId: nil, limit: nil)
+                .first(where: { $0.userId == userId })?.endAt
+            {
+                throw Self.banned(end, webSocket: code.rawValue >= 900_000)
+            }
+            return MemberRecord.participant(channel, userId)
+        }
         guard let m = try await store.member(channel.channelUrl, userId: userId), m.state == "joined" else {
             throw SendbirdError(code, "Not a member of the channel: \(channel.channelUrl).")
         }

@@ -10,7 +10,7 @@ extension ChatService {
     /// Invites users (`inviter` nil: the Platform API). Users whose preference is auto-accept join at once.
     @discardableResult
     public func invite(channelUrl: String, userIds: [String], inviter: String?) async throws -> ChannelRecord {
-        let channel = try await requireChannel(channelUrl)
+        let channel = try await requireGroupChannel(channelUrl)
         if let inviter { _ = try await requireMember(channel, inviter, code: .unauthorizedRequest) }
         let ids = Array(NSOrderedSet(array: userIds).array as! [String])
         if ids.isEmpty { throw SendbirdError.missing("user_ids") }
@@ -20,8 +20,14 @@ extension ChatService {
         if let missing = ids.first(where: { !known.contains($0) }) {
             throw SendbirdError(.notFound, "\"User\" not found: \(missing).")
         }
+        try await requireNotBanned(channelUrl, ids)
         let present = Set(try await store.members(channelUrl).map(\.userId))
-        let newIds = ids.filter { !present.contains($0) }
+        var newIds = ids.filter { !present.contains($0) }
+        if config.excludeBlockedInvitees, let inviter {
+            // Seed 003's invitation option: users the inviter blocks, or who block the inviter, are left out.
+            let blocked = try await store.blocked(by: inviter, among: newIds).union(try await store.blockers(of: inviter, among: newIds))
+            newIds.removeAll { blocked.contains($0) }
+        }
         if channel.memberCount + newIds.count > config.maxGroupChannelMembers {
             throw SendbirdError(.tooManyItems, "A group channel can have at most \(config.maxGroupChannelMembers) members.")
         }
@@ -35,7 +41,7 @@ extension ChatService {
         let t = now()
         let added = try await store.addMembers(channelUrl, adds, nowMs: t, chatHistory: config.chatHistoryForNewMembers)
         invalidateChannel(channelUrl)
-        let updated = try await requireChannel(channelUrl)
+        let updated = try await requireGroupChannel(channelUrl)
         guard !added.isEmpty else { return updated }
         let members = try await store.members(channelUrl)
         let users = try await usersById(members.map(\.userId) + [inviter].compactMap { $0 })
@@ -58,7 +64,7 @@ extension ChatService {
     /// An invited user accepts.
     @discardableResult
     public func acceptInvitation(channelUrl: String, userId: String) async throws -> ChannelRecord {
-        _ = try await requireChannel(channelUrl)
+        _ = try await requireGroupChannel(channelUrl)
         let t = now()
         guard try await store.acceptInvitation(channelUrl, userId: userId, nowMs: t) else {
             throw SendbirdError(.unauthorizedRequest, "\(userId) has no invitation to \(channelUrl).")
@@ -68,13 +74,13 @@ extension ChatService {
 
     /// An invited user declines: they are no longer in the channel.
     public func declineInvitation(channelUrl: String, userId: String) async throws {
-        _ = try await requireChannel(channelUrl)
+        _ = try await requireGroupChannel(channelUrl)
         guard let me = try await store.member(channelUrl, userId: userId), me.state == "invited" else {
             throw SendbirdError(.unauthorizedRequest, "\(userId) has no invitation to \(channelUrl).")
         }
         _ = try await store.removeMember(channelUrl, userId: userId, turnOffDistinct: false)
         invalidateChannel(channelUrl)
-        let updated = try await requireChannel(channelUrl)
+        let updated = try await requireGroupChannel(channelUrl)
         let members = try await store.members(channelUrl)
         let users = try await usersById(members.map(\.userId) + [userId] + [me.inviterId].compactMap { $0 })
         var data = MembershipEventData(memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
@@ -89,11 +95,12 @@ extension ChatService {
     /// Joins a public channel (an invited user joining accepts the invitation).
     @discardableResult
     public func join(channelUrl: String, userId: String) async throws -> ChannelRecord {
-        let channel = try await requireChannel(channelUrl)
+        let channel = try await requireGroupChannel(channelUrl)
         guard channel.isPublic else {
             throw SendbirdError(.unauthorizedRequest, "Only public channels can be joined without an invitation: \(channelUrl).")
         }
         let t = now()
+        try await requireNotBanned(channelUrl, [userId])
         if let me = try await store.member(channelUrl, userId: userId) {
             if me.state == "joined" { return channel }
             _ = try await store.acceptInvitation(channelUrl, userId: userId, nowMs: t)
@@ -110,7 +117,7 @@ extension ChatService {
 
     func announceJoin(_ channelUrl: String, userId: String, at t: Int64) async throws -> ChannelRecord {
         invalidateChannel(channelUrl)
-        let updated = try await requireChannel(channelUrl)
+        let updated = try await requireGroupChannel(channelUrl)
         let members = try await store.members(channelUrl)
         let users = try await usersById(members.map(\.userId))
         var data = MembershipEventData(memberCount: updated.memberCount, joinedMemberCount: updated.joinedMemberCount)
@@ -123,13 +130,13 @@ extension ChatService {
 
     /// A member leaves (a distinct channel stops being distinct).
     public func leave(channelUrl: String, userId: String) async throws {
-        _ = try await requireChannel(channelUrl)
+        _ = try await requireGroupChannel(channelUrl)
         guard let me = try await store.member(channelUrl, userId: userId) else {
             throw SendbirdError(.unauthorizedRequest, "Not a member of the channel: \(channelUrl).")
         }
         _ = try await store.removeMember(channelUrl, userId: userId, turnOffDistinct: true)
         invalidateChannel(channelUrl)
-        let updated = try await requireChannel(channelUrl)
+        let updated = try await requireGroupChannel(channelUrl)
         let members = try await store.members(channelUrl)
         let users = try await usersById([userId])
         let data = LeaveEventData(
@@ -149,7 +156,7 @@ extension ChatService {
     /// Freezes or unfreezes (operators; `by` nil: the Platform API).
     @discardableResult
     public func setFrozen(channelUrl: String, frozen: Bool, by: String?) async throws -> ChannelRecord {
-        var channel = try await requireChannel(channelUrl)
+        var channel = try await requireGroupChannel(channelUrl)
         if let by { try await requireOperator(channel, by) }
         if channel.freeze != frozen {
             channel.freeze = frozen
@@ -175,7 +182,7 @@ extension ChatService {
     /// Updates a channel's properties (a member, or an operator when the channel has operators).
     @discardableResult
     public func updateChannel(channelUrl: String, _ changes: ChannelChanges, by: String?) async throws -> ChannelRecord {
-        var channel = try await requireChannel(channelUrl)
+        var channel = try await requireGroupChannel(channelUrl)
         let members = try await store.members(channelUrl)
         if let by {
             _ = try await requireMember(channel, by, code: .unauthorizedRequest)
@@ -209,7 +216,7 @@ extension ChatService {
 
     /// Deletes a channel (operators; `by` nil: the Platform API). Members hear 12000 first.
     public func deleteChannel(channelUrl: String, by: String?) async throws {
-        let channel = try await requireChannel(channelUrl)
+        let channel = try await requireGroupChannel(channelUrl)
         if let by { try await requireOperator(channel, by) }
         let members = try await store.members(channelUrl)
         _ = try await store.deleteChannel(channelUrl)
@@ -230,7 +237,7 @@ extension ChatService {
     /// Hides (archives, when `allowAutoUnhide` is false) the channel from one member's list. Returns the
     /// member's `ts_message_offset`.
     public func hide(channelUrl: String, userId: String, hidePreviousMessages: Bool, allowAutoUnhide: Bool) async throws -> Int64 {
-        let channel = try await requireChannel(channelUrl)
+        let channel = try await requireGroupChannel(channelUrl)
         let me = try await requireMember(channel, userId, code: .unauthorizedRequest)
         let t = now()
         let state = allowAutoUnhide ? "hidden_allow_auto_unhide" : "hidden_prevent_auto_unhide"
@@ -245,7 +252,7 @@ extension ChatService {
     }
 
     public func unhide(channelUrl: String, userId: String) async throws {
-        let channel = try await requireChannel(channelUrl)
+        let channel = try await requireGroupChannel(channelUrl)
         _ = try await requireMember(channel, userId, code: .unauthorizedRequest)
         try await store.setHidden(channelUrl, userId: userId, state: "unhidden", messageOffset: nil)
         invalidateChannel(channelUrl)
@@ -254,7 +261,7 @@ extension ChatService {
 
     /// Resets one member's history: older messages vanish from their views and unread counts only.
     public func resetHistory(channelUrl: String, userId: String) async throws -> Int64 {
-        let channel = try await requireChannel(channelUrl)
+        let channel = try await requireGroupChannel(channelUrl)
         let me = try await requireMember(channel, userId, code: .unauthorizedRequest)
         let t = now()
         try await store.setHidden(channelUrl, userId: userId, state: me.hiddenState, messageOffset: t)
@@ -269,6 +276,14 @@ extension ChatService {
     /// The users of `members` who have joined (who hear the channel's events).
     static func joinedIds(_ members: [MemberRecord]) -> Set<String> {
         Set(members.filter { $0.state == "joined" }.map(\.userId))
+    }
+
+    /// 400750 when one of the users is banned from the channel.
+    func requireNotBanned(_ channelUrl: String, _ userIds: [String]) async throws {
+        let bans = try await store.restrictions(channelUrl, kind: .ban, now: now(), afterUserId: nil, limit: nil)
+        if let b = bans.first(where: { userIds.contains($0.userId) }) {
+            throw SendbirdError(.bannedUser, "\(b.userId) is banned from the channel" + (b.endAt < 0 ? "." : " until \(b.endAt) ms."))
+        }
     }
 
     /// 400203 when the user already belongs to the most group channels allowed.

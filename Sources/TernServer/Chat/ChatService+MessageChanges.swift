@@ -4,7 +4,7 @@ import TernProtocol
 /// `MTHD`: a parent's thread changed.
 struct ThreadInfoEvent: Encodable, Sendable {
     let channelUrl: String
-    let channelType = "group"
+    var channelType = "group"
     let parentMessageId: Int64
     let threadInfo: ThreadInfo
     enum CodingKeys: String, CodingKey {
@@ -15,7 +15,7 @@ struct ThreadInfoEvent: Encodable, Sendable {
 /// `DELM`: a message was deleted.
 struct DeleteMessageEvent: Encodable, Sendable {
     let channelUrl: String
-    let channelType = "group"
+    var channelType = "group"
     let msgId: Int64
     let messageId: Int64
     enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", channelType = "channel_type", msgId = "msg_id", messageId = "message_id" }
@@ -67,7 +67,7 @@ extension ChatService {
     /// (`by` nil) always. Admin messages only through the Platform API.
     func requireMayChange(_ m: MessageRecord, roster: ChannelRoster, by: String?, code: ErrorCode) throws {
         guard let by else { return }
-        guard let me = roster.member(by), me.state == "joined" else {
+        guard let me = roster.memberOrParticipant(by), me.state == "joined" else {
             throw SendbirdError(code == .unauthorizedRequest ? .unauthorizedRequest : .notAMember, "Not a member of the channel: \(m.channelUrl).")
         }
         if m.senderId == by || me.role == "operator" { return }
@@ -88,7 +88,7 @@ extension ChatService {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
         }
         try requireMayChange(old, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
-        if let by, roster.channel.freeze, roster.member(by)?.role != "operator" {
+        if let by, roster.channel.freeze, !roster.isOperator(by) {
             throw SendbirdError(.channelFrozen, "The channel is frozen.")
         }
         if let text = update.message {
@@ -123,8 +123,7 @@ extension ChatService {
             let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
             let command = after.type == "FILE" ? Command.updateFileMessage : Command.updateMessage
             if let conn = connection, let req = reqId { conn.send(command.rawValue + Self.withReqId(json, req) + "\n") }
-            let audience = roster.members.filter { $0.userId != after.hiddenFor }
-            fanOut(command.rawValue + json + "\n", to: audience, except: reqId == nil ? nil : connection)
+            broadcast(command.rawValue + json + "\n", in: roster, except: reqId == nil ? nil : connection) { $0 != after.hiddenFor }
             payload.reqId = reqId
             return payload
         }
@@ -142,15 +141,19 @@ extension ChatService {
         try requireMayChange(m, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
         try await sendQueue.run(channelUrl) {
             let (_, parent) = try await store.deleteMessage(channelUrl, id: id)
-            fanOut(Self.frameText(.deleteMessage, DeleteMessageEvent(channelUrl: channelUrl, msgId: id, messageId: id)), to: roster.members)
-            if let parent { try await pushThreadInfo(parent, to: roster.members) }
+            var event = DeleteMessageEvent(channelUrl: channelUrl, msgId: id, messageId: id)
+            event.channelType = roster.channel.channelType
+            broadcast(Self.frameText(.deleteMessage, event), in: roster)
+            if let parent { try await pushThreadInfo(parent, in: roster) }
         }
     }
 
     /// `MTHD` with the parent's thread as it is now.
-    func pushThreadInfo(_ parent: MessageRecord, to members: [MemberRecord]) async throws {
+    func pushThreadInfo(_ parent: MessageRecord, in roster: ChannelRoster) async throws {
         let info = try await threadInfo(parent)
-        fanOut(Self.frameText(.threadInfo, ThreadInfoEvent(channelUrl: parent.channelUrl, parentMessageId: parent.messageId, threadInfo: info)), to: members)
+        var event = ThreadInfoEvent(channelUrl: parent.channelUrl, parentMessageId: parent.messageId, threadInfo: info)
+        event.channelType = roster.channel.channelType
+        broadcast(Self.frameText(.threadInfo, event), in: roster)
     }
 
     func threadInfo(_ parent: MessageRecord) async throws -> ThreadInfo {
@@ -168,7 +171,7 @@ extension ChatService {
         guard let roster = try await roster(channelUrl) else {
             throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
-        guard roster.member(userId)?.state == "joined" else {
+        guard roster.memberOrParticipant(userId)?.state == "joined" else {
             throw SendbirdError(origin == .webSocket ? .notAMember : .unauthorizedRequest, "Not a member of the channel: \(channelUrl).")
         }
         if key.isEmpty { throw SendbirdError.missing("reaction") }
@@ -188,8 +191,9 @@ extension ChatService {
             let changed = add
                 ? try await store.addReaction(id, key: key, userId: userId, at: t)
                 : try await store.deleteReaction(id, key: key, userId: userId)
-            let event = ReactionEvent(channelUrl: channelUrl, msgId: id, reaction: key, userId: userId, operation: add ? "ADD" : "DELETE", updatedAt: t)
-            if changed { fanOut(Self.frameText(.reaction, event), to: roster.members.filter { $0.userId != m.hiddenFor }) }
+            var event = ReactionEvent(channelUrl: channelUrl, msgId: id, reaction: key, userId: userId, operation: add ? "ADD" : "DELETE", updatedAt: t)
+            event.channelType = roster.channel.channelType
+            if changed { broadcast(Self.frameText(.reaction, event), in: roster) { $0 != m.hiddenFor } }
             return event
         }
     }
@@ -212,8 +216,10 @@ extension ChatService {
         }
         let users = Dictionary(uniqueKeysWithValues: try await store.users(Array(ids)).map { ($0.userId, $0) })
         let reactions = extras.contains(.reactions) ? try await store.reactions(records.map(\.messageId)) : [:]
+        var types: [String: String] = [:]
+        for url in Set(records.map(\.channelUrl)) { types[url] = try await roster(url)?.channel.channelType ?? "group" }
         return records.map { r in
-            var p = Presenter.message(r, users: users)
+            var p = Presenter.message(r, users: users, channelType: types[r.channelUrl] ?? "group")
             if extras.contains(.threadInfo), r.replyCount > 0 || r.parentMessageId == 0 {
                 p.threadInfo = Presenter.threadInfo(r, users: users)
             }

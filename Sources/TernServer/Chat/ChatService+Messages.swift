@@ -91,12 +91,31 @@ extension ChatService {
 
     /// The channel and the sender's membership for a send: unknown channel (900500 / 400201), not a
     /// member (900020), frozen for all but operators (900050).
+    /// In an open channel: a participant (over the WebSocket; the Platform API may send as anyone who is not
+    /// banned); muted users are refused (900041) in both types.
     func senderContext(_ userId: String, channelUrl: String, origin: RequestOrigin) async throws -> (ChannelRoster, MemberRecord) {
         guard let roster = try await roster(channelUrl) else {
             throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
-        guard let me = roster.member(userId), me.state == "joined" else {
-            throw SendbirdError(.notAMember, "Not a member of the channel: \(channelUrl).")
+        let t = now()
+        let me: MemberRecord
+        if roster.channel.isOpen {
+            if let end = roster.banned[userId], roster.isBanned(userId, at: t) {
+                throw Self.banned(end, webSocket: origin == .webSocket)
+            }
+            if origin == .webSocket && !rooms.isParticipant(channelUrl, userId) {
+                throw SendbirdError(.notAMember, "Enter the open channel before sending to it: \(channelUrl).")
+            }
+            me = MemberRecord.participant(roster.channel, userId)
+        } else {
+            guard let m = roster.member(userId), m.state == "joined" else {
+                if let end = roster.banned[userId], roster.isBanned(userId, at: t) { throw Self.banned(end, webSocket: origin == .webSocket) }
+                throw SendbirdError(.notAMember, "Not a member of the channel: \(channelUrl).")
+            }
+            me = m
+        }
+        if roster.isMuted(userId, at: t) {
+            throw SendbirdError(.mutedInChannel, "Muted in the channel.")
         }
         if roster.channel.freeze && me.role != "operator" {
             throw SendbirdError(.channelFrozen, "The channel is frozen.")
@@ -117,7 +136,7 @@ extension ChatService {
                 userId: s.userId, nickname: s.nickname, profileUrl: s.profileUrl, metadata: s.metadata, createdAt: 0,
                 lastSeenAt: 0, hasEverLoggedIn: true, isActive: true)
         }
-        var payload = Presenter.message(stored.message, users: users)
+        var payload = Presenter.message(stored.message, users: users, channelType: roster.channel.channelType)
         var parentRecord = stored.parent
         if parentRecord == nil && stored.message.parentMessageId != 0 {
             parentRecord = try await store.message(stored.message.channelUrl, id: stored.message.parentMessageId)
@@ -129,11 +148,32 @@ extension ChatService {
         let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
         if let conn = connection, let req = reqId { conn.send(command + Self.withReqId(json, req) + "\n") }
         if !stored.duplicate {
-            fanOutMessage(command, json, to: roster.members, except: connection, stored: stored)
-            if let parent = stored.parent { try await pushThreadInfo(parent, to: roster.members) }
+            if roster.channel.isOpen {
+                // At most so many messages a second are broadcast in an open channel; the rest reach operators only.
+                let everyone = openBroadcast.allow(roster.channel.channelUrl, nowMs: now())
+                broadcast(command + json + "\n", in: roster, except: connection) { everyone || roster.isOperator($0) }
+            } else {
+                fanOutMessage(command, json, to: roster.members, except: connection, stored: stored)
+            }
+            if let parent = stored.parent { try await pushThreadInfo(parent, in: roster) }
         }
         payload.reqId = reqId
         return payload
+    }
+
+    /// Sends one frame to everyone who follows the channel: a group channel's joined members (every device), an
+    /// open channel's participants (the connections that entered), those `include` accepts.
+    func broadcast(
+        _ frame: String, in roster: ChannelRoster, except: ClientConnection? = nil, exceptUser: String? = nil,
+        include: (String) -> Bool = { _ in true }
+    ) {
+        if roster.channel.isOpen {
+            for c in rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include(c.userId) {
+                if !c.send(frame) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
+            }
+        } else {
+            fanOut(frame, to: roster.members.filter { include($0.userId) }, except: except, exceptUser: exceptUser)
+        }
     }
 
     /// Joined members other than the sender who are online now: they get their unread totals with the message.
@@ -237,6 +277,16 @@ extension ChatService {
             ts = now()
             spins += 1
         }
+        if channel.isOpen {
+            // Open channels keep no receipts: the reader gets the acknowledgement and nobody else hears of it.
+            if let conn = connection, let req = reqId {
+                let s = try await sender(userId) ?? SenderPayload(userId: userId)
+                var event = ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req)
+                event.channelType = "open"
+                conn.send(Self.frameText(.read, event))
+            }
+            return ts
+        }
         if channel.isSuper {
             // Supergroups have no read receipts: only the reader's own devices hear of it.
             let totals = try await store.markRead(channelUrl, userId: userId, ts: ts)
@@ -332,7 +382,7 @@ extension ChatService {
                 guard let updated = try await store.setOGTag(messageId, json, updatedAt: now()) else { return }
                 let payload = try await presentMessages([updated], extras: [.parentInfo])[0]
                 let frame = Self.frameText(.updateMessage, payload)
-                fanOut(frame, to: roster.members.filter { $0.userId != updated.hiddenFor })
+                broadcast(frame, in: roster) { $0 != updated.hiddenFor }
             }
         } catch {
             logger.debug("link preview not delivered: \(error)")

@@ -17,6 +17,12 @@ public final class ChatService: Sendable {
     let rosters = ShardedCache<ChannelRoster>()
     let senders = ShardedCache<SenderPayload>()
     let sessionsCreated = Atomic<Int>(0)
+    /// Who is in which open channel (in memory: entering lasts as long as the connection).
+    let rooms = OpenRooms()
+    /// Messages broadcast per open channel per second.
+    let openBroadcast: RateLimiter
+    /// Open channels whose participant count changed since the last `MCNT`.
+    let countsToPush = Mutex<Set<String>>([])
     /// Uploaded files, encrypted at rest (nil when the data directory cannot hold them).
     public let files: FileVault?
 
@@ -27,6 +33,7 @@ public final class ChatService: Sendable {
         self.registry = ConnectionRegistry()
         self.rateLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()
+        self.openBroadcast = RateLimiter(perSecond: config.openChannelMessagesPerSecond)
         self.files = try? FileVault(directory: config.dataDirectory + "/files")
     }
 

@@ -42,16 +42,34 @@ struct ChannelRoster: Sendable {
     let channel: ChannelRecord
     let members: [MemberRecord]
     let byUser: [String: Int]
+    /// Muted and banned users → when it ends (ms, -1 forever); expired ones may still be listed.
+    let muted: [String: Int64]
+    let banned: [String: Int64]
 
-    init(channel: ChannelRecord, members: [MemberRecord]) {
+    init(channel: ChannelRecord, members: [MemberRecord], muted: [String: Int64] = [:], banned: [String: Int64] = [:]) {
         self.channel = channel
         self.members = members
         var index: [String: Int] = [:]
         for (i, m) in members.enumerated() { index[m.userId] = i }
         byUser = index
+        self.muted = muted
+        self.banned = banned
     }
 
     func member(_ userId: String) -> MemberRecord? { byUser[userId].map { members[$0] } }
+
+    /// A group channel's member, or anyone in an open channel (as a participant).
+    func memberOrParticipant(_ userId: String) -> MemberRecord? {
+        channel.isOpen ? MemberRecord.participant(channel, userId) : member(userId)
+    }
+
+    func isMuted(_ userId: String, at now: Int64) -> Bool { muted[userId].map { $0 < 0 || $0 > now } ?? false }
+    func isBanned(_ userId: String, at now: Int64) -> Bool { banned[userId].map { $0 < 0 || $0 > now } ?? false }
+
+    /// Operators: of an open channel its list, of a group channel the members with the role.
+    func isOperator(_ userId: String) -> Bool {
+        channel.isOpen ? channel.operatorIds.contains(userId) : member(userId)?.role == "operator"
+    }
 }
 
 extension ChatService {
@@ -60,7 +78,13 @@ extension ChatService {
     func roster(_ channelUrl: String) async throws -> ChannelRoster? {
         if let r = rosters[channelUrl] { return r }
         guard let channel = try await store.channel(channelUrl) else { return nil }
-        let r = ChannelRoster(channel: channel, members: try await store.members(channelUrl))
+        let t = now()
+        let muted = try await store.restrictions(channelUrl, kind: .mute, now: t, afterUserId: nil, limit: nil)
+        let banned = try await store.restrictions(channelUrl, kind: .ban, now: t, afterUserId: nil, limit: nil)
+        let r = ChannelRoster(
+            channel: channel, members: channel.isOpen ? [] : try await store.members(channelUrl),
+            muted: Dictionary(muted.map { ($0.userId, $0.endAt) }, uniquingKeysWith: { a, _ in a }),
+            banned: Dictionary(banned.map { ($0.userId, $0.endAt) }, uniquingKeysWith: { a, _ in a }))
         rosters.set(channelUrl, r)
         return r
     }

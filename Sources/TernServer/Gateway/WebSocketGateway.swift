@@ -108,6 +108,7 @@ struct WebSocketGateway: Sendable {
             return
         }
         defer {
+            service.connectionClosed(conn)
             if service.registry.unregister(conn) {
                 let s = service
                 Task { try? await s.store.setLastSeen(user.userId, at: s.now()) }
@@ -312,10 +313,14 @@ struct WebSocketGateway: Sendable {
                 out.reqId = r.reqId
                 try await service.sendFileMessage(from: user.userId, out, connection: conn, origin: .webSocket)
             case .enter, .exit:
-                let obj = (try? JSONSerialization.jsonObject(with: frame.payload) as? [String: Any]) ?? [:]
-                reqId = obj["req_id"] as? String
-                channelUrl = obj["channel_url"] as? String
-                throw SendbirdError(.invalidValue, "\(frame.command) is not supported by this server yet.")
+                let r = try decode(ChannelRequest.self, frame)
+                reqId = r.reqId
+                channelUrl = r.channelUrl
+                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                let ack = frame.command == .enter
+                    ? try await service.enter(conn, channelUrl: url, reqId: r.reqId)
+                    : try await service.exit(conn, channelUrl: url, reqId: r.reqId)
+                conn.send(ChatService.frameText(frame.command, ack))
             default:
                 throw SendbirdError(.invalidValue, "Unknown command \(frame.command).")
             }

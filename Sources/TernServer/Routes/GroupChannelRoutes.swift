@@ -46,7 +46,7 @@ struct GroupChannelRoutes: Sendable {
     }
 
     func presentChannel(_ url: String, viewer: String?) async throws -> Response {
-        try rest.json(try await service.present(try await service.requireChannel(url), viewer: viewer))
+        try rest.json(try await service.present(try await service.requireGroupChannel(url), viewer: viewer))
     }
 
     func invite(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -208,7 +208,7 @@ struct GroupChannelRoutes: Sendable {
 
     func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
-        let channel = try await service.requireChannel(try rest.param(ctx, "channel_url"))
+        let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
         if let me = caller.userId, !channel.isPublic {
             guard try await service.store.member(channel.channelUrl, userId: me) != nil else {
                 throw SendbirdError(.unauthorizedRequest, "Unauthorized request: not a member of \(channel.channelUrl).")
@@ -310,15 +310,53 @@ struct GroupChannelRoutes: Sendable {
         return try await page(try listQuery(q, memberId: id), viewer: id)
     }
 
+    /// The member list query's filters and orders (seed 000): `operator_filter` all / operator / nonoperator,
+    /// `member_state_filter`, `muted_member_filter`, `nickname_startswith`; `order` member_nickname_alphabetical
+    /// (the default) or operator_then_member_alphabetical.
+    static func memberQuery(_ members: [MemberPayload], _ q: QueryParameters) throws -> [MemberPayload] {
+        var list = members
+        switch q.nonEmpty("operator_filter") ?? "all" {
+        case "all": break
+        case "operator": list = list.filter { $0.role == "operator" }
+        case "nonoperator": list = list.filter { $0.role != "operator" }
+        default: throw SendbirdError(.invalidValue, "Invalid value: \"operator_filter\" (all, operator or nonoperator).")
+        }
+        switch q.nonEmpty("member_state_filter") ?? "all" {
+        case "joined_only": list = list.filter { $0.state == "joined" }
+        case "invited_only", "invited_by_friend", "invited_by_non_friend": list = list.filter { $0.state == "invited" }
+        default: break
+        }
+        switch q.nonEmpty("muted_member_filter") ?? "all" {
+        case "muted": list = list.filter(\.isMuted)
+        case "unmuted": list = list.filter { !$0.isMuted }
+        default: break
+        }
+        if let prefix = q.nonEmpty("nickname_startswith") { list = list.filter { $0.nickname.hasPrefix(prefix) } }
+        let byName: (MemberPayload, MemberPayload) -> Bool = { a, b in
+            let (x, y) = (a.nickname.lowercased(), b.nickname.lowercased())
+            return x != y ? x < y : a.userId < b.userId
+        }
+        switch q.nonEmpty("order") ?? "member_nickname_alphabetical" {
+        case "operator_then_member_alphabetical":
+            list.sort { a, b in
+                let (oa, ob) = (a.role == "operator", b.role == "operator")
+                return oa != ob ? oa : byName(a, b)
+            }
+        case "member_nickname_alphabetical": list.sort(by: byName)
+        default: throw SendbirdError(.invalidValue, "Invalid value: \"order\" (member_nickname_alphabetical or operator_then_member_alphabetical).")
+        }
+        return list
+    }
+
     func members(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
-        let channel = try await service.requireChannel(try rest.param(ctx, "channel_url"))
+        let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
         if let me = caller.userId { _ = try await service.requireMember(channel, me, code: .unauthorizedRequest) }
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let offset = Int(try RESTSupport.decodeToken(q.string("token")) ?? "0") ?? 0
         let presented = try await service.present(channel, viewer: caller.userId)
-        let all = presented.members
+        let all = try Self.memberQuery(presented.members, q)
         let slice = Array(all.dropFirst(offset).prefix(limit))
         let next = offset + limit < all.count ? RESTSupport.encodeToken(String(offset + limit)) : ""
         return try rest.json(MemberPage(members: slice, next: next))

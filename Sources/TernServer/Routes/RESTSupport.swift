@@ -55,6 +55,14 @@ struct RESTSupport: Sendable {
         return try JSONBody(Data(buffer: buffer))
     }
 
+    /// 400201 when the path's channel exists but is of the other type (`open_channels` vs `group_channels`).
+    func requireType(_ context: some RequestContext, open: Bool) async throws {
+        let url = try param(context, "channel_url")
+        if let c = try await service.store.channel(url), c.isOpen != open {
+            throw SendbirdError(.notFound, "\"Channel\" not found: \(url).")
+        }
+    }
+
     func param(_ context: some RequestContext, _ name: String) throws -> String {
         guard let raw = context.parameters.get(name) else { throw SendbirdError.missing(name) }
         return raw.removingPercentEncoding ?? raw

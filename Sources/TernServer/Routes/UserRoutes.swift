@@ -63,7 +63,22 @@ struct UserRoutes: Sendable {
             return SendbirdErrorMiddleware<BasicRequestContext>.response(
                 .tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
         }
-        let users = try await service.store.listUsers(afterUserId: after, limit: limit + 1, userIds: ids)
+        var query = UserListQuery()
+        query.afterUserId = after
+        query.limit = limit + 1
+        query.userIds = ids
+        query.nicknameStartsWith = q.nonEmpty("nickname_startswith")
+        query.nickname = q.nonEmpty("nickname")
+        query.metadataKey = q.nonEmpty("metadatakey")
+        query.metadataValues = q.list("metadatavalues_in")
+        if query.metadataValues != nil && query.metadataKey == nil { throw SendbirdError.missing("metadatakey") }
+        if let mode = q.nonEmpty("active_mode") {
+            guard ["activated", "deactivated", "all"].contains(mode) else {
+                throw SendbirdError(.invalidValue, "Invalid value: \"active_mode\" (activated, deactivated or all).")
+            }
+            query.activeMode = mode
+        }
+        let users = try await service.store.listUsers(query)
         let page = Array(users.prefix(limit))
         let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
         let registry = service.registry
@@ -105,6 +120,8 @@ struct UserRoutes: Sendable {
         }
         try await service.store.updateUser(u)
         service.invalidateUser(id)
+        // A deactivated user is signed out everywhere (and refused with 400300 when they come back).
+        if !u.isActive { for c in service.registry.connections(of: id) { c.outbox.close() } }
         var token = ""
         if try b.bool("issue_access_token") == true {
             try caller.requirePlatform()

@@ -33,6 +33,12 @@ public struct ChannelRecord: Sendable, Equatable {
     public var lastMessageId: Int64?
     public var memberCount: Int
     public var joinedMemberCount: Int
+    /// `group` or `open`.
+    public var channelType: String = "group"
+    /// An open channel's operators (a group channel's are members with the operator role).
+    public var operatorIds: [String] = []
+
+    public var isOpen: Bool { channelType == "open" }
 }
 
 /// One user's membership in one channel, with their receipts and counters.
@@ -59,6 +65,16 @@ public struct MemberRecord: Sendable, Equatable {
     public var tsMessageOffset: Int64
     /// What this member's unread counts count: `all`, `unread_message_count_only`, `unread_mention_count_only` or `off`.
     public var countPreference: String = "all"
+}
+
+extension MemberRecord {
+    /// A participant of an open channel seen as a member (for the paths both channel types share).
+    public static func participant(_ channel: ChannelRecord, _ userId: String) -> MemberRecord {
+        MemberRecord(
+            channelUrl: channel.channelUrl, userId: userId, state: "joined",
+            role: channel.operatorIds.contains(userId) ? "operator" : "none", joinedTs: 0, invitedAt: 0, readTs: 0,
+            deliveredTs: 0, unreadCount: 0, unreadMentionCount: 0, inviterId: nil, hiddenState: "unhidden", tsMessageOffset: 0)
+    }
 }
 
 /// One user to add to a channel by invitation (or by joining).
@@ -384,4 +400,102 @@ public struct FileRecord: Sendable, Equatable {
     public var createdAt: Int64
     /// The thumbnails' payloads (JSON), for the original.
     public var thumbnails: String = "[]"
+}
+
+/// A ban or a mute of one user in one channel.
+public struct RestrictionRecord: Sendable, Equatable {
+    public enum Kind: String, Sendable { case ban, mute }
+    public var channelUrl: String
+    public var userId: String
+    public var kind: Kind
+    /// ms.
+    public var startAt: Int64
+    /// ms; -1 forever.
+    public var endAt: Int64
+    public var description: String
+
+    public init(channelUrl: String, userId: String, kind: Kind, startAt: Int64, endAt: Int64, description: String) {
+        self.channelUrl = channelUrl
+        self.userId = userId
+        self.kind = kind
+        self.startAt = startAt
+        self.endAt = endAt
+        self.description = description
+    }
+
+    /// Whether it still holds at `now` (ms).
+    public func isActive(at now: Int64) -> Bool { endAt < 0 || endAt > now }
+}
+
+/// A user's report of a message, a user or a channel.
+public struct ReportRecord: Sendable, Equatable {
+    public var reportId: Int64 = 0
+    /// `suspicious`, `harassing`, `inappropriate` or `spam`.
+    public var category: String
+    public var description: String
+    /// nil: reported through the Platform API without a reporter.
+    public var reportingUserId: String?
+    public var offendingUserId: String?
+    public var channelUrl: String?
+    /// `group_channels` or `open_channels`.
+    public var channelType: String?
+    public var messageId: Int64?
+    /// The reported message as it was (JSON), kept when the message changes or goes.
+    public var reportedMessage: String?
+    /// ms.
+    public var createdAt: Int64
+
+    public init(
+        category: String, description: String, reportingUserId: String?, offendingUserId: String?, channelUrl: String?,
+        channelType: String?, messageId: Int64?, reportedMessage: String?, createdAt: Int64
+    ) {
+        self.category = category
+        self.description = description
+        self.reportingUserId = reportingUserId
+        self.offendingUserId = offendingUserId
+        self.channelUrl = channelUrl
+        self.channelType = channelType
+        self.messageId = messageId
+        self.reportedMessage = reportedMessage
+        self.createdAt = createdAt
+    }
+}
+
+/// Which reports a listing returns; nil filters are not applied.
+public struct ReportQuery: Sendable {
+    public var channelUrl: String?
+    public var messageId: Int64?
+    public var offendingUserId: String?
+    /// Reports created at or after / before these ms.
+    public var startTs: Int64?
+    public var endTs: Int64?
+    /// Continue after this report id (newest first).
+    public var beforeId: Int64?
+    public var limit = 10
+    public init() {}
+}
+
+/// The application's user list query.
+public struct UserListQuery: Sendable {
+    public var afterUserId: String?
+    public var limit = 10
+    public var userIds: [String]?
+    public var nicknameStartsWith: String?
+    public var nickname: String?
+    public var metadataKey: String?
+    public var metadataValues: [String]?
+    /// `activated` (default), `deactivated` or `all`.
+    public var activeMode = "activated"
+    public init() {}
+}
+
+/// The open channel list query: one page of channels, newest first.
+public struct OpenChannelListQuery: Sendable {
+    public var offset = 0
+    public var limit = 10
+    public var nameContains: String?
+    public var urlContains: String?
+    public var customTypes: [String]?
+    public var showFrozen = true
+    public init() {}
 }

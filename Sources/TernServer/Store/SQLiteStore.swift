@@ -230,6 +230,38 @@ public final class SQLiteStore: Store {
                     );
                     """)
         }
+        m.registerMigration("v9-open-channels-moderation") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE group_channels ADD COLUMN channel_type TEXT NOT NULL DEFAULT 'group';
+                    ALTER TABLE group_channels ADD COLUMN operator_ids TEXT NOT NULL DEFAULT '[]';
+                    CREATE INDEX channels_open ON group_channels(channel_type, created_at) WHERE channel_type = 'open';
+                    CREATE TABLE restrictions (
+                        channel_url TEXT NOT NULL REFERENCES group_channels(channel_url) ON DELETE CASCADE,
+                        kind TEXT NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+                        start_at INTEGER NOT NULL,
+                        end_at INTEGER NOT NULL,
+                        description TEXT NOT NULL DEFAULT '',
+                        PRIMARY KEY (channel_url, kind, user_id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE reports (
+                        report_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        category TEXT NOT NULL,
+                        description TEXT NOT NULL DEFAULT '',
+                        reporting_user_id TEXT,
+                        offending_user_id TEXT,
+                        channel_url TEXT,
+                        channel_type TEXT,
+                        message_id INTEGER,
+                        reported_message TEXT,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX reports_channel ON reports(channel_url, message_id);
+                    CREATE INDEX reports_offender ON reports(offending_user_id);
+                    CREATE INDEX users_nickname ON users(nickname);
+                    """)
+        }
         return m
     }
 
@@ -271,19 +303,47 @@ public final class SQLiteStore: Store {
         }
     }
 
-    public func listUsers(afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
+    public func listUsers(_ q: UserListQuery) async throws -> [UserRecord] {
         try await pool.read { db in
             var sql = "SELECT * FROM users WHERE user_id > ?"
-            var args: [any DatabaseValueConvertible] = [afterUserId ?? ""]
-            if let ids = userIds {
+            var args: [any DatabaseValueConvertible] = [q.afterUserId ?? ""]
+            if let ids = q.userIds {
                 if ids.isEmpty { return [] }
                 sql += " AND user_id IN (\(Self.placeholders(ids.count)))"
                 args += ids
             }
+            if let p = q.nicknameStartsWith, !p.isEmpty {
+                sql += " AND substr(nickname, 1, ?) = ?"
+                args += [p.count, p]
+            }
+            if let n = q.nickname {
+                sql += " AND nickname = ?"
+                args.append(n)
+            }
+            if let key = q.metadataKey, !key.isEmpty {
+                if let values = q.metadataValues, !values.isEmpty {
+                    sql += " AND json_extract(metadata, ?) IN (\(Self.placeholders(values.count)))"
+                    args.append(Self.jsonPath(key))
+                    args += values
+                } else {
+                    sql += " AND json_extract(metadata, ?) IS NOT NULL"
+                    args.append(Self.jsonPath(key))
+                }
+            }
+            switch q.activeMode {
+            case "all": break
+            case "deactivated": sql += " AND is_active = 0"
+            default: sql += " AND is_active = 1"
+            }
             sql += " ORDER BY user_id LIMIT ?"
-            args.append(limit)
+            args.append(q.limit)
             return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.userRecord)
         }
+    }
+
+    /// A JSON path naming one key of an object, quoted so that any key works.
+    static func jsonPath(_ key: String) -> String {
+        "$.\"" + key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     public func updateUser(_ user: UserRecord) async throws {
@@ -459,11 +519,15 @@ public final class SQLiteStore: Store {
                 args.append(q.metadataOrderKey ?? "")
                 (descending, textKey) = (false, true)
             default:
+                // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
+                // the blocker's channel up.
                 sortKey = """
-                    COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?),
+                    COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
+                      AND (mm.hidden_for IS NULL OR mm.hidden_for != ?)),
                       c.created_at * 1000)
                     """
                 args.append(snapshot)
+                args.append(q.memberId ?? "")
                 (descending, textKey) = (true, false)
             }
             var sql = "SELECT c.*, \(sortKey) AS sort_key FROM group_channels c"
@@ -471,7 +535,7 @@ public final class SQLiteStore: Store {
                 sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
                 args.append(me)
             }
-            var wheres: [String] = ["c.created_at * 1000 <= ?"]
+            var wheres: [String] = ["c.channel_type = 'group'", "c.created_at * 1000 <= ?"]
             args.append(snapshot)
             if q.memberId != nil {
                 switch q.memberStateFilter {
@@ -1415,7 +1479,9 @@ public final class SQLiteStore: Store {
             channelUrl: row["channel_url"], name: row["name"], coverUrl: row["cover_url"], customType: row["custom_type"],
             data: row["data"], createdAt: row["created_at"], createdBy: row["created_by"], isDistinct: row["is_distinct"],
             isPublic: row["is_public"], isSuper: row["is_super"], isEphemeral: row["is_ephemeral"], freeze: row["freeze"],
-            lastMessageId: row["last_message_id"], memberCount: row["member_count"], joinedMemberCount: row["joined_member_count"])
+            lastMessageId: row["last_message_id"], memberCount: row["member_count"], joinedMemberCount: row["joined_member_count"],
+            channelType: row["channel_type"] ?? "group",
+            operatorIds: decodeJSON(row["operator_ids"] ?? "[]", as: [String].self, default: []))
     }
 
     static func memberRecord(_ row: Row) -> MemberRecord {

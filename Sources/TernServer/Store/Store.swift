@@ -13,8 +13,8 @@ public protocol Store: Sendable {
     func ensureUser(_ userId: String, nickname: String, now: Int64) async throws -> UserRecord
     func user(_ userId: String) async throws -> UserRecord?
     func users(_ userIds: [String]) async throws -> [UserRecord]
-    /// Users ordered by id, after `afterUserId`, optionally only those in `userIds`.
-    func listUsers(afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord]
+    /// Users ordered by id, after the query's `afterUserId`, with its filters.
+    func listUsers(_ query: UserListQuery) async throws -> [UserRecord]
     func updateUser(_ user: UserRecord) async throws
     /// Deletes a user with their tokens, sessions and memberships. Returns false when there was none.
     func deleteUser(_ userId: String) async throws -> Bool
@@ -152,6 +152,28 @@ public protocol Store: Sendable {
     func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String>
     /// Of `userIds`, those who block `blocked`.
     func blockers(of blocked: String, among userIds: [String]) async throws -> Set<String>
+
+    // MARK: Open channels and moderation
+    /// Stores a new open channel (400202 when the URL is taken by any channel).
+    func createOpenChannel(_ channel: ChannelRecord) async throws -> ChannelRecord
+    /// A page of open channels, newest first.
+    func listOpenChannels(_ query: OpenChannelListQuery) async throws -> [ChannelRecord]
+    /// Replaces an open channel's operators.
+    func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws
+    /// Gives these members of a group channel the role (`operator` or `none`). Returns those whose role changed.
+    func setMemberRole(_ channelUrl: String, userIds: [String], role: String) async throws -> [String]
+    /// Bans or mutes (replacing an earlier one of the same kind).
+    func restrict(_ restriction: RestrictionRecord) async throws
+    /// Lifts a ban or mute. Returns false when there was none.
+    func lift(_ channelUrl: String, userId: String, kind: RestrictionRecord.Kind) async throws -> Bool
+    /// Restrictions of a channel that hold at `now`, by user id after `afterUserId` (all when `limit` is nil).
+    func restrictions(_ channelUrl: String, kind: RestrictionRecord.Kind, now: Int64, afterUserId: String?, limit: Int?) async throws -> [RestrictionRecord]
+    /// Users muted now in each of these channels.
+    func mutedUsers(ofChannels channelUrls: [String], now: Int64) async throws -> [String: Set<String>]
+    /// Stores a report; returns it with its id.
+    func addReport(_ report: ReportRecord) async throws -> ReportRecord
+    /// Reports, newest first.
+    func reports(_ query: ReportQuery) async throws -> [ReportRecord]
 
     /// Flushes and closes. Called once at shutdown, after the last write.
     func close() async throws

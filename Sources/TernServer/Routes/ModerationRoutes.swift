@@ -1,0 +1,323 @@
+import Foundation
+import Hummingbird
+import TernProtocol
+
+/// `/v3/{group_channels|open_channels}/{url}/{operators,ban,mute}` and `/v3/report…`.
+struct ModerationRoutes: Sendable {
+    let rest: RESTSupport
+    var service: ChatService { rest.service }
+
+    func register(on router: Router<some RequestContext>) {
+        for ct in ["group_channels", "open_channels"] {
+            let open = ct == "open_channels"
+            let base = "/v3/\(ct)/:channel_url"
+            router.post("\(base)/operators") { req, ctx in try await rest.requireType(ctx, open: open); return try await addOperators(req, ctx) }
+            router.get("\(base)/operators") { req, ctx in try await rest.requireType(ctx, open: open); return try await operators(req, ctx) }
+            router.delete("\(base)/operators") { req, ctx in try await rest.requireType(ctx, open: open); return try await removeOperators(req, ctx) }
+            router.post("\(base)/ban") { req, ctx in try await rest.requireType(ctx, open: open); return try await restrict(req, ctx, .ban) }
+            router.get("\(base)/ban") { req, ctx in try await rest.requireType(ctx, open: open); return try await list(req, ctx, .ban) }
+            router.get("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await one(req, ctx, .ban) }
+            router.put("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await restrict(req, ctx, .ban) }
+            router.delete("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await lift(req, ctx, .ban) }
+            router.post("\(base)/mute") { req, ctx in try await rest.requireType(ctx, open: open); return try await restrict(req, ctx, .mute) }
+            router.get("\(base)/mute") { req, ctx in try await rest.requireType(ctx, open: open); return try await list(req, ctx, .mute) }
+            router.get("\(base)/mute/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await one(req, ctx, .mute) }
+            router.delete("\(base)/mute/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await lift(req, ctx, .mute) }
+            router.post("/v3/report/\(ct)/:channel_url") { req, ctx in try await rest.requireType(ctx, open: open); return try await report(req, ctx, message: false) }
+            router.post("/v3/report/\(ct)/:channel_url/messages/:message_id") { req, ctx in
+                try await rest.requireType(ctx, open: open)
+                return try await report(req, ctx, message: true)
+            }
+            router.get("/v3/report/\(ct)/:channel_url") { req, ctx in try await rest.requireType(ctx, open: open); return try await reports(req, ctx, .channel) }
+            router.get("/v3/report/\(ct)/:channel_url/messages/:message_id") { req, ctx in
+                try await rest.requireType(ctx, open: open)
+                return try await reports(req, ctx, .message)
+            }
+        }
+        router.post("/v3/report/users/:user_id") { req, ctx in try await reportUser(req, ctx) }
+        router.get("/v3/report/users/:user_id") { req, ctx in try await reports(req, ctx, .user) }
+        router.get("/v3/report") { req, ctx in try await reports(req, ctx, .all) }
+    }
+
+    // MARK: Operators
+
+    struct OperatorPage: Encodable {
+        let operators: [UserPayload]
+        let next: String
+    }
+
+    func addOperators(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        guard let ids = try b.stringArray("operator_ids") ?? b.stringArray("operators") else { throw SendbirdError.missing("operator_ids") }
+        try await service.addOperators(channelUrl: url, userIds: ids, by: caller.userId)
+        return try rest.empty()
+    }
+
+    func removeOperators(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let q = QueryParameters(req.uri.query)
+        let all = try q.bool("delete_all", default: false)
+        var ids = q.list("operator_ids") ?? []
+        if ids.isEmpty, let b = try? await rest.body(req) { ids = try b.stringArray("operator_ids") ?? [] }
+        try await service.removeOperators(channelUrl: url, userIds: ids, all: all, by: caller.userId)
+        return try rest.empty()
+    }
+
+    func operators(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        _ = try await rest.caller(req)
+        let q = QueryParameters(req.uri.query)
+        let page = try await service.operators(
+            channelUrl: try rest.param(ctx, "channel_url"), after: try RESTSupport.decodeToken(q.string("token")),
+            limit: try q.int("limit", default: 10, range: 1...100))
+        return try rest.json(OperatorPage(operators: page.users, next: page.next))
+    }
+
+    // MARK: Bans and mutes
+
+    /// A ban or mute as the Platform API answers it: `{user, description, start_at, end_at}` (bans) or the user's
+    /// keys with those beside them (mutes, as the muted list shows them).
+    struct RestrictionAnswer: Encodable {
+        let payload: RestrictionPayload
+        let flat: Bool
+        let now: Int64
+        enum CodingKeys: String, CodingKey {
+            case user, description, startAt = "start_at", endAt = "end_at", remainingDuration = "remaining_duration"
+        }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            if flat { try payload.user.encode(to: encoder) }
+            try c.encode(payload.user, forKey: .user)
+            try c.encode(payload.description, forKey: .description)
+            try c.encode(payload.startAt, forKey: .startAt)
+            try c.encode(payload.endAt, forKey: .endAt)
+            try c.encode(payload.endAt < 0 ? -1 : max(0, payload.endAt - now), forKey: .remainingDuration)
+        }
+    }
+
+    /// `POST …/ban {user_id, seconds, description}` (also `banned_list`/`user_ids` for several); `PUT …/ban/{id}` changes one.
+    func restrict(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        var ids: [String] = []
+        if let id = ctx.parameters.get("user_id") {
+            ids = [QueryParameters.decode(id)]
+        } else if let one = try b.string("user_id"), !one.isEmpty {
+            ids = [one]
+        } else if let many = try b.stringArray("user_ids") ?? b.stringArray("banned_list") ?? b.stringArray("muted_list"), !many.isEmpty {
+            ids = many
+        }
+        if ids.isEmpty { throw SendbirdError.missing("user_id") }
+        let seconds = try b.int("seconds")
+        let description = try b.string("description") ?? ""
+        var results: [RestrictionRecord] = []
+        for id in ids {
+            results.append(
+                kind == .ban
+                    ? try await service.ban(channelUrl: url, userId: id, seconds: seconds, description: description, by: caller.userId)
+                    : try await service.mute(channelUrl: url, userId: id, seconds: seconds, description: description, by: caller.userId))
+        }
+        let users = try await service.presentUsers(results.map(\.userId))
+        let answers = zip(results, users).map {
+            RestrictionAnswer(
+                payload: RestrictionPayload(user: $1, description: $0.description, startAt: $0.startAt, endAt: $0.endAt),
+                flat: kind == .mute, now: service.now())
+        }
+        if answers.count == 1 { return try rest.json(answers[0]) }
+        return try rest.json(ManyRestrictions(items: answers))
+    }
+
+    func lift(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let user = try rest.param(ctx, "user_id")
+        if kind == .ban {
+            try await service.unban(channelUrl: url, userId: user, by: caller.userId)
+        } else {
+            try await service.unmute(channelUrl: url, userId: user, by: caller.userId)
+        }
+        return try rest.empty()
+    }
+
+    struct RestrictionPage: Encodable {
+        let kind: RestrictionRecord.Kind
+        let items: [RestrictionAnswer]
+        let total: Int
+        let next: String
+        enum CodingKeys: String, CodingKey {
+            case bannedList = "banned_list", mutedList = "muted_list", totalBanCount = "total_ban_count"
+            case totalMuteCount = "total_mute_count", next
+        }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(items, forKey: kind == .ban ? .bannedList : .mutedList)
+            try c.encode(total, forKey: kind == .ban ? .totalBanCount : .totalMuteCount)
+            try c.encode(next, forKey: .next)
+        }
+    }
+
+    func list(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let q = QueryParameters(req.uri.query)
+        let limit = try q.int("limit", default: 10, range: 1...100)
+        let page = try await service.restrictions(
+            channelUrl: url, kind: kind, after: try RESTSupport.decodeToken(q.string("token")), limit: limit, by: caller.userId)
+        let total = try await service.store.restrictions(url, kind: kind, now: service.now(), afterUserId: nil, limit: nil).count
+        let now = service.now()
+        return try rest.json(
+            RestrictionPage(kind: kind, items: page.list.map { RestrictionAnswer(payload: $0, flat: kind == .mute, now: now) }, total: total, next: page.next))
+    }
+
+    /// `GET …/mute/{id}` answers `{is_muted, remaining_duration, start_at, end_at, description}` (also for the
+    /// user themselves); `GET …/ban/{id}` the ban, or 400201 when there is none.
+    func one(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let user = try rest.param(ctx, "user_id")
+        if let me = caller.userId, me != user, let roster = try await service.roster(url), !roster.isOperator(me) {
+            throw SendbirdError(.unauthorizedRequest, "Only operators can see others' restrictions.")
+        }
+        let r = try await service.restriction(channelUrl: url, userId: user, kind: kind)
+        let now = service.now()
+        if kind == .mute {
+            guard let r else { return try rest.json(MutedInfoPayload(isMuted: false, remainingDuration: 0, startAt: 0, endAt: 0, description: "")) }
+            return try rest.json(
+                MutedInfoPayload(
+                    isMuted: true, remainingDuration: r.endAt < 0 ? -1 : max(0, r.endAt - now), startAt: r.startAt, endAt: r.endAt,
+                    description: r.description))
+        }
+        guard let r else { throw SendbirdError(.notFound, "\"\(user)\" is not banned in the channel.") }
+        let u = try await service.presentUsers([user])[0]
+        return try rest.json(
+            RestrictionAnswer(payload: RestrictionPayload(user: u, description: r.description, startAt: r.startAt, endAt: r.endAt), flat: false, now: now))
+    }
+
+    // MARK: Reports
+
+    /// The reporter: the SDK's own user, or the body's `reporting_user_id` for the Platform API.
+    func reporter(_ caller: Caller, _ b: JSONBody) throws -> String? {
+        let given = try b.string("reporting_user_id").flatMap { $0.isEmpty ? nil : $0 }
+        if case .user(let me) = caller {
+            if let given, given != me { throw SendbirdError(.unauthorizedRequest, "Unauthorized request: reporting as \(given).") }
+            return me
+        }
+        return given
+    }
+
+    func report(_ req: Request, _ ctx: some RequestContext, message: Bool) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let b = try await rest.body(req)
+        let url = try rest.param(ctx, "channel_url")
+        var messageId: Int64?
+        if message {
+            guard let id = Int64(try rest.param(ctx, "message_id")) else { throw SendbirdError(.invalidValue, "Invalid value: \"message_id\".") }
+            messageId = id
+        }
+        let r = try await service.report(
+            category: try b.string("report_category") ?? "", description: try b.string("report_description") ?? "",
+            reporter: try reporter(caller, b), channelUrl: url, messageId: messageId,
+            offendingUserId: try b.string("offending_user_id").flatMap { $0.isEmpty ? nil : $0 })
+        return try rest.json(try await present([r])[0])
+    }
+
+    func reportUser(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let b = try await rest.body(req)
+        let offender = try rest.param(ctx, "user_id")
+        let url = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
+        let r = try await service.report(
+            category: try b.string("report_category") ?? "", description: try b.string("report_description") ?? "",
+            reporter: try reporter(caller, b), channelUrl: url, messageId: nil, offendingUserId: offender)
+        guard try await service.store.user(offender) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(offender).") }
+        return try rest.json(try await present([r])[0])
+    }
+
+    enum ReportScope { case all, channel, message, user }
+
+    struct ReportPage: Encodable {
+        let reportLogs: [ReportLog]
+        let next: String
+        enum CodingKeys: String, CodingKey { case reportLogs = "report_logs", next }
+    }
+
+    struct ManyRestrictions: Encodable {
+        let items: [RestrictionAnswer]
+        enum CodingKeys: String, CodingKey { case items = "banned_list" }
+    }
+
+    /// Report listings: the Platform API only.
+    func reports(_ req: Request, _ ctx: some RequestContext, _ scope: ReportScope) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let q = QueryParameters(req.uri.query)
+        var query = ReportQuery()
+        query.limit = try q.int("limit", default: 10, range: 1...100)
+        query.beforeId = try RESTSupport.decodeToken(q.string("token")).flatMap { Int64($0) }
+        query.startTs = try q.int("start_ts")
+        query.endTs = try q.int("end_ts")
+        switch scope {
+        case .all: break
+        case .channel: query.channelUrl = try rest.param(ctx, "channel_url")
+        case .message:
+            query.channelUrl = try rest.param(ctx, "channel_url")
+            query.messageId = Int64(try rest.param(ctx, "message_id"))
+        case .user: query.offendingUserId = try rest.param(ctx, "user_id")
+        }
+        var fetch = query
+        fetch.limit = query.limit + 1
+        let rows = try await service.store.reports(fetch)
+        let page = Array(rows.prefix(query.limit))
+        let next = rows.count > query.limit ? RESTSupport.encodeToken(String(page.last!.reportId)) : ""
+        return try rest.json(ReportPage(reportLogs: try await present(page), next: next))
+    }
+
+    /// One report as the Platform API lists it.
+    struct ReportLog: Encodable {
+        let reportId: Int64
+        let reportType: String
+        let reportCategory: String
+        let reportDescription: String
+        let reportingUser: UserPayload?
+        let offendingUser: UserPayload?
+        let channelUrl: String?
+        let channelType: String?
+        let reportedMessage: MessagePayload?
+        let createdAt: Int64
+        enum CodingKeys: String, CodingKey {
+            case reportId = "report_id", reportType = "report_type", reportCategory = "report_category"
+            case reportDescription = "report_description", reportingUser = "reporting_user", offendingUser = "offending_user"
+            case channelUrl = "channel_url", channelType = "channel_type", reportedMessage = "reported_message", createdAt = "created_at"
+        }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(reportId, forKey: .reportId)
+            try c.encode(reportType, forKey: .reportType)
+            try c.encode(reportCategory, forKey: .reportCategory)
+            try c.encode(reportDescription, forKey: .reportDescription)
+            try c.encodeIfPresent(reportingUser, forKey: .reportingUser)
+            try c.encodeIfPresent(offendingUser, forKey: .offendingUser)
+            try c.encodeIfPresent(channelUrl, forKey: .channelUrl)
+            try c.encodeIfPresent(channelType, forKey: .channelType)
+            try c.encodeIfPresent(reportedMessage, forKey: .reportedMessage)
+            try c.encode(createdAt, forKey: .createdAt)
+        }
+    }
+
+    func present(_ reports: [ReportRecord]) async throws -> [ReportLog] {
+        let ids = reports.flatMap { [$0.reportingUserId, $0.offendingUserId].compactMap { $0 } }
+        let unique = Array(Set(ids))
+        let users = Dictionary(zip(unique, try await service.presentUsers(unique)).map { ($0, $1) }, uniquingKeysWith: { a, _ in a })
+        return reports.map { r in
+            let type = r.messageId != nil ? "message" : (r.channelUrl != nil && r.offendingUserId == nil ? "channel" : "user")
+            return ReportLog(
+                reportId: r.reportId, reportType: type, reportCategory: r.category, reportDescription: r.description,
+                reportingUser: r.reportingUserId.flatMap { users[$0] }, offendingUser: r.offendingUserId.flatMap { users[$0] },
+                channelUrl: r.channelUrl, channelType: r.channelType,
+                reportedMessage: r.reportedMessage.flatMap { try? JSONDecoder().decode(MessagePayload.self, from: Data($0.utf8)) },
+                createdAt: r.createdAt)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Hummingbird
+import TernProtocol
+
+/// `/v3/open_channels…`: create, read, list, update, delete, freeze, participants.
+struct OpenChannelRoutes: Sendable {
+    let rest: RESTSupport
+    var service: ChatService { rest.service }
+
+    func register(on router: Router<some RequestContext>) {
+        router.post("/v3/open_channels") { req, ctx in try await create(req, ctx) }
+        router.get("/v3/open_channels") { req, ctx in try await list(req, ctx) }
+        router.get("/v3/open_channels/:channel_url") { req, ctx in try await get(req, ctx) }
+        router.get("/v3/sdk/open_channels/:channel_url") { req, ctx in try await get(req, ctx) }
+        router.put("/v3/open_channels/:channel_url") { req, ctx in try await update(req, ctx) }
+        router.delete("/v3/open_channels/:channel_url") { req, ctx in try await delete(req, ctx) }
+        router.put("/v3/open_channels/:channel_url/freeze") { req, ctx in try await freeze(req, ctx) }
+        router.get("/v3/open_channels/:channel_url/participants") { req, ctx in try await participants(req, ctx) }
+    }
+
+    func present(_ channel: ChannelRecord) async throws -> Response {
+        try rest.json(try await service.presentOpen(channel))
+    }
+
+    /// Operators arrive as `operators` from the SDK and as `operator_ids` from the Platform API.
+    static func operatorIds(_ b: JSONBody) throws -> [String]? {
+        if let ids = try b.stringArray("operator_ids") { return ids }
+        return try b.stringArray("operators")
+    }
+
+    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let b = try await rest.body(req)
+        var r = CreateOpenChannelRequest()
+        r.channelUrl = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
+        r.name = try b.string("name") ?? ""
+        r.coverUrl = try b.string("cover_url") ?? ""
+        r.customType = try b.string("custom_type") ?? ""
+        r.data = try b.string("data") ?? ""
+        r.isEphemeral = try b.bool("is_ephemeral") ?? false
+        r.operatorIds = try Self.operatorIds(b) ?? []
+        r.creator = caller.userId
+        return try await present(try await service.createOpenChannel(r))
+    }
+
+    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        _ = try await rest.caller(req)
+        return try await present(try await service.requireOpenChannel(try rest.param(ctx, "channel_url")))
+    }
+
+    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        _ = try await rest.caller(req)
+        let q = QueryParameters(req.uri.query)
+        var query = OpenChannelListQuery()
+        query.limit = try q.int("limit", default: 10, range: 1...100)
+        query.offset = Int(try RESTSupport.decodeToken(q.string("token")) ?? "0") ?? 0
+        query.nameContains = q.nonEmpty("name_contains")
+        query.urlContains = q.nonEmpty("url_contains")
+        query.customTypes = q.list("custom_types") ?? q.nonEmpty("custom_type").map { [$0] }
+        query.showFrozen = try q.bool("show_frozen", default: true)
+        var fetch = query
+        fetch.limit = query.limit + 1
+        let rows = try await service.store.listOpenChannels(fetch)
+        let page = Array(rows.prefix(query.limit))
+        let next = rows.count > query.limit ? RESTSupport.encodeToken(String(query.offset + query.limit)) : ""
+        return try rest.json(OpenChannelPage(channels: try await service.presentOpen(page), next: next))
+    }
+
+    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let b = try await rest.body(req)
+        var changes = ChatService.ChannelChanges()
+        changes.name = try b.string("name")
+        changes.coverUrl = try b.string("cover_url")
+        changes.data = try b.string("data")
+        changes.customType = try b.string("custom_type")
+        let channel = try await service.updateOpenChannel(channelUrl: url, changes, operatorIds: try Self.operatorIds(b), by: caller.userId)
+        return try await present(channel)
+    }
+
+    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        try await service.deleteOpenChannel(channelUrl: try rest.param(ctx, "channel_url"), by: caller.userId)
+        return try rest.empty()
+    }
+
+    func freeze(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let b = try await rest.body(req)
+        guard let frozen = try b.bool("freeze") else { throw SendbirdError.missing("freeze") }
+        return try await present(try await service.setOpenFrozen(channelUrl: try rest.param(ctx, "channel_url"), frozen: frozen, by: caller.userId))
+    }
+
+    struct ParticipantPage: Encodable {
+        let participants: [UserPayload]
+        let next: String
+    }
+
+    func participants(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        _ = try await rest.caller(req)
+        let q = QueryParameters(req.uri.query)
+        let limit = try q.int("limit", default: 10, range: 1...100)
+        let page = try await service.participants(
+            channelUrl: try rest.param(ctx, "channel_url"), after: try RESTSupport.decodeToken(q.string("token")), limit: limit)
+        return try rest.json(ParticipantPage(participants: page.users, next: page.next))
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import GRDB
+import TernProtocol
+
+/// Open channels, operators, bans, mutes and reports.
+extension SQLiteStore {
+    public func createOpenChannel(_ c: ChannelRecord) async throws -> ChannelRecord {
+        try await pool.write { db in
+            if try Self.fetchChannel(db, c.channelUrl) != nil {
+                throw SendbirdError(.alreadyExists, "\"channel_url\" violates a unique constraint: \(c.channelUrl) already exists.")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO group_channels(channel_url, channel_type, name, cover_url, custom_type, data, created_at, created_by,
+                      is_ephemeral, freeze, operator_ids)
+                    VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    c.channelUrl, c.name, c.coverUrl, c.customType, c.data, c.createdAt, c.createdBy, c.isEphemeral, c.freeze,
+                    Self.json(c.operatorIds),
+                ])
+            return try Self.fetchChannel(db, c.channelUrl)!
+        }
+    }
+
+    public func listOpenChannels(_ q: OpenChannelListQuery) async throws -> [ChannelRecord] {
+        try await pool.read { db in
+            var sql = "SELECT * FROM group_channels WHERE channel_type = 'open'"
+            var args: [any DatabaseValueConvertible] = []
+            if let n = q.nameContains, !n.isEmpty {
+                sql += " AND instr(lower(name), lower(?)) > 0"
+                args.append(n)
+            }
+            if let u = q.urlContains, !u.isEmpty {
+                sql += " AND instr(channel_url, ?) > 0"
+                args.append(u)
+            }
+            if let types = q.customTypes, !types.isEmpty {
+                sql += " AND custom_type IN (\(Self.placeholders(types.count)))"
+                args += types
+            }
+            if !q.showFrozen { sql += " AND freeze = 0" }
+            sql += " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
+            args += [q.limit, q.offset]
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.channelRecord)
+        }
+    }
+
+    public func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE group_channels SET operator_ids = ? WHERE channel_url = ? AND channel_type = 'open'",
+                arguments: [Self.json(userIds), channelUrl])
+        }
+    }
+
+    public func setMemberRole(_ channelUrl: String, userIds: [String], role: String) async throws -> [String] {
+        if userIds.isEmpty { return [] }
+        return try await pool.write { db in
+            let changed = try String.fetchAll(
+                db,
+                sql: "SELECT user_id FROM members WHERE channel_url = ? AND role != ? AND user_id IN (\(Self.placeholders(userIds.count)))",
+                arguments: StatementArguments([channelUrl, role] + userIds))
+            if !changed.isEmpty {
+                try db.execute(
+                    sql: "UPDATE members SET role = ? WHERE channel_url = ? AND user_id IN (\(Self.placeholders(changed.count)))",
+                    arguments: StatementArguments([role, channelUrl] + changed))
+            }
+            return changed
+        }
+    }
+
+    public func restrict(_ r: RestrictionRecord) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO restrictions(channel_url, kind, user_id, start_at, end_at, description) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(channel_url, kind, user_id) DO UPDATE SET
+                      start_at = excluded.start_at, end_at = excluded.end_at, description = excluded.description
+                    """,
+                arguments: [r.channelUrl, r.kind.rawValue, r.userId, r.startAt, r.endAt, r.description])
+        }
+    }
+
+    public func lift(_ channelUrl: String, userId: String, kind: RestrictionRecord.Kind) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM restrictions WHERE channel_url = ? AND kind = ? AND user_id = ?",
+                arguments: [channelUrl, kind.rawValue, userId])
+            return db.changesCount > 0
+        }
+    }
+
+    public func restrictions(
+        _ channelUrl: String, kind: RestrictionRecord.Kind, now: Int64, afterUserId: String?, limit: Int?
+    ) async throws -> [RestrictionRecord] {
+        try await pool.read { db in
+            var sql = """
+                SELECT * FROM restrictions WHERE channel_url = ? AND kind = ? AND (end_at < 0 OR end_at > ?) AND user_id > ?
+                ORDER BY user_id
+                """
+            var args: [any DatabaseValueConvertible] = [channelUrl, kind.rawValue, now, afterUserId ?? ""]
+            if let limit {
+                sql += " LIMIT ?"
+                args.append(limit)
+            }
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map { row in
+                RestrictionRecord(
+                    channelUrl: row["channel_url"], userId: row["user_id"], kind: RestrictionRecord.Kind(rawValue: row["kind"]) ?? kind,
+                    startAt: row["start_at"], endAt: row["end_at"], description: row["description"])
+            }
+        }
+    }
+
+    public func mutedUsers(ofChannels channelUrls: [String], now: Int64) async throws -> [String: Set<String>] {
+        if channelUrls.isEmpty { return [:] }
+        return try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT channel_url, user_id FROM restrictions
+                    WHERE kind = 'mute' AND (end_at < 0 OR end_at > ?) AND channel_url IN (\(Self.placeholders(channelUrls.count)))
+                    """,
+                arguments: StatementArguments([now] + channelUrls))
+            var out: [String: Set<String>] = [:]
+            for r in rows { out[r["channel_url"], default: []].insert(r["user_id"]) }
+            return out
+        }
+    }
+
+    public func addReport(_ r: ReportRecord) async throws -> ReportRecord {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO reports(category, description, reporting_user_id, offending_user_id, channel_url, channel_type,
+                      message_id, reported_message, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    r.category, r.description, r.reportingUserId, r.offendingUserId, r.channelUrl, r.channelType, r.messageId,
+                    r.reportedMessage, r.createdAt,
+                ])
+            var stored = r
+            stored.reportId = db.lastInsertedRowID
+            return stored
+        }
+    }
+
+    public func reports(_ q: ReportQuery) async throws -> [ReportRecord] {
+        try await pool.read { db in
+            var wheres: [String] = []
+            var args: [any DatabaseValueConvertible] = []
+            if let u = q.channelUrl {
+                wheres.append("channel_url = ?")
+                args.append(u)
+            }
+            if let m = q.messageId {
+                wheres.append("message_id = ?")
+                args.append(m)
+            }
+            if let o = q.offendingUserId {
+                wheres.append("offending_user_id = ?")
+                args.append(o)
+            }
+            if let s = q.startTs {
+                wheres.append("created_at >= ?")
+                args.append(s)
+            }
+            if let e = q.endTs {
+                wheres.append("created_at < ?")
+                args.append(e)
+            }
+            if let b = q.beforeId {
+                wheres.append("report_id < ?")
+                args.append(b)
+            }
+            var sql = "SELECT * FROM reports"
+            if !wheres.isEmpty { sql += " WHERE " + wheres.joined(separator: " AND ") }
+            sql += " ORDER BY report_id DESC LIMIT ?"
+            args.append(q.limit)
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map { row in
+                var r = ReportRecord(
+                    category: row["category"], description: row["description"], reportingUserId: row["reporting_user_id"],
+                    offendingUserId: row["offending_user_id"], channelUrl: row["channel_url"], channelType: row["channel_type"],
+                    messageId: row["message_id"], reportedMessage: row["reported_message"], createdAt: row["created_at"])
+                r.reportId = row["report_id"]
+                return r
+            }
+        }
+    }
+}
