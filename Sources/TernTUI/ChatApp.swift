@@ -306,6 +306,11 @@ public actor ChatApp {
                 do {
                     let found: [GroupChannel]
                     switch kind {
+                    case .openChannels:
+                        let page = try await client.openChannelList(
+                            nameContains: name, customTypes: customType.isEmpty ? [] : [customType], limit: 100)
+                        self.dispatch(.openBrowserResults(query: query, page.channels))
+                        return
                     case .publicChannels:
                         found = try await client.publicChannels(nameContains: name, customType: customType, limit: 100)
                     case .hiddenChannels:
@@ -321,11 +326,140 @@ public actor ChatApp {
                     self.dispatch(.failed(Self.describe(error)))
                 }
             }
+        case .enterOpen(let name):
+            Task {
+                do {
+                    var url = name
+                    if await !client.isOpenChannel(name) {
+                        // A name: the channel with that name (or URL), or the only one whose name contains it.
+                        let found = try await client.openChannelList(nameContains: name, limit: 100).channels
+                        if let exact = found.first(where: { $0.url == name || $0.name == name }) ?? (found.count == 1 ? found.first : nil) {
+                            url = exact.url
+                        } else if !found.isEmpty {
+                            self.dispatch(.failed("several open channels match: " + found.prefix(5).map(\.displayName).joined(separator: ", ")))
+                            return
+                        }
+                    }
+                    try await client.enterOpenChannel(url)
+                } catch {
+                    self.dispatch(.failed("enter: " + Self.describe(error)))
+                }
+            }
+        case .exitOpen(let url):
+            Task {
+                do { try await client.exitOpenChannel(url) } catch { self.dispatch(.failed("exit: " + Self.describe(error))) }
+            }
+        case .people(let kind, let query):
+            Task {
+                do { self.dispatch(.peopleLoaded(kind, query: query, try await self.loadPeople(kind, query: query))) } catch {
+                    self.dispatch(.peopleLoaded(kind, query: query, []))
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .moderate(let m, let url):
+            Task {
+                do {
+                    switch m {
+                    case .op(let u): try await client.addOperators([u], in: url)
+                    case .deop(let u): try await client.removeOperators([u], in: url)
+                    case .ban(let u, let seconds, let reason): try await client.ban(u, in: url, seconds: seconds, description: reason)
+                    case .unban(let u): try await client.unban(u, in: url)
+                    case .mute(let u, let seconds, let reason): try await client.mute(u, in: url, seconds: seconds, description: reason)
+                    case .unmute(let u): try await client.unmute(u, in: url)
+                    }
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .report(let target, let category, let description):
+            Task {
+                do {
+                    switch target {
+                    case .channel(let url): try await client.report(channel: url, category: category, description: description)
+                    case .user(let u, let url): try await client.report(userId: u, in: url, category: category, description: description)
+                    case .message(let m): try await client.report(message: m, category: category, description: description)
+                    }
+                    self.dispatch(.notice("reported (\(category.rawValue)): thank you"))
+                } catch {
+                    self.dispatch(.failed("report: " + Self.describe(error)))
+                }
+            }
+        case .whois(let id):
+            Task {
+                do { self.dispatch(.notice(Self.whoisLine(try await client.user(id), now: SystemEngineClock().now()))) } catch {
+                    self.dispatch(.failed("whois: " + Self.describe(error)))
+                }
+            }
+        case .nick(let name):
+            Task {
+                do {
+                    let p = try await client.updateMe(nickname: name)
+                    self.dispatch(.notice("you are now \(p.user.displayName)"))
+                } catch {
+                    self.dispatch(.failed("nick: " + Self.describe(error)))
+                }
+            }
         case .quit:
             done = true
             finished?.resume()
             finished = nil
         }
+    }
+
+    /// `/whois`: nickname and id, presence, when last seen, metadata.
+    nonisolated static func whoisLine(_ p: UserProfile, now: Millis) -> String {
+        var parts = [p.user.nickname.isEmpty ? p.user.userId : "\(p.user.nickname) (\(p.user.userId))"]
+        if !p.isActive { parts.append("deactivated") }
+        if p.isOnline {
+            parts.append("online")
+        } else if p.lastSeenAt > 0 {
+            let minutes = max(0, (now - p.lastSeenAt) / 60_000)
+            parts.append(minutes < 1 ? "seen just now" : minutes < 120 ? "seen \(minutes) min ago" : "seen \(minutes / 60) h ago")
+        } else {
+            parts.append("never seen")
+        }
+        if !p.metadata.isEmpty { parts.append(p.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) }
+        return parts.joined(separator: " · ")
+    }
+
+    /// The rows of a people list.
+    func loadPeople(_ kind: PeopleView.Kind, query: String) async throws -> [PeopleView.Row] {
+        let now = SystemEngineClock().now()
+        func until(_ r: Restriction) -> String {
+            var d = r.endAt < 0 ? "for ever" : "until " + Self.clockText(r.endAt)
+            if !r.description.isEmpty { d += " · " + r.description }
+            return d
+        }
+        switch kind {
+        case .members(let url):
+            var p = MemberListParams()
+            p.order = .operatorsFirst
+            return try await client.members(in: url, p).map {
+                PeopleView.Row(
+                    user: $0.user, online: $0.isOnline, isOperator: $0.isOperator, isMuted: $0.isMuted,
+                    detail: $0.state == "invited" ? "invited" : "")
+            }
+        case .participants(let url):
+            let ops = Set((await client.enteredOpenChannels.first { $0.url == url }?.operators ?? []).map(\.userId))
+            return try await client.participants(in: url, limit: 100).users.map { PeopleView.Row(user: $0, online: true, isOperator: ops.contains($0.userId)) }
+        case .operators(let url):
+            return try await client.operators(in: url).map { PeopleView.Row(user: $0, isOperator: true) }
+        case .banned(let url):
+            return try await client.bannedUsers(in: url).map { PeopleView.Row(user: $0.user, detail: "banned " + until($0)) }
+        case .muted(let url):
+            return try await client.mutedUsers(in: url).map { PeopleView.Row(user: $0.user, isMuted: true, detail: until($0)) }
+        case .users:
+            return try await client.users(Reducer.userFilter(query)).users.map { p in
+                let seen = p.isOnline || p.lastSeenAt == 0 ? "" : "seen \(max(0, (now - p.lastSeenAt) / 60_000)) min ago"
+                return PeopleView.Row(user: p.user, online: p.isOnline, detail: p.isActive ? seen : "deactivated")
+            }
+        }
+    }
+
+    nonisolated static func clockText(_ ms: Millis) -> String {
+        let f = DateFormatter()
+        f.dateFormat = "HH:mm"
+        return f.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
     }
 
     nonisolated static func describe(_ error: any Error) -> String {

@@ -23,10 +23,15 @@ extension Reducer {
         return (state.messages[url] ?? []).filter { $0.parentMessageId == 0 || $0.isReplyToChannel }
     }
 
+    /// Messages Ctrl-R can pick: stored ones, not the lines tern adds itself.
+    static func pickable(_ state: AppState) -> [Message] {
+        visibleMessages(state).filter { $0.status == .succeeded && $0.customType != localEventType }
+    }
+
     /// The picked message.
     public static func picked(_ state: AppState) -> Message? {
         guard let p = state.picker else { return nil }
-        let list = visibleMessages(state).filter { $0.status == .succeeded }
+        let list = pickable(state)
         guard p.index < list.count else { return nil }
         return list[list.count - 1 - p.index]
     }
@@ -35,6 +40,7 @@ extension Reducer {
     static func mayChange(_ m: Message, _ state: AppState) -> Bool {
         if m.kind == .admin { return false }
         if m.sender?.userId == state.me.userId { return true }
+        if let o = state.openChannels.first(where: { $0.url == m.channelUrl }) { return o.isOperator(state.me.userId) }
         return state.channels.first { $0.url == m.channelUrl }?.myRole == "operator"
     }
 
@@ -53,7 +59,7 @@ extension Reducer {
     /// Keys while picking a message.
     func pickerKey(_ key: Key, _ state: inout AppState) -> [Effect] {
         guard var p = state.picker else { return [] }
-        let count = Self.visibleMessages(state).filter { $0.status == .succeeded }.count
+        let count = Self.pickable(state).count
         if let r = p.reaction {
             switch key {
             case .left: p.reaction = max(0, r - 1)
@@ -119,6 +125,15 @@ extension Reducer {
             state.notice = "delete this message? y deletes, any other key keeps it"
         case .char("+"), .char(":"):
             p.reaction = 0
+        case .char("!"):
+            guard m.sender?.userId != state.me.userId, m.kind != .admin else {
+                state.notice = "only others' messages can be reported"
+                return []
+            }
+            state.picker = nil
+            state.reporting = m
+            state.notice = "report as: s suspicious · h harassing · i inappropriate · p spam (any other key: no)"
+            return []
         case .char("f"):
             guard !m.files.isEmpty else {
                 state.notice = "no file in this message"

@@ -51,6 +51,8 @@ public struct Reducer: Sendable {
                 state.showHelp = false
                 return []
             }
+            if state.reporting != nil, key != .ctrl("c") { return reportKey(key, &state) }
+            if state.people != nil, key != .ctrl("c") { return peopleKey(key, &state) }
             if state.browser != nil, key != .ctrl("c") { return browserKey(key, &state) }
             if let url = state.info, key != .ctrl("c") { return infoKey(key, url: url, &state) }
             if state.search != nil, key != .ctrl("c") { return searchKey(key, &state) }
@@ -140,6 +142,22 @@ public struct Reducer: Sendable {
             state.notice = text
             return []
 
+        case .openBrowserResults(let query, let list):
+            guard var b = state.browser, b.kind == .openChannels, b.query == query else { return [] }
+            b.openResults = list
+            b.loading = false
+            b.selected = min(b.selected, max(0, list.count - 1))
+            state.browser = b
+            return []
+
+        case .peopleLoaded(let kind, let query, let rows):
+            guard var v = state.people, v.kind == kind, v.query == query else { return [] }
+            v.rows = rows
+            v.loading = false
+            v.selected = min(v.selected, max(0, rows.count - 1))
+            state.people = v
+            return []
+
         case .browserResults(let kind, let query, let list):
             guard var b = state.browser, b.kind == kind, b.query == query else { return [] }
             b.results = list
@@ -212,11 +230,12 @@ public struct Reducer: Sendable {
         case .send:
             return submit(&state)
         case .nextChannel, .previousChannel:
-            guard !state.channels.isEmpty else { return [] }
-            let i = state.channels.firstIndex { $0.url == state.selected } ?? -1
-            let n = state.channels.count
+            let order = Self.channelOrder(state)
+            guard !order.isEmpty else { return [] }
+            let i = order.firstIndex { $0 == state.selected } ?? -1
+            let n = order.count
             let j = command == .nextChannel ? (i + 1) % n : (i - 1 + n) % n
-            return select(state.channels[j].url, &state)
+            return select(order[j], &state)
         case .scrollUp:
             guard let url = state.selected else { return [] }
             let page = max(1, state.pane.height - 1)
@@ -276,6 +295,10 @@ public struct Reducer: Sendable {
     }
 
     func openBrowser(_ kind: Browser.Kind, _ state: inout AppState) -> [Effect] {
+        if kind == .openChannels {
+            state.browser = Browser(kind: kind)
+            return [.browse(kind: kind, query: "")]
+        }
         state.browser = Browser(kind: kind)
         return [.browse(kind: kind, query: "")]
     }
@@ -290,11 +313,17 @@ public struct Reducer: Sendable {
             state.browser = nil
             return []
         case .tab:
-            return openBrowser(b.kind == .publicChannels ? .hiddenChannels : .publicChannels, &state)
+            // Public group channels → open channels → hidden ones → public again.
+            let next: Browser.Kind = b.kind == .publicChannels ? .openChannels : b.kind == .openChannels ? .hiddenChannels : .publicChannels
+            return openBrowser(next, &state)
         case .up, .ctrl("p"), .altUp:
             b.selected = max(0, b.selected - 1)
         case .down, .ctrl("n"), .altDown:
-            b.selected = min(max(0, b.results.count - 1), b.selected + 1)
+            b.selected = min(max(0, (b.kind == .openChannels ? b.openResults.count : b.results.count) - 1), b.selected + 1)
+        case .enter where b.kind == .openChannels:
+            guard b.openResults.indices.contains(b.selected) else { return [] }
+            state.browser = nil
+            return [.enterOpen(b.openResults[b.selected].url)]
         case .enter:
             guard b.results.indices.contains(b.selected) else { return [] }
             let target = b.results[b.selected]
@@ -443,7 +472,7 @@ public struct Reducer: Sendable {
                     return []
                 }
                 var p = MessagePicker()
-                let list = Self.visibleMessages(state).filter { $0.status == .succeeded }
+                let list = Self.pickable(state)
                 p.index = list.count - 1 - (list.lastIndex { $0.messageId == m.messageId } ?? list.count - 1)
                 p.confirmDelete = true
                 state.picker = p
@@ -528,10 +557,31 @@ public struct Reducer: Sendable {
                 default: command = .unfreeze
                 }
                 return [.channel(command, channelUrl: url)]
+            case "op", "deop", "ban", "unban", "mute", "unmute":
+                return moderationCommand(words, &state)
+            case "report":
+                return reportCommand(words, &state)
+            case "enter", "exit", "part", "open":
+                return openChannelCommand(words, &state)
+            case "members", "participants", "who", "operators", "ops", "banned", "bans", "muted", "users":
+                return peopleCommand(words, &state)
+            case "whois":
+                guard words.count == 2 else {
+                    state.notice = "usage: /whois USER"
+                    return []
+                }
+                return [.whois(words[1].hasPrefix("@") ? String(words[1].dropFirst()) : words[1])]
+            case "nick":
+                let name = text.dropFirst("/nick".count).trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty else {
+                    state.notice = "usage: /nick NAME (at most 80 characters)"
+                    return []
+                }
+                return [.nick(name)]
             case "help", "?":
                 state.showHelp = true
                 return []
-            case "quit", "exit", "q":
+            case "quit", "q":
                 state.quitting = true
                 return [.quit]
             default:
@@ -563,6 +613,12 @@ public struct Reducer: Sendable {
     /// The channel on screen is read: marked read, kept read while open, its history loaded. An invitation
     /// is not read until accepted (the server refuses members-only calls before that).
     func enter(_ url: String, _ state: inout AppState) -> [Effect] {
+        if state.openChannels.contains(where: { $0.url == url }) {
+            // Open channels keep no unread counts: only their history to load.
+            guard state.messages[url] == nil else { return [] }
+            state.loadingHistory.insert(url)
+            return [.loadHistory(channelUrl: url, before: nil)]
+        }
         guard let i = state.channels.firstIndex(where: { $0.url == url }), state.channels[i].myMemberState != "invited" else { return [] }
         let c = state.channels[i]
         if c.unreadMessageCount > 0 {
@@ -602,7 +658,7 @@ public struct Reducer: Sendable {
     /// A status line for a channel event the user should hear of: invitations to them anywhere, anything
     /// about the channel on screen.
     static func describe(_ kind: ChannelEventKind, channel url: String, _ state: AppState) -> String? {
-        let name = "#" + (state.channels.first { $0.url == url }?.displayName(me: state.me.userId) ?? url)
+        let name = channelLabel(url, state)
         let me = state.me.userId
         if case .invited(let inviter, let invitees) = kind, invitees.contains(where: { $0.userId == me }) {
             // An unknown channel is announced once it is read (channelAdded), with its name.
@@ -643,6 +699,9 @@ public struct Reducer: Sendable {
             }
         case .channelEvent(let url, let kind):
             if let text = Self.describe(kind, channel: url, state) { state.notice = text }
+            moderationLine(kind, url: url, &state, now: Millis(Date().timeIntervalSince1970 * 1000))
+        case .openChannelEntered, .openChannelUpdated, .openChannelExited:
+            return applyOpenChannelEvent(event, &state)
         case .messagePending(let m):
             if let t = state.thread, m.parentMessageId == t.parent.messageId { state.thread?.replies.append(m) }
             state.messages[m.channelUrl, default: []].append(m)

@@ -74,6 +74,8 @@ public struct AppState: Sendable, Equatable {
     public var server: String
     public var connection: ConnectionState = .connecting
     public var channels: [GroupChannel] = []
+    /// Open channels the user is in (their own section of the list).
+    public var openChannels: [OpenChannel] = []
     public var selected: String?
     /// Messages per channel, oldest first (pending and failed ones of ours included).
     public var messages: [String: [Message]] = [:]
@@ -111,6 +113,12 @@ public struct AppState: Sendable, Equatable {
     public var highlight: Int64?
     /// Uploads in progress: request id → what is known.
     public var uploads: [String: Upload] = [:]
+    /// A list of people: members, participants, operators, banned or muted users, or the user browser.
+    public var people: PeopleView?
+    /// Reporting the picked message: the next key names the category.
+    public var reporting: Message?
+    /// How many lines tern added to channels itself (moderation results); numbers them.
+    public var localEvents = 0
 
     public init(me: User, server: String) {
         self.me = me
@@ -118,6 +126,12 @@ public struct AppState: Sendable, Equatable {
     }
 
     public var selectedChannel: GroupChannel? { channels.first { $0.url == selected } }
+    public var selectedOpenChannel: OpenChannel? { openChannels.first { $0.url == selected } }
+    /// The user is an operator of the channel on screen.
+    public var isOperatorHere: Bool {
+        if let o = selectedOpenChannel { return o.isOperator(me.userId) }
+        return selectedChannel?.myRole == "operator"
+    }
     public var inputText: String { String(input) }
 }
 
@@ -167,13 +181,66 @@ public struct Upload: Sendable, Equatable {
     }
 }
 
-/// The channel browser: public channels to join, or the user's hidden and archived ones to bring back.
+/// A list of people in an overlay: who, and what the list is of.
+public struct PeopleView: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A group channel's members (operators first), or an open channel's participants.
+        case members(String), participants(String), operators(String), banned(String), muted(String)
+        /// The application's users, filtered by the query (a nickname prefix, `key:value` metadata).
+        case users
+    }
+    public struct Row: Sendable, Equatable {
+        public var user: User
+        /// nil: not known.
+        public var online: Bool?
+        public var isOperator = false
+        public var isMuted = false
+        /// Extra words: "until 14:02 · spam", "last seen …".
+        public var detail = ""
+        public init(user: User, online: Bool? = nil, isOperator: Bool = false, isMuted: Bool = false, detail: String = "") {
+            self.user = user
+            self.online = online
+            self.isOperator = isOperator
+            self.isMuted = isMuted
+            self.detail = detail
+        }
+    }
+    public var kind: Kind
+    public var query = ""
+    public var rows: [Row] = []
+    public var selected = 0
+    public var loading = true
+    public init(kind: Kind) { self.kind = kind }
+
+    public var channelUrl: String? {
+        switch kind {
+        case .members(let u), .participants(let u), .operators(let u), .banned(let u), .muted(let u): u
+        case .users: nil
+        }
+    }
+
+    public var title: String {
+        switch kind {
+        case .members: "Members"
+        case .participants: "Participants (online)"
+        case .operators: "Operators"
+        case .banned: "Banned"
+        case .muted: "Muted"
+        case .users: "Users"
+        }
+    }
+}
+
+/// The channel browser: public group channels to join, open channels to enter, or the user's hidden and
+/// archived ones to bring back.
 public struct Browser: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case publicChannels, hiddenChannels }
+    public enum Kind: Sendable, Equatable { case publicChannels, openChannels, hiddenChannels }
     public var kind: Kind
     /// Typed search: words match the name; `type:X` matches the custom type.
     public var query = ""
     public var results: [GroupChannel] = []
+    /// Open channels (when `kind` is `openChannels`).
+    public var openResults: [OpenChannel] = []
     public var selected = 0
     public var loading = true
     public init(kind: Kind) { self.kind = kind }
@@ -217,6 +284,9 @@ public enum Action: Sendable {
     case notice(String)
     /// Channels for the browser, for the query they answer.
     case browserResults(kind: Browser.Kind, query: String, [GroupChannel])
+    case openBrowserResults(query: String, [OpenChannel])
+    /// Rows for a people list, for the query they answer.
+    case peopleLoaded(PeopleView.Kind, query: String, [PeopleView.Row])
     case threadLoaded(MessageThread)
     case searchResults(query: String, [Message], hasMore: Bool)
     /// History around a message (a search result), which is then shown marked.
@@ -262,7 +332,36 @@ public enum Effect: Sendable, Equatable {
     case listBlocked
     /// `/readall`: mark every channel read.
     case markAllRead
+    /// `/enter NAME|URL`: find an open channel and enter it; `/exit`: leave one.
+    case enterOpen(String)
+    case exitOpen(String)
+    /// Fill a people list.
+    case people(PeopleView.Kind, query: String)
+    /// An operator's action on a channel.
+    case moderate(Moderation, channelUrl: String)
+    case report(ReportTarget, category: ReportCategory, description: String)
+    /// `/whois USER`.
+    case whois(String)
+    /// `/nick NAME`.
+    case nick(String)
     case quit
+}
+
+/// `/op`, `/deop`, `/ban`, `/unban`, `/mute`, `/unmute`.
+public enum Moderation: Sendable, Equatable {
+    case op(String), deop(String)
+    /// Seconds: -1 for ever.
+    case ban(String, seconds: Int, reason: String)
+    case unban(String)
+    case mute(String, seconds: Int, reason: String)
+    case unmute(String)
+}
+
+/// What `/report` reports.
+public enum ReportTarget: Sendable, Equatable {
+    case channel(String)
+    case user(String, channelUrl: String)
+    case message(Message)
 }
 
 /// What `/invite`, `/accept`, `/leave`… ask of the channel on screen.

@@ -30,6 +30,8 @@ public struct Screen: Sendable {
         drawStatus(state, &g, y: height - 1, width: width, now: now)
         if state.showHelp {
             drawHelp(&g)
+        } else if let p = state.people {
+            drawPeople(p, state, &g)
         } else if let b = state.browser {
             drawBrowser(b, &g)
         } else if let url = state.info, let c = state.channels.first(where: { $0.url == url }) {
@@ -62,14 +64,14 @@ public struct Screen: Sendable {
     // MARK: Channel list
 
     func drawChannels(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
-        if state.channels.isEmpty {
+        if state.channels.isEmpty && state.openChannels.isEmpty {
             g.write("Channels", x: 1, y: 0, style: theme.style("roomlist.header"), limit: width)
             g.write("none yet:", x: 1, y: 2, style: theme.style("timeline.event"), limit: width)
             g.write("/dm USER", x: 1, y: 3, style: theme.style("timeline.event"), limit: width)
             return
         }
         // Rows: invitations in their own section first, then the channels.
-        enum Row { case header(String), channel(GroupChannel) }
+        enum Row { case header(String), channel(GroupChannel), open(OpenChannel) }
         let invited = state.channels.filter { $0.myMemberState == "invited" }
         let joined = state.channels.filter { $0.myMemberState != "invited" }
         var rows: [Row] = []
@@ -77,14 +79,34 @@ public struct Screen: Sendable {
         rows += invited.map(Row.channel)
         rows.append(.header("Channels"))
         rows += joined.map(Row.channel)
+        if !state.openChannels.isEmpty {
+            rows.append(.header("Open"))
+            rows += state.openChannels.map(Row.open)
+        }
         // Keep the selected channel visible.
-        let index = rows.firstIndex { if case .channel(let c) = $0 { c.url == state.selected } else { false } } ?? 0
+        let index =
+            rows.firstIndex {
+                switch $0 {
+                case .channel(let c): c.url == state.selected
+                case .open(let o): o.url == state.selected
+                case .header: false
+                }
+            } ?? 0
         let first = max(0, min(index - height + 1, rows.count - height))
         for (i, row) in rows.dropFirst(first).prefix(height).enumerated() {
             let y = i
             switch row {
             case .header(let title):
                 g.write(title, x: 1, y: y, style: theme.style("roomlist.header"), limit: width)
+            case .open(let o):
+                let isSelected = o.url == state.selected
+                let style = theme.style(isSelected ? "roomlist.selected" : "roomlist")
+                g.fill(x: 0, y: y, width: width, height: 1, style: style)
+                let count = o.participantCount > 999 ? "999+" : String(o.participantCount)
+                g.write((isSelected ? "▸" : " ") + o.displayName, x: 0, y: y, style: style, limit: width - CellWidth.of(count) - 1)
+                var b = theme.style("roomlist.count")
+                if isSelected { b.reverse = true }
+                g.write(count, x: width - CellWidth.of(count), y: y, style: b)
             case .channel(let c):
                 let isSelected = c.url == state.selected
                 let unread = c.unreadMessageCount
@@ -359,6 +381,10 @@ public struct Screen: Sendable {
             col = g.write(" │ #" + c.displayName(me: state.me.userId), x: col, y: y, style: theme.style("status"))
             if c.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }
             if c.myMemberState == "invited" { col = g.write(" [invited: Ctrl-O, then a accepts, d declines]", x: col, y: y, style: theme.style("status.activity")) }
+        } else if let o = state.selectedOpenChannel {
+            col = g.write(" │ #" + o.displayName + " · \(o.participantCount) here", x: col, y: y, style: theme.style("status"))
+            if o.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }
+            if o.isOperator(state.me.userId) { col = g.write(" [operator]", x: col, y: y, style: theme.style("status.activity")) }
         }
         if let activity = Self.activityText(state) {
             col = g.write(" │ ", x: col, y: y, style: theme.style("status"))
@@ -477,12 +503,36 @@ public struct Screen: Sendable {
 
     /// The channel browser: a search line, the matching channels, and what Enter does.
     func drawBrowser(_ b: Browser, _ g: inout CellGrid) {
-        let title = b.kind == .publicChannels ? "Public channels · Enter joins · Tab: hidden ones" : "Hidden and archived · Enter unhides · Tab: public"
+        let title: String
+        switch b.kind {
+        case .publicChannels: title = "Public channels · Enter joins · Tab: open channels"
+        case .openChannels: title = "Open channels · Enter enters · Tab: hidden ones"
+        case .hiddenChannels: title = "Hidden and archived · Enter unhides · Tab: public"
+        }
         let box = drawBox(&g, title: title, width: 70, height: g.height - 4)
         g.write("Search: ", x: box.x, y: box.y, style: theme.style("help.key"))
         g.write(b.query + "▏", x: box.x + 8, y: box.y, style: theme.style("input"), limit: box.x + box.w)
         g.write("words match names; type:X the custom type", x: box.x, y: box.y + 1, style: theme.style("timeline.event"), limit: box.x + box.w)
         let rows = box.h - 3
+        if b.kind == .openChannels {
+            if b.openResults.isEmpty {
+                g.write(b.loading ? "searching…" : "no open channel matches", x: box.x, y: box.y + 3, style: theme.style("timeline.event"))
+                return
+            }
+            let first = max(0, min(b.selected - rows + 1, b.openResults.count - rows))
+            for (i, c) in b.openResults.enumerated().dropFirst(first).prefix(rows) {
+                let y = box.y + 3 + (i - first)
+                let selected = i == b.selected
+                let style = theme.style(selected ? "roomlist.selected" : "help")
+                g.fill(x: box.x, y: y, width: box.w, height: 1, style: style)
+                var detail = "\(c.participantCount) here"
+                if !c.customType.isEmpty { detail += " · " + c.customType }
+                if c.isFrozen { detail += " · frozen" }
+                g.write((selected ? "▸" : " ") + c.displayName, x: box.x, y: y, style: style, limit: box.x + box.w - CellWidth.of(detail) - 1)
+                g.write(detail, x: box.x + box.w - CellWidth.of(detail), y: y, style: style)
+            }
+            return
+        }
         if b.results.isEmpty {
             g.write(b.loading ? "searching…" : "no channel matches", x: box.x, y: box.y + 3, style: theme.style("timeline.event"))
             return
@@ -500,6 +550,49 @@ public struct Screen: Sendable {
             let name = (selected ? "▸" : " ") + (c.name.isEmpty ? c.url : c.name)
             g.write(name, x: box.x, y: y, style: style, limit: box.x + box.w - CellWidth.of(detail) - 1)
             g.write(detail, x: box.x + box.w - CellWidth.of(detail), y: y, style: style)
+        }
+    }
+
+    /// A list of people: a dot for who is online (● / ○), ★ for operators, "muted", and the row's detail.
+    func drawPeople(_ p: PeopleView, _ state: AppState, _ g: inout CellGrid) {
+        var title = p.title
+        if let url = p.channelUrl { title += " of " + Reducer.channelLabel(url, state) }
+        title += p.kind == .users ? " · type to filter · Enter: message · Esc" : " · Enter: message · Esc"
+        let box = drawBox(&g, title: title, width: 64, height: min(g.height - 2, max(8, p.rows.count + (p.kind == .users ? 6 : 4))))
+        var top = box.y
+        if p.kind == .users {
+            g.write("Filter: ", x: box.x, y: box.y, style: theme.style("help.key"))
+            g.write(p.query + "▏", x: box.x + 8, y: box.y, style: theme.style("input"), limit: box.x + box.w)
+            g.write("a nickname prefix; key:value,value filters by metadata", x: box.x, y: box.y + 1, style: theme.style("timeline.event"), limit: box.x + box.w)
+            top += 3
+        }
+        let rows = box.y + box.h - top
+        if p.rows.isEmpty {
+            g.write(p.loading ? "loading…" : "nobody", x: box.x, y: top, style: theme.style("timeline.event"))
+            return
+        }
+        let first = max(0, min(p.selected - rows + 1, p.rows.count - rows))
+        for (i, r) in p.rows.enumerated().dropFirst(first).prefix(rows) {
+            let y = top + (i - first)
+            let selected = i == p.selected
+            let style = theme.style(selected ? "roomlist.selected" : "help")
+            g.fill(x: box.x, y: y, width: box.w, height: 1, style: style)
+            var col = box.x
+            if let online = r.online {
+                var dot = theme.style(online ? "status.connected" : "timeline.event")
+                if selected { dot.reverse = true }
+                col = g.write(online ? "● " : "○ ", x: col, y: y, style: dot)
+            }
+            var name = r.user.displayName
+            if !r.user.nickname.isEmpty && r.user.nickname != r.user.userId { name += " (\(r.user.userId))" }
+            if r.user.userId == state.me.userId { name += " · you" }
+            var tags: [String] = []
+            if r.isOperator { tags.append("★ operator") }
+            if r.isMuted { tags.append("muted") }
+            if !r.detail.isEmpty { tags.append(r.detail) }
+            let detail = tags.joined(separator: " · ")
+            col = g.write(name, x: col, y: y, style: style, limit: box.x + box.w - CellWidth.of(detail) - 1)
+            if !detail.isEmpty { g.write(detail, x: box.x + box.w - CellWidth.of(detail), y: y, style: style) }
         }
     }
 
@@ -559,7 +652,13 @@ public struct Screen: Sendable {
             ("/thread", "open the thread of the last message that has one"), ("/edit [TEXT]", "edit your last message"),
             ("/delete", "delete your last message (asks first)"), ("/react KEY", "react (thumbsup, heart…) to the last or picked message"),
             ("/search WORDS", "search messages (Ctrl-K)"), ("/upload PATH", "send a file; /cancel stops it"),
-            ("/download [DIR]", "save the last file here"), ("/help", "this help"), ("/quit", "quit"),
+            ("/download [DIR]", "save the last file here"),
+            ("/open [WORDS], /enter NAME", "open channels: browse them, enter one"), ("/exit", "leave the open channel on screen"),
+            ("/members, /operators", "who is here (● online, ★ operator)"), ("/op, /deop USER", "operators: add or remove an operator"),
+            ("/ban USER [SECS] [WHY]", "operators: ban (for ever without SECS); /unban"), ("/mute USER [SECS] [WHY]", "operators: mute; /unmute"),
+            ("/banned, /muted", "operators: who is banned or muted here"), ("/report [user U|message] CAT", "report the channel, a user, a message"),
+            ("/whois USER", "who someone is"), ("/users [FILTER]", "browse users: nickname prefix, key:value"), ("/nick NAME", "change your nickname"),
+            ("/help", "this help"), ("/quit", "quit"),
         ]
         lines += keys.helpLines.map { ($0.keys, $0.what) }
         let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0

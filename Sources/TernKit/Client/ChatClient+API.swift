@@ -232,7 +232,7 @@ extension ChatClient {
             ("include_thread_info", "true"), ("include_reactions", "true"), ("include_parent_message_info", "true"),
         ]
         let page = try await rest.request(
-            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(url))/messages", query), sessionKey: key,
+            "GET", RESTClient.path(channelBase(url) + "/messages", query), sessionKey: key,
             as: MessageListResponse.self)
         let messages = page.messages.map(Message.init).sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
         return MessagePage(messages: messages, hasPrevious: page.messages.count >= n)

@@ -49,7 +49,13 @@ struct ChannelEventData: Decodable {
     var deleted: [String]?
     var createdCounters: [String: Int64]?
     var updatedCounters: [String: Int64]?
-    enum CodingKeys: String, CodingKey { case users, inviter, invitees, invitee, created, updated, deleted }
+    var operators: [UserPayload]?
+    var endAt: Int64?
+    var participantCount: Int?
+    enum CodingKeys: String, CodingKey {
+        case users, inviter, invitees, invitee, created, updated, deleted, operators, endAt = "end_at"
+        case participantCount = "participant_count"
+    }
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         users = try? c.decodeIfPresent([SenderPayload].self, forKey: .users)
@@ -62,6 +68,9 @@ struct ChannelEventData: Decodable {
         deleted = try? c.decodeIfPresent([String].self, forKey: .deleted)
         createdCounters = try? c.decodeIfPresent([String: Int64].self, forKey: .created)
         updatedCounters = try? c.decodeIfPresent([String: Int64].self, forKey: .updated)
+        operators = try? c.decodeIfPresent([UserPayload].self, forKey: .operators)
+        endAt = (try? c.decodeIfPresent(FlexibleInt64.self, forKey: .endAt))??.value
+        participantCount = ((try? c.decodeIfPresent(FlexibleInt64.self, forKey: .participantCount))??.value).map { Int($0) }
     }
 
     struct Envelope: Decodable { var data: ChannelEventData? }
@@ -83,6 +92,13 @@ struct ChannelEventData: Decodable {
         case ChannelEvent.unhidden: .unhidden
         case ChannelEvent.metadataChanged: .metadataChanged(created: created ?? [:], updated: updated ?? [:], deleted: deleted ?? [])
         case ChannelEvent.metacountersChanged: .metacountersChanged(created: createdCounters ?? [:], updated: updatedCounters ?? [:], deleted: deleted ?? [])
+        case ChannelEvent.operatorsChanged: .operatorsChanged((operators ?? []).map(User.init))
+        case ChannelEvent.muted: .muted(user.map(User.init) ?? User(userId: ""), endAt: endAt ?? -1)
+        case ChannelEvent.unmuted: .unmuted(user.map(User.init) ?? User(userId: ""))
+        case ChannelEvent.banned: .banned(user.map(User.init) ?? User(userId: ""), endAt: endAt ?? -1)
+        case ChannelEvent.unbanned: .unbanned(user.map(User.init) ?? User(userId: ""))
+        case ChannelEvent.entered: .entered(user.map(User.init) ?? User(userId: ""), count: participantCount ?? 0)
+        case ChannelEvent.exited: .exited(user.map(User.init) ?? User(userId: ""), count: participantCount ?? 0)
         default: .other(cat)
         }
     }
@@ -96,8 +112,14 @@ struct MemberCountEvent: Decodable {
         var joinedMemberCount: Int?
         enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", memberCount = "member_count", joinedMemberCount = "joined_member_count" }
     }
+    struct Open: Decodable {
+        var channelUrl: String
+        var participantCount: Int?
+        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", participantCount = "participant_count" }
+    }
     var groupChannels: [Group]?
-    enum CodingKeys: String, CodingKey { case groupChannels = "group_channels" }
+    var openChannels: [Open]?
+    enum CodingKeys: String, CodingKey { case groupChannels = "group_channels", openChannels = "open_channels" }
 }
 
 /// Any frame's `unread_cnt`, when a server sends one.
@@ -138,6 +160,7 @@ extension ChatClient {
         case .systemEvent: handleSystemEvent(frame, now: now, server: serverTotal)
         case .memberCount:
             guard let e = try? frame.decode(MemberCountEvent.self) else { return }
+            applyParticipantCounts(e.openChannels ?? [])
             for g in e.groupChannels ?? [] {
                 guard let old = store[g.channelUrl] else { continue }
                 if store.applyMemberCount(url: g.channelUrl, memberCount: g.memberCount ?? old.memberCount, joinedMemberCount: g.joinedMemberCount ?? old.joinedMemberCount),
@@ -194,6 +217,13 @@ extension ChatClient {
     func handleMessage(_ frame: Frame, now: Millis, server: UnreadCount?) {
         guard let payload = try? frame.decode(MessagePayload.self) else { return }
         if resolveAck(payload.reqId, with: frame) { return }
+        if payload.channelType == "open" {
+            // Open channels: no unread counts and no delivery receipts; only channels this connection is in.
+            var message = Message(payload)
+            message.requestId = nil
+            if openChannels[message.channelUrl] != nil { hub.emit(.messageReceived(message)) }
+            return
+        }
         guard payload.channelType == "group" else { return }
         var message = Message(payload)
         message.requestId = nil
@@ -247,7 +277,12 @@ extension ChatClient {
     }
 
     func handleSystemEvent(_ frame: Frame, now: Millis, server: UnreadCount?) {
-        guard let e = try? frame.decode(SystemEvent.self), e.channelType ?? "group" == "group" else { return }
+        guard let e = try? frame.decode(SystemEvent.self) else { return }
+        if e.channelType == "open" {
+            handleOpenChannelEvent(frame, e)
+            return
+        }
+        guard e.channelType ?? "group" == "group" else { return }
         // Already applied in `handle`; a removal this event causes must not take the channel's count off again.
         if let server { serverTotals[e.channelUrl] = server }
         switch e.cat {
@@ -281,6 +316,8 @@ extension ChatClient {
             refreshChannel(e.channelUrl, removal: .declined)
         case ChannelEvent.hidden:
             refreshChannel(e.channelUrl, removal: .hidden)
+        case ChannelEvent.banned where e.user?.userId == me:
+            refreshChannel(e.channelUrl, removal: .banned)
         case ChannelEvent.deleted:
             // The channel was deleted.
             removals[e.channelUrl, default: 0] += 1

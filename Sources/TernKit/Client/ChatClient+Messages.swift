@@ -63,7 +63,7 @@ struct DeletedMessageEvent: Decodable {
 
 extension ChatClient {
     func messagePath(_ url: String, _ id: Int64, _ suffix: String = "") -> String {
-        "/v3/group_channels/\(RESTClient.segment(url))/messages/\(id)" + suffix
+        channelBase(url) + "/messages/\(id)" + suffix
     }
 
     /// Changes a message (own, or any as an operator): every member sees the update.
@@ -346,7 +346,7 @@ extension ChatClient {
         if !params.customTypes.isEmpty { q.append(("custom_types", params.customTypes.joined(separator: ","))) }
         if !params.senderIds.isEmpty { q.append(("sender_ids", params.senderIds.joined(separator: ","))) }
         let page = try await rest.request(
-            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(url))/messages", q), sessionKey: try requireSession(),
+            "GET", RESTClient.path(channelBase(url) + "/messages", q), sessionKey: try requireSession(),
             as: MessageListResponse.self)
         return page.messages.map(Message.init)
     }
@@ -368,7 +368,7 @@ extension ChatClient {
             ("include_parent_message_info", "true"),
         ]
         let page = try await rest.request(
-            "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(parent.channelUrl))/messages", query),
+            "GET", RESTClient.path(channelBase(parent.channelUrl) + "/messages", query),
             sessionKey: try requireSession(), as: MessageListResponse.self)
         var messages = page.messages.map(Message.init)
         let head = messages.first { $0.messageId == parent.messageId } ?? parent

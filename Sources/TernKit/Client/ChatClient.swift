@@ -49,6 +49,10 @@ public actor ChatClient {
     var uploads: [String: UploadHandle] = [:]
     /// Whether the blocked-user list has been read since login.
     var blockedLoaded = false
+    /// Open channels the user is in (entered on this connection; entered again after a reconnection).
+    var openChannels: [String: OpenChannel] = [:]
+    /// Open channels known from lists and lookups (for the REST paths of their messages).
+    var knownOpen: Set<String> = []
     var channelListToken: String?
     public internal(set) var hasMoreChannels = true
 
@@ -185,7 +189,10 @@ public actor ChatClient {
             case .reconnectSucceeded:
                 typingOut.reset()
                 hub.emit(.reconnectSucceeded)
-                Task { await self.resync() }
+                Task {
+                    await self.reenterOpenChannels()
+                    await self.resync()
+                }
             case .reconnectFailed(let error):
                 hub.emit(.reconnectFailed(error))
             case .closed(let reason):

@@ -48,6 +48,12 @@ public enum ClientEvent: Sendable, Equatable {
     /// The channel itself follows as `channelUpdated` (or leaves the list) once re-read.
     case channelEvent(channelUrl: String, ChannelEventKind)
 
+    /// Open channels: the user entered one (also again after a reconnection), its properties or
+    /// participant count changed, or the user is out of it (`exited`, banned, or the channel was deleted).
+    case openChannelEntered(OpenChannel)
+    case openChannelUpdated(OpenChannel)
+    case openChannelExited(url: String, reason: OpenChannelExit)
+
     /// The user blocked someone (here or on another device): their messages no longer count as unread.
     case userBlocked(User)
     case userUnblocked(User)
@@ -69,6 +75,16 @@ public enum ChannelEventKind: Sendable, Equatable {
     case hidden, unhidden
     case metadataChanged(created: [String: String], updated: [String: String], deleted: [String])
     case metacountersChanged(created: [String: Int64], updated: [String: Int64], deleted: [String])
+    /// The channel's operators now.
+    case operatorsChanged([User])
+    /// Someone was muted (until `endAt` ms, -1 for ever) or unmuted, banned or unbanned.
+    case muted(User, endAt: Millis)
+    case unmuted(User)
+    case banned(User, endAt: Millis)
+    case unbanned(User)
+    /// Open channels: someone entered or left; the channel now has `count` participants.
+    case entered(User, count: Int)
+    case exited(User, count: Int)
     /// A category this engine does not name yet.
     case other(Int)
 
@@ -87,6 +103,13 @@ public enum ChannelEventKind: Sendable, Equatable {
         case .unhidden: "unhidden"
         case .metadataChanged: "metadata_changed"
         case .metacountersChanged: "metacounters_changed"
+        case .operatorsChanged: "operators_changed"
+        case .muted: "muted"
+        case .unmuted: "unmuted"
+        case .banned: "banned"
+        case .unbanned: "unbanned"
+        case .entered: "entered"
+        case .exited: "exited"
         case .other(let cat): "event_\(cat)"
         }
     }
@@ -130,5 +153,10 @@ public struct SystemEngineClock: EngineClock {
 
 /// Why a channel left the user's list.
 public enum ChannelRemoval: String, Sendable, Equatable {
-    case left, declined, hidden
+    case left, declined, hidden, banned
+}
+
+/// Why the user is out of an open channel.
+public enum OpenChannelExit: String, Sendable, Equatable {
+    case exited, banned, deleted
 }

@@ -45,6 +45,8 @@ public struct TailFormatter: Sendable {
         switch event {
         case .channelAdded(let c), .channelUpdated(let c): c.url
         case .channelDeleted(let url), .channelRemoved(let url, _), .channelEvent(let url, _): url
+        case .openChannelEntered(let c), .openChannelUpdated(let c): c.url
+        case .openChannelExited(let url, _): url
         case .messagePending(let m), .messageSent(let m), .messageFailed(let m), .messageReceived(let m): m.channelUrl
         case .typingStarted(let url, _), .typingEnded(let url, _, _): url
         case .readReceiptUpdated(let url, _, _), .deliveryReceiptUpdated(let url, _): url
@@ -117,6 +119,13 @@ public struct TailFormatter: Sendable {
         case .threadInfoUpdated(let url, let parent, let t):
             return (["type": "thread", "channel_url": url, "parent_message_id": parent, "reply_count": t.replyCount],
                 "\(channelName(url)) thread of \(parent): \(t.replyCount) replies")
+        case .openChannelEntered(let c):
+            return (["type": "open_channel_entered", "channel_url": c.url, "participant_count": c.participantCount],
+                "entered \(channelName(c.url)) (\(c.participantCount) here)")
+        case .openChannelUpdated:
+            return nil
+        case .openChannelExited(let url, let reason):
+            return (["type": "open_channel_exited", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
         case .userBlocked(let u):
             return (["type": "user_blocked", "user_id": u.userId], "blocked \(u.displayName)")
         case .userUnblocked(let u):
@@ -150,6 +159,20 @@ public struct TailFormatter: Sendable {
                 f["updated"] = updated
                 f["deleted"] = deleted
                 text = "metacounters changed"
+            case .operatorsChanged(let ops):
+                f["operator_ids"] = ops.map(\.userId)
+                text = "operators: " + (ops.isEmpty ? "none" : ops.map(\.displayName).joined(separator: ", "))
+            case .muted(let u, let end), .banned(let u, let end):
+                f["user_id"] = u.userId
+                f["end_at"] = end
+                text = "\(u.displayName) \(kind.name)" + (end < 0 ? "" : " until \(Self.clock(end))")
+            case .unmuted(let u), .unbanned(let u):
+                f["user_id"] = u.userId
+                text = "\(u.displayName) \(kind.name)"
+            case .entered(let u, let count), .exited(let u, let count):
+                f["user_id"] = u.userId
+                f["participant_count"] = count
+                text = "\(u.displayName) \(kind.name) (\(count) here)"
             default:
                 text = kind.name
             }

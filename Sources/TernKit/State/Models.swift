@@ -19,6 +19,90 @@ public struct User: Sendable, Equatable, Hashable, Codable {
     public var displayName: String { nickname.isEmpty ? userId : nickname }
 }
 
+extension User {
+    public init(_ p: UserPayload) { self.init(userId: p.userId, nickname: p.nickname, profileUrl: p.profileUrl) }
+}
+
+/// A user as the user list and `/whois` show them: the profile plus presence and metadata.
+public struct UserProfile: Sendable, Equatable {
+    public var user: User
+    public var isOnline: Bool
+    /// ms; 0 when never seen or online now.
+    public var lastSeenAt: Millis
+    public var isActive: Bool
+    public var metadata: [String: String]
+    /// Unix seconds.
+    public var createdAt: Int64
+
+    init(_ p: UserPayload) {
+        user = User(p)
+        isOnline = p.isOnline
+        lastSeenAt = p.lastSeenAt
+        isActive = p.isActive
+        metadata = p.metadata
+        createdAt = p.createdAt
+    }
+}
+
+/// An open channel (seed 001): a public room anyone may enter.
+public struct OpenChannel: Sendable, Equatable, Identifiable {
+    public var url: String
+    public var name: String
+    public var coverUrl: String
+    public var customType: String
+    public var data: String
+    /// Unix seconds.
+    public var createdAt: Int64
+    public var operators: [User]
+    public var participantCount: Int
+    public var isFrozen: Bool
+    public var isEphemeral: Bool
+
+    public var id: String { url }
+
+    public init(
+        url: String, name: String = "", coverUrl: String = "", customType: String = "", data: String = "", createdAt: Int64 = 0,
+        operators: [User] = [], participantCount: Int = 0, isFrozen: Bool = false, isEphemeral: Bool = false
+    ) {
+        self.url = url
+        self.name = name
+        self.coverUrl = coverUrl
+        self.customType = customType
+        self.data = data
+        self.createdAt = createdAt
+        self.operators = operators
+        self.participantCount = participantCount
+        self.isFrozen = isFrozen
+        self.isEphemeral = isEphemeral
+    }
+
+    init(_ p: OpenChannelPayload) {
+        self.init(
+            url: p.channelUrl, name: p.name, coverUrl: p.coverUrl, customType: p.customType, data: p.data, createdAt: p.createdAt,
+            operators: p.operators.map(User.init), participantCount: p.participantCount, isFrozen: p.freeze, isEphemeral: p.isEphemeral)
+    }
+
+    public func isOperator(_ userId: String) -> Bool { operators.contains { $0.userId == userId } }
+    public var displayName: String { name.isEmpty ? url : name }
+}
+
+/// A ban or a mute: who, why, until when.
+public struct Restriction: Sendable, Equatable {
+    public var user: User
+    public var description: String
+    /// ms.
+    public var startAt: Millis
+    /// ms; -1 for ever.
+    public var endAt: Millis
+
+    public init(user: User, description: String = "", startAt: Millis = 0, endAt: Millis = -1) {
+        self.user = user
+        self.description = description
+        self.startAt = startAt
+        self.endAt = endAt
+    }
+}
+
 /// A channel member: the user plus their state in that channel.
 public struct Member: Sendable, Equatable, Codable {
     public var user: User
@@ -27,15 +111,19 @@ public struct Member: Sendable, Equatable, Codable {
     /// `operator` or `none`/empty.
     public var role: String
     public var isOnline: Bool
+    public var isMuted = false
 
-    public init(user: User, state: String = "joined", role: String = "", isOnline: Bool = false) {
+    public init(user: User, state: String = "joined", role: String = "", isOnline: Bool = false, isMuted: Bool = false) {
         self.user = user
         self.state = state
         self.role = role
         self.isOnline = isOnline
+        self.isMuted = isMuted
     }
 
-    init(_ p: MemberPayload) { self.init(user: User(p), state: p.state, role: p.role, isOnline: p.isOnline) }
+    init(_ p: MemberPayload) { self.init(user: User(p), state: p.state, role: p.role, isOnline: p.isOnline, isMuted: p.isMuted) }
+
+    public var isOperator: Bool { role == "operator" }
 
     public var userId: String { user.userId }
 }
