@@ -121,13 +121,39 @@ public struct EnterExitAck: Codable, Sendable, Equatable {
     }
     enum CodingKeys: String, CodingKey {
         case channelUrl = "channel_url", channelType = "channel_type", participantCount = "participant_count", user, ts
-        case reqId = "req_id"
+        case reqId = "req_id", data
+    }
+    /// The SDKs read the count from `data` (with the user's keys and `edge_ts`, which orders counts).
+    struct Data: Codable {
+        var participantCount: Int
+        var edgeTs: Int64
+        enum CodingKeys: String, CodingKey { case participantCount = "participant_count", edgeTs = "edge_ts" }
+    }
+    struct UserKeys: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(channelUrl, forKey: .channelUrl)
+        try c.encode(channelType, forKey: .channelType)
+        try c.encode(participantCount, forKey: .participantCount)
+        try c.encodeIfPresent(user, forKey: .user)
+        try c.encode(ts, forKey: .ts)
+        try c.encodeIfPresent(reqId, forKey: .reqId)
+        let d = c.superEncoder(forKey: .data)
+        try user?.encode(to: d)
+        var dc = d.container(keyedBy: Data.CodingKeys.self)
+        try dc.encode(participantCount, forKey: .participantCount)
+        try dc.encode(ts, forKey: .edgeTs)
     }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         channelUrl = c.lenient(.channelUrl, "")
         channelType = c.lenient(.channelType, "open")
-        participantCount = Int(c.lenientInt64(.participantCount))
+        participantCount = c.lenient(.data, Data?.none)?.participantCount ?? Int(c.lenientInt64(.participantCount))
         user = c.lenient(.user, SenderPayload?.none)
         ts = c.lenientInt64(.ts)
         reqId = c.lenient(.reqId, String?.none)

@@ -15,6 +15,8 @@
 //                    resets the connections, so the SDK sees a real network drop) or
 //                    sdk (disconnectWebSocket() + reconnect())
 //   STEP_TIMEOUT_MS  per-step timeout (default 10000)
+//   TERND_API_TOKEN  the server's Api-Token, for the steps that need the Platform API (freezing an open
+//                    channel); without it those steps are skipped
 //
 // Output: one line per check, `ok  <step>` or `FAIL <step>: <error>`, lines starting with `#`
 // are information; the last line is `N passed, M failed`. Exit status 0 only when M is 0.
@@ -33,6 +35,7 @@ const SDK_ENTRY = env.SENDBIRD_SDK || '/tmp/sendbird-js/index.js';
 const TRACE = env.TERND_TRACE || '';
 const DROP_MODE = env.TERND_DROP || 'proxy';
 const STEP_TIMEOUT = Number(env.STEP_TIMEOUT_MS || 10000);
+const API_TOKEN = env.TERND_API_TOKEN || '';
 const TRACE_LIMIT = TRACE === 'full' ? Infinity : 600;
 
 // A hard ceiling so the process can never hang, whatever the SDK or server does.
@@ -343,6 +346,32 @@ function channelHandlerParams(rec) {
         onChannelMemberCountChanged: (channels) => rec.push('memberCountChanged', { channels }),
         onReactionUpdated: (channel, event) => rec.push('reactionUpdated', { channel, event }),
         onThreadInfoUpdated: (channel, event) => rec.push('threadInfoUpdated', { channel, event }),
+        ...moderationHandlerParams(rec, ''),
+    };
+}
+
+/** Moderation callbacks shared by both handler kinds, and the open channel's own. */
+function moderationHandlerParams(rec, prefix) {
+    return {
+        onUserMuted: (channel, user) => rec.push(`${prefix}userMuted`, { channel, user }),
+        onUserUnmuted: (channel, user) => rec.push(`${prefix}userUnmuted`, { channel, user }),
+        onUserBanned: (channel, user) => rec.push(`${prefix}userBanned`, { channel, user }),
+        onUserUnbanned: (channel, user) => rec.push(`${prefix}userUnbanned`, { channel, user }),
+        onOperatorUpdated: (channel, users) => rec.push(`${prefix}operatorUpdated`, { channel, userIds: users.map((u) => u.userId) }),
+    };
+}
+
+function openHandlerParams(rec) {
+    return {
+        onMessageReceived: (channel, message) => rec.push('open.messageReceived', { channel, message }),
+        onUserEntered: (channel, user) => rec.push('open.userEntered', { channel, user }),
+        onUserExited: (channel, user) => rec.push('open.userExited', { channel, user }),
+        onChannelParticipantCountChanged: (channels) => rec.push('open.participantCountChanged', { channels: [channels].flat().map((c) => ({ url: c.url, participantCount: c.participantCount })) }),
+        onChannelFrozen: (channel) => rec.push('open.channelFrozen', { channel }),
+        onChannelUnfrozen: (channel) => rec.push('open.channelUnfrozen', { channel }),
+        onChannelDeleted: (channelUrl) => rec.push('open.channelDeleted', { channelUrl }),
+        onChannelChanged: (channel) => rec.push('open.channelChanged', { channel }),
+        ...moderationHandlerParams(rec, 'open.'),
     };
 }
 
@@ -439,8 +468,10 @@ async function loadSdk(entry) {
     if (!fs.existsSync(file)) throw new Error(`SDK entry not found: ${file} (set SENDBIRD_SDK; see README.md)`);
     const ext = path.extname(file); // .js (ESM) or .cjs
     const groupFile = path.join(path.dirname(file), `groupChannel${ext}`);
+    const openFile = path.join(path.dirname(file), `openChannel${ext}`);
     const main = await import(pathToFileURL(file).href);
     const group = await import(pathToFileURL(groupFile).href);
+    const open = await import(pathToFileURL(openFile).href);
     const SendbirdChat = typeof main.default?.init === 'function' ? main.default : main.default?.default;
     if (typeof SendbirdChat?.init !== 'function') throw new Error(`${file} does not export SendbirdChat`);
     const pick = (mod, name) => mod[name] ?? mod.default?.[name];
@@ -452,6 +483,8 @@ async function loadSdk(entry) {
         LogLevel: pick(main, 'LogLevel'),
         GroupChannelModule: pick(group, 'GroupChannelModule'),
         GroupChannelHandler: pick(group, 'GroupChannelHandler'),
+        OpenChannelModule: pick(open, 'OpenChannelModule'),
+        OpenChannelHandler: pick(open, 'OpenChannelHandler'),
     };
 }
 
@@ -490,7 +523,7 @@ async function main() {
         console.log(`FAIL load SDK: ${describe(err)}`);
         return finish();
     }
-    const { SendbirdChat, ConnectionHandler, ConnectionState, LogLevel, GroupChannelModule, GroupChannelHandler } = sdk;
+    const { SendbirdChat, ConnectionHandler, ConnectionState, LogLevel, GroupChannelModule, GroupChannelHandler, OpenChannelModule, OpenChannelHandler } = sdk;
     console.log(`# @sendbird/chat ${SendbirdChat.version} from ${sdk.file}; node ${process.version}; server ${TERND_URL}; app ${APP_ID}`);
 
     // Is anything listening at all? Fail fast and clearly if not.
@@ -526,7 +559,7 @@ async function main() {
     const makeClient = (who) => {
         const sb = SendbirdChat.init({
             appId: APP_ID,
-            modules: [new GroupChannelModule()],
+            modules: [new GroupChannelModule(), new OpenChannelModule()],
             customApiHost: hosts[who].api,
             customWebSocketHost: hosts[who].ws,
             newInstance: true,
@@ -536,6 +569,7 @@ async function main() {
         const events = new Recorder(`${who} channel`);
         const conn = new Recorder(`${who} connection`);
         sb.groupChannel.addGroupChannelHandler(`acc-${who}`, new GroupChannelHandler(channelHandlerParams(events)));
+        sb.openChannel.addOpenChannelHandler(`acc-open-${who}`, new OpenChannelHandler(openHandlerParams(events)));
         sb.addConnectionHandler(`acc-${who}`, new ConnectionHandler(connectionHandlerParams(conn)));
         cleanups.push(async () => {
             events.cancelAll();
@@ -1178,6 +1212,209 @@ async function main() {
         await bCh.leave();
         const refused = await fetch(url);
         expectEqual(refused.status, 403, 'status after leaving');
+    });
+
+    // m. open channels
+    const M = {};
+    const expectCode = async (promise, code, what) => {
+        let got;
+        try {
+            await promise;
+        } catch (err) {
+            got = err.code;
+        }
+        expectEqual(got, code, what);
+    };
+    const platform = async (method, pathname, body) => {
+        const r = await fetch(`${TERND_URL}${pathname}`, {
+            method,
+            headers: { 'Api-Token': API_TOKEN, 'Content-Type': 'application/json' },
+            body: body ? JSON.stringify(body) : undefined,
+        });
+        return r.json();
+    };
+    await step('m. A creates an open channel with itself as operator; B finds it in the list query', async () => {
+        need(ctx.connectedA && ctx.connectedB, 'both connected');
+        const ch = await A.sb.openChannel.createChannel({ name: `Lobby ${suffix}`, customType: 'live', operatorUserIds: [idA] });
+        expectEqual(ch.url.length > 0, true, 'url');
+        expectEqual(ch.operators.map((u) => u.userId).join(','), idA, 'operators');
+        M.url = ch.url;
+        const q = B.sb.openChannel.createOpenChannelListQuery({ nameKeyword: `Lobby ${suffix}`, limit: 10 });
+        const found = await q.next();
+        expectEqual(found.map((c) => c.url).join(','), ch.url, 'list query by name');
+    });
+    await step('m. both enter: counts 1 then 2; A hears onUserEntered and the participant count', async () => {
+        need(M.url, 'the open channel');
+        const chA = await A.sb.openChannel.getChannel(M.url);
+        await chA.enter();
+        expectEqual(chA.participantCount, 1, 'count after A enters');
+        const markA = A.events.mark();
+        const chB = await B.sb.openChannel.getChannel(M.url);
+        await chB.enter();
+        expectEqual(chB.participantCount, 2, 'count after B enters');
+        const ev = await A.events.wait((e) => e.type === 'open.userEntered' && e.user.userId === idB, 'A hears B enter', { since: markA });
+        expectEqual(ev.channel.url, M.url, 'channel');
+        await A.events.wait((e) => e.type === 'open.participantCountChanged' && e.channels.some((c) => c.url === M.url && c.participantCount === 2), 'MCNT', { since: markA })
+            .catch((err) => { throw new Error(`${describe(err)}: ${JSON.stringify(A.events.events.slice(markA).map((e) => e.channels))}`); });
+        const list = await chA.createParticipantListQuery({ limit: 10 }).next();
+        expectEqual(list.map((u) => u.userId).sort().join(','), [idA, idB].sort().join(','), 'participants');
+        M.entered = true;
+    });
+    await step('m. B sends in the open channel; A receives it through the open channel handler', async () => {
+        need(M.entered, 'both entered');
+        const chB = await B.sb.openChannel.getChannel(M.url);
+        const markA = A.events.mark();
+        const sent = await sendUserMessage(chB, { message: `open hello ${suffix}` });
+        const ev = await A.events.wait((e) => e.type === 'open.messageReceived' && e.message.messageId === sent.messageId, 'A receives', { since: markA });
+        expectEqual(ev.channel.isOpenChannel(), true, 'an open channel');
+        const history = await (await A.sb.openChannel.getChannel(M.url)).createPreviousMessageListQuery({ limit: 10 }).load();
+        expectEqual(history.some((m) => m.messageId === sent.messageId), true, 'in the history');
+    });
+    await step('m. B may not delete A\u2019s channel (400108); B is refused at the 11th open channel', async () => {
+        need(M.entered, 'both entered');
+        const chB = await B.sb.openChannel.getChannel(M.url);
+        await expectCode(chB.delete(), 400108, 'delete by a non-operator');
+        M.extra = [];
+        for (let i = 0; i < 10; i++) {
+            const c = await B.sb.openChannel.createChannel({ name: `extra ${suffix} ${i}` });
+            M.extra.push(c);
+            if (i < 9) await c.enter();
+        }
+        await expectCode(M.extra[9].enter(), 400203, 'the 11th enter');
+        for (const c of M.extra.slice(0, 9)) await c.exit();
+        await M.extra[9].enter();
+        await M.extra[9].exit();
+    }, 30_000);
+    await step('m. frozen through the Platform API: B is refused (900050), A (operator) still sends', async () => {
+        need(M.entered, 'both entered');
+        if (!API_TOKEN) throw new Skip('TERND_API_TOKEN not set');
+        const markB = B.events.mark();
+        const frozen = await platform('PUT', `/v3/open_channels/${M.url}/freeze`, { freeze: true });
+        expectEqual(frozen.freeze, true, 'frozen');
+        await B.events.wait((e) => e.type === 'open.channelFrozen', 'B hears the freeze', { since: markB });
+        await expectCode(sendUserMessage(await B.sb.openChannel.getChannel(M.url), { message: 'frozen?' }), 900050, 'B sends');
+        await sendUserMessage(await A.sb.openChannel.getChannel(M.url), { message: 'operators still speak' });
+        await platform('PUT', `/v3/open_channels/${M.url}/freeze`, { freeze: false });
+        await B.events.wait((e) => e.type === 'open.channelUnfrozen', 'B hears the unfreeze', { since: markB });
+    });
+    await step('m. A mutes B (900041 for B\u2019s sends), then bans B: B is out and refused on enter (900100)', async () => {
+        need(M.entered, 'both entered');
+        const chA = await A.sb.openChannel.getChannel(M.url);
+        const markB = B.events.mark();
+        await chA.muteUserWithUserId(idB, 60, 'calm down');
+        await B.events.wait((e) => e.type === 'open.userMuted' && e.user.userId === idB, 'B hears the mute', { since: markB });
+        await expectCode(sendUserMessage(await B.sb.openChannel.getChannel(M.url), { message: 'muted?' }), 900041, 'B sends while muted');
+        const muted = await chA.createMutedUserListQuery().next();
+        expectEqual(muted.map((u) => u.userId).join(','), idB, 'muted list');
+        await chA.unmuteUserWithUserId(idB);
+        await chA.banUserWithUserId(idB, 60, 'spam');
+        await B.events.wait((e) => e.type === 'open.userBanned' && e.user.userId === idB, 'B hears the ban', { since: markB });
+        const banned = await chA.createBannedUserListQuery().next();
+        expectEqual(banned.map((u) => u.userId).join(','), idB, 'banned list');
+        await expectCode((await B.sb.openChannel.getChannel(M.url)).enter(), 900100, 'B enters while banned');
+        await chA.unbanUserWithUserId(idB);
+        const chB = await B.sb.openChannel.getChannel(M.url);
+        await chB.enter();
+        M.reentered = true;
+    });
+    await step('m. B exits: A hears onUserExited; A deletes the channel: B hears onChannelDeleted', async () => {
+        need(M.reentered, 'B back in');
+        const chB = await B.sb.openChannel.getChannel(M.url);
+        const markA = A.events.mark();
+        await chB.exit();
+        await A.events.wait((e) => e.type === 'open.userExited' && e.user.userId === idB, 'A hears B exit', { since: markA });
+        await chB.enter();
+        const markB = B.events.mark();
+        await (await A.sb.openChannel.getChannel(M.url)).delete();
+        await B.events.wait((e) => e.type === 'open.channelDeleted' && e.channelUrl === M.url, 'B hears the deletion', { since: markB });
+    });
+
+    // n. moderation in a group channel, reports, blocking and users
+    const N = {};
+    await step('n. A mutes B in a group channel: B hears onUserMuted, sends fail (900041), getMyMutedInfo says so', async () => {
+        need(ctx.connectedA && ctx.connectedB, 'both connected');
+        const ch = await A.sb.groupChannel.createChannel({ invitedUserIds: [idB], name: `mod ${suffix}`, operatorUserIds: [idA] });
+        N.url = ch.url;
+        await B.events.wait((e) => e.channel?.url === ch.url, 'B knows the channel').catch(() => {});
+        const markB = B.events.mark();
+        await ch.muteUserWithUserId(idB, 30, 'quiet');
+        await B.events.wait((e) => e.type === 'userMuted' && e.user.userId === idB, 'B hears the mute', { since: markB });
+        const chB = await B.sb.groupChannel.getChannel(ch.url);
+        await expectCode(sendUserMessage(chB, { message: 'muted?' }), 900041, 'B sends while muted');
+        const info = await chB.getMyMutedInfo();
+        expectEqual(info.isMuted, true, 'isMuted');
+        expectEqual(info.description, 'quiet', 'description');
+        await ch.unmuteUserWithUserId(idB);
+        await B.events.wait((e) => e.type === 'userUnmuted', 'B hears the unmute', { since: markB });
+        await sendUserMessage(await B.sb.groupChannel.getChannel(ch.url), { message: 'free again' });
+    });
+    await step('n. operators: A adds B (onOperatorUpdated), the operator list and the member list query agree; A removes B', async () => {
+        need(N.url, 'the channel');
+        const ch = await A.sb.groupChannel.getChannel(N.url);
+        const markB = B.events.mark();
+        await ch.addOperators([idB]);
+        const ev = await B.events.wait((e) => e.type === 'operatorUpdated', 'B hears the operator change', { since: markB });
+        expectEqual([...ev.userIds].sort().join(','), [idA, idB].sort().join(','), 'operators in the event');
+        const ops = await ch.createOperatorListQuery({ limit: 10 }).next();
+        expectEqual(ops.map((u) => u.userId).sort().join(','), [idA, idB].sort().join(','), 'operator list');
+        const q = ch.createMemberListQuery({ limit: 10, order: 'operator_then_member_alphabetical' });
+        const members = await q.next();
+        expectEqual(members.every((m) => m.role === 'operator'), true, 'both operators');
+        await ch.removeOperators([idB]);
+        const after = await ch.createOperatorListQuery({ limit: 10 }).next();
+        expectEqual(after.map((u) => u.userId).join(','), idA, 'operator list after removal');
+        const nonOps = ch.createMemberListQuery({ limit: 10 });
+        nonOps.operatorFilter = 'nonoperator';
+        expectEqual((await nonOps.next()).map((m) => m.userId).join(','), idB, 'non-operators');
+    });
+    await step('n. A bans B: B hears onUserBanned and is out; the banned list has the reason; B cannot be invited back until unbanned', async () => {
+        need(N.url, 'the channel');
+        const ch = await A.sb.groupChannel.getChannel(N.url);
+        const markB = B.events.mark();
+        await ch.banUserWithUserId(idB, 120, 'flooding');
+        await B.events.wait((e) => e.type === 'userBanned' && e.user.userId === idB, 'B hears the ban', { since: markB });
+        const banned = await ch.createBannedUserListQuery().next();
+        expectEqual(banned.map((u) => u.userId).join(','), idB, 'banned list');
+        const fresh = await A.sb.groupChannel.getChannel(N.url);
+        await fresh.refresh();
+        expectEqual(fresh.memberCount, 1, 'member count');
+        await expectCode(fresh.inviteWithUserIds([idB]), 400750, 'inviting a banned user');
+        await fresh.unbanUserWithUserId(idB);
+        await fresh.inviteWithUserIds([idB]);
+        await fresh.refresh();
+        expectEqual(fresh.memberCount, 2, 'back after the unban');
+    });
+    await step('n. B reports A\u2019s message, A, and the channel', async () => {
+        need(N.url, 'the channel');
+        const chA = await A.sb.groupChannel.getChannel(N.url);
+        const msg = await sendUserMessage(chA, { message: `report me ${suffix}` });
+        const chB = await B.sb.groupChannel.getChannel(N.url);
+        await chB.refresh();
+        await chB.reportMessage(msg, 'spam', 'ads');
+        await chB.reportUser(A.sb.currentUser, 'harassing', 'rude');
+        await chB.report('inappropriate', 'the whole thing');
+        if (API_TOKEN) {
+            const logs = await platform('GET', `/v3/report/group_channels/${N.url}?limit=10`);
+            expectEqual(logs.report_logs.length >= 2, true, `reports listed: ${JSON.stringify(logs).slice(0, 200)}`);
+        }
+    });
+    await step('n. blocked list with a user id filter; the user list query with ids, nickname and metadata filters', async () => {
+        need(ctx.connectedA && ctx.connectedB, 'both connected');
+        await A.sb.blockUserWithUserId(idB);
+        const blocked = await A.sb.createBlockedUserListQuery({ userIdsFilter: [idB] }).next();
+        expectEqual(blocked.map((u) => u.userId).join(','), idB, 'blocked list filtered');
+        const none = await A.sb.createBlockedUserListQuery({ userIdsFilter: ['nobody_' + suffix] }).next();
+        expectEqual(none.length, 0, 'filter without a match');
+        await A.sb.unblockUserWithUserId(idB);
+        await B.sb.updateCurrentUserInfo({ nickname: `Bee ${suffix}` });
+        await B.sb.currentUser.createMetaData({ team: `red${suffix}` });
+        const byIds = await A.sb.createApplicationUserListQuery({ userIdsFilter: [idA, idB] }).next();
+        expectEqual(byIds.map((u) => u.userId).sort().join(','), [idA, idB].sort().join(','), 'by ids');
+        const byNick = await A.sb.createApplicationUserListQuery({ nicknameStartsWithFilter: `Bee ${suffix}` }).next();
+        expectEqual(byNick.map((u) => u.userId).join(','), idB, 'by nickname');
+        const byMeta = await A.sb.createApplicationUserListQuery({ metaDataKeyFilter: 'team', metaDataValuesFilter: [`red${suffix}`] }).next();
+        expectEqual(byMeta.map((u) => u.userId).join(','), idB, 'by metadata');
+        expectEqual(byIds.find((u) => u.userId === idB)?.connectionStatus, 'online', 'online status');
     });
 
     return finish();

@@ -159,7 +159,7 @@ extension ChatService {
         case .entered(let count, let newUser):
             if newUser {
                 pushToParticipants(
-                    ChannelEventFrame(cat: ChannelEvent.entered, channelUrl: channelUrl, data: ParticipantEventData(me, count: count), ts: now()),
+                    ChannelEventFrame(cat: ChannelEvent.entered, channelUrl: channelUrl, data: ParticipantEventData(me, count: count, ts: now()), ts: now()),
                     exceptUser: conn.userId)
                 participantCountChanged(channelUrl)
             }
@@ -190,7 +190,7 @@ extension ChatService {
 
     func announceExit(_ channelUrl: String, _ user: SenderPayload, count: Int) {
         pushToParticipants(
-            ChannelEventFrame(cat: ChannelEvent.exited, channelUrl: channelUrl, data: ParticipantEventData(user, count: count), ts: now()))
+            ChannelEventFrame(cat: ChannelEvent.exited, channelUrl: channelUrl, data: ParticipantEventData(user, count: count, ts: now()), ts: now()))
         participantCountChanged(channelUrl)
     }
 
@@ -235,15 +235,18 @@ extension ChatService {
 struct ParticipantEventData: Encodable, Sendable {
     let user: SenderPayload
     let participantCount: Int
-    init(_ user: SenderPayload, count: Int) {
+    let edgeTs: Int64
+    init(_ user: SenderPayload, count: Int, ts: Int64) {
         self.user = user
         self.participantCount = count
+        self.edgeTs = ts
     }
-    enum CodingKeys: String, CodingKey { case participantCount = "participant_count" }
-    /// The user's keys at the top of `data`, with the new count beside them.
+    enum CodingKeys: String, CodingKey { case participantCount = "participant_count", edgeTs = "edge_ts" }
+    /// The user's keys at the top of `data`, with the new count (and `edge_ts`, which orders counts) beside them.
     func encode(to encoder: any Encoder) throws {
         try user.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(participantCount, forKey: .participantCount)
+        try c.encode(edgeTs, forKey: .edgeTs)
     }
 }

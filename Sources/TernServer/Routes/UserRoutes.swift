@@ -23,6 +23,79 @@ struct UserRoutes: Sendable {
         router.delete("/v3/users/:user_id/block/:target_id") { req, ctx in try await unblock(req, ctx) }
         router.get("/v3/users/:user_id/count_preference/:channel_url") { req, ctx in try await countPreference(req, ctx) }
         router.put("/v3/users/:user_id/count_preference/:channel_url") { req, ctx in try await setCountPreference(req, ctx) }
+        router.post("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .create) }
+        router.get("/v3/users/:user_id/metadata") { req, ctx in try await getMetadata(req, ctx) }
+        router.get("/v3/users/:user_id/metadata/:key") { req, ctx in try await getMetadata(req, ctx) }
+        router.put("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .update) }
+        router.put("/v3/users/:user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .update) }
+        router.delete("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .delete) }
+        router.delete("/v3/users/:user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .delete) }
+    }
+
+    enum MetadataOperation { case create, update, delete }
+
+    /// `GET …/metadata` (all keys, or `?keys=a,b`) and `GET …/metadata/{key}`: `{key: value}`.
+    func getMetadata(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        _ = try await rest.caller(req)
+        let u = try await requireUser(try rest.param(ctx, "user_id"))
+        if let key = ctx.parameters.get("key").map(QueryParameters.decode) {
+            guard let v = u.metadata[key] else { throw SendbirdError(.notFound, "\"Metadata\" not found: \(key).") }
+            return try rest.json([key: v])
+        }
+        if let keys = QueryParameters(req.uri.query).list("keys"), !keys.isEmpty {
+            return try rest.json(u.metadata.filter { keys.contains($0.key) })
+        }
+        return try rest.json(u.metadata)
+    }
+
+    /// User metadata (BRIEF F1): create (400202 on an existing key), update (400201 on a missing one unless
+    /// `upsert`), delete one key or all. Answers the changed keys (`{}` for deletes).
+    func changeMetadata(_ req: Request, _ ctx: some RequestContext, _ op: MetadataOperation) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let id = try rest.param(ctx, "user_id")
+        try caller.require(actingAs: id)
+        let key = ctx.parameters.get("key").map(QueryParameters.decode)
+        let b = op == .delete ? try JSONBody(Data()) : try await rest.body(req)
+        return try await service.sendQueue.run("user-metadata:" + id) {
+            var u = try await requireUser(id)
+            var changed: [String: String] = [:]
+            switch op {
+            case .create:
+                guard let m = try b.stringMap("metadata"), !m.isEmpty else { throw SendbirdError.missing("metadata") }
+                try Self.checkMetadata(m)
+                if let k = m.keys.first(where: { u.metadata[$0] != nil }) {
+                    throw SendbirdError(.alreadyExists, "\"Metadata\" already exists: \(k).")
+                }
+                u.metadata.merge(m) { _, new in new }
+                changed = m
+            case .update:
+                let upsert = try b.bool("upsert") ?? false
+                var m: [String: String]
+                if let key {
+                    guard let v = try b.string("value") else { throw SendbirdError.missing("value") }
+                    m = [key: v]
+                } else {
+                    guard let given = try b.stringMap("metadata"), !given.isEmpty else { throw SendbirdError.missing("metadata") }
+                    m = given
+                }
+                try Self.checkMetadata(m)
+                if !upsert, let k = m.keys.first(where: { u.metadata[$0] == nil }) {
+                    throw SendbirdError(.notFound, "\"Metadata\" not found: \(k).")
+                }
+                u.metadata.merge(m) { _, new in new }
+                changed = m
+            case .delete:
+                if let key {
+                    guard u.metadata.removeValue(forKey: key) != nil else { throw SendbirdError(.notFound, "\"Metadata\" not found: \(key).") }
+                } else {
+                    u.metadata = [:]
+                }
+            }
+            if u.metadata.count > 100 { throw SendbirdError(.tooManyItems, "A user keeps at most 100 metadata keys.") }
+            try await service.store.updateUser(u)
+            service.invalidateUser(id)
+            return try rest.json(changed)
+        }
     }
 
     func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
