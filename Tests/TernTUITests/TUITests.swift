@@ -258,6 +258,8 @@ struct ReducerTests {
         #expect(reducer.reduce(&s, .key(.enter)) == [.channel(.join, channelUrl: "x2")])
         #expect(s.browser == nil)
         _ = reducer.reduce(&s, .key(.ctrl("g")))
+        // Tab: public → open channels → hidden ones.
+        #expect(reducer.reduce(&s, .key(.tab)) == [.browse(kind: .openChannels, query: "")])
         #expect(reducer.reduce(&s, .key(.tab)) == [.browse(kind: .hiddenChannels, query: "")])
         _ = reducer.reduce(&s, .browserResults(kind: .hiddenChannels, query: "", [GroupChannel(url: "h1")]))
         #expect(reducer.reduce(&s, .key(.enter)) == [.channel(.unhide, channelUrl: "h1")])
