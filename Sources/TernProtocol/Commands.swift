@@ -411,11 +411,14 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
     public struct Open: Codable, Sendable, Equatable {
         public var channelUrl: String
         public var participantCount: Int
-        public init(channelUrl: String, participantCount: Int) {
+        /// When the count was taken (the SDKs keep only a count newer than the one they hold).
+        public var ts: Int64?
+        public init(channelUrl: String, participantCount: Int, ts: Int64? = nil) {
             self.channelUrl = channelUrl
             self.participantCount = participantCount
+            self.ts = ts
         }
-        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", participantCount = "participant_count" }
+        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", participantCount = "participant_count", ts }
     }
     public var groupChannels: [Group]
     /// Always present (the JS SDK maps over both lists).

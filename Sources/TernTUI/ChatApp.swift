@@ -345,6 +345,15 @@ public actor ChatApp {
                     self.dispatch(.failed("enter: " + Self.describe(error)))
                 }
             }
+        case .createOpen(let name):
+            Task {
+                do {
+                    let c = try await client.createOpenChannel(name: name)
+                    try await client.enterOpenChannel(c.url)
+                } catch {
+                    self.dispatch(.failed("create: " + Self.describe(error)))
+                }
+            }
         case .exitOpen(let url):
             Task {
                 do { try await client.exitOpenChannel(url) } catch { self.dispatch(.failed("exit: " + Self.describe(error))) }

@@ -561,6 +561,13 @@ public struct Reducer: Sendable {
                 return moderationCommand(words, &state)
             case "report":
                 return reportCommand(words, &state)
+            case "create-open":
+                let name = text.dropFirst("/create-open".count).trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty else {
+                    state.notice = "usage: /create-open NAME (an open channel you operate)"
+                    return []
+                }
+                return [.createOpen(name)]
             case "enter", "exit", "part", "open":
                 return openChannelCommand(words, &state)
             case "members", "participants", "who", "operators", "ops", "banned", "bans", "muted", "users":

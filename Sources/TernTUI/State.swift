@@ -335,6 +335,8 @@ public enum Effect: Sendable, Equatable {
     /// `/enter NAME|URL`: find an open channel and enter it; `/exit`: leave one.
     case enterOpen(String)
     case exitOpen(String)
+    /// `/create-open NAME`: a new open channel with the user as its operator, entered at once.
+    case createOpen(String)
     /// Fill a people list.
     case people(PeopleView.Kind, query: String)
     /// An operator's action on a channel.

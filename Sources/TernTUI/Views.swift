@@ -653,7 +653,7 @@ public struct Screen: Sendable {
             ("/delete", "delete your last message (asks first)"), ("/react KEY", "react (thumbsup, heart…) to the last or picked message"),
             ("/search WORDS", "search messages (Ctrl-K)"), ("/upload PATH", "send a file; /cancel stops it"),
             ("/download [DIR]", "save the last file here"),
-            ("/open, /enter NAME", "open channels: browse them, enter one"), ("/exit", "leave the open channel on screen"),
+            ("/open, /enter NAME", "open channels: browse them, enter one"), ("/create-open NAME", "a new open channel you operate"), ("/exit", "leave the open channel on screen"),
             ("/members, /operators", "who is here (● online, ★ operator)"), ("/op, /deop USER", "operators: add or remove an operator"),
             ("/ban USER [SECS] [WHY]", "operators: ban (for ever without SECS); /unban"), ("/mute USER [SECS] [WHY]", "operators: mute; /unmute"),
             ("/banned, /muted", "operators: who is banned or muted here"), ("/report [WHAT] CATEGORY", "report the channel (or user U, message)"),

@@ -70,6 +70,18 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("link-previews-private-hosts"), help: "Also read link previews from this machine and private networks (off: such links get no preview).")
     var linkPreviewsPrivateHosts = false
 
+    @Option(name: .customLong("open-channel-messages-per-second"), help: "Open channels: messages broadcast per second per channel (Sendbird's 5; the rest are stored and reach operators only; 0 = no limit).")
+    var openChannelMessagesPerSecond: Double = 5
+
+    @Option(name: .customLong("max-entered-open-channels"), help: "Open channels one connection may be in at once.")
+    var maxEnteredOpenChannels = 10
+
+    @Option(name: .customLong("max-open-channel-participants"), help: "Participants one open channel holds.")
+    var maxOpenChannelParticipants = 1000
+
+    @Flag(name: .customLong("exclude-blocked-invitees"), help: "Leave users out of new channels and invitations when the inviter blocks them or they block the inviter (Sendbird's default: include them).")
+    var excludeBlockedInvitees = false
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -100,6 +112,10 @@ struct Serve: AsyncParsableCommand {
         config.fileUploadSizeLimitMB = max(1, fileUploadSizeLimit)
         config.linkPreviews = linkPreviews
         config.linkPreviewsPrivateHosts = linkPreviewsPrivateHosts
+        config.openChannelMessagesPerSecond = max(0, openChannelMessagesPerSecond)
+        config.maxEnteredOpenChannels = max(1, maxEnteredOpenChannels)
+        config.maxOpenChannelParticipants = max(1, maxOpenChannelParticipants)
+        config.excludeBlockedInvitees = excludeBlockedInvitees
         let app: TernServerApp
         do {
             app = try await buildApplication(config, logger: logger)

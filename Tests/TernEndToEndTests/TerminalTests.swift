@@ -268,4 +268,61 @@ struct TerminalEndToEndTests {
             try await tmux.waitScreen("ben", "a clean exit") { $0.contains("TERN-EXITED-0") }
         }
     }
+
+    @Test func openChannelModerationFromTheKeyboard() async throws {
+        try await Self.withTerminals(["ann", "ben"]) { tmux, _ in
+            // Ann opens a room she operates; Ben enters it by name.
+            await tmux.text("ann", "/create-open stage")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ann", "the new open channel") { s in s.contains("Open") && s.contains("#stage · 1 here [operator]") }
+            await tmux.text("ben", "/enter stage")
+            await tmux.keys("ben", "Enter")
+            try await tmux.waitScreen("ben", "entered") { $0.contains("#stage · 2 here") }
+            try await tmux.waitScreen("ann", "the count") { $0.contains("#stage · 2 here") }
+            await tmux.text("ben", "hello stage")
+            await tmux.keys("ben", "Enter")
+            try await tmux.waitScreen("ann", "ben's message") { $0.contains("ben: hello stage") }
+            // The participants list: online dots and the operator mark.
+            await tmux.text("ann", "/members")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ann", "the participants") { s in
+                s.contains("Participants (online) of #stage") && s.contains("● ann · you") && s.contains("★ operator") && s.contains("● ben")
+            }
+            await tmux.keys("ann", "Escape")
+            // A mute: shown in the channel on both sides; Ben's message is refused with the code.
+            await tmux.text("ann", "/mute ben 120 calm down")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ben", "the mute") { $0.contains("you muted for 2m") }
+            try await tmux.waitScreen("ann", "the mute line") { $0.contains("ben muted for 2m") }
+            await tmux.text("ben", "am I muted")
+            await tmux.keys("ben", "Enter")
+            try await tmux.waitScreen("ben", "the refusal") { $0.contains("am I muted ✗ not sent (900041)") }
+            await tmux.text("ann", "/unmute ben")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ben", "the unmute") { $0.contains("you unmuted") }
+            // A ban puts Ben out; entering again is refused.
+            await tmux.text("ann", "/ban ben 300 spam")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ben", "banned") { s in s.contains("you were banned from #stage") && !s.contains("#stage ·") }
+            await tmux.text("ben", "/enter stage")
+            await tmux.keys("ben", "Enter")
+            try await tmux.waitScreen("ben", "refused") { $0.contains("enter: 900100") }
+            try await tmux.waitScreen("ann", "the count after the ban") { $0.contains("#stage · 1 here") }
+            // Who is Ben? And the banned list.
+            await tmux.text("ann", "/whois ben")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ann", "whois") { $0.contains("ben · online") }
+            await tmux.text("ann", "/banned")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ann", "the banned list") { s in s.contains("Banned of #stage") && s.contains("banned until") && s.contains("spam") }
+            await tmux.keys("ann", "Escape")
+            await tmux.text("ann", "/exit")
+            await tmux.keys("ann", "Enter")
+            try await tmux.waitScreen("ann", "left") { $0.contains("left #stage") }
+            await tmux.keys("ann", "C-c")
+            await tmux.keys("ben", "C-c")
+            try await tmux.waitScreen("ann", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            try await tmux.waitScreen("ben", "a clean exit") { $0.contains("TERN-EXITED-0") }
+        }
+    }
 }

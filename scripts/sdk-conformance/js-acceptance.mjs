@@ -1338,7 +1338,10 @@ async function main() {
         await B.events.wait((e) => e.channel?.url === ch.url, 'B knows the channel').catch(() => {});
         const markB = B.events.mark();
         await ch.muteUserWithUserId(idB, 30, 'quiet');
-        await B.events.wait((e) => e.type === 'userMuted' && e.user.userId === idB, 'B hears the mute', { since: markB });
+        const muteEv = await B.events.wait((e) => e.type === 'userMuted' && e.user.userId === idB, 'B hears the mute', { since: markB });
+        expectEqual(muteEv.user.restrictionInfo?.description, 'quiet', 'the mute\u2019s description in the event');
+        expectEqual(muteEv.user.restrictionInfo?.restrictionType, 'muted', 'restriction type');
+        expect(muteEv.user.restrictionInfo?.endAt > Date.now(), `the mute ends later: ${muteEv.user.restrictionInfo?.endAt}`);
         const chB = await B.sb.groupChannel.getChannel(ch.url);
         await expectCode(sendUserMessage(chB, { message: 'muted?' }), 900041, 'B sends while muted');
         const info = await chB.getMyMutedInfo();
@@ -1375,6 +1378,7 @@ async function main() {
         await B.events.wait((e) => e.type === 'userBanned' && e.user.userId === idB, 'B hears the ban', { since: markB });
         const banned = await ch.createBannedUserListQuery().next();
         expectEqual(banned.map((u) => u.userId).join(','), idB, 'banned list');
+        expectEqual(banned[0].restrictionInfo?.description, 'flooding', 'the ban\u2019s description in the list');
         const fresh = await A.sb.groupChannel.getChannel(N.url);
         await fresh.refresh();
         expectEqual(fresh.memberCount, 1, 'member count');

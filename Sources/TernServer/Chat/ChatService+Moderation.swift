@@ -114,16 +114,21 @@ extension ChatService {
         let t = now()
         let r = RestrictionRecord(channelUrl: channelUrl, userId: userId, kind: .ban, startAt: t, endAt: s < 0 ? -1 : t + s * 1000, description: description)
         try await store.restrict(r)
-        let data = RestrictionEventData(user: Presenter.user(user, online: registry.isOnline(userId), accessToken: ""), restriction: r)
-        let event = ChannelEventFrame(cat: ChannelEvent.banned, channelUrl: channelUrl, data: data, ts: t)
-        // Everyone hears it, the banned user too, before they are taken out.
-        pushToFollowers(event, roster: roster, also: [userId])
-        if roster.channel.isOpen {
-            if rooms.expel(userId, from: channelUrl) != nil { participantCountChanged(channelUrl) }
-        } else if roster.member(userId) != nil {
+        var data = RestrictionEventData(user: Presenter.user(user, online: registry.isOnline(userId), accessToken: ""), restriction: r, now: t)
+        // A group member is taken out first, so the event carries the new counts; everyone hears it, the banned
+        // user too (an open channel's participant before being put out).
+        var updated: ChannelRecord?
+        if !roster.channel.isOpen, roster.member(userId) != nil {
             _ = try await store.removeMember(channelUrl, userId: userId, turnOffDistinct: true)
             invalidateChannel(channelUrl)
-            let updated = try await requireGroupChannel(channelUrl)
+            updated = try await requireGroupChannel(channelUrl)
+            data.memberCount = updated?.memberCount
+            data.joinedMemberCount = updated?.joinedMemberCount
+        }
+        pushToFollowers(ChannelEventFrame(cat: ChannelEvent.banned, channelUrl: channelUrl, data: data, ts: t), roster: roster, also: [userId])
+        if roster.channel.isOpen {
+            if rooms.expel(userId, from: channelUrl) != nil { participantCountChanged(channelUrl) }
+        } else if let updated {
             pushMemberCount(updated, to: Self.joinedIds(roster.members))
         }
         invalidateChannel(channelUrl)
@@ -158,7 +163,7 @@ extension ChatService {
         let r = RestrictionRecord(channelUrl: channelUrl, userId: userId, kind: .mute, startAt: t, endAt: s < 0 ? -1 : t + s * 1000, description: description)
         try await store.restrict(r)
         invalidateChannel(channelUrl)
-        let data = RestrictionEventData(user: Presenter.user(user, online: registry.isOnline(userId), accessToken: ""), restriction: r)
+        let data = RestrictionEventData(user: Presenter.user(user, online: registry.isOnline(userId), accessToken: ""), restriction: r, now: t)
         pushToFollowers(ChannelEventFrame(cat: ChannelEvent.muted, channelUrl: channelUrl, data: data, ts: t), roster: roster, also: [userId])
         return r
     }
@@ -237,26 +242,30 @@ struct OperatorsData: Encodable, Sendable {
     let operators: [UserPayload]
 }
 
-/// `SYEV` 10601 / 10600 / 10201 / 10200: the user's keys at the top of `data`, with the restriction's.
+/// `SYEV` 10601 / 10600 / 10201 / 10200: the user's keys flat in `data` with the restriction's beside them
+/// (`restriction_type`, `description`, `end_at`, `remaining_duration` in ms), as both SDKs read a restricted user;
+/// a ban also carries the channel's member counts.
 struct RestrictionEventData: Encodable, Sendable {
     let user: UserPayload
     let restriction: RestrictionRecord?
+    var now: Int64 = 0
+    var memberCount: Int?
+    var joinedMemberCount: Int?
 
-    enum CodingKeys: String, CodingKey { case description, startAt = "start_at", endAt = "end_at", restrictionInfo = "restriction_info" }
-    struct Info: Encodable {
-        let description: String
-        let endAt: Int64
-        let restrictionType: String
-        enum CodingKeys: String, CodingKey { case description, endAt = "end_at", restrictionType = "restriction_type" }
+    enum CodingKeys: String, CodingKey {
+        case description, startAt = "start_at", endAt = "end_at", restrictionType = "restriction_type"
+        case remainingDuration = "remaining_duration", memberCount = "member_count", joinedMemberCount = "joined_member_count"
     }
     func encode(to encoder: any Encoder) throws {
         try user.encode(to: encoder)
-        guard let r = restriction else { return }
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(memberCount, forKey: .memberCount)
+        try c.encodeIfPresent(joinedMemberCount, forKey: .joinedMemberCount)
+        guard let r = restriction else { return }
+        try c.encode(r.kind == .ban ? "banned" : "muted", forKey: .restrictionType)
         try c.encode(r.description, forKey: .description)
         try c.encode(r.startAt, forKey: .startAt)
         try c.encode(r.endAt, forKey: .endAt)
-        try c.encode(
-            Info(description: r.description, endAt: r.endAt, restrictionType: r.kind == .ban ? "banned" : "muted"), forKey: .restrictionInfo)
+        try c.encode(r.endAt < 0 ? -1 : max(0, r.endAt - now), forKey: .remainingDuration)
     }
 }

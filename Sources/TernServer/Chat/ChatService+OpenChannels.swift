@@ -223,8 +223,9 @@ extension ChatService {
             try? await Task.sleep(for: .milliseconds(config.participantCountInterval))
             countsToPush.withLock { _ = $0.remove(channelUrl) }
             let count = rooms.participantCount(channelUrl)
-            var frame = MemberCountFrame(groupChannels: [], ts: now())
-            frame.openChannels = [.init(channelUrl: channelUrl, participantCount: count)]
+            let t = now()
+            var frame = MemberCountFrame(groupChannels: [], ts: t)
+            frame.openChannels = [.init(channelUrl: channelUrl, participantCount: count, ts: t)]
             let text = Self.frameText(.memberCount, frame)
             for c in rooms.connections(in: channelUrl) { _ = c.send(text) }
         }

@@ -77,23 +77,34 @@ struct ModerationRoutes: Sendable {
 
     // MARK: Bans and mutes
 
-    /// A ban or mute as the Platform API answers it: `{user, description, start_at, end_at}` (bans) or the user's
-    /// keys with those beside them (mutes, as the muted list shows them).
+    /// A ban or mute as the lists and answers show it: the user's keys flat with the restriction's beside them
+    /// (`restriction_type`, `description`, `start_at`, `end_at`, `remaining_duration`), and the same under `user`
+    /// (the Platform API's shape, and where the JS SDK reads a banned user).
     struct RestrictionAnswer: Encodable {
         let payload: RestrictionPayload
-        let flat: Bool
+        let kind: RestrictionRecord.Kind
         let now: Int64
         enum CodingKeys: String, CodingKey {
             case user, description, startAt = "start_at", endAt = "end_at", remainingDuration = "remaining_duration"
+            case restrictionType = "restriction_type"
         }
-        func encode(to encoder: any Encoder) throws {
+        struct Restricted: Encodable {
+            let answer: RestrictionAnswer
+            func encode(to encoder: any Encoder) throws { try answer.encodeFlat(to: encoder) }
+        }
+        func encodeFlat(to encoder: any Encoder) throws {
+            try payload.user.encode(to: encoder)
             var c = encoder.container(keyedBy: CodingKeys.self)
-            if flat { try payload.user.encode(to: encoder) }
-            try c.encode(payload.user, forKey: .user)
+            try c.encode(kind == .ban ? "banned" : "muted", forKey: .restrictionType)
             try c.encode(payload.description, forKey: .description)
             try c.encode(payload.startAt, forKey: .startAt)
             try c.encode(payload.endAt, forKey: .endAt)
             try c.encode(payload.endAt < 0 ? -1 : max(0, payload.endAt - now), forKey: .remainingDuration)
+        }
+        func encode(to encoder: any Encoder) throws {
+            try encodeFlat(to: encoder)
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(Restricted(answer: self), forKey: .user)
         }
     }
 
@@ -124,7 +135,7 @@ struct ModerationRoutes: Sendable {
         let answers = zip(results, users).map {
             RestrictionAnswer(
                 payload: RestrictionPayload(user: $1, description: $0.description, startAt: $0.startAt, endAt: $0.endAt),
-                flat: kind == .mute, now: service.now())
+                kind: kind, now: service.now())
         }
         if answers.count == 1 { return try rest.json(answers[0]) }
         return try rest.json(ManyRestrictions(items: answers))
@@ -169,7 +180,7 @@ struct ModerationRoutes: Sendable {
         let total = try await service.store.restrictions(url, kind: kind, now: service.now(), afterUserId: nil, limit: nil).count
         let now = service.now()
         return try rest.json(
-            RestrictionPage(kind: kind, items: page.list.map { RestrictionAnswer(payload: $0, flat: kind == .mute, now: now) }, total: total, next: page.next))
+            RestrictionPage(kind: kind, items: page.list.map { RestrictionAnswer(payload: $0, kind: kind, now: now) }, total: total, next: page.next))
     }
 
     /// `GET …/mute/{id}` answers `{is_muted, remaining_duration, start_at, end_at, description}` (also for the
@@ -193,7 +204,7 @@ struct ModerationRoutes: Sendable {
         guard let r else { throw SendbirdError(.notFound, "\"\(user)\" is not banned in the channel.") }
         let u = try await service.presentUsers([user])[0]
         return try rest.json(
-            RestrictionAnswer(payload: RestrictionPayload(user: u, description: r.description, startAt: r.startAt, endAt: r.endAt), flat: false, now: now))
+            RestrictionAnswer(payload: RestrictionPayload(user: u, description: r.description, startAt: r.startAt, endAt: r.endAt), kind: .ban, now: now))
     }
 
     // MARK: Reports
