@@ -393,6 +393,35 @@ struct OpenChannelModerationTests {
         }
     }
 
+    @Test("Open channels notify at most 10 mentioned users; user metadata CRUD with its errors")
+    func mentionsAndUserMetadata() async throws {
+        try await withServer { s in
+            let ids = (0..<12).map { "m\($0)" }
+            try await s.createUsers(ids)
+            _ = try await s.request("POST", "/v3/open_channels", body: ["channel_url": "talk"])
+            let sent = try await s.request(
+                "POST", "/v3/open_channels/talk/messages", body: ["user_id": "m0", "message": "hey all", "mentioned_user_ids": ids])
+            #expect(sent.status == 200, "\(sent.text)")
+            #expect((sent.json["mentioned_users"] as? [[String: Any]])?.count == 10)
+            let path = "/v3/users/m1/metadata"
+            #expect(try await s.request("POST", path, body: ["metadata": ["team": "red", "role": "dev"]]).json["team"] as? String == "red")
+            #expect(try await s.request("POST", path, body: ["metadata": ["team": "blue"]]).json["code"] as? Int == 400202)
+            #expect(try await s.request("PUT", path, body: ["metadata": ["city": "x"]]).json["code"] as? Int == 400201)
+            #expect(try await s.request("PUT", path, body: ["metadata": ["city": "x"], "upsert": true]).json["city"] as? String == "x")
+            #expect(try await s.request("PUT", path + "/team", body: ["value": "green"]).json["team"] as? String == "green")
+            #expect(try await s.request("GET", path + "/team").json["team"] as? String == "green")
+            #expect(try await s.request("DELETE", path + "/role").status == 200)
+            #expect(try await s.request("GET", path + "/role").json["code"] as? Int == 400201)
+            let all = try await s.request("GET", path)
+            #expect(all.json as NSDictionary == ["team": "green", "city": "x"] as NSDictionary)
+            #expect((try await s.request("GET", "/v3/users/m1").json["metadata"] as? [String: String]) == ["team": "green", "city": "x"])
+            let other = try await session(s, "m2")
+            #expect(try await s.request("POST", path, body: ["metadata": ["k": "v"]], headers: other).json["code"] as? Int == 400108)
+            #expect(try await s.request("DELETE", path).status == 200)
+            #expect((try await s.request("GET", path).json as NSDictionary).count == 0)
+        }
+    }
+
     @Test("Seed 003 in 1:1: the blocked user's new messages do not move the blocker's channel up")
     func blockerChannelOrder() async throws {
         try await withServer { s in
@@ -410,6 +439,33 @@ struct OpenChannelModerationTests {
             #expect(try await order("alice") == [withCarol, withBob], "the blocker's list does not move")
             #expect(try await order("bob") == [withBob], "the blocked user sees their own message")
         }
+    }
+}
+
+@Suite("Open channel rooms (in memory)")
+struct OpenRoomsTests {
+    func conn(_ id: Int, _ user: String) -> ClientConnection { ClientConnection(id: id, userId: user, outbox: Outbox(limit: 1 << 20)) }
+
+    @Test("Participants are users: two devices count once; limits per connection and per channel; a closed socket leaves all")
+    func counting() {
+        let rooms = OpenRooms()
+        let a1 = conn(1, "a"), a2 = conn(2, "a"), b = conn(3, "b"), c = conn(4, "c")
+        #expect(rooms.enter(a1, "r", maxChannels: 2, maxParticipants: 2) == .entered(count: 1, newUser: true))
+        #expect(rooms.enter(a2, "r", maxChannels: 2, maxParticipants: 2) == .entered(count: 1, newUser: false))
+        #expect(rooms.enter(a1, "r", maxChannels: 2, maxParticipants: 2) == .alreadyIn(count: 1))
+        #expect(rooms.enter(b, "r", maxChannels: 2, maxParticipants: 2) == .entered(count: 2, newUser: true))
+        #expect(rooms.enter(c, "r", maxChannels: 2, maxParticipants: 2) == .full)
+        #expect(rooms.enter(a1, "s", maxChannels: 2, maxParticipants: 2) == .entered(count: 1, newUser: true))
+        #expect(rooms.enter(a1, "t", maxChannels: 2, maxParticipants: 2) == .tooManyChannels)
+        #expect(rooms.participants("r") == ["a", "b"] && rooms.connections(in: "r").count == 3)
+        // One of a's devices leaves: a is still in.
+        #expect(rooms.exit(a2, "r")! == (count: 2, userLeft: false))
+        #expect(rooms.exit(a2, "r") == nil)
+        let gone = rooms.drop(a1)
+        #expect(gone.map(\.url) == ["r", "s"] && gone.allSatisfy(\.userLeft))
+        #expect(rooms.participantCount("r") == 1 && rooms.participantCount("s") == 0)
+        #expect(rooms.expel("b", from: "r") == 0 && !rooms.isParticipant("r", "b"))
+        #expect(rooms.close("r").isEmpty)
     }
 }
 

@@ -162,7 +162,10 @@ extension ChatService {
         let senderPayload = try await sender(userId)
         let online = onlineRecipients(roster.members, sender: userId)
         var mentioned: [String] = []
-        if !out.mentionedUserIds.isEmpty { mentioned = try await store.users(out.mentionedUserIds).map(\.userId) }
+        if !out.mentionedUserIds.isEmpty {
+            let known = Set(try await store.users(out.mentionedUserIds).map(\.userId))
+            mentioned = Self.mentionable(out.mentionedUserIds.filter { known.contains($0) }, in: channel)
+        }
         return try await sendQueue.run(channel.channelUrl) {
             let new = NewMessage(
                 channelUrl: channel.channelUrl, type: "FILE", senderId: userId, message: "", customType: out.customType, data: out.data,

@@ -74,7 +74,7 @@ extension ChatService {
             let new = NewMessage(
                 channelUrl: channel.channelUrl, type: "MESG", senderId: userId, message: out.message,
                 customType: out.customType, data: out.data, mentionType: out.mentionType == "channel" ? "channel" : "users",
-                mentionedUserIds: out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, silent: out.silent,
+                mentionedUserIds: Self.mentionable(out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, in: channel), silent: out.silent,
                 isOpMsg: me.role == "operator", createdAt: now(), reqId: out.reqId, persist: !channel.isEphemeral,
                 markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
                 parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview)
@@ -159,6 +159,11 @@ extension ChatService {
         }
         payload.reqId = reqId
         return payload
+    }
+
+    /// Who a message mentions: in an open channel at most the first 10 (seed 001), elsewhere all.
+    static func mentionable(_ ids: [String], in channel: ChannelRecord) -> [String] {
+        channel.isOpen ? Array((NSOrderedSet(array: ids).array as! [String]).prefix(10)) : ids
     }
 
     /// Sends one frame to everyone who follows the channel: a group channel's joined members (every device), an
