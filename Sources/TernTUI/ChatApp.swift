@@ -365,6 +365,10 @@ public actor ChatApp {
                     self.dispatch(.failed(Self.describe(error)))
                 }
             }
+        case .loadPane(let url):
+            Task {
+                if let rows = try? await self.loadPeople(.participants(url), query: "") { self.dispatch(.paneLoaded(url: url, rows)) }
+            }
         case .moderate(let m, let url):
             Task {
                 do {

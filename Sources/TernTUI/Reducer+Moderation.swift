@@ -197,6 +197,27 @@ extension Reducer {
         return p
     }
 
+    // MARK: The people pane
+
+    func togglePeoplePane(_ state: inout AppState) -> [Effect] {
+        state.sidePane.toggle()
+        if state.terminal.width > 0 {
+            state.pane = Screen.messagePane(width: state.terminal.width, height: state.terminal.height, sidePane: state.sidePane)
+            state.scroll = min(state.scroll, maxScroll(state))
+        }
+        if state.sidePane && Screen.sidePaneWidth(state.terminal.width, shown: true) == 0 && state.terminal.width > 0 {
+            state.notice = "the people pane needs a terminal at least 64 columns wide"
+        }
+        guard let url = state.selected else { return [] }
+        return paneRefresh(url, state)
+    }
+
+    /// An open channel's participants are read again for the pane when it shows them.
+    func paneRefresh(_ url: String, _ state: AppState) -> [Effect] {
+        guard state.sidePane, url == state.selected, state.openChannels.contains(where: { $0.url == url }) else { return [] }
+        return [.loadPane(channelUrl: url)]
+    }
+
     // MARK: Events
 
     func applyOpenChannelEvent(_ event: ClientEvent, _ state: inout AppState) -> [Effect] {

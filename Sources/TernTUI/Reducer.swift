@@ -41,7 +41,8 @@ public struct Reducer: Sendable {
     func reduceAction(_ state: inout AppState, _ action: Action) -> [Effect] {
         switch action {
         case .resized(let width, let height):
-            state.pane = Screen.messagePane(width: width, height: height)
+            state.terminal = PaneSize(width: width, height: height)
+            state.pane = Screen.messagePane(width: width, height: height, sidePane: state.sidePane)
             if state.pane.width > 0 { state.scroll = min(state.scroll, maxScroll(state)) }
             return []
 
@@ -148,6 +149,10 @@ public struct Reducer: Sendable {
             b.loading = false
             b.selected = min(b.selected, max(0, list.count - 1))
             state.browser = b
+            return []
+
+        case .paneLoaded(let url, let rows):
+            state.paneRows[url] = rows
             return []
 
         case .peopleLoaded(let kind, let query, let rows):
@@ -265,6 +270,8 @@ public struct Reducer: Sendable {
             return []
         case .browseChannels:
             return openBrowser(.publicChannels, &state)
+        case .togglePeople:
+            return togglePeoplePane(&state)
         case .cursorLeft:
             state.cursor = max(0, state.cursor - 1)
         case .cursorRight:
@@ -572,6 +579,8 @@ public struct Reducer: Sendable {
                 return openChannelCommand(words, &state)
             case "members", "participants", "who", "operators", "ops", "banned", "bans", "muted", "users":
                 return peopleCommand(words, &state)
+            case "pane":
+                return togglePeoplePane(&state)
             case "whois":
                 guard words.count == 2 else {
                     state.notice = "usage: /whois USER"
@@ -614,7 +623,7 @@ public struct Reducer: Sendable {
         }
         state.selected = url
         state.scroll = 0
-        return effects + enter(url, &state)
+        return effects + enter(url, &state) + paneRefresh(url, state)
     }
 
     /// The channel on screen is read: marked read, kept read while open, its history loaded. An invitation
@@ -707,6 +716,10 @@ public struct Reducer: Sendable {
         case .channelEvent(let url, let kind):
             if let text = Self.describe(kind, channel: url, state) { state.notice = text }
             moderationLine(kind, url: url, &state, now: Millis(Date().timeIntervalSince1970 * 1000))
+            switch kind {
+            case .entered, .exited, .banned, .muted, .unmuted, .operatorsChanged: return paneRefresh(url, state)
+            default: break
+            }
         case .openChannelEntered, .openChannelUpdated, .openChannelExited:
             return applyOpenChannelEvent(event, &state)
         case .messagePending(let m):

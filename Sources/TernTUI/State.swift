@@ -11,7 +11,7 @@ public enum Key: Hashable, Sendable {
 
 /// What a key does (one table maps keys to these, so keys can be rebound later).
 public enum Command: String, Hashable, Sendable, CaseIterable {
-    case send, nextChannel, previousChannel, scrollUp, scrollDown, quit, help, channelInfo, browseChannels
+    case send, nextChannel, previousChannel, scrollUp, scrollDown, quit, help, channelInfo, browseChannels, togglePeople
     case cursorLeft, cursorRight, cursorHome, cursorEnd, deleteBackward, deleteForward, deleteLine, deleteWord
 }
 
@@ -24,7 +24,7 @@ public struct KeyTable: Sendable, Equatable {
         .pageUp: .scrollUp, .pageDown: .scrollDown, .ctrl("c"): .quit, .ctrl("d"): .quit, .left: .cursorLeft, .ctrl("b"): .cursorLeft,
         .right: .cursorRight, .ctrl("f"): .cursorRight, .home: .cursorHome, .ctrl("a"): .cursorHome, .end: .cursorEnd,
         .ctrl("e"): .cursorEnd, .backspace: .deleteBackward, .delete: .deleteForward, .ctrl("u"): .deleteLine,
-        .ctrl("w"): .deleteWord, .escape: .help, .ctrl("o"): .channelInfo, .ctrl("g"): .browseChannels,
+        .ctrl("w"): .deleteWord, .escape: .help, .ctrl("o"): .channelInfo, .ctrl("g"): .browseChannels, .ctrl("t"): .togglePeople,
     ])
 
     public func command(for key: Key) -> Command? { bindings[key] }
@@ -39,7 +39,7 @@ public struct KeyTable: Sendable, Equatable {
             (keys(.scrollUp), "scroll up (older history loads at the top)"), (keys(.scrollDown), "scroll down"),
             (keys(.quit), "quit"), (keys(.cursorHome) + ", " + keys(.cursorEnd), "start / end of the line"),
             (keys(.deleteLine), "clear the line"), (keys(.deleteWord), "delete the word before the cursor"),
-            (keys(.channelInfo), "this channel: members, flags, actions"), (keys(.browseChannels), "public channels to join; Tab: hidden ones"),
+            (keys(.channelInfo), "this channel: members, flags, actions"), (keys(.togglePeople), "people pane: who is here (/pane)"), (keys(.browseChannels), "public channels to join; Tab: hidden ones"),
             ("↑ (empty line)", "edit your last message"), ("Ctrl-R", "pick a message: reply, thread, react, edit, delete, download"),
             ("Ctrl-K", "search messages"), ("Tab", "complete @mentions"), ("Esc", "cancel an edit or reply; leave a thread"),
         ]
@@ -117,6 +117,12 @@ public struct AppState: Sendable, Equatable {
     public var people: PeopleView?
     /// Reporting the picked message: the next key names the category.
     public var reporting: Message?
+    /// The people pane at the right: members (● online, ★ operator) or an open channel's participants.
+    public var sidePane = false
+    /// The open channels' participants as the pane last read them.
+    public var paneRows: [String: [PeopleView.Row]] = [:]
+    /// The terminal's size (the message pane's depends on it and on the people pane).
+    public var terminal = PaneSize()
     /// How many lines tern added to channels itself (moderation results); numbers them.
     public var localEvents = 0
 
@@ -287,6 +293,8 @@ public enum Action: Sendable {
     case openBrowserResults(query: String, [OpenChannel])
     /// Rows for a people list, for the query they answer.
     case peopleLoaded(PeopleView.Kind, query: String, [PeopleView.Row])
+    /// An open channel's participants for the people pane.
+    case paneLoaded(url: String, [PeopleView.Row])
     case threadLoaded(MessageThread)
     case searchResults(query: String, [Message], hasMore: Bool)
     /// History around a message (a search result), which is then shown marked.
@@ -339,6 +347,8 @@ public enum Effect: Sendable, Equatable {
     case createOpen(String)
     /// Fill a people list.
     case people(PeopleView.Kind, query: String)
+    /// Read an open channel's participants for the people pane.
+    case loadPane(channelUrl: String)
     /// An operator's action on a channel.
     case moderate(Moderation, channelUrl: String)
     case report(ReportTarget, category: ReportCategory, description: String)

@@ -23,8 +23,13 @@ public struct Screen: Sendable {
         drawChannels(state, &g, width: listWidth, height: height - 1)
         for y in 0..<(height - 1) { g.write("│", x: listWidth, y: y, style: theme.style("border")) }
         let x0 = listWidth + 1
-        let paneWidth = width - x0
+        let side = Self.sidePaneWidth(width, shown: state.sidePane)
+        let paneWidth = width - x0 - (side > 0 ? side + 1 : 0)
         drawMessages(state, &g, x: x0, width: paneWidth, height: height - 3, now: now)
+        if side > 0 {
+            for y in 0..<(height - 3) { g.write("│", x: x0 + paneWidth, y: y, style: theme.style("border")) }
+            drawSidePane(state, &g, x: x0 + paneWidth + 1, width: side, height: height - 3)
+        }
         drawTyping(state, &g, x: x0, y: height - 3, width: paneWidth)
         drawInput(state, &g, x: x0, y: height - 2, width: paneWidth)
         drawStatus(state, &g, y: height - 1, width: width, now: now)
@@ -50,9 +55,62 @@ public struct Screen: Sendable {
     static func listWidth(_ width: Int) -> Int { min(26, max(14, width / 4)) }
 
     /// The size of the message pane's text area on a terminal of this size (what scrolling pages through).
-    public static func messagePane(width: Int, height: Int) -> PaneSize {
+    public static func messagePane(width: Int, height: Int, sidePane: Bool = false) -> PaneSize {
         guard width >= 24, height >= 6 else { return PaneSize() }
-        return PaneSize(width: width - listWidth(width) - 2, height: height - 3)
+        let side = sidePaneWidth(width, shown: sidePane)
+        return PaneSize(width: width - listWidth(width) - 2 - (side > 0 ? side + 1 : 0), height: height - 3)
+    }
+
+    /// The people pane's width: only on terminals wide enough to keep the messages readable.
+    public static func sidePaneWidth(_ width: Int, shown: Bool) -> Int {
+        guard shown, width >= 64 else { return 0 }
+        return min(24, max(14, width / 5))
+    }
+
+    /// The people pane's rows for the channel on screen: a group channel's joined members (operators first),
+    /// an open channel's participants as last read.
+    public static func paneRows(_ state: AppState) -> [PeopleView.Row] {
+        if let c = state.selectedChannel {
+            return c.members.filter { $0.state == "joined" }
+                .sorted { a, b in
+                    a.isOperator != b.isOperator
+                        ? a.isOperator : (a.user.displayName.lowercased(), a.userId) < (b.user.displayName.lowercased(), b.userId)
+                }
+                .map { PeopleView.Row(user: $0.user, online: $0.isOnline || $0.userId == state.me.userId, isOperator: $0.isOperator, isMuted: $0.isMuted) }
+        }
+        guard let o = state.selectedOpenChannel else { return [] }
+        let ops = Set(o.operators.map(\.userId))
+        return (state.paneRows[o.url] ?? []).map { r in
+            var row = r
+            row.isOperator = ops.contains(r.user.userId)
+            return row
+        }
+        .sorted { a, b in a.isOperator != b.isOperator ? a.isOperator : a.user.displayName.lowercased() < b.user.displayName.lowercased() }
+    }
+
+    func drawSidePane(_ state: AppState, _ g: inout CellGrid, x: Int, width: Int, height: Int) {
+        let rows = Self.paneRows(state)
+        let title: String
+        if let o = state.selectedOpenChannel {
+            title = "Here (\(o.participantCount))"
+        } else if let c = state.selectedChannel {
+            title = "Members (\(c.joinedMemberCount))"
+        } else {
+            title = "People"
+        }
+        g.write(" " + title, x: x, y: 0, style: theme.style("roomlist.header"), limit: x + width)
+        let room = height - 1
+        for (i, r) in rows.prefix(room).enumerated() {
+            let y = 1 + i
+            if i == room - 1 && rows.count > room {
+                g.write(" … \(rows.count - room + 1) more", x: x, y: y, style: theme.style("timeline.event"), limit: x + width)
+                break
+            }
+            var col = g.write(r.online == true ? " ●" : " ○", x: x, y: y, style: theme.style(r.online == true ? "status.connected" : "timeline.event"))
+            col = g.write(r.isOperator ? "★" : " ", x: col, y: y, style: theme.style("status.activity"))
+            let name = r.user.displayName + (r.isMuted ? " (muted)" : "")
+            g.write(name, x: col, y: y, style: theme.style(r.user.userId == state.me.userId ? "timeline.nick.self" : "roomlist"), limit: x + width)
+        }
     }
 
     /// How many lines the selected channel's messages take in a pane this wide.

@@ -140,7 +140,8 @@ extension ProcessTests {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/sdk-conformance/js-acceptance.mjs").path
         let (status, output) = try runTool(
-            ["node", "--experimental-websocket", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "SENDBIRD_SDK": sdk])
+            ["node", "--experimental-websocket", script],
+            env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "SENDBIRD_SDK": sdk, "TERND_API_TOKEN": server.apiToken])
         #expect(status == 0, "js-acceptance.mjs failed:\n\(output)")
     }
 }

@@ -118,6 +118,31 @@ struct ModerationTUITests {
         #expect(Reducer.picked(s)?.messageId == 1, "the picker skips tern's own lines")
     }
 
+    @Test func peoplePaneTogglesAndFollowsTheOpenChannel() throws {
+        var s = state()
+        let lobby = OpenChannel(url: "o1", name: "Lobby", operators: [bob], participantCount: 2)
+        s.openChannels = [lobby]
+        _ = reducer.reduce(&s, .resized(width: 80, height: 12))
+        let narrow = s.pane.width
+        #expect(reducer.reduce(&s, .key(.ctrl("t"))).isEmpty, "a group channel's members come with it")
+        #expect(s.sidePane && s.pane.width < narrow)
+        // Selecting the open channel reads its participants; entering and leaving read them again.
+        #expect(reducer.reduce(&s, .key(.ctrl("n"))).contains(.loadPane(channelUrl: "o1")))
+        _ = reducer.reduce(&s, .paneLoaded(url: "o1", [.init(user: alice, online: true), .init(user: bob, online: true)]))
+        #expect(Screen.paneRows(s).map(\.user.userId) == ["bob", "alice"], "operators first")
+        #expect(reducer.reduce(&s, .event(.channelEvent(channelUrl: "o1", .exited(bob, count: 1)))) == [.loadPane(channelUrl: "o1")])
+        let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
+        s.hasPrevious["o1"] = false
+        s.messages["o1"] = [Message(messageId: 9, channelUrl: "o1", text: "welcome", sender: bob, createdAt: t)]
+        try assertGolden(screen.render(s, width: 80, height: 12, now: 0), "people-pane-80x12")
+        _ = submit("/pane", &s)
+        #expect(!s.sidePane && s.pane.width == narrow)
+        // Too narrow for a pane: the user is told.
+        _ = reducer.reduce(&s, .resized(width: 50, height: 12))
+        _ = reducer.reduce(&s, .key(.ctrl("t")))
+        #expect(s.notice?.contains("64 columns") == true && s.pane.width == Screen.messagePane(width: 50, height: 12).width)
+    }
+
     @Test func goldenOpenChannelAndPeople() throws {
         var s = state()
         let lobby = OpenChannel(url: "o1", name: "Lobby", operators: [alice], participantCount: 1234)

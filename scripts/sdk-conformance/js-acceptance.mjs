@@ -913,7 +913,7 @@ async function main() {
         let since = A.events.mark();
         const ch = await B.sb.groupChannel.getChannel(ctx.team);
         await ch.leave();
-        await A.events.wait((ev) => ev.type === 'userLeft' && ev.user.userId === idB, 'onUserLeft', { since });
+        await A.events.wait((ev) => ev.type === 'userLeft' && ev.user.userId === idB && ev.channel.url === ctx.team, 'onUserLeft', { since });
         since = A.events.mark();
         const mine = await A.sb.groupChannel.getChannel(ctx.team);
         await mine.inviteWithUserIds([idB]);
