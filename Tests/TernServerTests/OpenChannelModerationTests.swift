@@ -260,7 +260,7 @@ struct OpenChannelModerationTests {
             let (bob, bobLogin) = try await s.login("bob")
             let bobKey = ["Session-Key": bobLogin["key"] as? String ?? ""]
             let mute = try await s.request("POST", "/v3/group_channels/\(url)/mute", body: ["user_id": "bob", "seconds": 30, "description": "calm"])
-            #expect(mute.status == 200 && mute.json["user_id"] as? String == "bob", "\(mute.text)")
+            #expect(mute.status == 200 && mute.json["channel_url"] as? String == url, "the Platform API answers with the channel: \(mute.text)")
             #expect(await bob.next("SYEV") { $0["cat"] as? Int == 10201 } != nil)
             bob.send("MESG", ["channel_url": url, "message": "can I?", "req_id": "b1"])
             #expect(await bob.next("EROR")?["code"] as? Int == 900041)

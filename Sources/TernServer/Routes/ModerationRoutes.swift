@@ -131,6 +131,12 @@ struct ModerationRoutes: Sendable {
                     ? try await service.ban(channelUrl: url, userId: id, seconds: seconds, description: description, by: caller.userId)
                     : try await service.mute(channelUrl: url, userId: id, seconds: seconds, description: description, by: caller.userId))
         }
+        if kind == .mute {
+            // The Platform API answers a mute with the channel.
+            let channel = try await service.requireChannel(url)
+            if channel.isOpen { return try rest.json(try await service.presentOpen(channel)) }
+            return try rest.json(try await service.present(channel, viewer: caller.userId))
+        }
         let users = try await service.presentUsers(results.map(\.userId))
         let answers = zip(results, users).map {
             RestrictionAnswer(
@@ -295,12 +301,14 @@ struct ModerationRoutes: Sendable {
         let offendingUser: UserPayload?
         let channelUrl: String?
         let channelType: String?
+        let channel: ChannelSummary?
         let reportedMessage: MessagePayload?
         let createdAt: Int64
         enum CodingKeys: String, CodingKey {
             case reportId = "report_id", reportType = "report_type", reportCategory = "report_category"
             case reportDescription = "report_description", reportingUser = "reporting_user", offendingUser = "offending_user"
             case channelUrl = "channel_url", channelType = "channel_type", reportedMessage = "reported_message", createdAt = "created_at"
+            case channel
         }
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -312,12 +320,35 @@ struct ModerationRoutes: Sendable {
             try c.encodeIfPresent(offendingUser, forKey: .offendingUser)
             try c.encodeIfPresent(channelUrl, forKey: .channelUrl)
             try c.encodeIfPresent(channelType, forKey: .channelType)
+            try c.encodeIfPresent(channel, forKey: .channel)
             try c.encodeIfPresent(reportedMessage, forKey: .reportedMessage)
             try c.encode(createdAt, forKey: .createdAt)
         }
     }
 
+    /// The reported channel, as report logs carry it.
+    struct ChannelSummary: Encodable {
+        let channelUrl: String
+        let name: String
+        let customType: String
+        let coverUrl: String
+        let data: String
+        let createdAt: Int64
+        let freeze: Bool
+        enum CodingKeys: String, CodingKey {
+            case channelUrl = "channel_url", name, customType = "custom_type", coverUrl = "cover_url", data, createdAt = "created_at", freeze
+        }
+    }
+
     func present(_ reports: [ReportRecord]) async throws -> [ReportLog] {
+        var channels: [String: ChannelSummary] = [:]
+        for url in Set(reports.compactMap(\.channelUrl)) {
+            if let c = try await service.store.channel(url) {
+                channels[url] = ChannelSummary(
+                    channelUrl: c.channelUrl, name: c.name, customType: c.customType, coverUrl: c.coverUrl, data: c.data,
+                    createdAt: c.createdAt, freeze: c.freeze)
+            }
+        }
         let ids = reports.flatMap { [$0.reportingUserId, $0.offendingUserId].compactMap { $0 } }
         let unique = Array(Set(ids))
         let users = Dictionary(zip(unique, try await service.presentUsers(unique)).map { ($0, $1) }, uniquingKeysWith: { a, _ in a })
@@ -326,7 +357,7 @@ struct ModerationRoutes: Sendable {
             return ReportLog(
                 reportId: r.reportId, reportType: type, reportCategory: r.category, reportDescription: r.description,
                 reportingUser: r.reportingUserId.flatMap { users[$0] }, offendingUser: r.offendingUserId.flatMap { users[$0] },
-                channelUrl: r.channelUrl, channelType: r.channelType,
+                channelUrl: r.channelUrl, channelType: r.channelType, channel: r.channelUrl.flatMap { channels[$0] },
                 reportedMessage: r.reportedMessage.flatMap { try? JSONDecoder().decode(MessagePayload.self, from: Data($0.utf8)) },
                 createdAt: r.createdAt)
         }

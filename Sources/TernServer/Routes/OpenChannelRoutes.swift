@@ -58,6 +58,7 @@ struct OpenChannelRoutes: Sendable {
         query.urlContains = q.nonEmpty("url_contains")
         query.customTypes = q.list("custom_types") ?? q.nonEmpty("custom_type").map { [$0] }
         query.showFrozen = try q.bool("show_frozen", default: true)
+        query.channelUrls = q.list("channel_urls")
         var fetch = query
         fetch.limit = query.limit + 1
         let rows = try await service.store.listOpenChannels(fetch)

@@ -496,6 +496,7 @@ public struct OpenChannelListQuery: Sendable {
     public var nameContains: String?
     public var urlContains: String?
     public var customTypes: [String]?
+    public var channelUrls: [String]?
     public var showFrozen = true
     public init() {}
 }

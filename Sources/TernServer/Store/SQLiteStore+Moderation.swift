@@ -39,6 +39,11 @@ extension SQLiteStore {
                 sql += " AND custom_type IN (\(Self.placeholders(types.count)))"
                 args += types
             }
+            if let urls = q.channelUrls {
+                if urls.isEmpty { return [] }
+                sql += " AND channel_url IN (\(Self.placeholders(urls.count)))"
+                args += urls
+            }
             if !q.showFrozen { sql += " AND freeze = 0" }
             sql += " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
             args += [q.limit, q.offset]

@@ -29,7 +29,14 @@ import urllib.request
 
 try:
     import sendbird_platform_sdk
-    from sendbird_platform_sdk.api import group_channel_api, message_api, metadata_api, moderation_api, user_api
+    from sendbird_platform_sdk.api import group_channel_api, message_api, metadata_api, moderation_api, open_channel_api, user_api
+    from sendbird_platform_sdk.model.create_an_open_channel_request import CreateAnOpenChannelRequest
+    from sendbird_platform_sdk.model.update_an_open_channel_request import UpdateAnOpenChannelRequest
+    from sendbird_platform_sdk.model.freeze_an_open_channel_request import FreezeAnOpenChannelRequest
+    from sendbird_platform_sdk.model.register_operators_to_a_group_channel_request import RegisterOperatorsToAGroupChannelRequest
+    from sendbird_platform_sdk.model.create_user_metadata_request import CreateUserMetadataRequest
+    from sendbird_platform_sdk.model.update_user_metadata_request import UpdateUserMetadataRequest
+    from sendbird_platform_sdk.model.update_specific_user_metadata_request import UpdateSpecificUserMetadataRequest
     from sendbird_platform_sdk.exceptions import ApiException
     from sendbird_platform_sdk.model.create_a_group_channel_request import CreateAGroupChannelRequest
     from sendbird_platform_sdk.model.create_a_user_request import CreateAUserRequest
@@ -86,6 +93,7 @@ channels = group_channel_api.GroupChannelApi(client)
 messages = message_api.MessageApi(client)
 metadata = metadata_api.MetadataApi(client)
 moderation = moderation_api.ModerationApi(client)
+opens = open_channel_api.OpenChannelApi(client)
 AUTH = {"api_token": TOKEN, "_request_timeout": 15}
 
 SFX = secrets.token_hex(4)
@@ -454,6 +462,94 @@ def step_delete_message():
     raise StepFailure("the deleted message is still there")
 
 
+def api_error_code(exc):
+    try:
+        return json.loads(exc.body).get("code")
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def step_open_channels():
+    a = opens.create_an_open_channel(create_an_open_channel_request=CreateAnOpenChannelRequest(
+        channel_url="oc_a_" + SFX, name="Stage " + SFX, custom_type="live", data="d", operator_ids=[UA]), **AUTH)
+    check(a.channel_url == "oc_a_" + SFX, "channel_url %r" % a.channel_url)
+    check([u.user_id for u in a.get("operators", [])] == [UA], "operators %r" % a.get("operators"))
+    check(a.get("participant_count") == 0, "participant_count %r" % a.get("participant_count"))
+    b = opens.create_an_open_channel(create_an_open_channel_request=CreateAnOpenChannelRequest(
+        channel_url="oc_b_" + SFX, name="Backstage " + SFX), **AUTH)
+    S["open"] = a.channel_url
+    got = opens.get_an_open_channel(a.channel_url, **AUTH)
+    check(got.get("name") == "Stage " + SFX and got.get("custom_type") == "live", "get %r" % got)
+    # Filters and paging (newest first).
+    by_type = opens.list_open_channels(custom_types="live", url_contains=SFX, limit=10, **AUTH)
+    check([c.channel_url for c in by_type.get("channels", [])] == [a.channel_url], "custom_types filter %r" % by_type)
+    by_url = opens.list_open_channels(channel_urls=a.channel_url, limit=10, **AUTH)
+    check([c.channel_url for c in by_url.get("channels", [])] == [a.channel_url], "channel_urls filter %r" % by_url)
+    by_name = opens.list_open_channels(name_contains="backstage " + SFX, limit=10, **AUTH)
+    check([c.channel_url for c in by_name.get("channels", [])] == [b.channel_url], "name_contains filter %r" % by_name)
+    first = opens.list_open_channels(url_contains=SFX, limit=1, **AUTH)
+    check([c.channel_url for c in first.get("channels", [])] == [b.channel_url], "first page %r" % first)
+    second = opens.list_open_channels(url_contains=SFX, limit=1, token=first.get("next"), **AUTH)
+    check([c.channel_url for c in second.get("channels", [])] == [a.channel_url], "second page %r" % second)
+    check(second.get("next") in ("", None), "last page next %r" % second.get("next"))
+    up = opens.update_an_open_channel(a.channel_url, update_an_open_channel_request=UpdateAnOpenChannelRequest(
+        name="Main stage " + SFX), **AUTH)
+    check(up.get("name") == "Main stage " + SFX, "update %r" % up.get("name"))
+    opens.delete_an_open_channel(b.channel_url, **AUTH)
+    try:
+        opens.get_an_open_channel(b.channel_url, **AUTH)
+        raise StepFailure("a deleted open channel was found")
+    except ApiException as exc:
+        check(api_error_code(exc) == 400201, "deleted channel: %r" % exc.body)
+
+
+def step_open_channel_operators_and_freeze():
+    url = S["open"]
+    opens.register_operators(url, register_operators_to_a_group_channel_request=RegisterOperatorsToAGroupChannelRequest(
+        operator_ids=[UB]), **AUTH)
+    ops = opens.list_channel_operators(url, limit=10, **AUTH)
+    check(sorted(u.user_id for u in ops.get("operators", [])) == sorted([UA, UB]), "operators %r" % ops)
+    opens.unregister_operators(url, UB, **AUTH)
+    ops = opens.list_channel_operators(url, **AUTH)
+    check([u.user_id for u in ops.get("operators", [])] == [UA], "after unregistering %r" % ops)
+    opens.unregister_operators(url, "", delete_all=True, **AUTH)
+    check(opens.list_channel_operators(url, **AUTH).get("operators", []) == [], "delete_all left operators")
+    f = moderation.freeze_an_open_channel(url, freeze_an_open_channel_request=FreezeAnOpenChannelRequest(freeze=True), **AUTH)
+    check(f.get("freeze") is True, "freeze %r" % f.get("freeze"))
+    f = moderation.freeze_an_open_channel(url, freeze_an_open_channel_request=FreezeAnOpenChannelRequest(freeze=False), **AUTH)
+    check(f.get("freeze") is False, "unfreeze %r" % f.get("freeze"))
+    sent = messages.send_a_message("open_channels", url, send_a_message_request=SendAMessageRequest(
+        user_id=UA, message_type="MESG", message="hello stage"), **AUTH)
+    check(sent.get("channel_type") == "open", "channel_type %r" % sent.get("channel_type"))
+    listed = messages.list_messages("open_channels", url, now_ms() + 60000, 0, prev_limit=10, next_limit=0, **AUTH)
+    check([m.get("message") for m in listed.get("messages", [])] == ["hello stage"], "history %r" % listed)
+
+
+def step_user_metadata():
+    users.create_user_metadata(UC, create_user_metadata_request=CreateUserMetadataRequest(
+        metadata={"team": "red" + SFX, "role": "dev"}), **AUTH)
+    try:
+        users.create_user_metadata(UC, create_user_metadata_request=CreateUserMetadataRequest(metadata={"team": "x"}), **AUTH)
+        raise StepFailure("creating an existing key succeeded")
+    except ApiException as exc:
+        check(api_error_code(exc) == 400202, "existing key: %r" % exc.body)
+    one = users.view_specific_user_metadata(UC, "team", **AUTH)
+    check(one.get("team") == "red" + SFX, "view one %r" % one)
+    users.update_user_metadata(UC, update_user_metadata_request=UpdateUserMetadataRequest(
+        metadata={"city": "Oslo"}, upsert=True), **AUTH)
+    users.update_specific_user_metadata(UC, "role", update_specific_user_metadata_request=UpdateSpecificUserMetadataRequest(
+        value="ops"), **AUTH)
+    users.delete_specific_user_metadata(UC, "city", **AUTH)
+    u = users.view_a_user(UC, **AUTH)
+    check(u.get("metadata") == {"team": "red" + SFX, "role": "ops"}, "metadata %r" % u.get("metadata"))
+    r = users.list_users(metadatakey="team", metadatavalues_in="red" + SFX, limit=10, **AUTH)
+    check([x.user_id for x in r.get("users", [])] == [UC], "metadata filter %r" % r.get("users"))
+    r = users.list_users(nickname_startswith="Carol " + SFX, limit=10, **AUTH)
+    check([x.user_id for x in r.get("users", [])] == [UC], "nickname filter %r" % r.get("users"))
+    users.delete_user_all_metadata(UC, **AUTH)
+    check(users.view_a_user(UC, **AUTH).get("metadata") in ({}, None), "metadata left after deleting all")
+
+
 STEPS = [
     ("create users", step_create_users),
     ("view user", step_view_user),
@@ -485,6 +581,9 @@ STEPS = [
     ("hide and unhide for a user", step_hide_unhide),
     ("reset a user's chat history", step_reset_history),
     ("channel metadata create + view", step_channel_metadata),
+    ("open channels: create, get, list filters and paging, update, delete", step_open_channels),
+    ("open channel operators, freeze, messages", step_open_channel_operators_and_freeze),
+    ("user metadata CRUD and the user list's metadata and nickname filters", step_user_metadata),
     ("wrong Api-Token -> 400401", step_wrong_token),
     ("raw Api-Token header (mixed case)", step_raw_header_case),
 ]
