@@ -136,17 +136,7 @@ extension ChatService {
     }
 
     public func unban(channelUrl: String, userId: String, by: String?) async throws {
-        let roster = try await requireRoster(channelUrl)
-        try requireOperator(roster, by)
-        guard try await store.lift(channelUrl, userId: userId, kind: .ban) else {
-            throw SendbirdError(.notFound, "\"\(userId)\" is not banned in the channel.")
-        }
-        invalidateChannel(channelUrl)
-        let user = try await store.user(userId)
-        let data = RestrictionEventData(
-            user: user.map { Presenter.user($0, online: registry.isOnline(userId), accessToken: "") } ?? UserPayload(userId: userId),
-            restriction: nil)
-        pushToFollowers(ChannelEventFrame(cat: ChannelEvent.unbanned, channelUrl: channelUrl, data: data, ts: now()), roster: roster, also: [userId])
+        try await lift(.ban, channelUrl: channelUrl, userId: userId, by: by)
     }
 
     /// Mutes a user: they stay and read, and what they send is refused (900041) until it ends.
@@ -169,17 +159,23 @@ extension ChatService {
     }
 
     public func unmute(channelUrl: String, userId: String, by: String?) async throws {
+        try await lift(.mute, channelUrl: channelUrl, userId: userId, by: by)
+    }
+
+    /// Ends a ban or a mute early (400201 when there is none); the channel and the user hear 10600 / 10200.
+    func lift(_ kind: RestrictionRecord.Kind, channelUrl: String, userId: String, by: String?) async throws {
         let roster = try await requireRoster(channelUrl)
         try requireOperator(roster, by)
-        guard try await store.lift(channelUrl, userId: userId, kind: .mute) else {
-            throw SendbirdError(.notFound, "\"\(userId)\" is not muted in the channel.")
+        guard try await store.lift(channelUrl, userId: userId, kind: kind) else {
+            throw SendbirdError(.notFound, "\"\(userId)\" is not \(kind == .ban ? "banned" : "muted") in the channel.")
         }
         invalidateChannel(channelUrl)
         let user = try await store.user(userId)
         let data = RestrictionEventData(
             user: user.map { Presenter.user($0, online: registry.isOnline(userId), accessToken: "") } ?? UserPayload(userId: userId),
             restriction: nil)
-        pushToFollowers(ChannelEventFrame(cat: ChannelEvent.unmuted, channelUrl: channelUrl, data: data, ts: now()), roster: roster, also: [userId])
+        let cat = kind == .ban ? ChannelEvent.unbanned : ChannelEvent.unmuted
+        pushToFollowers(ChannelEventFrame(cat: cat, channelUrl: channelUrl, data: data, ts: now()), roster: roster, also: [userId])
     }
 
     /// Banned or muted users, one page (operators only for SDK callers).
