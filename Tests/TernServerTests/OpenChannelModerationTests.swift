@@ -101,6 +101,10 @@ struct OpenChannelModerationTests {
             let history = try await s.request("GET", "/v3/open_channels/room_a/messages?message_ts=9999999999999&prev_limit=10&next_limit=0")
             #expect((history.json["messages"] as? [[String: Any]])?.map { $0["message"] as? String } == ["hi room"])
             #expect(carol.all("MESG").isEmpty)
+            // Channel metadata of an open channel reaches those inside.
+            #expect(try await s.request("POST", "/v3/open_channels/room_a/metadata", body: ["metadata": ["topic": "news"]]).status == 200)
+            let meta = await alice.next("SYEV") { $0["cat"] as? Int == 11100 }
+            #expect(meta?["channel_type"] as? String == "open")
             // Exit: the others hear it and the count drops.
             bob.send("EXIT", ["channel_url": "room_a", "req_id": "x1"])
             #expect(await bob.next("EXIT")?["participant_count"] as? Int == 1)

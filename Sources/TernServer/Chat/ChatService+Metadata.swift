@@ -41,12 +41,12 @@ extension ChatService {
         case .delete: break
         }
         let result = try await store.changeChannelMetadata(channelUrl, change)
-        let members = try await store.members(channelUrl)
-        push(
+        // To the members, or an open channel's participants.
+        pushToFollowers(
             ChannelEventFrame(
                 cat: ChannelEvent.metadataChanged, channelUrl: channelUrl,
                 data: MetadataEvent(created: result.created, updated: result.updated, deleted: result.deleted), ts: now()),
-            to: Self.joinedIds(members))
+            roster: try await requireRoster(channelUrl))
         return result
     }
 
@@ -72,12 +72,12 @@ extension ChatService {
             throw SendbirdError(.invalidValue, "Invalid value: \"mode\" (set, increase or decrease).")
         }
         let result = try await store.changeChannelMetacounters(channelUrl, change)
-        let members = try await store.members(channelUrl)
-        push(
+        // To the members, or an open channel's participants.
+        pushToFollowers(
             ChannelEventFrame(
                 cat: ChannelEvent.metacountersChanged, channelUrl: channelUrl,
                 data: MetadataEvent(created: result.created, updated: result.updated, deleted: result.deleted), ts: now()),
-            to: Self.joinedIds(members))
+            roster: try await requireRoster(channelUrl))
         return result
     }
 }
