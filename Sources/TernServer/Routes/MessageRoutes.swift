@@ -14,6 +14,8 @@ struct MessageRoutes: Sendable {
         router.put("/v3/group_channels/:channel_url/messages/mark_as_delivered") { req, ctx in try await markDelivered(req, ctx) }
         router.get("/v3/sdk/group_channels/:channel_url/messages/:message_id") { req, ctx in try await get(req, ctx) }
         router.get("/v3/search/messages") { req, ctx in try await search(req, ctx) }
+        router.get("/v3/group_channels/:channel_url/messages_gap") { req, ctx in try await gap(req, ctx) }
+        router.get("/v3/sdk/group_channels/:channel_url/messages_gap") { req, ctx in try await gap(req, ctx) }
         // Both channel types: a URL of the other type is not found.
         for ct in ["group_channels", "open_channels"] {
             let open = ct == "open_channels"
@@ -30,6 +32,63 @@ struct MessageRoutes: Sendable {
             router.put("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(ctx, open: open); return try await metaArray(req, ctx, nil) }
             router.delete("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(ctx, open: open); return try await removeMetaKeys(req, ctx) }
         }
+    }
+
+    /// More missing messages than this on one side of a gap is a huge gap: the client starts over at the newest page.
+    static let hugeGap = 300
+    /// Messages one side of a gap answers with at most (the client asks again while `…_hasmore`).
+    static let gapPage = 100
+
+    struct GapAnswer: Encodable {
+        let prevMessages: [MessagePayload]
+        let prevHasmore: Bool
+        let nextMessages: [MessagePayload]
+        let nextHasmore: Bool
+        let isHugeGap: Bool
+        enum CodingKeys: String, CodingKey {
+            case prevMessages = "prev_messages", prevHasmore = "prev_hasmore", nextMessages = "next_messages"
+            case nextHasmore = "next_hasmore", isHugeGap = "is_huge_gap"
+        }
+    }
+
+    /// `messages_gap` (what a client that was away missed, research/sendbird.md §3): the messages between
+    /// `prev_start_ts` and `prev_end_ts` (newest `gapPage` of them) and between `next_start_ts` and `next_end_ts`
+    /// (oldest `gapPage`), bounds included; `…_cache_count` is how many of them the client already holds. More than
+    /// `hugeGap` missing on either side answers `is_huge_gap` with no messages.
+    func gap(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let q = QueryParameters(req.uri.query)
+        let extras = try Self.extras(q)
+        let replyType = (q.nonEmpty("include_reply_type") ?? "none").lowercased()
+        guard ["none", "all", "only_reply_to_channel"].contains(replyType) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"include_reply_type\" must be none, all or only_reply_to_channel.")
+        }
+        let customTypes = q.list("custom_types").flatMap { $0 == ["*"] ? nil : $0 }
+        func side(_ start: Int64?, _ end: Int64?, cache: Int64?, forward: Bool) async throws -> (messages: [MessagePayload], more: Bool, huge: Bool) {
+            guard let start, let end, start <= end else { return ([], false, false) }
+            let cached = Int(min(max(cache ?? 0, 0), 1699))
+            var query = MessageQuery(
+                anchor: .timestamp(forward ? start : end), prevLimit: forward ? 0 : cached + Self.hugeGap + 1,
+                nextLimit: forward ? cached + Self.hugeGap + 1 : 0, inclusive: true, reverse: false)
+            query.customTypes = customTypes
+            query.replyType = replyType
+            let found = try await service.listMessages(url, query: query, viewer: caller.userId, extras: extras)
+                .filter { $0.createdAt >= start && $0.createdAt <= end }
+            if found.count - cached > Self.hugeGap { return ([], false, true) }
+            let page = forward ? Array(found.prefix(Self.gapPage)) : Array(found.suffix(Self.gapPage))
+            return (page, found.count > Self.gapPage, false)
+        }
+        let prev = try await side(try q.int("prev_start_ts"), try q.int("prev_end_ts"), cache: try q.int("prev_cache_count"), forward: false)
+        let next = try await side(try q.int("next_start_ts"), try q.int("next_end_ts"), cache: try q.int("next_cache_count"), forward: true)
+        if prev.huge || next.huge {
+            return try rest.json(GapAnswer(prevMessages: [], prevHasmore: false, nextMessages: [], nextHasmore: false, isHugeGap: true))
+        }
+        let reverse = try q.bool("reverse", default: false)
+        return try rest.json(
+            GapAnswer(
+                prevMessages: reverse ? prev.messages.reversed() : prev.messages, prevHasmore: prev.more,
+                nextMessages: reverse ? next.messages.reversed() : next.messages, nextHasmore: next.more, isHugeGap: false))
     }
 
     struct MetaArrayAnswer: Encodable {
