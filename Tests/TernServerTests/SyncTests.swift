@@ -62,4 +62,60 @@ struct SyncTests {
             #expect(texts(big.json["next_messages"]).first == "later 0" && texts(big.json["next_messages"]).count == 100)
         }
     }
+
+    @Test("Message changelogs: edits, reactions, threads and deletions since a time, in order, paged with a token")
+    func messageChangelogs() async throws {
+        let clock = StillClock()
+        try await withServer({
+            $0.maxMessagesPerSecond = 0
+            $0.clock = clock
+        }) { s in
+            try await s.createUsers(["alice", "bob", "eve"])
+            let url = try await s.createChannel(["alice", "bob"])
+            var ids: [Int] = []
+            for i in 0..<4 {
+                clock.advance(ms: 10)
+                let r = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["user_id": "alice", "message": "m\(i)"])
+                ids.append(r.json["message_id"] as? Int ?? 0)
+            }
+            clock.advance(ms: 10)
+            let since = clock.nowMs()
+            let base = "/v3/group_channels/\(url)/messages"
+            clock.advance(ms: 10)
+            _ = try await s.request("PUT", "\(base)/\(ids[0])", body: ["message": "m0 edited"])
+            clock.advance(ms: 10)
+            _ = try await s.request("POST", "\(base)/\(ids[1])/reactions", body: ["user_id": "bob", "reaction": "heart"])
+            clock.advance(ms: 10)
+            _ = try await s.request("DELETE", "\(base)/\(ids[2])")
+            clock.advance(ms: 10)
+            _ = try await s.request("POST", base, body: ["user_id": "bob", "message": "a reply", "parent_message_id": ids[3]])
+            let (bob, login) = try await s.login("bob")
+            await bob.close()
+            let key = ["Session-Key": login["key"] as? String ?? ""]
+            let all = try await s.request("GET", "\(base)/changelogs?change_ts=\(since)&include_reactions_summary=true&include_thread_info=true", headers: key)
+            #expect(all.status == 200, "\(all.text)")
+            let updated = all.json["updated"] as? [[String: Any]] ?? []
+            #expect(updated.map { $0["message_id"] as? Int } == [ids[0], ids[1], ids[3]], "edit, reaction, thread, in order")
+            #expect(updated.first?["message"] as? String == "m0 edited")
+            #expect(((updated.last?["thread_info"] as? [String: Any])?["reply_count"] as? Int) == 1)
+            #expect((all.json["deleted"] as? [[String: Any]])?.map { $0["message_id"] as? Int } == [ids[2]])
+            #expect(all.json["has_more"] as? Bool == false)
+            // Two at a time: the token continues where the page ended.
+            let first = try await s.request("GET", "\(base)/changelogs?change_ts=\(since)&limit=2", headers: key)
+            #expect((first.json["updated"] as? [[String: Any]])?.map { $0["message_id"] as? Int } == [ids[0], ids[1]])
+            #expect(first.json["has_more"] as? Bool == true)
+            let token = (first.json["next"] as? String ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let second = try await s.request("GET", "\(base)/changelogs?token=\(token)&limit=2", headers: key)
+            #expect((second.json["deleted"] as? [[String: Any]])?.map { $0["message_id"] as? Int } == [ids[2]])
+            #expect((second.json["updated"] as? [[String: Any]])?.map { $0["message_id"] as? Int } == [ids[3]])
+            #expect(second.json["has_more"] as? Bool == false)
+            // Nothing since now; a non-member and a missing change_ts are refused.
+            let none = try await s.request("GET", "\(base)/changelogs?change_ts=\(clock.nowMs() + 1)", headers: key)
+            #expect((none.json["updated"] as? [Any])?.isEmpty == true && (none.json["deleted"] as? [Any])?.isEmpty == true)
+            let (eve, eveLogin) = try await s.login("eve")
+            await eve.close()
+            #expect(try await s.request("GET", "\(base)/changelogs?change_ts=0", headers: ["Session-Key": eveLogin["key"] as? String ?? ""]).json["code"] as? Int == 400108)
+            #expect(try await s.request("GET", "\(base)/changelogs", headers: key).json["code"] as? Int == 400105)
+        }
+    }
 }

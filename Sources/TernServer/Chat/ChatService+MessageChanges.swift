@@ -140,7 +140,7 @@ extension ChatService {
         }
         try requireMayChange(m, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
         try await sendQueue.run(channelUrl) {
-            let (_, parent) = try await store.deleteMessage(channelUrl, id: id)
+            let (_, parent) = try await store.deleteMessage(channelUrl, id: id, at: now())
             var event = DeleteMessageEvent(channelUrl: channelUrl, msgId: id, messageId: id)
             event.channelType = roster.channel.channelType
             broadcast(Self.frameText(.deleteMessage, event), in: roster)
@@ -160,6 +160,40 @@ extension ChatService {
         var repliers: [SenderPayload] = []
         for id in parent.mostReplies { if let s = try await sender(id) { repliers.append(s) } }
         return ThreadInfo(replyCount: parent.replyCount, mostReplies: repliers, lastRepliedAt: parent.lastRepliedAt, updatedAt: now())
+    }
+
+    // MARK: - Changelogs
+
+    /// One page of a channel's message changes for a viewer (members only; messages hidden from them are left
+    /// out): updated and deleted messages merged in the order they changed. `next` continues after the page.
+    public func messageChangelog(
+        _ channelUrl: String, after cursor: MessageChangeCursor, limit: Int, viewer: String?, extras: MessageExtras, replyType: String
+    ) async throws -> (updated: [MessagePayload], deleted: [(id: Int64, at: Int64)], hasMore: Bool, next: MessageChangeCursor?) {
+        let channel = try await requireChannel(channelUrl)
+        var offset: Int64 = 0
+        if let viewer { offset = try await requireMember(channel, viewer, code: .unauthorizedRequest).tsMessageOffset }
+        let (updated, deleted) = try await store.messageChanges(channelUrl, after: cursor, limit: limit + 1)
+        enum Item { case updated(MessageRecord), deleted(Int64, Int64) }
+        var items: [(ts: Int64, id: Int64, item: Item)] = updated.map { ($0.changedAt, $0.messageId, .updated($0)) }
+        items += deleted.map { ($0.at, $0.id, .deleted($0.id, $0.at)) }
+        items.sort { ($0.ts, $0.id) < ($1.ts, $1.id) }
+        let page = Array(items.prefix(limit))
+        var records: [MessageRecord] = []
+        var gone: [(id: Int64, at: Int64)] = []
+        for entry in page {
+            switch entry.item {
+            case .updated(let m):
+                if let viewer, m.hiddenFor == viewer { continue }
+                if m.createdAt <= offset { continue }
+                if m.parentMessageId != 0 && replyType == "none" { continue }
+                if m.parentMessageId != 0 && replyType == "only_reply_to_channel" && !m.replyToChannel { continue }
+                records.append(m)
+            case .deleted(let id, let at):
+                gone.append((id, at))
+            }
+        }
+        let next = page.last.map { MessageChangeCursor(ts: $0.ts, messageId: $0.id) } ?? cursor
+        return (try await presentMessages(records, extras: extras), gone, items.count > limit, next)
     }
 
     // MARK: - Reactions
@@ -190,7 +224,7 @@ extension ChatService {
             }
             let changed = add
                 ? try await store.addReaction(id, key: key, userId: userId, at: t)
-                : try await store.deleteReaction(id, key: key, userId: userId)
+                : try await store.deleteReaction(id, key: key, userId: userId, at: t)
             var event = ReactionEvent(channelUrl: channelUrl, msgId: id, reaction: key, userId: userId, operation: add ? "ADD" : "DELETE", updatedAt: t)
             event.channelType = roster.channel.channelType
             if changed { broadcast(Self.frameText(.reaction, event), in: roster) { $0 != m.hiddenFor } }

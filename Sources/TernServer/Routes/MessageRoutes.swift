@@ -27,11 +27,53 @@ struct MessageRoutes: Sendable {
             router.post("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(ctx, open: open); return try await react(req, ctx, add: true) }
             router.delete("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(ctx, open: open); return try await react(req, ctx, add: false) }
             router.get("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(ctx, open: open); return try await reactions(req, ctx) }
+            router.get("/v3/\(ct)/:channel_url/messages/changelogs") { req, ctx in try await rest.requireType(ctx, open: open); return try await changelogs(req, ctx) }
             router.get("/v3/\(ct)/:channel_url/messages/total_count") { req, ctx in try await rest.requireType(ctx, open: open); return try await totalCount(req, ctx) }
             router.post("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(ctx, open: open); return try await metaArray(req, ctx, .add) }
             router.put("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(ctx, open: open); return try await metaArray(req, ctx, nil) }
             router.delete("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(ctx, open: open); return try await removeMetaKeys(req, ctx) }
         }
+    }
+
+    struct Changelog: Encodable {
+        struct Deleted: Encodable {
+            let messageId: Int64
+            let deletedAt: Int64
+            enum CodingKeys: String, CodingKey { case messageId = "message_id", deletedAt = "deleted_at" }
+        }
+        let updated: [MessagePayload]
+        let deleted: [Deleted]
+        let hasMore: Bool
+        let next: String
+        enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next }
+    }
+
+    /// Message changelogs: what changed (edits, reactions, threads, previews) or went since `change_ts` (ms) or a
+    /// `token`, oldest change first, 100 at most per page → `{updated, deleted:[{message_id, deleted_at}], has_more, next}`.
+    func changelogs(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        let q = QueryParameters(req.uri.query)
+        let cursor: MessageChangeCursor
+        if let token = q.nonEmpty("token") {
+            guard let data = Data(base64Encoded: token), let c = try? JSONDecoder().decode(MessageChangeCursor.self, from: data) else {
+                throw SendbirdError(.invalidValue, "Invalid value: \"token\".")
+            }
+            cursor = c
+        } else if let ts = try q.int("change_ts") {
+            cursor = MessageChangeCursor(ts: ts)
+        } else {
+            throw SendbirdError.missing("change_ts")
+        }
+        let replyType = (q.nonEmpty("include_reply_type") ?? "all").lowercased()
+        let limit = try q.int("limit", default: 100, range: 1...200)
+        let page = try await service.messageChangelog(
+            url, after: cursor, limit: limit, viewer: caller.userId, extras: try Self.extras(q), replyType: replyType)
+        let next = page.next.flatMap { try? JSONEncoder().encode($0).base64EncodedString() } ?? ""
+        return try rest.json(
+            Changelog(
+                updated: page.updated, deleted: page.deleted.map { .init(messageId: $0.id, deletedAt: $0.at) }, hasMore: page.hasMore,
+                next: next))
     }
 
     /// More missing messages than this on one side of a gap is a huge gap: the client starts over at the newest page.

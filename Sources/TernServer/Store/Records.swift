@@ -121,6 +121,8 @@ public struct MessageRecord: Sendable, Equatable {
     public var mostReplies: [String] = []
     /// The link preview (`og_tag` JSON), once read.
     public var ogTag: String? = nil
+    /// When it last changed after being sent (ms; 0: never) — edits, reactions, thread, preview.
+    public var changedAt: Int64 = 0
     /// `FILE`: the files (JSON array of ``FilePayload``).
     public var files: String? = nil
 }
@@ -473,6 +475,16 @@ public struct ReportQuery: Sendable {
     public var beforeId: Int64?
     public var limit = 10
     public init() {}
+}
+
+/// Where a message changelog continues: after this change time, and after this message id within it.
+public struct MessageChangeCursor: Sendable, Equatable, Codable {
+    public var ts: Int64
+    public var messageId: Int64
+    public init(ts: Int64, messageId: Int64 = 0) {
+        self.ts = ts
+        self.messageId = messageId
+    }
 }
 
 /// The application's user list query.

@@ -15,13 +15,16 @@ extension SQLiteStore {
         most.removeAll { $0 == sender }
         most.insert(sender, at: 0)
         try db.execute(
-            sql: "UPDATE messages SET reply_count = reply_count + 1, last_replied_at = max(last_replied_at, ?), most_replies = ? WHERE message_id = ?",
-            arguments: [ms, json(Array(most.prefix(10))), parentId])
+            sql: """
+                UPDATE messages SET reply_count = reply_count + 1, last_replied_at = max(last_replied_at, ?), most_replies = ?,
+                  changed_at = max(changed_at, ?) WHERE message_id = ?
+                """,
+            arguments: [ms, json(Array(most.prefix(10))), ms, parentId])
         return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [parentId]).map(messageRecord)
     }
 
     /// Recounts a parent's thread from its remaining replies.
-    static func recountThread(_ db: Database, parentId: Int64) throws -> MessageRecord? {
+    static func recountThread(_ db: Database, parentId: Int64, at ms: Int64) throws -> MessageRecord? {
         let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE parent_message_id = ?", arguments: [parentId]) ?? 0
         let last = try Int64.fetchOne(db, sql: "SELECT MAX(created_at) FROM messages WHERE parent_message_id = ?", arguments: [parentId]) ?? 0
         let senders = try String.fetchAll(
@@ -31,8 +34,8 @@ extension SQLiteStore {
                 """,
             arguments: [parentId])
         try db.execute(
-            sql: "UPDATE messages SET reply_count = ?, last_replied_at = ?, most_replies = ? WHERE message_id = ?",
-            arguments: [count, last, json(senders), parentId])
+            sql: "UPDATE messages SET reply_count = ?, last_replied_at = ?, most_replies = ?, changed_at = max(changed_at, ?) WHERE message_id = ?",
+            arguments: [count, last, json(senders), ms, parentId])
         return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [parentId]).map(messageRecord)
     }
 
@@ -54,11 +57,11 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE messages SET message = ?, data = ?, custom_type = ?, mention_type = ?, mentioned_user_ids = ?,
-                      sorted_metaarray = ?, updated_at = ? WHERE message_id = ?
+                      sorted_metaarray = ?, updated_at = ?, changed_at = max(changed_at, ?) WHERE message_id = ?
                     """,
                 arguments: [
                     new.message, new.data, new.customType, new.mentionType, Self.json(new.mentionedUserIds),
-                    Self.json(new.sortedMetaarray), new.updatedAt, id,
+                    Self.json(new.sortedMetaarray), new.updatedAt, change.updatedAt, id,
                 ])
             return (old, new)
         }
@@ -84,12 +87,16 @@ extension SQLiteStore {
         return out
     }
 
-    public func deleteMessage(_ channelUrl: String, id: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?) {
+    public func deleteMessage(_ channelUrl: String, id: Int64, at ms: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?) {
         try await pool.write { db in
             guard let m = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
                 .map(Self.messageRecord)
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
             try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [id])
+            // Kept for message changelogs: clients that were away learn of the deletion.
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO message_tombstones(channel_url, message_id, deleted_at) VALUES (?, ?, ?)",
+                arguments: [channelUrl, id, ms])
             // The channel's last message moves back to the newest one left.
             let last = try Row.fetchOne(
                 db, sql: "SELECT message_id, created_at FROM messages WHERE channel_url = ? ORDER BY created_at DESC, message_id DESC LIMIT 1",
@@ -97,7 +104,7 @@ extension SQLiteStore {
             try db.execute(
                 sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ? AND (last_message_id = ? OR last_message_id IS NULL)",
                 arguments: [last?["message_id"] as Int64?, (last?["created_at"] as Int64?) ?? 0, channelUrl, id])
-            let parent = m.parentMessageId != 0 ? try Self.recountThread(db, parentId: m.parentMessageId) : nil
+            let parent = m.parentMessageId != 0 ? try Self.recountThread(db, parentId: m.parentMessageId, at: ms) : nil
             return (m, parent)
         }
     }
@@ -109,14 +116,49 @@ extension SQLiteStore {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO reactions(message_id, key, user_id, updated_at) VALUES (?, ?, ?, ?)",
                 arguments: [messageId, key, userId, ms])
-            return db.changesCount > 0
+            let changed = db.changesCount > 0
+            if changed { try Self.touch(db, messageId, at: ms) }
+            return changed
         }
     }
 
-    public func deleteReaction(_ messageId: Int64, key: String, userId: String) async throws -> Bool {
+    public func deleteReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM reactions WHERE message_id = ? AND key = ? AND user_id = ?", arguments: [messageId, key, userId])
-            return db.changesCount > 0
+            let changed = db.changesCount > 0
+            if changed { try Self.touch(db, messageId, at: ms) }
+            return changed
+        }
+    }
+
+    /// Marks a message changed at `ms` (for message changelogs).
+    static func touch(_ db: Database, _ messageId: Int64, at ms: Int64) throws {
+        try db.execute(sql: "UPDATE messages SET changed_at = max(changed_at, ?) WHERE message_id = ?", arguments: [ms, messageId])
+    }
+
+    public func messageChanges(_ channelUrl: String, after c: MessageChangeCursor, limit: Int) async throws
+        -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
+    {
+        try await pool.read { db in
+            let updated = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM messages WHERE channel_url = ? AND changed_at > 0
+                      AND (changed_at > ? OR (changed_at = ? AND message_id > ?))
+                    ORDER BY changed_at, message_id LIMIT ?
+                    """,
+                arguments: [channelUrl, c.ts, c.ts, c.messageId, limit]
+            ).map(Self.messageRecord)
+            let deleted = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT message_id, deleted_at FROM message_tombstones WHERE channel_url = ?
+                      AND (deleted_at > ? OR (deleted_at = ? AND message_id > ?))
+                    ORDER BY deleted_at, message_id LIMIT ?
+                    """,
+                arguments: [channelUrl, c.ts, c.ts, c.messageId, limit]
+            ).map { (id: $0["message_id"] as Int64, at: $0["deleted_at"] as Int64) }
+            return (updated, deleted)
         }
     }
 
@@ -145,7 +187,7 @@ extension SQLiteStore {
 
     public func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord? {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE messages SET og_tag = ? WHERE message_id = ?", arguments: [json, messageId])
+            try db.execute(sql: "UPDATE messages SET og_tag = ?, changed_at = max(changed_at, ?) WHERE message_id = ?", arguments: [json, updatedAt, messageId])
             return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [messageId]).map(Self.messageRecord)
         }
     }

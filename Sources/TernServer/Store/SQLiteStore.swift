@@ -262,6 +262,20 @@ public final class SQLiteStore: Store {
                     CREATE INDEX users_nickname ON users(nickname);
                     """)
         }
+        m.registerMigration("v10-message-changelog") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0;
+                    CREATE INDEX messages_changed ON messages(channel_url, changed_at, message_id) WHERE changed_at > 0;
+                    CREATE TABLE message_tombstones (
+                        channel_url TEXT NOT NULL REFERENCES group_channels(channel_url) ON DELETE CASCADE,
+                        message_id INTEGER NOT NULL,
+                        deleted_at INTEGER NOT NULL,
+                        PRIMARY KEY (channel_url, message_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX message_tombstones_time ON message_tombstones(channel_url, deleted_at, message_id);
+                    """)
+        }
         return m
     }
 
@@ -1503,6 +1517,6 @@ public final class SQLiteStore: Store {
             sortedMetaarray: decodeJSON(row["sorted_metaarray"] ?? "[]", as: [MetaArrayItem].self, default: []),
             replyToChannel: row["reply_to_channel"] ?? false, replyCount: row["reply_count"] ?? 0,
             lastRepliedAt: row["last_replied_at"] ?? 0, mostReplies: decodeJSON(row["most_replies"] ?? "[]", as: [String].self, default: []),
-            ogTag: row["og_tag"], files: row["files"])
+            ogTag: row["og_tag"], changedAt: row["changed_at"] ?? 0, files: row["files"])
     }
 }

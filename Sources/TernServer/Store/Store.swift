@@ -91,10 +91,10 @@ public protocol Store: Sendable {
     func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord)
     /// Deletes a message (its reactions with it); the channel's last message moves back; a reply's
     /// parent has its thread recounted (returned).
-    func deleteMessage(_ channelUrl: String, id: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?)
+    func deleteMessage(_ channelUrl: String, id: Int64, at ms: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?)
     /// Returns false when the user had already reacted so.
     func addReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool
-    func deleteReaction(_ messageId: Int64, key: String, userId: String) async throws -> Bool
+    func deleteReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool
     /// How many different reaction keys a message has.
     func reactionKeyCount(_ messageId: Int64) async throws -> Int
     /// Reactions of these messages, oldest first.
@@ -174,6 +174,10 @@ public protocol Store: Sendable {
     func addReport(_ report: ReportRecord) async throws -> ReportRecord
     /// Reports, newest first.
     func reports(_ query: ReportQuery) async throws -> [ReportRecord]
+
+    /// A channel's message changes after a point (`changed_at`, `message_id`), oldest first: messages changed
+    /// (edited, reacted to, their thread or preview moved) and messages deleted, at most `limit` of each kind.
+    func messageChanges(_ channelUrl: String, after: MessageChangeCursor, limit: Int) async throws -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
 
     /// Flushes and closes. Called once at shutdown, after the last write.
     func close() async throws
