@@ -1402,6 +1402,24 @@ async function main() {
             expectEqual(logs.report_logs.length >= 2, true, `reports listed: ${JSON.stringify(logs).slice(0, 200)}`);
         }
     });
+    await step('n. message changelogs: B learns of an edit and a deletion that happened since a time', async () => {
+        need(N.url, 'the channel');
+        const chA = await A.sb.groupChannel.getChannel(N.url);
+        const keep = await sendUserMessage(chA, { message: `keep ${suffix}` });
+        const gone = await sendUserMessage(chA, { message: `gone ${suffix}` });
+        await new Promise((r) => setTimeout(r, 5));
+        const since = Date.now();
+        await new Promise((r) => setTimeout(r, 5));
+        await chA.updateUserMessage(keep.messageId, { message: `kept, edited ${suffix}` });
+        await chA.deleteMessage(gone);
+        const chB = await B.sb.groupChannel.getChannel(N.url);
+        const logs = await chB.getMessageChangeLogsSinceTimestamp(since);
+        expectEqual(logs.updatedMessages.map((m) => m.message).join('|'), `kept, edited ${suffix}`, 'updated');
+        expectEqual(logs.deletedMessageIds.join(','), String(gone.messageId), 'deleted');
+        expectEqual(logs.hasMore, false, 'hasMore');
+        const again = await chB.getMessageChangeLogsSinceToken(logs.token);
+        expectEqual(again.updatedMessages.length + again.deletedMessageIds.length, 0, 'nothing after the token');
+    });
     await step('n. blocked list with a user id filter; the user list query with ids, nickname and metadata filters', async () => {
         need(ctx.connectedA && ctx.connectedB, 'both connected');
         await A.sb.blockUserWithUserId(idB);
