@@ -398,6 +398,10 @@ def step_block():
     check([u.user_id for u in r.get("users", [])] == [UA], "blocked users %r" % r.get("users"))
     listed = moderation.list_blocked_users(UB, user_ids=UA, **AUTH)
     check([u.user_id for u in listed.get("users", [])] == [UA], "blocked list %r" % listed.get("users"))
+    listed = moderation.list_blocked_users(UB, user_ids=",".join([UA, UC]), **AUTH)
+    check([u.user_id for u in listed.get("users", [])] == [UA], "blocked list by two ids %r" % listed.get("users"))
+    listed = moderation.list_blocked_users(UB, user_ids=UC, **AUTH)
+    check(listed.get("users", []) == [], "user_ids filter on a user not blocked %r" % listed.get("users"))
     blocking = moderation.list_blocked_users(UA, list="blocking_me", **AUTH)
     check([u.user_id for u in blocking.get("users", [])] == [UB], "blocking list %r" % blocking.get("users"))
     before = users.view_number_of_unread_messages(UB, **AUTH).get("unread_count")
@@ -478,8 +482,11 @@ def step_open_channels():
     b = opens.create_an_open_channel(create_an_open_channel_request=CreateAnOpenChannelRequest(
         channel_url="oc_b_" + SFX, name="Backstage " + SFX), **AUTH)
     S["open"] = a.channel_url
-    got = opens.get_an_open_channel(a.channel_url, **AUTH)
+    got = opens.get_an_open_channel(a.channel_url, include_operators=True, **AUTH)
     check(got.get("name") == "Stage " + SFX and got.get("custom_type") == "live", "get %r" % got)
+    check(got.get("data") == "d" and got.get("channel_type") == "open" and got.get("freeze") is False, "get %r" % got)
+    check([u.user_id for u in got.get("operators", [])] == [UA], "include_operators %r" % got.get("operators"))
+    check(isinstance(got.get("created_at"), int) and abs(got.get("created_at") - now_ms() // 1000) < 600, "created_at (s) %r" % got.get("created_at"))
     # Filters and paging (newest first).
     by_type = opens.list_open_channels(custom_types="live", url_contains=SFX, limit=10, **AUTH)
     check([c.channel_url for c in by_type.get("channels", [])] == [a.channel_url], "custom_types filter %r" % by_type)
@@ -492,6 +499,8 @@ def step_open_channels():
     second = opens.list_open_channels(url_contains=SFX, limit=1, token=first.get("next"), **AUTH)
     check([c.channel_url for c in second.get("channels", [])] == [a.channel_url], "second page %r" % second)
     check(second.get("next") in ("", None), "last page next %r" % second.get("next"))
+    c = opens.list_open_channels(channel_urls=",".join([a.channel_url, b.channel_url]), limit=10, **AUTH)
+    check(sorted(x.channel_url for x in c.get("channels", [])) == sorted([a.channel_url, b.channel_url]), "two channel_urls %r" % c)
     up = opens.update_an_open_channel(a.channel_url, update_an_open_channel_request=UpdateAnOpenChannelRequest(
         name="Main stage " + SFX), **AUTH)
     check(up.get("name") == "Main stage " + SFX, "update %r" % up.get("name"))
@@ -509,6 +518,11 @@ def step_open_channel_operators_and_freeze():
         operator_ids=[UB]), **AUTH)
     ops = opens.list_channel_operators(url, limit=10, **AUTH)
     check(sorted(u.user_id for u in ops.get("operators", [])) == sorted([UA, UB]), "operators %r" % ops)
+    p1 = opens.list_channel_operators(url, limit=1, **AUTH)
+    check(len(p1.get("operators", [])) == 1 and p1.get("next"), "operators page 1 %r" % p1)
+    p2 = opens.list_channel_operators(url, limit=1, token=p1.get("next"), **AUTH)
+    check(len(p2.get("operators", [])) == 1 and p2.get("next") in ("", None), "operators page 2 %r" % p2)
+    check(sorted([p1.operators[0].user_id, p2.operators[0].user_id]) == sorted([UA, UB]), "operator pages %r %r" % (p1, p2))
     opens.unregister_operators(url, UB, **AUTH)
     ops = opens.list_channel_operators(url, **AUTH)
     check([u.user_id for u in ops.get("operators", [])] == [UA], "after unregistering %r" % ops)
@@ -516,6 +530,11 @@ def step_open_channel_operators_and_freeze():
     check(opens.list_channel_operators(url, **AUTH).get("operators", []) == [], "delete_all left operators")
     f = moderation.freeze_an_open_channel(url, freeze_an_open_channel_request=FreezeAnOpenChannelRequest(freeze=True), **AUTH)
     check(f.get("freeze") is True, "freeze %r" % f.get("freeze"))
+    check(opens.get_an_open_channel(url, **AUTH).get("freeze") is True, "freeze not persisted")
+    hidden = opens.list_open_channels(url_contains=SFX, show_frozen=False, limit=10, **AUTH)
+    check(url not in [c.channel_url for c in hidden.get("channels", [])], "show_frozen=False lists a frozen channel")
+    shown = opens.list_open_channels(url_contains=SFX, show_frozen=True, limit=10, **AUTH)
+    check(url in [c.channel_url for c in shown.get("channels", [])], "show_frozen=True misses the frozen channel")
     f = moderation.freeze_an_open_channel(url, freeze_an_open_channel_request=FreezeAnOpenChannelRequest(freeze=False), **AUTH)
     check(f.get("freeze") is False, "unfreeze %r" % f.get("freeze"))
     sent = messages.send_a_message("open_channels", url, send_a_message_request=SendAMessageRequest(
@@ -526,27 +545,46 @@ def step_open_channel_operators_and_freeze():
 
 
 def step_user_metadata():
-    users.create_user_metadata(UC, create_user_metadata_request=CreateUserMetadataRequest(
+    made = users.create_user_metadata(UC, create_user_metadata_request=CreateUserMetadataRequest(
         metadata={"team": "red" + SFX, "role": "dev"}), **AUTH)
+    check(made == {"team": "red" + SFX, "role": "dev"}, "create answers the new metadata: %r" % made)
     try:
         users.create_user_metadata(UC, create_user_metadata_request=CreateUserMetadataRequest(metadata={"team": "x"}), **AUTH)
         raise StepFailure("creating an existing key succeeded")
     except ApiException as exc:
         check(api_error_code(exc) == 400202, "existing key: %r" % exc.body)
     one = users.view_specific_user_metadata(UC, "team", **AUTH)
-    check(one.get("team") == "red" + SFX, "view one %r" % one)
-    users.update_user_metadata(UC, update_user_metadata_request=UpdateUserMetadataRequest(
+    check(one == {"team": "red" + SFX}, "view one %r" % one)
+    try:
+        users.view_specific_user_metadata(UC, "nope", **AUTH)
+        raise StepFailure("a missing key was found")
+    except ApiException as exc:
+        check(api_error_code(exc) == 400201, "missing key: %r" % exc.body)
+    up = users.update_user_metadata(UC, update_user_metadata_request=UpdateUserMetadataRequest(
         metadata={"city": "Oslo"}, upsert=True), **AUTH)
-    users.update_specific_user_metadata(UC, "role", update_specific_user_metadata_request=UpdateSpecificUserMetadataRequest(
+    check(up == {"city": "Oslo"}, "update answers the updated keys: %r" % up)
+    try:
+        users.update_user_metadata(UC, update_user_metadata_request=UpdateUserMetadataRequest(metadata={"zip": "0150"}), **AUTH)
+        raise StepFailure("updating a missing key without upsert succeeded")
+    except ApiException as exc:
+        check(api_error_code(exc) == 400201, "update without upsert: %r" % exc.body)
+    one = users.update_specific_user_metadata(UC, "role", update_specific_user_metadata_request=UpdateSpecificUserMetadataRequest(
         value="ops"), **AUTH)
+    check(one == {"role": "ops"}, "update one %r" % one)
     users.delete_specific_user_metadata(UC, "city", **AUTH)
     u = users.view_a_user(UC, **AUTH)
     check(u.get("metadata") == {"team": "red" + SFX, "role": "ops"}, "metadata %r" % u.get("metadata"))
+    users.create_user_metadata(UB, create_user_metadata_request=CreateUserMetadataRequest(metadata={"team": "blue" + SFX}), **AUTH)
     r = users.list_users(metadatakey="team", metadatavalues_in="red" + SFX, limit=10, **AUTH)
     check([x.user_id for x in r.get("users", [])] == [UC], "metadata filter %r" % r.get("users"))
+    r = users.list_users(metadatakey="team", metadatavalues_in="red%s,blue%s" % (SFX, SFX), limit=10, **AUTH)
+    check(sorted(x.user_id for x in r.get("users", [])) == sorted([UB, UC]), "metadata filter, two values %r" % r.get("users"))
     r = users.list_users(nickname_startswith="Carol " + SFX, limit=10, **AUTH)
     check([x.user_id for x in r.get("users", [])] == [UC], "nickname filter %r" % r.get("users"))
+    r = users.list_users(nickname_startswith="Bobby " + SFX[:4], limit=10, **AUTH)
+    check([x.user_id for x in r.get("users", [])] == [UB], "nickname prefix filter %r" % r.get("users"))
     users.delete_user_all_metadata(UC, **AUTH)
+    users.delete_user_all_metadata(UB, **AUTH)
     check(users.view_a_user(UC, **AUTH).get("metadata") in ({}, None), "metadata left after deleting all")
 
 
