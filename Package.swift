@@ -40,12 +40,13 @@ let package = Package(
         ),
         // The GD image library (thumbnails of uploaded images); only TernServer's Thumbnailer imports it.
         .systemLibrary(name: "CGD", providers: [.apt(["libgd-dev"])]),
-        // The client engine (filled by the engine issue).
+        // The client engine: connection, channels, messages, and its offline cache (SQLite through GRDB).
         .target(
             name: "TernKit",
             dependencies: [
                 "TernProtocol",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // UI state, key map, reducer and views into a cell grid. Never calls curses.

@@ -77,10 +77,20 @@ public actor ChatApp {
     }
 
     func start() async {
+        // An offline start: what the cache holds is on screen before the server answers.
+        let cached = await client.cachedChannels()
+        if !cached.isEmpty {
+            state.offlineStart = true
+            dispatch(.channelsLoaded(cached))
+        }
         do {
             try await client.connect()
-            let list = try await client.loadAllChannels()
-            dispatch(.channelsLoaded(list))
+            state.offlineStart = false
+            // With a cache, the engine's catch-up after login reads the list (and announces it).
+            if client.cache == nil {
+                let list = try await client.loadAllChannels()
+                dispatch(.channelsLoaded(list))
+            }
         } catch let e as SendbirdError {
             dispatch(.failed("cannot connect: \(e.code.rawValue) \(e.message)"))
         } catch {
@@ -207,9 +217,19 @@ public actor ChatApp {
             }
         case .loadHistory(let url, let before):
             Task {
+                // The cache first (at once, also offline), then the server's answer replaces it.
+                let cached = await client.cachedMessages(in: url, before: before, limit: 50)
+                if let cached, before == nil || cached.messages.count >= 50 || !cached.hasPrevious {
+                    self.dispatch(.historyLoaded(url: url, page: cached, replace: before == nil))
+                    if before != nil { return }
+                }
                 do {
-                    let page = try await client.previousMessages(in: url, before: before, limit: 50)
+                    let page = before == nil
+                        ? try await client.latestMessages(in: url, limit: 50) : try await client.previousMessages(in: url, before: before, limit: 50)
                     self.dispatch(.historyLoaded(url: url, page: page, replace: before == nil))
+                } catch let e as SendbirdError where e.code == .connectionRequired && cached != nil {
+                    // Offline with the cache on screen: the catch-up after login fills it in.
+                    self.dispatch(.historyLoaded(url: url, page: cached!, replace: before == nil))
                 } catch {
                     self.dispatch(.historyFailed(url: url, error: Self.describe(error)))
                 }

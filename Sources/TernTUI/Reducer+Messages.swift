@@ -297,23 +297,31 @@ extension Reducer {
             if state.editing?.messageId == id { state.editing = nil }
             if state.replyingTo?.messageId == id { state.replyingTo = nil }
         case .reactionUpdated(let url, let id, let key, let user, let added):
-            update(id, in: url) { m in
-                if let i = m.reactions.firstIndex(where: { $0.key == key }) {
-                    if added {
-                        if !m.reactions[i].userIds.contains(user) { m.reactions[i].userIds.append(user) }
-                    } else {
-                        m.reactions[i].userIds.removeAll { $0 == user }
-                        if m.reactions[i].userIds.isEmpty { m.reactions.remove(at: i) }
-                    }
-                } else if added {
-                    m.reactions.append(Reaction(key: key, userIds: [user]))
-                }
-            }
+            update(id, in: url) { $0.applyReaction(key: key, userId: user, added: added) }
         case .threadInfoUpdated(let url, let parent, let summary):
             update(parent, in: url) { $0.thread = summary.replyCount > 0 ? summary : nil }
         default:
             break
         }
+    }
+}
+
+extension Reducer {
+    /// Messages fetched after the fact (a gap fill) join a loaded channel in time order; ours not
+    /// stored yet stay last, and one that is now stored replaces its pending line.
+    static func merge(_ filled: [Message], into url: String, _ state: inout AppState) {
+        guard !filled.isEmpty else { return }
+        guard var list = state.messages[url] ?? (url == state.selected ? [] : nil) else { return }
+        let pendingIds = Set(filled.compactMap(\.requestId))
+        list.removeAll { $0.status != .succeeded && $0.requestId.map(pendingIds.contains) == true }
+        var stored = list.filter { $0.status == .succeeded }
+        let unsent = list.filter { $0.status != .succeeded }
+        var known = Set(stored.map(\.messageId))
+        for m in filled where known.insert(m.messageId).inserted { stored.append(m) }
+        stored.sort { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
+        // A pending line whose message came back stored (sent by this client, acknowledged while away).
+        let storedReqs = Set(stored.compactMap(\.requestId))
+        state.messages[url] = stored + unsent.filter { !($0.requestId.map(storedReqs.contains) ?? false) }
     }
 }
 

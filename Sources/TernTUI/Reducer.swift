@@ -723,6 +723,11 @@ public struct Reducer: Sendable {
         case .openChannelEntered, .openChannelUpdated, .openChannelExited:
             return applyOpenChannelEvent(event, &state)
         case .messagePending(let m):
+            // A resend keeps its request id: the failed line turns pending again in place.
+            if let i = state.messages[m.channelUrl]?.firstIndex(where: { $0.requestId != nil && $0.requestId == m.requestId }) {
+                state.messages[m.channelUrl]![i] = m
+                return []
+            }
             if let t = state.thread, m.parentMessageId == t.parent.messageId { state.thread?.replies.append(m) }
             state.messages[m.channelUrl, default: []].append(m)
         case .messageSent(let m), .messageFailed(let m):
@@ -772,6 +777,20 @@ public struct Reducer: Sendable {
             state.notice = "unblocked \(u.displayName)"
         case .messageUpdated, .messageDeleted, .reactionUpdated, .threadInfoUpdated:
             applyMessageChange(event, &state)
+        case .syncing(let on):
+            state.syncing = on
+        case .messagesFilled(let url, let filled):
+            Self.merge(filled, into: url, &state)
+        case .hugeGap(let url):
+            state.notice = "more than 300 messages missed in \(Self.channelLabel(url, state)): showing the newest"
+            guard state.messages[url] != nil else { return [] }
+            state.messages[url] = nil
+            state.hasPrevious[url] = nil
+            if url == state.selected {
+                state.scroll = 0
+                state.loadingHistory.insert(url)
+                return [.loadHistory(channelUrl: url, before: nil)]
+            }
         case .readReceiptUpdated, .deliveryReceiptUpdated, .reconnectStarted, .reconnectSucceeded:
             break
         }

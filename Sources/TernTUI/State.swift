@@ -73,6 +73,10 @@ public struct AppState: Sendable, Equatable {
     public var me: User
     public var server: String
     public var connection: ConnectionState = .connecting
+    /// The engine is catching up after a (re)connection (changelogs, gap fills).
+    public var syncing = false
+    /// Started from the cache before the server answered (the status bar says so until connected).
+    public var offlineStart = false
     public var channels: [GroupChannel] = []
     /// Open channels the user is in (their own section of the list).
     public var openChannels: [OpenChannel] = []

@@ -432,7 +432,12 @@ public struct Screen: Sendable {
     func drawStatus(_ state: AppState, _ g: inout CellGrid, y: Int, width: Int, now: Millis) {
         g.fill(x: 0, y: y, width: width, height: 1, style: theme.style("status"))
         var col = g.write(" \(state.me.displayName) ", x: 0, y: y, style: theme.style("status.user"))
-        let (text, key) = Self.connectionText(state.connection, now: now)
+        var (text, key) = Self.connectionText(state.connection, now: now)
+        if state.syncing, case .open = state.connection {
+            (text, key) = ("syncing…", "status.reconnecting")
+        } else if state.offlineStart, case .connecting = state.connection {
+            (text, key) = ("offline", "status.offline")
+        }
         col = g.write("│ ", x: col, y: y, style: theme.style("status"))
         col = g.write(text, x: col, y: y, style: theme.style(key))
         if let c = state.selectedChannel {

@@ -38,6 +38,10 @@ struct Tern: AsyncParsableCommand {
             ↑ on an empty line edits your last message; Ctrl-R picks a message to
             reply to, react to, edit, delete or open as a thread; Ctrl-K searches;
             Tab completes @mentions.
+            Channels, messages and unsent messages are cached in
+            $XDG_CACHE_HOME/tern (else ~/.cache/tern), one file per server and user:
+            tern starts with them at once, also while the server is down, and
+            messages written offline go out when it is back.
             Logs go to $XDG_STATE_HOME/tern/tern.log. Scripts use `tern send` and
             `tern tail`.
             """,
@@ -49,6 +53,12 @@ struct Tern: AsyncParsableCommand {
 
     @Flag(name: .customLong("stop-server"), help: "Stop the embedded local server and exit.")
     var stopServer = false
+
+    @Flag(name: .customLong("no-cache"), help: "Keep nothing on disk: no offline start, unsent messages are lost on exit.")
+    var noCache = false
+
+    @Option(name: .customLong("cache-size"), help: "Largest offline cache in MB (the least recently opened channels' messages go first).")
+    var cacheSizeMB: Int = 256
 
     func run() async throws {
         if stopServer {
@@ -62,7 +72,13 @@ struct Tern: AsyncParsableCommand {
         let config: ClientConfiguration
         let theme: Theme
         do {
-            config = try connection.clientConfiguration()
+            var c = try connection.clientConfiguration()
+            if !noCache {
+                guard cacheSizeMB >= 1 else { throw SendbirdError(.invalidParameter, "--cache-size must be at least 1 (MB)") }
+                c.cacheDirectory = LocalCache.defaultDirectory(env)
+                c.cacheMaxBytes = Int64(cacheSizeMB) * 1024 * 1024
+            }
+            config = c
             theme = try loadTheme(env)
         } catch {
             throw fail(error)

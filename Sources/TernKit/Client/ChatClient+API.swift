@@ -82,7 +82,7 @@ extension ChatClient {
             let isNew = store.upsert(c)
             if let kept = store[c.url] {
                 loaded.append(kept)
-                hub.emit(isNew ? .channelAdded(kept) : .channelUpdated(kept))
+                emit(isNew ? .channelAdded(kept) : .channelUpdated(kept))
             }
         }
         return loaded
@@ -135,7 +135,7 @@ extension ChatClient {
     @discardableResult
     public func sendMessage(_ params: UserMessageParams, to url: String) -> Message {
         let pending = makePending(params, to: url)
-        hub.emit(.messagePending(pending))
+        emit(.messagePending(pending))
         Task { _ = await self.deliver(pending, params) }
         return pending
     }
@@ -148,7 +148,7 @@ extension ChatClient {
 
     public func sendMessageAndWait(_ params: UserMessageParams, to url: String) async throws -> Message {
         let pending = makePending(params, to: url)
-        hub.emit(.messagePending(pending))
+        emit(.messagePending(pending))
         let result = await deliver(pending, params)
         switch result {
         case .success(let m): return m
@@ -156,18 +156,19 @@ extension ChatClient {
         }
     }
 
-    /// Sends a failed message again, under a new request id.
+    /// Sends a failed message again under its request id, so a message the server did store (its
+    /// answer was lost) comes back as it is instead of twice.
     @discardableResult
     public func resend(_ failed: Message) -> Message {
-        var params = UserMessageParams(failed.text)
-        params.data = failed.data
-        params.customType = failed.customType
-        params.mentionedUserIds = failed.mentionedUserIds
-        params.mentionType = failed.mentionType
-        params.metaarray = failed.metaarray
-        params.parentMessageId = failed.parentMessageId
-        params.replyToChannel = failed.isReplyToChannel
-        return sendMessage(params, to: failed.channelUrl)
+        let params = UserMessageParams(resending: failed)
+        var pending = failed
+        pending.status = .pending
+        pending.error = nil
+        if pending.requestId == nil { pending.requestId = "rq-" + newRequestId() }
+        outbox.removeAll { $0.message.requestId == pending.requestId && $0.waiters.isEmpty }
+        emit(.messagePending(pending))
+        Task { _ = await self.deliver(pending, params) }
+        return pending
     }
 
     func makePending(_ params: UserMessageParams, to url: String) -> Message {
@@ -182,7 +183,16 @@ extension ChatClient {
         return m
     }
 
+    /// Sends now when connected; while (re)connecting the message waits in the outbox and goes once the
+    /// connection is back.
     func deliver(_ pending: Message, _ params: UserMessageParams) async -> Result<Message, SendbirdError> {
+        if shouldQueue || outboxRunning {
+            return await enqueue(pending, params)
+        }
+        return await transmit(pending, params)
+    }
+
+    func transmit(_ pending: Message, _ params: UserMessageParams) async -> Result<Message, SendbirdError> {
         let reqId = pending.requestId ?? newRequestId()
         do {
             guard !pending.text.isEmpty else { throw SendbirdError(.invalidParameter, "the message is empty") }
@@ -209,15 +219,15 @@ extension ChatClient {
             if typingOut.end(pending.channelUrl, now: clock.now()) {
                 if let f = try? Frame(command: .typingEnd, ChannelRequest(channelUrl: pending.channelUrl, time: clock.now())) { send([f]) }
             }
-            hub.emit(.messageSent(sent))
-            if let c = store[sent.channelUrl] { hub.emit(.channelUpdated(c)) }
+            emit(.messageSent(sent))
+            if let c = store[sent.channelUrl] { emit(.channelUpdated(c)) }
             return .success(sent)
         } catch {
             var failed = pending
             failed.status = .failed
             let e = (error as? SendbirdError) ?? SendbirdError(.malformedData, "\(error)")
             failed.error = e
-            hub.emit(.messageFailed(failed))
+            emit(.messageFailed(failed))
             return .failure(e)
         }
     }
@@ -235,7 +245,9 @@ extension ChatClient {
             "GET", RESTClient.path(channelBase(url) + "/messages", query), sessionKey: key,
             as: MessageListResponse.self)
         let messages = page.messages.map(Message.init).sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
-        return MessagePage(messages: messages, hasPrevious: page.messages.count >= n)
+        let result = MessagePage(messages: messages, hasPrevious: page.messages.count >= n)
+        remember(result, url: url, before: before)
+        return result
     }
 
     // MARK: - Reading

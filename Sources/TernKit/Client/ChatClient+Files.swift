@@ -71,7 +71,7 @@ extension ChatClient {
             messageId: 0, requestId: reqId, channelUrl: url, kind: .file, text: "", sender: currentUser ?? User(userId: me), createdAt: clock.now(),
             status: .pending)
         pending.files = [FilePayload(url: "", name: name, size: data.count, type: type)]
-        hub.emit(.messagePending(pending))
+        emit(.messagePending(pending))
         let handle = UploadHandle()
         uploads[reqId] = handle
         Task {
@@ -97,8 +97,8 @@ extension ChatClient {
                 sent.requestId = reqId
                 sent.status = .succeeded
                 self.store.applySent(sent)
-                self.hub.emit(.messageSent(sent))
-                if let c = self.store[url] { self.hub.emit(.channelUpdated(c)) }
+                self.emit(.messageSent(sent))
+                if let c = self.store[url] { self.emit(.channelUpdated(c)) }
             } catch {
                 self.uploads[reqId] = nil
                 var failed = pending
@@ -106,7 +106,7 @@ extension ChatClient {
                 failed.error = handle.cancelled.withLock { $0 }
                     ? SendbirdError(.connectionCanceled, "the upload was cancelled")
                     : (error as? SendbirdError) ?? SendbirdError(.requestFailed, "\(error)")
-                self.hub.emit(.messageFailed(failed))
+                self.emit(.messageFailed(failed))
             }
         }
         return reqId
@@ -263,7 +263,7 @@ extension ChatClient {
         var sent = Message(try reply.decode(MessagePayload.self))
         sent.requestId = reqId
         store.applySent(sent)
-        hub.emit(.messageSent(sent))
+        emit(.messageSent(sent))
         return sent
     }
 }

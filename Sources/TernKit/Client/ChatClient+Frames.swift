@@ -143,7 +143,7 @@ extension ChatClient {
         case .login, .message, .file, .adminMessage, .broadcastMessage, .read: break
         default:
             if let count = serverTotal, store.setTotal(count) {
-                hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+                emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
             }
         }
         switch frame.command {
@@ -155,7 +155,7 @@ extension ChatClient {
         case .delivery:
             guard let e = try? frame.decode(DeliveryEvent.self) else { return }
             if store.applyDelivery(url: e.channelUrl, updated: e.updated) {
-                hub.emit(.deliveryReceiptUpdated(channelUrl: e.channelUrl, updated: e.updated))
+                emit(.deliveryReceiptUpdated(channelUrl: e.channelUrl, updated: e.updated))
             }
         case .systemEvent: handleSystemEvent(frame, now: now, server: serverTotal)
         case .memberCount:
@@ -166,7 +166,7 @@ extension ChatClient {
                 if store.applyMemberCount(url: g.channelUrl, memberCount: g.memberCount ?? old.memberCount, joinedMemberCount: g.joinedMemberCount ?? old.joinedMemberCount),
                     let c = store[g.channelUrl]
                 {
-                    hub.emit(.channelUpdated(c))
+                    emit(.channelUpdated(c))
                 }
             }
         case .error: handleError(frame, now: now)
@@ -203,6 +203,7 @@ extension ChatClient {
         }
         if login.reqId != nil, resolveAck(login.reqId, with: frame) { return }
         currentUser = User(userId: login.userId, nickname: login.nickname, profileUrl: login.profileUrl)
+        loginTs = login.loginTs
         fileKey = login.ekey.isEmpty ? nil : login.ekey
         fileSizeLimitMB = login.fileUploadSizeLimit > 0 ? login.fileUploadSizeLimit : 25
         if store.me != login.userId { store = ChannelStore(me: login.userId) }
@@ -211,7 +212,7 @@ extension ChatClient {
         loadBlockedUsers()
         let policy = configuration.reconnectPolicy ?? login.reconnect
         apply(machine.handle(.loggedIn(sessionKey: login.key, pingInterval: login.pingInterval, pongTimeout: login.pongTimeout, reconnect: policy), now: now))
-        hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+        emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
     }
 
     func handleMessage(_ frame: Frame, now: Millis, server: UnreadCount?) {
@@ -221,7 +222,7 @@ extension ChatClient {
             // Open channels: no unread counts and no delivery receipts; only channels this connection is in.
             var message = Message(payload)
             message.requestId = nil
-            if openChannels[message.channelUrl] != nil { hub.emit(.messageReceived(message)) }
+            if openChannels[message.channelUrl] != nil { emit(.messageReceived(message)) }
             return
         }
         guard payload.channelType == "group" else { return }
@@ -231,9 +232,9 @@ extension ChatClient {
         let effect = store.applyIncoming(message, viewing: isViewing, server: server)
         let fromOthers = message.sender?.userId != me
         if fromOthers, let sender = message.sender, typing.end(sender.userId, in: message.channelUrl) != nil {
-            hub.emit(.typingEnded(channelUrl: message.channelUrl, user: sender, expired: false))
+            emit(.typingEnded(channelUrl: message.channelUrl, user: sender, expired: false))
         }
-        hub.emit(.messageReceived(message))
+        emit(.messageReceived(message))
         if fromOthers && message.kind != .admin && !(store[message.channelUrl]?.isSuper ?? false) {
             // Delivery receipt: tell the server this device has the message.
             if let ack = try? Frame(command: .messageAck, ChannelRequest(channelUrl: message.channelUrl, msgId: message.messageId)) {
@@ -243,12 +244,12 @@ extension ChatClient {
         if effect.unknownChannel {
             fetchUnknownChannel(message.channelUrl)
         } else if let c = store[message.channelUrl] {
-            hub.emit(.channelUpdated(c))
+            emit(.channelUpdated(c))
         }
         if effect.unreadChanged, let c = store[message.channelUrl] {
-            hub.emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
+            emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
         } else if effect.unreadChanged {
-            hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+            emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
         }
         if fromOthers && isViewing { requestRead(message.channelUrl) }
     }
@@ -263,17 +264,17 @@ extension ChatClient {
         let totalBefore = store.totalUnread
         guard store.applyRead(url: e.channelUrl, userId: e.user.userId, ts: e.ts, server: e.user.userId == me ? server : nil) else { return }
         if store[e.channelUrl] == nil, totalBefore != store.totalUnread {
-            hub.emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+            emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
             return
         }
         if e.user.userId != me {
-            hub.emit(.readReceiptUpdated(channelUrl: e.channelUrl, userId: e.user.userId, ts: e.ts))
+            emit(.readReceiptUpdated(channelUrl: e.channelUrl, userId: e.user.userId, ts: e.ts))
         } else if let c = store[e.channelUrl],
             before?.unreadMessageCount != c.unreadMessageCount || before?.unreadMentionCount != c.unreadMentionCount || totalBefore != store.totalUnread
         {
-            hub.emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
+            emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
         }
-        if let c = store[e.channelUrl] { hub.emit(.channelUpdated(c)) }
+        if let c = store[e.channelUrl] { emit(.channelUpdated(c)) }
     }
 
     func handleSystemEvent(_ frame: Frame, now: Millis, server: UnreadCount?) {
@@ -289,19 +290,19 @@ extension ChatClient {
         case ChannelEvent.typingStart:
             guard let u = e.user, u.userId != me else { return }
             if typing.start(User(u), in: e.channelUrl, now: now) {
-                hub.emit(.typingStarted(channelUrl: e.channelUrl, user: User(u)))
+                emit(.typingStarted(channelUrl: e.channelUrl, user: User(u)))
             }
         case ChannelEvent.typingEnd:
             guard let u = e.user, let user = typing.end(u.userId, in: e.channelUrl) else { return }
-            hub.emit(.typingEnded(channelUrl: e.channelUrl, user: user, expired: false))
+            emit(.typingEnded(channelUrl: e.channelUrl, user: user, expired: false))
         case ChannelEvent.changed where server != nil:
             // Our own change on another device (count preference, reset history): read the channel again;
             // the total already came with the event.
-            hub.emit(.channelEvent(channelUrl: e.channelUrl, .changed))
+            emit(.channelEvent(channelUrl: e.channelUrl, .changed))
             refreshChannel(e.channelUrl)
         default:
             let data = (try? frame.decode(ChannelEventData.Envelope.self))?.data
-            hub.emit(.channelEvent(channelUrl: e.channelUrl, (data ?? ChannelEventData.empty).kind(e.cat)))
+            emit(.channelEvent(channelUrl: e.channelUrl, (data ?? ChannelEventData.empty).kind(e.cat)))
             applyChannelEvent(e)
         }
     }
@@ -322,7 +323,7 @@ extension ChatClient {
             // The channel was deleted.
             removals[e.channelUrl, default: 0] += 1
             store.remove(e.channelUrl, server: serverTotals.removeValue(forKey: e.channelUrl))
-            hub.emit(.channelDeleted(url: e.channelUrl))
+            emit(.channelDeleted(url: e.channelUrl))
         default:
             // Membership, properties, freeze…: read the channel again from the server.
             refreshChannel(e.channelUrl)
@@ -339,7 +340,7 @@ extension ChatClient {
         case .invalidAccessToken, .sessionTokenRevoked, .userDeactivated:
             apply(machine.handle(.sessionRevoked(error), now: now))
         default:
-            hub.emit(.serverError(error))
+            emit(.serverError(error))
         }
     }
 
@@ -364,9 +365,9 @@ extension ChatClient {
             return
         }
         let isNew = store.upsert(channel)
-        if let c = store[url] { hub.emit(isNew ? .channelAdded(c) : .channelUpdated(c)) }
+        if let c = store[url] { emit(isNew ? .channelAdded(c) : .channelUpdated(c)) }
         if isNew, let c = store[url], c.unreadMessageCount > 0 {
-            hub.emit(.unreadCountChanged(channelUrl: url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
+            emit(.unreadCountChanged(channelUrl: url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
         }
     }
 
@@ -404,7 +405,7 @@ extension ChatClient {
         removals[url, default: 0] += 1
         guard store[url] != nil else { return }
         store.remove(url, server: serverTotals.removeValue(forKey: url))
-        hub.emit(.channelDeleted(url: url))
+        emit(.channelDeleted(url: url))
     }
 
     /// After a reconnection: the channels we show may have moved while we were away.
@@ -415,9 +416,9 @@ extension ChatClient {
                 let before = store[url]
                 store.upsert(c)
                 if let after = store[url], after != before {
-                    hub.emit(.channelUpdated(after))
+                    emit(.channelUpdated(after))
                     if before?.unreadMessageCount != after.unreadMessageCount {
-                        hub.emit(.unreadCountChanged(channelUrl: url, unreadMessageCount: after.unreadMessageCount, unreadMentionCount: after.unreadMentionCount, total: store.totalUnread))
+                        emit(.unreadCountChanged(channelUrl: url, unreadMessageCount: after.unreadMessageCount, unreadMentionCount: after.unreadMentionCount, total: store.totalUnread))
                     }
                 }
             }

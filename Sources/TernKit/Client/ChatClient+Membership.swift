@@ -29,7 +29,7 @@ extension ChatClient {
         let listed = store[url] != nil || refreshing[url] != nil || fetching.contains(url)
         removals[url, default: 0] += 1
         store.remove(url, server: serverTotals.removeValue(forKey: url))
-        if listed { hub.emit(.channelRemoved(url: url, reason: reason)) }
+        if listed { emit(.channelRemoved(url: url, reason: reason)) }
     }
 
     /// Invites users; those who auto-accept join at once, the others see an invitation.
@@ -84,7 +84,7 @@ extension ChatClient {
         closeChannel(url)
         if store[url] != nil {
             store.remove(url, server: serverTotals.removeValue(forKey: url))
-            hub.emit(.channelDeleted(url: url))
+            emit(.channelDeleted(url: url))
         }
     }
 

@@ -162,15 +162,15 @@ extension ChatClient {
     // MARK: - Events
 
     func applyUpdated(_ message: Message) {
-        if store.applyUpdated(message), let c = store[message.channelUrl] { hub.emit(.channelUpdated(c)) }
-        hub.emit(.messageUpdated(message))
+        if store.applyUpdated(message), let c = store[message.channelUrl] { emit(.channelUpdated(c)) }
+        emit(.messageUpdated(message))
     }
 
     func applyDeleted(url: String, id: Int64) {
         guard !deletedSeen.contains(id) else { return }
         deletedSeen.append(id)
         if deletedSeen.count > 1000 { deletedSeen.removeFirst(500) }
-        hub.emit(.messageDeleted(channelUrl: url, messageId: id))
+        emit(.messageDeleted(channelUrl: url, messageId: id))
         // The last message went: the server knows which one came before it.
         if store.applyDeleted(url: url, id: id) { refreshChannel(url) }
     }
@@ -188,10 +188,10 @@ extension ChatClient {
             applyDeleted(url: e.channelUrl, id: e.msgId)
         case .reaction:
             guard let e = try? frame.decode(ReactionChangeEvent.self) else { return }
-            hub.emit(.reactionUpdated(channelUrl: e.channelUrl, messageId: e.msgId, key: e.reaction, userId: e.userId, added: e.operation.uppercased() == "ADD"))
+            emit(.reactionUpdated(channelUrl: e.channelUrl, messageId: e.msgId, key: e.reaction, userId: e.userId, added: e.operation.uppercased() == "ADD"))
         case .threadInfo:
             guard let e = try? frame.decode(ThreadInfoChangeEvent.self) else { return }
-            hub.emit(.threadInfoUpdated(channelUrl: e.channelUrl, parentMessageId: e.parentMessageId, ThreadSummary(e.threadInfo)))
+            emit(.threadInfoUpdated(channelUrl: e.channelUrl, parentMessageId: e.parentMessageId, ThreadSummary(e.threadInfo)))
         default:
             break
         }

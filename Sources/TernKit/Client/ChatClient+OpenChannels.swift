@@ -28,7 +28,7 @@ extension ChatClient {
         knownOpen.insert(channel.url)
         if let old = openChannels[channel.url], old != channel {
             openChannels[channel.url] = channel
-            hub.emit(.openChannelUpdated(channel))
+            emit(.openChannelUpdated(channel))
         }
         return channel
     }
@@ -91,7 +91,7 @@ extension ChatClient {
         channel.participantCount = ack.participantCount
         knownOpen.insert(url)
         openChannels[url] = channel
-        hub.emit(.openChannelEntered(channel))
+        emit(.openChannelEntered(channel))
         return channel
     }
 
@@ -113,7 +113,7 @@ extension ChatClient {
 
     func dropOpen(_ url: String, _ reason: OpenChannelExit) {
         guard openChannels.removeValue(forKey: url) != nil else { return }
-        hub.emit(.openChannelExited(url: url, reason: reason))
+        emit(.openChannelExited(url: url, reason: reason))
     }
 
     /// After a reconnection the server has forgotten which open channels this connection was in: enter them again.
@@ -124,7 +124,7 @@ extension ChatClient {
                 if var c = openChannels[url] {
                     c.participantCount = ack.participantCount
                     openChannels[url] = c
-                    hub.emit(.openChannelEntered(c))
+                    emit(.openChannelEntered(c))
                 }
             } catch let e as SendbirdError where e.code == .bannedFromChannel || e.code == .channelNotFound {
                 dropOpen(url, e.code == .bannedFromChannel ? .banned : .deleted)
@@ -148,7 +148,7 @@ extension ChatClient {
     func handleOpenChannelEvent(_ frame: Frame, _ e: SystemEvent) {
         let data = (try? frame.decode(ChannelEventData.Envelope.self))?.data ?? ChannelEventData.empty
         let kind = data.kind(e.cat)
-        hub.emit(.channelEvent(channelUrl: e.channelUrl, kind))
+        emit(.channelEvent(channelUrl: e.channelUrl, kind))
         guard var c = openChannels[e.channelUrl] else { return }
         switch kind {
         case .deleted: dropOpen(e.channelUrl, .deleted)
@@ -156,15 +156,15 @@ extension ChatClient {
         case .entered(_, let count), .exited(_, let count):
             c.participantCount = count
             openChannels[e.channelUrl] = c
-            hub.emit(.openChannelUpdated(c))
+            emit(.openChannelUpdated(c))
         case .frozen, .unfrozen:
             c.isFrozen = kind == .frozen
             openChannels[e.channelUrl] = c
-            hub.emit(.openChannelUpdated(c))
+            emit(.openChannelUpdated(c))
         case .operatorsChanged(let ops):
             c.operators = ops
             openChannels[e.channelUrl] = c
-            hub.emit(.openChannelUpdated(c))
+            emit(.openChannelUpdated(c))
         case .changed:
             Task { _ = try? await self.getOpenChannel(e.channelUrl) }
         default: break
@@ -177,7 +177,7 @@ extension ChatClient {
             guard var c = openChannels[o.channelUrl], let n = o.participantCount, n != c.participantCount else { continue }
             c.participantCount = n
             openChannels[o.channelUrl] = c
-            hub.emit(.openChannelUpdated(c))
+            emit(.openChannelUpdated(c))
         }
     }
 }

@@ -109,13 +109,13 @@ extension ChatClient {
         let u = try await rest.request(
             "POST", mePath + "/block", body: RESTClient.json(["target_id": userId]), sessionKey: try requireSession(), as: UserPayload.self)
         let user = User(userId: u.userId, nickname: u.nickname, profileUrl: u.profileUrl)
-        if store.blocked.insert(userId).inserted { hub.emit(.userBlocked(user)) }
+        if store.blocked.insert(userId).inserted { emit(.userBlocked(user)) }
         return user
     }
 
     public func unblockUser(_ userId: String) async throws {
         try await call("DELETE", mePath + "/block/\(RESTClient.segment(userId))", nil)
-        if store.blocked.remove(userId) != nil { hub.emit(.userUnblocked(User(userId: userId))) }
+        if store.blocked.remove(userId) != nil { emit(.userUnblocked(User(userId: userId))) }
     }
 
     /// One page of the users the current user blocks, optionally only among `userIds`.
@@ -147,9 +147,9 @@ extension ChatClient {
         let user = User(target)
         switch e.cat {
         case 20001:
-            if store.blocked.insert(user.userId).inserted { hub.emit(.userBlocked(user)) }
+            if store.blocked.insert(user.userId).inserted { emit(.userBlocked(user)) }
         case 20000:
-            if store.blocked.remove(user.userId) != nil { hub.emit(.userUnblocked(user)) }
+            if store.blocked.remove(user.userId) != nil { emit(.userUnblocked(user)) }
         default:
             break
         }

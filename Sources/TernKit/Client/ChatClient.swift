@@ -56,6 +56,21 @@ public actor ChatClient {
     var channelListToken: String?
     public internal(set) var hasMoreChannels = true
 
+    /// The offline cache (nil when the configuration names no directory).
+    public nonisolated let cache: LocalCache?
+    /// Channels whose held messages are current on this connection: live messages extend their run.
+    var synced: Set<String> = []
+    /// Messages waiting for the connection, in the order written.
+    var outbox: [Outgoing] = []
+    var outboxRunning = false
+    /// Whether the cache's unsent messages from an earlier run joined the outbox.
+    var outboxRestored = false
+    /// Catch-up runs started (a newer one supersedes an older one).
+    var syncRuns = 0
+    var channelChangelogToken: String?
+    /// The current connection's `LOGI` `login_ts`.
+    var loginTs: Millis = 0
+
     struct AckWaiter {
         var continuation: CheckedContinuation<Frame, any Error>
         var timeout: Task<Void, Never>
@@ -73,7 +88,29 @@ public actor ChatClient {
         typing = TypingTracker(expiry: configuration.typingExpiry)
         typingOut = TypingThrottle(interval: configuration.typingThrottle)
         reads = ReadThrottle(interval: configuration.markAsReadInterval)
+        var opened: LocalCache?
+        if let dir = configuration.cacheDirectory {
+            let file = dir + "/" + LocalCache.fileName(server: configuration.server, appId: configuration.appId, userId: configuration.userId)
+            let owner = "\(configuration.server.apiBase)|\(configuration.appId)|\(configuration.userId)"
+            do {
+                opened = try LocalCache(path: file, owner: owner, maxBytes: configuration.cacheMaxBytes, logger: self.logger)
+            } catch {
+                self.logger.warning("no offline cache: \(error)")
+            }
+        }
+        cache = opened
+        if let opened {
+            let cached = opened.channels()
+            for c in cached { store.upsert(c) }
+            store.resetTotal(UnreadCount(all: cached.reduce(0) { $0 + $1.unreadMessageCount }, ts: 0))
+            // Seen before: a first connection that fails waits for the server instead of giving up.
+            machine.keepTrying = opened.user != nil
+            currentUser = opened.user
+        }
     }
+
+    /// Whether the engine started with a cache holding an earlier session (it can show it offline).
+    public var hasOfflineData: Bool { cache?.user != nil }
 
     // MARK: - Events and state
 
@@ -155,7 +192,7 @@ public actor ChatClient {
             apply(machine.handle(.tick, now: now))
         }
         for (url, user) in typing.expire(now: now) {
-            hub.emit(.typingEnded(channelUrl: url, user: user, expired: true))
+            emit(.typingEnded(channelUrl: url, user: user, expired: true))
         }
         for url in reads.takeDue(now: now) {
             Task { try? await self.sendRead(url) }
@@ -175,26 +212,36 @@ public actor ChatClient {
                 let ping = try? Frame(command: .ping, PingPayload(id: clock.now(), ts: nil))
                 if let ping { socket?.send([ping]) }
             case .stateChanged(let state):
-                hub.emit(.connectionStateChanged(state))
+                emit(.connectionStateChanged(state))
             case .connected:
                 if let user = currentUser {
                     let waiters = loginWaiters
                     loginWaiters = []
                     for w in waiters { w.resume(returning: user) }
-                    hub.emit(.connected(user))
+                    emit(.connected(user))
+                }
+                let ts = loginTs
+                Task {
+                    if self.cache != nil {
+                        await self.syncAfterLogin(loginTs: ts, first: true)
+                    } else {
+                        await self.runOutbox()
+                    }
                 }
             case .reconnectStarted:
-                for (url, user) in typing.clear() { hub.emit(.typingEnded(channelUrl: url, user: user, expired: true)) }
-                hub.emit(.reconnectStarted)
+                synced.removeAll()
+                for (url, user) in typing.clear() { emit(.typingEnded(channelUrl: url, user: user, expired: true)) }
+                emit(.reconnectStarted)
             case .reconnectSucceeded:
                 typingOut.reset()
-                hub.emit(.reconnectSucceeded)
+                emit(.reconnectSucceeded)
+                let ts = loginTs
                 Task {
                     await self.reenterOpenChannels()
-                    await self.resync()
+                    await self.syncAfterLogin(loginTs: ts, first: false)
                 }
             case .reconnectFailed(let error):
-                hub.emit(.reconnectFailed(error))
+                emit(.reconnectFailed(error))
             case .closed(let reason):
                 closeSocket(SendbirdError(.connectionCanceled, "disconnected"))
                 let error: SendbirdError
@@ -205,7 +252,17 @@ public actor ChatClient {
                 let waiters = loginWaiters
                 loginWaiters = []
                 for w in waiters { w.resume(throwing: error) }
-                hub.emit(.disconnected(reason))
+                // No connection is coming: what waited in the outbox fails (kept in the cache for the next start).
+                let queued = outbox
+                outbox = []
+                for o in queued {
+                    var failed = o.message
+                    failed.status = .failed
+                    failed.error = SendbirdError(.connectionRequired, "not connected")
+                    emit(.messageFailed(failed))
+                    for w in o.waiters { w.resume(returning: .failure(failed.error!)) }
+                }
+                emit(.disconnected(reason))
             }
         }
     }

@@ -98,6 +98,12 @@ public struct ClientConfiguration: Sendable {
     public var reconnectPolicy: ReconnectPolicy?
     /// How often the engine checks its timers (ms).
     public var tickInterval: Millis = 100
+    /// Where the offline cache lives (one SQLite file per server and user); nil: no cache.
+    public var cacheDirectory: String?
+    /// Largest cache size in bytes (256 MB; the least recently opened channels' messages go first).
+    public var cacheMaxBytes: Int64 = 256 * 1024 * 1024
+    /// Time between two automatic resends after a reconnection (ms).
+    public var resendSpacing: Millis = 200
 
     public init(server: ServerAddress, appId: String = "LOCAL", userId: String, token: TokenSource = .none) {
         self.server = server

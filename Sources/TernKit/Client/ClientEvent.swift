@@ -60,6 +60,16 @@ public enum ClientEvent: Sendable, Equatable {
 
     /// An error the server reported outside any request (an `EROR` without `req_id`).
     case serverError(SendbirdError)
+
+    /// The engine is catching up after a (re)connection — channel changelogs, message changelogs,
+    /// gap fills — (`true`), or has caught up (`false`).
+    case syncing(Bool)
+    /// Messages that arrived while the user was away, fetched to fill the hole after the newest one
+    /// held (oldest first; collection source `messageFill`).
+    case messagesFilled(channelUrl: String, [Message])
+    /// More than 300 messages were missed in a channel: what was held is dropped and the history
+    /// starts again at the newest page (Sendbird's `didDetectHugeGap`).
+    case hugeGap(channelUrl: String)
 }
 
 /// What happened to a channel, as its `SYEV` says.

@@ -141,6 +141,13 @@ public struct ConnectionMachine: Sendable {
     public private(set) var pongTimeout: Millis = 5_000
     /// The reason of the last lost connection or failed attempt.
     public private(set) var lastError: SendbirdError?
+    /// An offline start (the engine has a cache to show): a first connection that fails for a
+    /// reason that may pass (no network, server down) turns into reconnecting instead of closing,
+    /// and its eventual login counts as the first connection (`connected`).
+    public var keepTrying = false
+
+    /// Whether a login has succeeded since the last `connect` from idle or closed.
+    private var everConnected = false
 
     private(set) var phase: Phase = .idle
     private var socketOpen = false
@@ -195,6 +202,7 @@ public struct ConnectionMachine: Sendable {
             switch phase {
             case .idle, .closed:
                 sessionKey = nil
+                everConnected = false
                 phase = .connecting(retried: false)
                 startAttempt(now: now, &effects)
             case .reconnecting(let attempt, .some):
@@ -231,10 +239,12 @@ public struct ConnectionMachine: Sendable {
             switch phase {
             case .connecting:
                 phase = .open
+                everConnected = true
                 effects.append(.connected)
             case .reconnecting:
                 phase = .open
-                effects.append(.reconnectSucceeded)
+                effects.append(everConnected ? .reconnectSucceeded : .connected)
+                everConnected = true
             case .open, .idle, .closed:
                 break
             }
@@ -386,6 +396,10 @@ public struct ConnectionMachine: Sendable {
             if !retried && Self.isTransient(error.code) {
                 phase = .connecting(retried: true)
                 startAttempt(now: now, &effects)
+            } else if keepTrying && Self.isTransient(error.code) {
+                // Offline start: keep trying on the reconnection schedule.
+                phase = .reconnecting(attempt: 1, due: now + schedule.delay(attempt: 1, random: random.nextUnit()))
+                effects.append(.reconnectStarted)
             } else {
                 finish(.connectFailed(error), &effects)
             }

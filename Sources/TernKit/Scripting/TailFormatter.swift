@@ -208,7 +208,12 @@ public struct TailFormatter: Sendable {
             return (f, "unread: total \(total)")
         case .serverError(let e):
             return (["type": "error", "code": e.code.rawValue, "message": e.message], "server error \(e.code.rawValue): \(e.message)")
-        case .messagePending, .channelUpdated:
+        case .messagesFilled(let url, let ms):
+            return (["type": "messages_filled", "channel_url": url, "count": ms.count, "message_ids": ms.map(\.messageId)],
+                "\(channelName(url)) \(ms.count) missed messages fetched")
+        case .hugeGap(let url):
+            return (["type": "huge_gap", "channel_url": url], "\(channelName(url)) more than 300 messages missed: starting at the newest")
+        case .messagePending, .channelUpdated, .syncing:
             return nil
         }
     }
