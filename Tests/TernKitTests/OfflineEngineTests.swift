@@ -1,0 +1,182 @@
+import Foundation
+import TernKit
+import TernProtocol
+import TernServer
+import Testing
+
+/// The engine in the real world: an offline start from the cache, messages written offline sent
+/// once, gap fills after a reconnection, a huge gap, and the cache agreeing with the server.
+@Suite(.serialized) struct OfflineEngineTests {
+    func cachedClient(_ server: LocalServer, _ user: String, cacheDir: String, port: Int? = nil) -> ChatClient {
+        let address = port.map { ServerAddress(apiBase: "http://127.0.0.1:\($0)", webSocketBase: "ws://127.0.0.1:\($0)") } ?? server.address
+        var c = ClientConfiguration(server: address, userId: user)
+        c.reconnectPolicy = ReconnectPolicy(interval: 0.2, maxInterval: 0.5, mul: 2, retryCnt: -1)
+        c.tickInterval = 20
+        c.cacheDirectory = cacheDir
+        c.resendSpacing = 20
+        return ChatClient(configuration: c)
+    }
+
+    /// The server's history of `url` as `user` sees it, oldest first.
+    func history(_ server: LocalServer, _ url: String) async throws -> [Int64] {
+        let r = try await server.platform("GET", "/v3/group_channels/\(url)/messages?message_ts=9007199254740991&prev_limit=200&next_limit=0")
+        let ids = (r["messages"] as? [[String: Any]] ?? []).compactMap { ($0["message_id"] as? NSNumber)?.int64Value }
+        return ids.sorted()
+    }
+
+    @Test func offlineStartShowsTheCacheAndSendsWhatWasWrittenOnceTheServerIsBack() async throws {
+        let cacheDir = LocalServer.tempDirectory()
+        var server = try await LocalServer.start()
+        let port = server.port
+        let alice = server.client("alice")
+        try await alice.connect()
+        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+        let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
+        for i in 1...3 { _ = try await alice.sendMessageAndWait("hello \(i)", to: channel.url) }
+
+        // Bob's first run: connects, opens the channel (its newest page goes into the cache), quits.
+        do {
+            let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+            try await bob.connect()
+            try await eventually("bob has the channel") { await bob.cachedChannel(channel.url) != nil }
+            let page = try await bob.latestMessages(in: channel.url)
+            #expect(page.messages.map(\.text) == ["hello 1", "hello 2", "hello 3"])
+            await bob.shutdown()
+        }
+        await alice.shutdown()
+        await server.stop()
+
+        // The server is down. Bob starts again: the cache is there at once.
+        let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: port)
+        let log = EventLog(bob)
+        #expect(await bob.hasOfflineData)
+        #expect(await bob.cachedChannels().map(\.url) == [channel.url])
+        #expect(await bob.channels.map(\.url) == [channel.url])
+        let cached = try #require(await bob.cachedMessages(in: channel.url))
+        #expect(cached.messages.map(\.text) == ["hello 1", "hello 2", "hello 3"])
+        let connecting = Task { try await bob.connect() }
+        // Written offline: pending, and it stays pending while the server is down.
+        let pending = await bob.sendMessage("written offline", to: channel.url)
+        #expect(pending.status == .pending)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!log.all.contains { if case .messageFailed = $0 { true } else { false } })
+        #expect(await bob.unsentMessages(in: channel.url).map(\.requestId) == [pending.requestId])
+        #expect(bob.cache?.unsent(channel.url).map(\.requestId) == [pending.requestId])
+
+        // The server returns: bob connects by himself and the message goes out exactly once.
+        server = try await LocalServer.start(port: port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        defer { Task { [server] in await server.stop() } }
+        _ = try await connecting.value
+        let sent = try await log.wait("sent") { e -> Message? in
+            if case .messageSent(let m) = e, m.requestId == pending.requestId { return m }
+            return nil
+        }
+        #expect(sent.text == "written offline")
+        _ = try await log.wait("caught up") { $0 == .syncing(false) ? true : nil }
+        let ids = try await history(server, channel.url)
+        #expect(ids.count == 4)
+        #expect(ids.last == sent.messageId)
+        #expect(await bob.unsentMessages().isEmpty)
+        #expect(bob.cache?.unsent().isEmpty == true)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    @Test func aReconnectionFillsTheGapAndTheCacheMatchesTheServer() async throws {
+        let cacheDir = LocalServer.tempDirectory()
+        var server = try await LocalServer.start()
+        let alice = server.client("alice")
+        let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+        let log = EventLog(bob)
+        try await alice.connect()
+        try await bob.connect()
+        let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
+        _ = try await alice.sendMessageAndWait("before", to: channel.url)
+        try await eventually("bob has the channel") { await bob.cachedChannel(channel.url) != nil }
+        await bob.openChannel(channel.url)
+        _ = try await bob.latestMessages(in: channel.url)
+        let edited = try await alice.sendMessageAndWait("to be edited", to: channel.url)
+        let doomed = try await alice.sendMessageAndWait("to be deleted", to: channel.url)
+        try await eventually("bob received them") { bob.cache?.allMessages(channel.url).count == 3 }
+
+        // Bob's side goes away (his server connection with it) while alice goes on.
+        await server.stop()
+        _ = try await log.wait("bob reconnecting") { $0 == .reconnectStarted ? true : nil }
+        server = try await LocalServer.start(port: server.port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        defer { Task { [server] in await server.stop() } }
+        let mark = log.mark
+        // Alice writes while bob has not reconnected yet (she reconnects first or sends by REST).
+        for i in 1...5 {
+            _ = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "missed \(i)"])
+        }
+        _ = try await server.platform("PUT", "/v3/group_channels/\(channel.url)/messages/\(edited.messageId)", ["message": "edited while away"])
+        _ = try await server.platform("DELETE", "/v3/group_channels/\(channel.url)/messages/\(doomed.messageId)")
+        let filled = try await log.wait("gap filled", after: mark) { e -> [Message]? in
+            if case .messagesFilled(let url, let ms) = e, url == channel.url { return ms }
+            return nil
+        }
+        #expect(filled.map(\.text).filter { $0.hasPrefix("missed") } == (1...5).map { "missed \($0)" })
+        _ = try await log.wait("caught up", after: mark) { $0 == .syncing(false) ? true : nil }
+        let held = try #require(bob.cache).allMessages(channel.url)
+        #expect(held.map(\.messageId) == (try await history(server, channel.url)))
+        #expect(held.first { $0.messageId == edited.messageId }?.text == "edited while away")
+        #expect(!held.contains { $0.messageId == doomed.messageId })
+        #expect(log.all[mark...].contains { if case .messageDeleted(_, let id) = $0 { id == doomed.messageId } else { false } })
+        // Live again: the next message extends the run.
+        let live = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "live"])
+        let liveId = (live["message_id"] as? NSNumber)?.int64Value
+        try await eventually("live message cached") { bob.cache?.allMessages(channel.url).last?.messageId == liveId }
+        await alice.shutdown()
+        await bob.shutdown()
+    }
+
+    @Test func moreThan300MissedIsAHugeGapThenPagingBackHasNoHoles() async throws {
+        let cacheDir = LocalServer.tempDirectory()
+        let server = try await LocalServer.start()
+        defer { Task { await server.stop() } }
+        let alice = server.client("alice")
+        try await alice.connect()
+        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+        let channel = try await alice.createGroupChannel(name: "busy", userIds: ["bob"])
+        _ = try await alice.sendMessageAndWait("first", to: channel.url)
+        do {
+            let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+            try await bob.connect()
+            try await eventually("bob has the channel") { await bob.cachedChannel(channel.url) != nil }
+            _ = try await bob.latestMessages(in: channel.url)
+            await bob.shutdown()
+        }
+        // 320 messages while bob is away.
+        for i in 1...320 {
+            _ = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "n\(i)"])
+        }
+        let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+        let log = EventLog(bob)
+        try await bob.connect()
+        let page = try await bob.latestMessages(in: channel.url, limit: 50)
+        _ = try await log.wait("huge gap") { e -> Bool? in
+            if case .hugeGap(let url) = e, url == channel.url { return true }
+            return nil
+        }
+        #expect(page.messages.map(\.text) == (271...320).map { "n\($0)" })
+        #expect(page.hasPrevious)
+        // Paging back from the newest page reaches the start with every message once, in order.
+        var all = page.messages
+        var before = page.messages.first?.createdAt
+        while let b = before {
+            let older = try await bob.previousMessages(in: channel.url, before: b, limit: 100)
+            all = older.messages + all
+            before = older.hasPrevious ? older.messages.first?.createdAt : nil
+        }
+        #expect(all.count == 321)
+        #expect(all.map(\.messageId) == all.map(\.messageId).sorted())
+        #expect(all.map(\.messageId).suffix(200) == (try await history(server, channel.url)).suffix(200))
+        #expect(Set(all.map(\.messageId)).count == all.count)
+        #expect(all.first?.text == "first")
+        // The cache now holds the whole run, continuous.
+        #expect(bob.cache?.allMessages(channel.url).map(\.messageId) == all.map(\.messageId))
+        #expect(bob.cache?.range(channel.url)?.reachesStart == true)
+        await alice.shutdown()
+        await bob.shutdown()
+    }
+}
