@@ -36,6 +36,31 @@ struct ConnectionMachineTests {
         #expect(jittered.delay(attempt: 5, random: 0.999) < 22000)
     }
 
+    @Test func offlineStartKeepsTryingAndItsFirstLoginIsTheConnection() {
+        var m = machine()
+        m.keepTrying = true
+        _ = m.handle(.connect, now: 0)
+        let refused = SendbirdError(.webSocketConnectionFailed, "connection refused")
+        // The first attempt and its one immediate retry fail: reconnecting on the schedule, not closed.
+        #expect(m.handle(.socketClosed(refused), now: 10) == [.openSocket(sessionKey: nil)])
+        #expect(m.handle(.socketClosed(refused), now: 20) == [
+            .stateChanged(.reconnecting(attempt: 1, nextAttemptAt: 2020)), .reconnectStarted,
+        ])
+        #expect(m.handle(.tick, now: 2020) == [.stateChanged(.reconnecting(attempt: 1, nextAttemptAt: nil)), .openSocket(sessionKey: nil)])
+        _ = m.handle(.socketOpened, now: 2030)
+        // The login that finally works is the first connection (the application's connect() returns).
+        #expect(m.handle(loggedIn(), now: 2040) == [.stateChanged(.open), .connected])
+        // A later loss is an ordinary reconnection.
+        _ = m.handle(.socketClosed(refused), now: 3000)
+        _ = m.handle(.socketOpened, now: 3001)
+        #expect(m.handle(loggedIn(), now: 3002) == [.stateChanged(.open), .reconnectSucceeded])
+        // Without a cache the same failure closes for good.
+        var plain = machine()
+        _ = plain.handle(.connect, now: 0)
+        _ = plain.handle(.socketClosed(refused), now: 10)
+        #expect(plain.handle(.socketClosed(refused), now: 20) == [.stateChanged(.closed), .closed(.connectFailed(refused))])
+    }
+
     @Test func connectAndLogIn() {
         var m = machine()
         open(&m)

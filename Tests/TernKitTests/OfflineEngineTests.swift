@@ -55,6 +55,11 @@ import Testing
         let cached = try #require(await bob.cachedMessages(in: channel.url))
         #expect(cached.messages.map(\.text) == ["hello 1", "hello 2", "hello 3"])
         let connecting = Task { try await bob.connect() }
+        // The first attempt fails (nothing listens): with a cache it keeps trying instead of giving up.
+        _ = try await log.wait("reconnecting") { e -> Bool? in
+            if case .connectionStateChanged(.reconnecting) = e { return true }
+            return nil
+        }
         // Written offline: pending, and it stays pending while the server is down.
         let pending = await bob.sendMessage("written offline", to: channel.url)
         #expect(pending.status == .pending)
