@@ -779,6 +779,21 @@ public struct Reducer: Sendable {
             applyMessageChange(event, &state)
         case .syncing(let on):
             state.syncing = on
+        case .messageChangelog(let url, let updated, let deleted):
+            for m in updated { applyMessageChange(.messageUpdated(m), &state) }
+            for id in deleted { applyMessageChange(.messageDeleted(channelUrl: url, messageId: id), &state) }
+        case .channelChangelog(let updated, let deleted):
+            for c in updated { upsert(c, &state) }
+            for url in deleted {
+                state.channels.removeAll { $0.url == url }
+                state.messages[url] = nil
+            }
+            if let s = state.selected, deleted.contains(s) {
+                state.selected = nil
+                if let first = state.channels.first { return select(first.url, &state) }
+            } else if state.selected == nil, let first = state.channels.first {
+                return select(first.url, &state)
+            }
         case .messagesFilled(let url, let filled):
             Self.merge(filled, into: url, &state)
         case .hugeGap(let url):

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TernKit
 import TernProtocol
 import TernServer
@@ -126,7 +127,12 @@ import Testing
         #expect(held.map(\.messageId) == (try await history(server, channel.url)))
         #expect(held.first { $0.messageId == edited.messageId }?.text == "edited while away")
         #expect(!held.contains { $0.messageId == doomed.messageId })
-        #expect(log.all[mark...].contains { if case .messageDeleted(_, let id) = $0 { id == doomed.messageId } else { false } })
+        let changelog = log.all[mark...].compactMap { e -> ([Message], [Int64])? in
+            if case .messageChangelog(let url, let u, let d) = e, url == channel.url { return (u, d) }
+            return nil
+        }
+        #expect(changelog.flatMap(\.1) == [doomed.messageId])
+        #expect(changelog.flatMap(\.0).map(\.text) == ["edited while away"])
         // Live again: the next message extends the run.
         let live = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "live"])
         let liveId = (live["message_id"] as? NSNumber)?.int64Value
@@ -184,4 +190,87 @@ import Testing
         await alice.shutdown()
         await bob.shutdown()
     }
+
+    @Test func collectionsShowTheCacheThenTheServerThenLiveChanges() async throws {
+        let cacheDir = LocalServer.tempDirectory()
+        let server = try await LocalServer.start()
+        defer { Task { await server.stop() } }
+        let alice = server.client("alice")
+        try await alice.connect()
+        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+        let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
+        for i in 1...40 { _ = try await alice.sendMessageAndWait("m\(i)", to: channel.url) }
+        do {
+            let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+            try await bob.connect()
+            let channels = await bob.groupChannelCollection()
+            try await channels.loadMore()
+            #expect(await channels.channels.map(\.url) == [channel.url])
+            let first = await bob.messageCollection(channel.url, limit: 30)
+            try await first.start()
+            await first.dispose()
+            await bob.shutdown()
+        }
+        _ = try await alice.sendMessageAndWait("m41", to: channel.url)
+
+        let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+        try await bob.connect()
+        let collection = await bob.messageCollection(channel.url, limit: 30)
+        let seen = CollectionLog(collection.events)
+        let api = try await collection.start()
+        // The cache's 30 first (m11…m40), then the server's page adds m41 and drops m11.
+        let cachedTexts = seen.changes.first.flatMap { c -> [String]? in
+            if case .messages(.added(let ms, .cache)) = c { return ms.map(\.text) }
+            return nil
+        }
+        #expect(cachedTexts == (11...40).map { "m\($0)" })
+        #expect(api.map(\.text) == (12...41).map { "m\($0)" })
+        // m41 came by the gap fill after the held run (the cache was not current), m11 left the window.
+        #expect(seen.changes.contains(.messages(.added([api.last!], .messageFill))))
+        #expect(seen.changes.contains { if case .messages(.deleted(let ms, .api)) = $0 { ms.map(\.text) == ["m11"] } else { false } })
+        let bounds = (await collection.hasPrevious, await collection.hasNext)
+        #expect(bounds.0 && !bounds.1)
+        // Live: a new message joins with its source; our own goes pending then sent.
+        _ = try await alice.sendMessageAndWait("live", to: channel.url)
+        try await eventually("live message") { await collection.succeededMessages.last?.text == "live" }
+        #expect(seen.changes.contains { if case .messages(.added(let ms, .eventMessageReceived)) = $0 { ms.map(\.text) == ["live"] } else { false } })
+        _ = try await bob.sendMessageAndWait("mine", to: channel.url)
+        try await eventually("own message") { await collection.succeededMessages.last?.text == "mine" }
+        #expect(seen.changes.contains { if case .messages(.added(_, .localMessagePendingCreated)) = $0 { true } else { false } })
+        #expect(seen.changes.contains { if case .messages(.updated(let ms, .eventMessageSent)) = $0 { ms.map(\.text) == ["mine"] } else { false } })
+        // Paging back: the rest, no holes, then nothing more.
+        try await collection.loadPrevious()
+        #expect(await collection.succeededMessages.count == 43)
+        let more = await collection.hasPrevious
+        #expect(!more)
+        #expect(await collection.succeededMessages.map(\.text).prefix(41) == ArraySlice((1...41).map { "m\($0)" }))
+        // A window in the past: loadNext walks forward to the present.
+        let past = try #require(await collection.succeededMessages.first { $0.text == "m5" })
+        let window = await bob.messageCollection(channel.url, startingPoint: past.createdAt, limit: 10)
+        try await window.start()
+        #expect(await window.hasNext)
+        while await window.hasNext { try await window.loadNext() }
+        #expect(await window.succeededMessages.last?.text == "mine")
+        await window.dispose()
+        await collection.dispose()
+        await alice.shutdown()
+        await bob.shutdown()
+    }
+}
+
+/// Collects a message collection's events.
+final class CollectionLog: Sendable {
+    let box = EventLogBox<MessageCollectionEvent>()
+    let task: Task<Void, Never>
+    init(_ stream: AsyncStream<MessageCollectionEvent>) {
+        let box = self.box
+        task = Task { for await e in stream { box.append(e) } }
+    }
+    var changes: [MessageCollectionEvent] { box.items }
+}
+
+final class EventLogBox<T: Sendable>: Sendable {
+    let storage = Mutex<[T]>([])
+    func append(_ e: T) { storage.withLock { $0.append(e) } }
+    var items: [T] { storage.withLock { $0 } }
 }

@@ -89,6 +89,15 @@ extension ChatClient {
             cache.updateMessage(m)
         case .messageDeleted(let url, let id):
             cache.deleteMessage(url, id)
+        case .messageChangelog(let url, let updated, let deleted):
+            for m in updated { cache.updateMessage(m) }
+            for id in deleted { cache.deleteMessage(url, id) }
+        case .channelChangelog(let updated, let deleted):
+            cache.saveChannels(updated)
+            for url in deleted {
+                cache.removeChannel(url)
+                synced.remove(url)
+            }
         case .reactionUpdated(let url, let id, let key, let user, let added):
             cache.modifyMessage(url, id) { $0.applyReaction(key: key, userId: user, added: added) }
         case .threadInfoUpdated(let url, let parent, let summary):
@@ -277,17 +286,27 @@ extension ChatClient {
                     "GET", RESTClient.path("/v3/users/\(RESTClient.segment(me))/my_group_channels/changelogs", query), sessionKey: key,
                     as: ChannelChangelogResponse.self)
             else { return false }
+            var updated: [GroupChannel] = []
+            var gone: [String] = []
             for p in page.updated {
                 let c = GroupChannel(p)
-                if c.myMemberState == "none" {
-                    removeFromList(c.url, .left)
+                if c.myMemberState == "none" || c.hiddenState != "unhidden" {
+                    gone.append(c.url)
                 } else {
-                    finishFetch(c.url, c)
+                    store.upsert(c)
+                    if let kept = store[c.url] { updated.append(kept) }
                 }
             }
-            for url in page.deleted where store[url] != nil {
-                removeFromList(url, .left)
-                cache?.removeChannel(url)
+            gone += page.deleted
+            gone = gone.filter { store[$0] != nil }
+            for url in gone {
+                closeChannel(url)
+                removals[url, default: 0] += 1
+                store.remove(url)
+            }
+            if !updated.isEmpty || !gone.isEmpty {
+                emit(.channelChangelog(updated: updated, deleted: gone))
+                emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
             }
             if let next = page.next, !next.isEmpty {
                 channelChangelogToken = next
@@ -356,12 +375,22 @@ extension ChatClient {
                 let page = try? await rest.request(
                     "GET", RESTClient.path(channelBase(url) + "/messages/changelogs", query), sessionKey: key, as: MessageChangelogResponse.self)
             else { return }
-            for p in page.updated {
+            let updated = page.updated.map { p -> Message in
                 var m = Message(p)
                 m.requestId = nil
-                emit(.messageUpdated(m))
+                return m
             }
-            for d in page.deleted { applyDeleted(url: url, id: d.messageId) }
+            var lastGone = false
+            for m in updated { _ = store.applyUpdated(m) }
+            for d in page.deleted where !deletedSeen.contains(d.messageId) {
+                deletedSeen.append(d.messageId)
+                lastGone = store.applyDeleted(url: url, id: d.messageId) || lastGone
+            }
+            if !updated.isEmpty || !page.deleted.isEmpty {
+                emit(.messageChangelog(channelUrl: url, updated: updated, deleted: page.deleted.map(\.messageId)))
+                if let c = store[url] { emit(.channelUpdated(c)) }
+            }
+            if lastGone { refreshChannel(url) }
             guard page.hasMore == true, let next = page.next, !next.isEmpty else { return }
             cursor = [("token", next)]
         }

@@ -70,6 +70,11 @@ public enum ClientEvent: Sendable, Equatable {
     /// More than 300 messages were missed in a channel: what was held is dropped and the history
     /// starts again at the newest page (Sendbird's `didDetectHugeGap`).
     case hugeGap(channelUrl: String)
+    /// Message changes missed while away (message changelogs): edited messages and deleted ids.
+    case messageChangelog(channelUrl: String, updated: [Message], deleted: [Int64])
+    /// Channel changes missed while away (channel changelogs): channels to show as they are now, and
+    /// channels gone from the user's list (deleted, left, removed, hidden).
+    case channelChangelog(updated: [GroupChannel], deleted: [String])
 }
 
 /// What happened to a channel, as its `SYEV` says.

@@ -213,6 +213,12 @@ public struct TailFormatter: Sendable {
                 "\(channelName(url)) \(ms.count) missed messages fetched")
         case .hugeGap(let url):
             return (["type": "huge_gap", "channel_url": url], "\(channelName(url)) more than 300 messages missed: starting at the newest")
+        case .messageChangelog(let url, let updated, let deleted):
+            return (["type": "message_changelog", "channel_url": url, "updated": updated.map(\.messageId), "deleted": deleted],
+                "\(channelName(url)) while away: \(updated.count) messages changed, \(deleted.count) deleted")
+        case .channelChangelog(let updated, let deleted):
+            return (["type": "channel_changelog", "updated": updated.map(\.url), "deleted": deleted],
+                "while away: \(updated.count) channels changed, \(deleted.count) gone")
         case .messagePending, .channelUpdated, .syncing:
             return nil
         }

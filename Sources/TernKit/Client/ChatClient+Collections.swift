@@ -1,0 +1,198 @@
+import TernProtocol
+
+/// A live window on one channel's messages (Sendbird's `MessageCollection`): ``start()`` shows the
+/// cache first and then replaces it with the server's page; ``loadPrevious()`` / ``loadNext()``
+/// page either way; every change arrives on ``events`` with its source. The state itself is the
+/// value ``MessageCollectionState``.
+public actor MessageCollection {
+    public nonisolated let channelUrl: String
+    public nonisolated let events: AsyncStream<MessageCollectionEvent>
+    public private(set) var state: MessageCollectionState
+    let client: ChatClient
+    let limit: Int
+    let continuation: AsyncStream<MessageCollectionEvent>.Continuation
+    var listener: Task<Void, Never>?
+
+    init(client: ChatClient, channelUrl: String, startingPoint: Millis, limit: Int) {
+        self.client = client
+        self.channelUrl = channelUrl
+        self.limit = min(max(limit, 1), 200)
+        state = MessageCollectionState(channelUrl: channelUrl, startingPoint: startingPoint)
+        (events, continuation) = AsyncStream.makeStream()
+    }
+
+    func listen(_ stream: AsyncStream<ClientEvent>) {
+        listener = Task { [weak self] in
+            for await e in stream { await self?.handle(e) }
+        }
+    }
+
+    func handle(_ event: ClientEvent) {
+        for change in state.apply(event) { continuation.yield(change) }
+    }
+
+    func report(_ changes: [CollectionChange<Message>]) {
+        for c in changes { continuation.yield(.messages(c)) }
+    }
+
+    public var succeededMessages: [Message] { state.succeeded }
+    public var pendingMessages: [Message] { state.pending }
+    public var failedMessages: [Message] { state.failed }
+    public var hasPrevious: Bool { state.hasPrevious }
+    public var hasNext: Bool { state.hasNext }
+
+    /// The cache's messages first (reported with source `cache`, also offline), then the server's
+    /// page replaces them (source `api`) and is returned. Throws the server's error (the cached
+    /// messages stay).
+    @discardableResult
+    public func start() async throws -> [Message] {
+        if state.startingPoint == .max, let cached = await client.cachedMessages(in: channelUrl, limit: limit) {
+            report(state.replace(with: cached.messages, hasPrevious: cached.hasPrevious, hasNext: false, source: .cache))
+        }
+        let unsent = await client.unsentMessages(in: channelUrl)
+        if state.startingPoint == .max {
+            let page = try await client.latestMessages(in: channelUrl, limit: limit)
+            report(state.replace(with: page.messages + unsent, hasPrevious: page.hasPrevious, hasNext: false, source: .api))
+        } else {
+            var params = MessageListParams(anchor: .timestamp(state.startingPoint))
+            params.previous = limit
+            params.next = limit
+            params.inclusive = true
+            let list = try await client.messages(in: channelUrl, params).sorted(by: MessageCollectionState.before)
+            let older = list.filter { $0.createdAt < state.startingPoint }.count
+            let newer = list.filter { $0.createdAt > state.startingPoint }.count
+            report(state.replace(with: list, hasPrevious: older >= limit, hasNext: newer >= limit, source: .api))
+        }
+        return state.succeeded
+    }
+
+    /// Older messages before the oldest held: from the cache when it holds a full page, else the server.
+    @discardableResult
+    public func loadPrevious() async throws -> [Message] {
+        guard state.hasPrevious else { return [] }
+        let before = state.succeeded.first?.createdAt
+        if let before, let cached = await client.cachedMessages(in: channelUrl, before: before, limit: limit),
+            cached.messages.count >= limit || !cached.hasPrevious
+        {
+            report(state.prepend(cached.messages, hasPrevious: cached.hasPrevious, source: .cache))
+            return cached.messages
+        }
+        let page = try await client.previousMessages(in: channelUrl, before: before, limit: limit)
+        report(state.prepend(page.messages, hasPrevious: page.hasPrevious, source: .api))
+        return page.messages
+    }
+
+    /// Newer messages after the newest held (a collection started in the past).
+    @discardableResult
+    public func loadNext() async throws -> [Message] {
+        guard state.hasNext, let after = state.succeeded.last?.createdAt else { return [] }
+        var params = MessageListParams(anchor: .timestamp(after))
+        params.previous = 0
+        params.next = limit
+        params.inclusive = false
+        let list = try await client.messages(in: channelUrl, params).sorted(by: MessageCollectionState.before)
+        report(state.append(list, hasNext: list.count >= limit, source: .api))
+        return list
+    }
+
+    /// Forgets a failed message of ours (it will not be resent).
+    public func removeFailed(_ message: Message) async {
+        guard let id = message.requestId else { return }
+        await client.cancelUnsent(id)
+        for e in state.removeFailed(id) { continuation.yield(e) }
+    }
+
+    /// Stops listening; the event stream ends.
+    public func dispose() {
+        listener?.cancel()
+        listener = nil
+        continuation.finish()
+    }
+}
+
+/// The user's group channels, live (Sendbird's `GroupChannelCollection`): ``loadMore()`` shows the
+/// cache first and then pages from the server; changes arrive on ``events`` with their source.
+public actor GroupChannelCollection {
+    public nonisolated let events: AsyncStream<CollectionChange<GroupChannel>>
+    public private(set) var state: GroupChannelCollectionState
+    let client: ChatClient
+    let limit: Int
+    let continuation: AsyncStream<CollectionChange<GroupChannel>>.Continuation
+    var listener: Task<Void, Never>?
+    var started = false
+
+    init(client: ChatClient, state: GroupChannelCollectionState, limit: Int) {
+        self.client = client
+        self.state = state
+        self.limit = min(max(limit, 1), 100)
+        (events, continuation) = AsyncStream.makeStream()
+    }
+
+    func listen(_ stream: AsyncStream<ClientEvent>) {
+        listener = Task { [weak self] in
+            for await e in stream { await self?.handle(e) }
+        }
+    }
+
+    func handle(_ event: ClientEvent) {
+        for c in state.apply(event) { continuation.yield(c) }
+    }
+
+    public var channels: [GroupChannel] { state.channels }
+    public var hasMore: Bool { state.hasMore }
+
+    /// The next page: the first call shows the cached channels at once (source `cache`), then every
+    /// call reads a page from the server (source `api`).
+    @discardableResult
+    public func loadMore() async throws -> [GroupChannel] {
+        if !started {
+            started = true
+            for c in state.upsert(await client.cachedChannels(), source: .cache) { continuation.yield(c) }
+            let page = try await client.loadChannels(limit: limit, reset: true)
+            for c in state.upsert(page, source: .api) { continuation.yield(c) }
+            state.hasMore = await client.hasMoreChannels
+            return page
+        }
+        guard state.hasMore else { return [] }
+        let page = try await client.loadChannels(limit: limit)
+        for c in state.upsert(page, source: .api) { continuation.yield(c) }
+        state.hasMore = await client.hasMoreChannels
+        return page
+    }
+
+    public func dispose() {
+        listener?.cancel()
+        listener = nil
+        continuation.finish()
+    }
+}
+
+extension ChatClient {
+    /// A message collection on `url` from `startingPoint` (ms; default: the newest), `limit` a page.
+    public func messageCollection(_ url: String, startingPoint: Millis = .max, limit: Int = 30) -> MessageCollection {
+        let c = MessageCollection(client: self, channelUrl: url, startingPoint: startingPoint, limit: limit)
+        let stream = events()
+        Task { await c.listen(stream) }
+        return c
+    }
+
+    /// A collection of the user's group channels (only `customTypes` when given).
+    public func groupChannelCollection(customTypes: Set<String> = [], includeEmpty: Bool = true, limit: Int = 20) -> GroupChannelCollection {
+        let c = GroupChannelCollection(client: self, state: GroupChannelCollectionState(customTypes: customTypes, includeEmpty: includeEmpty), limit: limit)
+        let stream = events()
+        Task { await c.listen(stream) }
+        return c
+    }
+
+    /// Forgets an unsent message of ours: it leaves the outbox and the cache and is never resent.
+    public func cancelUnsent(_ requestId: String) {
+        cache?.removeUnsent(requestId)
+        if let i = outbox.firstIndex(where: { $0.message.requestId == requestId }) {
+            let o = outbox.remove(at: i)
+            var m = o.message
+            m.status = .failed
+            m.error = SendbirdError(.connectionCanceled, "cancelled")
+            for w in o.waiters { w.resume(returning: .failure(m.error!)) }
+        }
+    }
+}
