@@ -307,6 +307,19 @@ extension Reducer {
 }
 
 extension Reducer {
+    /// A stored message joins the list in time order among the stored ones; ours still pending or
+    /// failed stay after them.
+    static func placeStored(_ m: Message, in list: inout [Message]) {
+        if list.contains(where: { $0.messageId == m.messageId && $0.status == .succeeded }) { return }
+        var at = list.count
+        while at > 0 {
+            let prev = list[at - 1]
+            if prev.status == .succeeded && (prev.createdAt, prev.messageId) <= (m.createdAt, m.messageId) { break }
+            at -= 1
+        }
+        list.insert(m, at: at)
+    }
+
     /// Messages fetched after the fact (a gap fill) join a loaded channel in time order; ours not
     /// stored yet stay last, and one that is now stored replaces its pending line.
     static func merge(_ filled: [Message], into url: String, _ state: inout AppState) {

@@ -735,7 +735,11 @@ public struct Reducer: Sendable {
                 state.notice = m.status == .succeeded ? "\(upload.name) sent" : "\(upload.name): \(m.error?.message ?? "not sent")"
             }
             var list = state.messages[m.channelUrl] ?? []
-            if let i = list.firstIndex(where: { $0.requestId != nil && $0.requestId == m.requestId }) {
+            if m.status == .succeeded {
+                // Stored: it takes its place in time among the stored ones (others may have come first).
+                list.removeAll { $0.requestId != nil && $0.requestId == m.requestId }
+                Self.placeStored(m, in: &list)
+            } else if let i = list.firstIndex(where: { $0.requestId != nil && $0.requestId == m.requestId }) {
                 list[i] = m
             } else if !list.contains(where: { $0.messageId == m.messageId && m.messageId > 0 }) {
                 list.append(m)
@@ -746,7 +750,7 @@ public struct Reducer: Sendable {
             }
         case .messageReceived(let m):
             if state.messages[m.channelUrl] != nil, !(state.messages[m.channelUrl]!.contains { $0.messageId == m.messageId }) {
-                state.messages[m.channelUrl]!.append(m)
+                Self.placeStored(m, in: &state.messages[m.channelUrl]!)
             }
             if let t = state.thread, m.parentMessageId == t.parent.messageId, !t.replies.contains(where: { $0.messageId == m.messageId }) {
                 state.thread?.replies.append(m)

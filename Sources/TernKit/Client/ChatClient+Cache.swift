@@ -152,6 +152,9 @@ extension ChatClient {
         } else {
             if let last = page.messages.last {
                 cache.savePage(page.messages, url: url, from: from, to: last.createdAt)
+            } else if !page.hasPrevious {
+                // No messages yet: the run is empty and starts at the beginning; live messages extend it.
+                cache.savePage([], url: url, from: 0, to: 0)
             }
             synced.insert(url)
         }

@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension TerndChild {
+    /// A Platform API read.
+    func get(_ path: String) async throws -> [String: Any] {
+        var req = URLRequest(url: URL(string: url + path)!)
+        req.setValue(apiToken, forHTTPHeaderField: "Api-Token")
+        let (data, _) = try await URLSession.shared.data(for: req)
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+
+    /// The texts of a channel's messages on the server, oldest first (up to 200).
+    func history(_ url: String) async throws -> [String] {
+        let r = try await get("/v3/group_channels/\(url)/messages?message_ts=9007199254740991&prev_limit=200&next_limit=0")
+        return (r["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+    }
+
+    /// The URL of the only channel named `name`.
+    func channelUrl(named name: String) async throws -> String {
+        let r = try await get("/v3/group_channels?limit=100&name_contains=\(name)")
+        guard let url = (r["channels"] as? [[String: Any]] ?? []).first(where: { $0["name"] as? String == name })?["channel_url"] as? String else {
+            throw TestFailure("no channel named \(name)")
+        }
+        return url
+    }
+}
+
+/// The real `tern` against a real `ternd` that dies and comes back: offline starts from the cache,
+/// messages written while the server is away, and catching up after a long absence.
+@Suite("tern offline and catching up (tmux)", .serialized)
+struct OfflineTerminalTests {
+    /// A private tmux server and a ternd; `launch` (re)starts a user's `tern` with its own cache.
+    final class Rig: @unchecked Sendable {
+        let dir = tempDirectory()
+        let tmux: Tmux
+        var server: TerndChild
+        let tern: String
+
+        init() async throws {
+            tmux = Tmux(socket: dir + "/tmux.sock", scratch: dir)
+            server = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: "offline-\(UUID().uuidString)")
+            tern = try builtBinary("tern")
+        }
+
+        /// Starts (or starts again) `user`'s tern; its cache, state and config stay across launches.
+        func launch(_ user: String) async {
+            await tmux.run(["kill-session", "-t", user])
+            let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
+            await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "24", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
+        }
+
+        func say(_ user: String, _ text: String) async {
+            await tmux.keys(user, "C-u")
+            await tmux.text(user, text)
+            await tmux.keys(user, "Enter")
+        }
+
+        func quit(_ user: String) async throws {
+            await say(user, "/quit")
+            try await tmux.waitScreen(user, "a clean exit") { $0.contains("TERN-EXITED-0") }
+        }
+
+        /// Kills the server (SIGKILL) and starts it again on the same port and data.
+        func killServer() async {
+            await server.stop(SIGKILL)
+        }
+
+        func startServerAgain() async throws {
+            server = try await TerndChild.start(port: server.port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        }
+
+        func finish() async {
+            await tmux.killServer()
+            await server.stop(SIGKILL)
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+
+        static func run(_ body: (Rig) async throws -> Void) async throws {
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
+                print("note: tmux is not installed: the terminal test was skipped")
+                return
+            }
+            let rig = try await Rig()
+            do { try await body(rig) } catch {
+                await rig.finish()
+                throw error
+            }
+            await rig.finish()
+        }
+    }
+
+    /// The message lines of a screen (`HH:MM user: text` in the message pane), marks dropped.
+    static func messageLines(_ screen: String) -> [String] {
+        screen.split(separator: "\n").compactMap { line -> String? in
+            guard let bar = line.firstIndex(of: "│") else { return nil }
+            let pane = line[line.index(after: bar)...].trimmingCharacters(in: .whitespaces)
+            let parts = pane.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].count == 5, parts[0].dropFirst(2).first == ":" else { return nil }
+            var text = String(parts[1])
+            // Marks and what follows them (✓ sent, ✓✓ read…, ⋯ pending, ✗ failed).
+            for mark in [" ✓", " ⋯", " ✗"] {
+                if let r = text.range(of: mark) { text = String(text[..<r.lowerBound]) }
+            }
+            return text
+        }
+    }
+
+    @Test func serverKilledAndRestartedWhileTwoClientsSend() async throws {
+        try await Rig.run { rig in
+            await rig.launch("alice")
+            await rig.launch("bob")
+            for u in ["alice", "bob"] { try await rig.tmux.waitScreen(u, "connected") { $0.contains("│ connected") } }
+            await rig.say("alice", "/create crew bob")
+            try await rig.tmux.waitScreen("alice", "the channel") { $0.contains("#crew") }
+            await rig.say("alice", "a1")
+            try await rig.tmux.waitScreen("bob", "the channel and a1") { $0.contains("#crew") && $0.contains("alice: a1") }
+            await rig.say("bob", "b1")
+            try await rig.tmux.waitScreen("alice", "b1") { $0.contains("bob: b1") }
+
+            // kill -9: both see the countdown and keep writing; their lines wait (⋯).
+            await rig.killServer()
+            for u in ["alice", "bob"] { try await rig.tmux.waitScreen(u, "the countdown") { $0.contains("reconnecting in") } }
+            await rig.say("alice", "a2")
+            await rig.say("bob", "b2")
+            await rig.say("alice", "a3")
+            try await rig.tmux.waitScreen("alice", "pending lines") { $0.contains("alice: a2 ⋯") && $0.contains("alice: a3 ⋯") }
+            try await rig.tmux.waitScreen("bob", "a pending line") { $0.contains("bob: b2 ⋯") }
+
+            // Back on the same port: everything written goes out once, and both show the same history.
+            try await rig.startServerAgain()
+            let expected = Set(["alice: a1", "bob: b1", "alice: a2", "alice: a3", "bob: b2"])
+            var screens: [String: [String]] = [:]
+            for u in ["alice", "bob"] {
+                let s = try await rig.tmux.waitScreen(u, "the complete history", timeout: 60) { s in
+                    s.contains("│ connected") && Set(Self.messageLines(s)) == expected && !s.contains("⋯")
+                }
+                screens[u] = Self.messageLines(s)
+            }
+            #expect(screens["alice"] == screens["bob"])
+            #expect(screens["alice"]?.count == 5)
+            let url = try await rig.server.channelUrl(named: "crew")
+            let history = try await rig.server.history(url)
+            #expect(history.count == 5 && Set(history) == ["a1", "b1", "a2", "a3", "b2"])
+            #expect(screens["alice"]?.map { $0.split(separator: " ").last.map(String.init) ?? "" } == history)
+            // Each sender's own lines were written in order.
+            #expect(history.filter { $0.hasPrefix("a") } == ["a1", "a2", "a3"])
+        }
+    }
+
+    @Test func offlineStartShowsTheCacheAndDeliversTheQueuedMessageOnce() async throws {
+        try await Rig.run { rig in
+            await rig.launch("alice")
+            try await rig.tmux.waitScreen("alice", "connected") { $0.contains("│ connected") }
+            try await rig.server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+            await rig.say("alice", "/create crew bob")
+            try await rig.tmux.waitScreen("alice", "the channel") { $0.contains("#crew") }
+            await rig.say("alice", "one")
+            await rig.say("alice", "two")
+            try await rig.tmux.waitScreen("alice", "both sent") { $0.contains("alice: one ✓") && $0.contains("alice: two ✓") }
+            try await rig.quit("alice")
+
+            // The server is down when tern starts: the cached channel and history are on screen at once.
+            await rig.killServer()
+            await rig.launch("alice")
+            let offline = try await rig.tmux.waitScreen("alice", "the cached history") { s in
+                s.contains("crew") && s.contains("alice: one") && s.contains("alice: two")
+            }
+            #expect(!offline.contains("│ connected"))
+            await rig.say("alice", "queued while down")
+            try await rig.tmux.waitScreen("alice", "the queued line") { $0.contains("alice: queued while down ⋯") }
+
+            try await rig.startServerAgain()
+            try await rig.tmux.waitScreen("alice", "delivered", timeout: 60) { s in
+                s.contains("│ connected") && s.contains("alice: queued while down ✓")
+            }
+            let url = try await rig.server.channelUrl(named: "crew")
+            #expect(try await rig.server.history(url) == ["one", "two", "queued while down"])
+            // Started again while connected: the history once, nothing sent twice.
+            try await rig.quit("alice")
+            await rig.launch("alice")
+            let again = try await rig.tmux.waitScreen("alice", "connected with the history") { s in
+                s.contains("│ connected") && s.contains("alice: queued while down ✓")
+            }
+            #expect(Self.messageLines(again) == ["alice: one", "alice: two", "alice: queued while down"])
+            #expect(try await rig.server.history(url) == ["one", "two", "queued while down"])
+        }
+    }
+
+    @Test func awayFor320MessagesIsAHugeGapThenPagingBackHasNoHoles() async throws {
+        try await Rig.run { rig in
+            try await rig.server.platform("POST", "/v3/users", ["user_id": "alice", "nickname": "alice", "profile_url": ""])
+            await rig.launch("bob")
+            try await rig.tmux.waitScreen("bob", "connected") { $0.contains("│ connected") }
+            let created = try await rig.server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "name": "busy"])
+            let url = try #require(created["channel_url"] as? String)
+            try await rig.server.platform("POST", "/v3/group_channels/\(url)/messages", ["user_id": "alice", "message": "n0"])
+            try await rig.tmux.waitScreen("bob", "the channel") { $0.contains("alice: n0") }
+            try await rig.quit("bob")
+            for i in 1...320 {
+                try await rig.server.platform("POST", "/v3/group_channels/\(url)/messages", ["user_id": "alice", "message": "n\(i)"])
+            }
+            await rig.launch("bob")
+            let newest = try await rig.tmux.waitScreen("bob", "the huge gap notice and the newest page") { s in
+                s.contains("more than 300 messages missed") && s.contains("alice: n320")
+            }
+            var seen = Set(Self.messageLines(newest).compactMap { Int($0.dropFirst("alice: n".count)) })
+            // Page back: every screen continues the one before, with no number missing.
+            for _ in 0..<12 {
+                await rig.tmux.keys("bob", "PPage")
+                try await Task.sleep(for: .milliseconds(300))
+                seen.formUnion(Self.messageLines(await rig.tmux.screen("bob")).compactMap { Int($0.dropFirst("alice: n".count)) })
+            }
+            let low = try #require(seen.min())
+            #expect(low < 250)
+            #expect(seen == Set(low...320))
+        }
+    }
+}
