@@ -283,3 +283,38 @@ final class EventLogBox<T: Sendable>: Sendable {
     func append(_ e: T) { storage.withLock { $0.append(e) } }
     var items: [T] { storage.withLock { $0 } }
 }
+
+extension OfflineEngineTests {
+    @Test func messagesCutOffByALostConnectionGoAgainOnceEach() async throws {
+        let cacheDir = LocalServer.tempDirectory()
+        let server = try await LocalServer.start()
+        defer { Task { await server.stop() } }
+        let alice = cachedClient(server, "alice", cacheDir: cacheDir)
+        let log = EventLog(alice)
+        try await alice.connect()
+        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+        let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
+        await alice.openChannel(channel.url)
+        _ = try await alice.latestMessages(in: channel.url)
+        // 30 sends in flight, and the socket drops among them: some were stored and their answers lost,
+        // some never left. Each fails with a connection code, then goes again under its req_id.
+        var ids: [String] = []
+        for i in 1...30 { ids.append(await alice.sendMessage("n\(i)", to: channel.url).requestId ?? "") }
+        await alice.simulateNetworkLoss()
+        for id in ids {
+            _ = try await log.wait("n sent", timeout: 30) { e -> Bool? in
+                if case .messageSent(let m) = e, m.requestId == id { return true }
+                return nil
+            }
+        }
+        let texts = try await history(server, channel.url)
+        #expect(texts.count == 30, "each message stored exactly once")
+        let stored = try await server.platform("GET", "/v3/group_channels/\(channel.url)/messages?message_ts=9007199254740991&prev_limit=100&next_limit=0")
+        let bodies = (stored["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        #expect(Set(bodies) == Set((1...30).map { "n\($0)" }) && bodies.count == 30)
+        #expect(await alice.unsentMessages().isEmpty)
+        // The cache agrees with the server: the same 30, in the server's order.
+        try await eventually("cache caught up") { alice.cache?.allMessages(channel.url).map(\.text) == bodies }
+        await alice.shutdown()
+    }
+}

@@ -305,6 +305,19 @@ public final class LocalCache: Sendable {
         }
     }
 
+    /// The run reaches every message held after it: after a gap fill on a live connection, messages
+    /// that arrived live while the fill was under way are complete up to the newest of them.
+    public func extendToHeld(_ url: String) {
+        write("extend") { db in
+            try db.execute(
+                sql: """
+                    UPDATE ranges SET newest = max(newest, (SELECT coalesce(max(created_at), 0) FROM messages WHERE channel_url = ?))
+                    WHERE channel_url = ?
+                    """,
+                arguments: [url, url])
+        }
+    }
+
     /// A message changed: the held copy is replaced (nothing happens if it is not held).
     public func updateMessage(_ message: Message) {
         guard message.messageId > 0 else { return }

@@ -228,6 +228,12 @@ extension ChatClient {
             let e = (error as? SendbirdError) ?? SendbirdError(.malformedData, "\(error)")
             failed.error = e
             emit(.messageFailed(failed))
+            // With a cache, a message the connection failed goes again by itself after the next login.
+            if cache != nil, isCached(failed.channelUrl), Self.autoResendCodes.contains(e.code),
+                !outbox.contains(where: { $0.message.requestId == failed.requestId })
+            {
+                outbox.append(Outgoing(message: failed, params: params))
+            }
             return .failure(e)
         }
     }

@@ -224,15 +224,18 @@ extension ChatClient {
             case .success:
                 outbox.remove(at: at)
             case .failure(let e):
-                if Self.autoResendCodes.contains(e.code) && e.code != .channelFrozen {
-                    // The connection went: keep it for the next one.
-                    outbox[at].message.status = .failed
-                    outbox[at].message.error = e
-                    return
+                outbox[at].message.status = .failed
+                outbox[at].message.error = e
+                if e.code == .channelFrozen && cache != nil {
+                    // Goes again once the channel is no longer frozen.
+                    index = at + 1
+                    continue
                 }
+                // The connection went: keep it (and the rest) for the next one.
+                if Self.autoResendCodes.contains(e.code) { return }
                 outbox.remove(at: at)
             }
-            index = at < index ? index : at
+            index = at
         }
     }
 
@@ -364,6 +367,9 @@ extension ChatClient {
             start = last
             if !gap.nextHasmore { break }
         }
+        // Live messages that came while the fill ran are part of the run now (the socket was up all along).
+        guard case .open = machine.state else { return }
+        cache.extendToHeld(url)
         synced.insert(url)
         var seen = Set<Int64>()
         let unique = filled.filter { seen.insert($0.messageId).inserted }.sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
