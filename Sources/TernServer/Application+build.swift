@@ -15,7 +15,7 @@ public struct TernServerApp: Sendable {
     /// acknowledged before that was committed before its acknowledgement was written.
     public func run() async throws {
         do {
-            try await ServiceGroup(configuration: Self.serviceGroupConfiguration(application, logger: service.logger)).run()
+            try await ServiceGroup(configuration: Self.serviceGroupConfiguration(services, logger: service.logger)).run()
         } catch {
             try? await service.store.close()
             throw error
@@ -23,13 +23,41 @@ public struct TernServerApp: Sendable {
         try await service.store.close()
     }
 
+    /// What runs: the application, and the notice that tells connected clients `BUSY` when a
+    /// graceful shutdown starts (services shut down last first, so the notice goes out while the
+    /// connections are still open).
+    public var services: [any Service] { [application, ShutdownNotice(service: service)] }
+
     /// SIGTERM/SIGINT start a graceful shutdown; one that has not finished after 10 s (a peer
     /// that stopped reading can hold a close handshake forever) turns into cancellation.
-    public static func serviceGroupConfiguration(_ application: some Service, logger: Logger) -> ServiceGroupConfiguration {
-        var config = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    public static func serviceGroupConfiguration(_ services: [any Service], logger: Logger) -> ServiceGroupConfiguration {
+        var config = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         config.maximumGracefulShutdownDuration = .seconds(10)
         config.maximumCancellationDuration = .seconds(5)
         return config
+    }
+}
+
+/// Waits for a graceful shutdown, then sends every open connection `BUSY` with
+/// `retry_after` (``ServerConfiguration/busyRetryAfter``): clients come back after it (a restart)
+/// instead of all at once.
+struct ShutdownNotice: Service {
+    let service: ChatService
+
+    struct Busy: Encodable {
+        let retryAfter: Double
+        let message: String
+        enum CodingKeys: String, CodingKey { case retryAfter = "retry_after", message }
+    }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let retry = service.config.busyRetryAfter
+        guard retry > 0 else { return }
+        let frame = ChatService.frameText(.busy, Busy(retryAfter: retry, message: "The server is restarting."))
+        for conn in service.registry.all() { conn.send(frame) }
+        // Give the writers a moment to put it on the wire before the sockets close.
+        try? await Task.sleep(for: .milliseconds(100))
     }
 }
 

@@ -66,6 +66,8 @@ public struct ServerConfiguration: Sendable {
     /// After writing to a socket, wait this long before the next write so that frames arriving
     /// meanwhile share one WebSocket message. Bounds the latency it adds; 0 turns it off.
     public var writeCoalescingMicroseconds: Int64
+    /// A graceful shutdown tells connected clients `BUSY` with this `retry_after` (s; 0: no notice).
+    public var busyRetryAfter: Double = 3
     /// Called with the bound address once the server listens.
     public var onListening: (@Sendable (String, Int) async -> Void)?
     public var clock: any ServerClock

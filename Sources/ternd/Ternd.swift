@@ -82,6 +82,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("exclude-blocked-invitees"), help: "Leave users out of new channels and invitations when the inviter blocks them or they block the inviter (Sendbird's default: include them).")
     var excludeBlockedInvitees = false
 
+    @Option(name: .customLong("session-lifetime"), help: "Seconds a session key lasts; a connected client then gets EXPR and logs in again (0 = for ever).")
+    var sessionLifetime: Int64 = 7 * 24 * 3600
+
+    @Option(name: .customLong("busy-retry-after"), help: "On SIGTERM/SIGINT, connected clients are told BUSY: come back after this many seconds (0 = no notice).")
+    var busyRetryAfter: Double = 3
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -116,6 +122,8 @@ struct Serve: AsyncParsableCommand {
         config.maxEnteredOpenChannels = max(1, maxEnteredOpenChannels)
         config.maxOpenChannelParticipants = max(1, maxOpenChannelParticipants)
         config.excludeBlockedInvitees = excludeBlockedInvitees
+        config.sessionLifetime = max(0, sessionLifetime)
+        config.busyRetryAfter = max(0, busyRetryAfter)
         let app: TernServerApp
         do {
             app = try await buildApplication(config, logger: logger)

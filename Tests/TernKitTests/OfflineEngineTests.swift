@@ -318,3 +318,32 @@ extension OfflineEngineTests {
         await alice.shutdown()
     }
 }
+
+extension OfflineEngineTests {
+    @Test func anExpiredSessionKeyLogsInAgainAndAShutdownSaysBusy() async throws {
+        var server = try await LocalServer.start { $0.sessionLifetime = 1; $0.busyRetryAfter = 1 }
+        let bob = server.client("bob")
+        let log = EventLog(bob)
+        try await bob.connect()
+        // EXPR after a second: the engine drops the key and logs in again with its credentials.
+        _ = try await log.wait("reconnect after EXPR") { $0 == .reconnectSucceeded ? true : nil }
+        #expect(await bob.connectionState == .open)
+        // A graceful shutdown: BUSY with retry_after 1 s, so the next attempt is scheduled (not at once).
+        let mark = log.mark
+        let port = server.port
+        await server.stop()
+        let first = try await log.wait("reconnecting after BUSY", after: mark) { e -> ConnectionState? in
+            if case .connectionStateChanged(let s) = e, case .reconnecting = s { return s }
+            return nil
+        }
+        guard case .reconnecting(0, .some) = first else {
+            Issue.record("expected a scheduled first attempt after BUSY, got \(first)")
+            await bob.shutdown()
+            return
+        }
+        server = try await LocalServer.start(port: port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        _ = try await log.wait("back", after: mark) { $0 == .reconnectSucceeded ? true : nil }
+        await bob.shutdown()
+        await server.stop()
+    }
+}

@@ -24,7 +24,7 @@ public final class InProcessServer: Sendable {
         var logger = Logger(label: label)
         logger.logLevel = .critical
         let app = try await buildApplication(config, logger: logger)
-        var groupConfig = TernServerApp.serviceGroupConfiguration(app.application, logger: logger)
+        var groupConfig = TernServerApp.serviceGroupConfiguration(app.services, logger: logger)
         groupConfig.gracefulShutdownSignals = []
         groupConfig.maximumGracefulShutdownDuration = .seconds(2)
         let group = ServiceGroup(configuration: groupConfig)

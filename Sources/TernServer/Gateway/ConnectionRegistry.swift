@@ -85,6 +85,11 @@ public final class ConnectionRegistry: Sendable {
         return empty
     }
 
+    /// Every open connection.
+    public func all() -> [ClientConnection] {
+        shards.flatMap { s in s.withLock { Array($0.values.joined()) } }
+    }
+
     public func connections(of userId: String) -> [ClientConnection] {
         shard(userId).withLock { $0[userId] ?? [] }
     }

@@ -90,6 +90,13 @@ struct WebSocketGateway: Sendable {
         return try await store.ensureUser(userId, nickname: c.nickname ?? "", now: service.now())
     }
 
+    /// `EXPR`: the session key has `expires_in` s left (0: it has ended), and why.
+    struct SessionExpiry: Encodable {
+        let expiresIn: Int
+        let reason: Int
+        enum CodingKeys: String, CodingKey { case expiresIn = "expires_in", reason }
+    }
+
     /// Runs one connection from handshake to close.
     func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request, channel: any Channel) async {
         let creds = Self.credentials(of: request)
@@ -128,6 +135,19 @@ struct WebSocketGateway: Sendable {
             await refuse(outbound, error)
             return
         }
+        // The session key ends after `sessionLifetime`: the client hears `EXPR` and logs in again
+        // (with its token); one that does not is closed a little later.
+        let expiry: Task<Void, Never>? =
+            config.sessionLifetime > 0
+            ? Task {
+                try? await Task.sleep(for: .seconds(config.sessionLifetime))
+                guard !Task.isCancelled else { return }
+                conn.send(ChatService.frameText(.expiring, SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
+                try? await Task.sleep(for: .seconds(10))
+                guard !Task.isCancelled else { return }
+                outbox.close()
+            } : nil
+        defer { expiry?.cancel() }
         let maxFrame = config.maxFrameSize
         let coalesce = Duration.microseconds(config.writeCoalescingMicroseconds)
         // The writer is not awaited: a socket whose peer stopped reading can block a write
