@@ -84,7 +84,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
         theStore = store
     } else {
         try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
-        theStore = try SQLiteStore(path: (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite"))
+        theStore = try SQLiteStore(path: (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite"), clock: config.clock)
     }
     let service = ChatService(store: theStore, config: config, logger: logger)
     _ = try await theStore.purgeExpiredSessions(now: config.clock.nowMs())

@@ -118,4 +118,98 @@ struct SyncTests {
             #expect(try await s.request("GET", "\(base)/changelogs", headers: key).json["code"] as? Int == 400105)
         }
     }
+
+    @Test("Channel changelogs: updated and lost channels since a time, per user, paged with a token, across a restart")
+    func channelChangelogs() async throws {
+        let clock = StillClock()
+        let dir = makeTempDirectory()
+        var s = try await TestServer.start(dataDirectory: dir) {
+            $0.maxMessagesPerSecond = 0
+            $0.clock = clock
+        }
+        do {
+            try await s.createUsers(["alice", "bob", "carol"])
+            let a = try await s.createChannel(["alice", "bob"], name: "a")
+            let b = try await s.createChannel(["alice", "carol"], name: "b")
+            clock.advance(ms: 10)
+            let t0 = clock.nowMs()
+            func log(_ user: String, _ query: String) async throws -> (updated: [String], deleted: [String], more: Bool, next: String, json: [String: Any]) {
+                let r = try await s.request("GET", "/v3/users/\(user)/my_group_channels/changelogs?show_empty=true&" + query)
+                #expect(r.status == 200, "\(r.text)")
+                let updated = (r.json["updated"] as? [[String: Any]] ?? []).compactMap { $0["channel_url"] as? String }
+                return (updated, r.json["deleted"] as? [String] ?? [], r.json["has_more"] as? Bool ?? false, r.json["next"] as? String ?? "", r.json)
+            }
+            let none = try await log("alice", "change_ts=\(t0 + 1)")
+            #expect(none.updated.isEmpty && none.deleted.isEmpty && !none.more && !none.next.isEmpty)
+
+            clock.advance(ms: 10)
+            _ = try await s.request("PUT", "/v3/group_channels/\(a)", body: ["name": "renamed"])
+            clock.advance(ms: 10)
+            _ = try await s.request("POST", "/v3/group_channels/\(b)/messages", body: ["user_id": "alice", "message": "hi"])
+            clock.advance(ms: 10)
+            _ = try await s.request("PUT", "/v3/group_channels/\(b)/leave", body: ["user_id": "carol"])
+
+            // Alice: a (renamed) then b (a message, then a member left); nothing lost.
+            let all = try await log("alice", "change_ts=\(t0 + 1)")
+            #expect(all.updated == [a, b] && all.deleted.isEmpty && !all.more)
+            let names = (all.json["updated"] as? [[String: Any]] ?? []).map { $0["name"] as? String ?? "" }
+            #expect(names == ["renamed", "b"])
+            // Paged one at a time with the token.
+            let p1 = try await log("alice", "change_ts=\(t0 + 1)&limit=1")
+            #expect(p1.updated == [a] && p1.more)
+            let p2 = try await log("alice", "token=\(p1.next)&limit=1")
+            #expect(p2.updated == [b] && !p2.more)
+            let p3 = try await log("alice", "token=\(p2.next)")
+            #expect(p3.updated.isEmpty && p3.deleted.isEmpty)
+            // Bob saw only a change; carol lost b.
+            #expect(try await log("bob", "change_ts=\(t0 + 1)").updated == [a])
+            let carol = try await log("carol", "change_ts=\(t0 + 1)")
+            #expect(carol.updated.isEmpty && carol.deleted == [b])
+
+            // Deleting a channel: every member loses it. Hiding: an update (the channel is hidden now).
+            clock.advance(ms: 10)
+            let t1 = clock.nowMs()
+            _ = try await s.request("DELETE", "/v3/group_channels/\(a)")
+            clock.advance(ms: 10)
+            _ = try await s.request("PUT", "/v3/group_channels/\(b)/hide", body: ["user_id": "alice"])
+            let later = try await log("alice", "change_ts=\(t1)")
+            #expect(later.deleted == [a] && later.updated == [b])
+            #expect((later.json["updated"] as? [[String: Any]])?.first?["hidden_state"] as? String == "hidden_allow_auto_unhide")
+            #expect(try await log("bob", "change_ts=\(t1)").deleted == [a])
+            // Carol comes back to b: an update again, no longer lost.
+            clock.advance(ms: 10)
+            _ = try await s.request("POST", "/v3/group_channels/\(b)/invite", body: ["user_ids": ["carol"]])
+            let back = try await log("carol", "change_ts=\(t0 + 1)")
+            #expect(back.updated == [b] && back.deleted.isEmpty)
+
+            // Kept in the database: the same token answers the same after a restart.
+            await s.stop()
+            s = try await TestServer.start(dataDirectory: dir) {
+                $0.maxMessagesPerSecond = 0
+                $0.clock = clock
+            }
+            // (After a, the next change is now a's deletion: b moved on since, with the hide.)
+            let again = try await log("alice", "token=\(p1.next)&limit=1")
+            #expect(again.deleted == [a] && again.updated.isEmpty && again.more)
+            let rest = try await log("alice", "token=\(again.next)")
+            #expect(rest.updated == [b] && !rest.more)
+            // Bad input: no start point, a bad token, another user's changelog with a session key.
+            let missing = try await s.request("GET", "/v3/users/alice/my_group_channels/changelogs")
+            #expect(missing.status == 400 && missing.json["code"] as? Int == 400105)
+            let bad = try await s.request("GET", "/v3/users/alice/my_group_channels/changelogs?token=nope")
+            #expect(bad.json["code"] as? Int == 400111)
+            let (sock, login) = try await s.login("bob")
+            await sock.close()
+            let other = try await s.request(
+                "GET", "/v3/users/alice/my_group_channels/changelogs?change_ts=0", headers: ["Session-Key": login["key"] as? String ?? ""])
+            #expect(other.status != 200)
+            let own = try await s.request(
+                "GET", "/v3/sdk/users/bob/my_group_channels/changelogs?change_ts=0", headers: ["Session-Key": login["key"] as? String ?? ""])
+            #expect(own.status == 200 && (own.json["updated"] as? [Any]) != nil)
+        } catch {
+            await s.stop()
+            throw error
+        }
+        await s.stop()
+    }
 }

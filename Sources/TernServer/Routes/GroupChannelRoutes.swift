@@ -14,6 +14,8 @@ struct GroupChannelRoutes: Sendable {
         router.get("/v3/sdk/group_channels/:channel_url") { req, ctx in try await get(req, ctx) }
         router.get("/v3/group_channels/:channel_url/members") { req, ctx in try await members(req, ctx) }
         router.get("/v3/users/:user_id/my_group_channels") { req, ctx in try await myChannels(req, ctx) }
+        router.get("/v3/users/:user_id/my_group_channels/changelogs") { req, ctx in try await changelogs(req, ctx) }
+        router.get("/v3/sdk/users/:user_id/my_group_channels/changelogs") { req, ctx in try await changelogs(req, ctx) }
         router.put("/v3/group_channels/:channel_url") { req, ctx in try await update(req, ctx) }
         router.delete("/v3/group_channels/:channel_url") { req, ctx in try await delete(req, ctx) }
         router.post("/v3/group_channels/:channel_url/invite") { req, ctx in try await invite(req, ctx) }
@@ -308,6 +310,42 @@ struct GroupChannelRoutes: Sendable {
         guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
         let q = QueryParameters(req.uri.query)
         return try await page(try listQuery(q, memberId: id), viewer: id)
+    }
+
+    struct ChangelogAnswer: Encodable {
+        let updated: [GroupChannelPayload]
+        let deleted: [String]
+        let hasMore: Bool
+        let next: String
+        let ts: Int64
+        enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next, ts }
+    }
+
+    /// `my_group_channels/changelogs`: the user's channels changed (or lost) since `change_ts` (ms) or a
+    /// `token` from an earlier answer, oldest change first, `limit` (100) a page → `{updated, deleted:[url],
+    /// has_more, next, ts}`; `custom_types`, `show_empty` (false), `show_frozen` (true) filter what is
+    /// shown as updated.
+    func changelogs(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let id = try rest.param(ctx, "user_id")
+        try await rest.caller(req).require(actingAs: id)
+        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        let q = QueryParameters(req.uri.query)
+        let cursor: ChannelChangeCursor
+        if let token = q.nonEmpty("token") {
+            guard let data = Data(base64Encoded: token), let c = try? JSONDecoder().decode(ChannelChangeCursor.self, from: data) else {
+                throw SendbirdError(.invalidValue, "Invalid value: \"token\".")
+            }
+            cursor = c
+        } else if let ts = try q.int("change_ts") {
+            cursor = ChannelChangeCursor(ts: ts)
+        } else {
+            throw SendbirdError.missing("change_ts")
+        }
+        let page = try await service.channelChangelog(
+            userId: id, after: cursor, limit: try q.int("limit", default: 100, range: 1...100), customTypes: q.list("custom_types"),
+            showEmpty: try q.bool("show_empty", default: false), showFrozen: try q.bool("show_frozen", default: true))
+        let next = (try? JSONEncoder().encode(page.next))?.base64EncodedString() ?? ""
+        return try rest.json(ChangelogAnswer(updated: page.updated, deleted: page.deleted, hasMore: page.hasMore, next: next, ts: service.now()))
     }
 
     /// The member list query's filters and orders (seed 000): `operator_filter` all / operator / nonoperator,

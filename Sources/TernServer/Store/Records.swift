@@ -487,6 +487,16 @@ public struct MessageChangeCursor: Sendable, Equatable, Codable {
     }
 }
 
+/// Where a channel changelog page ended: the change time (ms) and the channel URL (ties at one ms).
+public struct ChannelChangeCursor: Sendable, Equatable, Codable {
+    public var ts: Int64
+    public var url: String
+    public init(ts: Int64, url: String = "") {
+        self.ts = ts
+        self.url = url
+    }
+}
+
 /// The application's user list query.
 public struct UserListQuery: Sendable {
     public var afterUserId: String?

@@ -136,6 +136,35 @@ extension SQLiteStore {
         try db.execute(sql: "UPDATE messages SET changed_at = max(changed_at, ?) WHERE message_id = ?", arguments: [ms, messageId])
     }
 
+    public func channelChanges(userId: String, after c: ChannelChangeCursor, limit: Int) async throws
+        -> (updated: [(url: String, at: Int64)], deleted: [(url: String, at: Int64)])
+    {
+        try await pool.read { db in
+            let updated = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT url, at FROM (
+                      SELECT c.channel_url AS url, max(c.changed_at, c.last_message_ts, m.changed_at) AS at
+                      FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
+                      WHERE m.user_id = ? AND c.channel_type = 'group')
+                    WHERE at > ? OR (at = ? AND url > ?)
+                    ORDER BY at, url LIMIT ?
+                    """,
+                arguments: [userId, c.ts, c.ts, c.url, limit]
+            ).map { (url: $0["url"] as String, at: $0["at"] as Int64) }
+            let deleted = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT channel_url, deleted_at FROM channel_tombstones
+                    WHERE user_id = ? AND (deleted_at > ? OR (deleted_at = ? AND channel_url > ?))
+                    ORDER BY deleted_at, channel_url LIMIT ?
+                    """,
+                arguments: [userId, c.ts, c.ts, c.url, limit]
+            ).map { (url: $0["channel_url"] as String, at: $0["deleted_at"] as Int64) }
+            return (updated, deleted)
+        }
+    }
+
     public func messageChanges(_ channelUrl: String, after c: MessageChangeCursor, limit: Int) async throws
         -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
     {

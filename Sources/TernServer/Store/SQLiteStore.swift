@@ -22,13 +22,17 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// Opens (creating if needed) the database at `path` and runs the migrations.
+    /// Opens (creating if needed) the database at `path` and runs the migrations. `clock` dates
+    /// the change log the triggers keep (`tern_now()` in SQL: channel and member change times,
+    /// channel tombstones).
     /// - Throws: when the file cannot be opened or migrated.
-    public init(path: String) throws {
+    public init(path: String, clock: any ServerClock = SystemClock()) throws {
         var config = Configuration()
+        let now = DatabaseFunction("tern_now", argumentCount: 0, pure: false) { _ in clock.nowMs() }
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
+            db.add(function: now)
         }
         config.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: config)
@@ -274,6 +278,66 @@ public final class SQLiteStore: Store {
                         PRIMARY KEY (channel_url, message_id)
                     ) WITHOUT ROWID;
                     CREATE INDEX message_tombstones_time ON message_tombstones(channel_url, deleted_at, message_id);
+                    """)
+        }
+        m.registerMigration("v11-channel-changelog") { db in
+            // The channel changelog (`my_group_channels/changelogs`): when a channel changed as a whole
+            // (properties, members, operators, metadata, a last message edited or deleted — a new last
+            // message is its own `last_message_ts`), when one member's view of it changed (joined,
+            // invited, read, hidden, role, count preference), and when a user lost it (left, removed,
+            // banned, deleted: a tombstone kept until they are a member again). Triggers keep all three,
+            // so every write path does; the per-message unread update only pays a `WHEN` test.
+            try db.execute(
+                sql: """
+                    ALTER TABLE group_channels ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE members ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0;
+                    UPDATE group_channels SET changed_at = max(created_at * 1000, last_message_ts);
+                    UPDATE members SET changed_at = max(joined_ts, invited_at, read_ts);
+                    CREATE TABLE channel_tombstones (
+                        user_id TEXT NOT NULL,
+                        channel_url TEXT NOT NULL,
+                        deleted_at INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, channel_url)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX channel_tombstones_time ON channel_tombstones(user_id, deleted_at);
+                    CREATE TRIGGER channel_changed AFTER UPDATE OF
+                      name, cover_url, custom_type, data, freeze, is_public, is_distinct, is_super, member_count,
+                      joined_member_count, operator_ids, last_message_id, last_message_ts ON group_channels
+                    WHEN NEW.last_message_ts <= OLD.last_message_ts OR NEW.last_message_id IS OLD.last_message_id
+                    BEGIN
+                      UPDATE group_channels SET changed_at = tern_now() WHERE channel_url = NEW.channel_url;
+                    END;
+                    CREATE TRIGGER channel_metadata_added AFTER INSERT ON channel_metadata BEGIN
+                      UPDATE group_channels SET changed_at = tern_now() WHERE channel_url = NEW.channel_url;
+                    END;
+                    CREATE TRIGGER channel_metadata_changed AFTER UPDATE ON channel_metadata WHEN NEW.value IS NOT OLD.value BEGIN
+                      UPDATE group_channels SET changed_at = tern_now() WHERE channel_url = NEW.channel_url;
+                    END;
+                    CREATE TRIGGER channel_metadata_removed AFTER DELETE ON channel_metadata BEGIN
+                      UPDATE group_channels SET changed_at = tern_now() WHERE channel_url = OLD.channel_url;
+                    END;
+                    CREATE TRIGGER last_message_edited AFTER UPDATE OF changed_at ON messages
+                    WHEN NEW.changed_at > OLD.changed_at
+                      AND NEW.message_id = (SELECT last_message_id FROM group_channels WHERE channel_url = NEW.channel_url)
+                    BEGIN
+                      UPDATE group_channels SET changed_at = NEW.changed_at WHERE channel_url = NEW.channel_url;
+                    END;
+                    CREATE TRIGGER member_added AFTER INSERT ON members BEGIN
+                      UPDATE members SET changed_at = tern_now() WHERE channel_url = NEW.channel_url AND user_id = NEW.user_id;
+                      DELETE FROM channel_tombstones WHERE user_id = NEW.user_id AND channel_url = NEW.channel_url;
+                    END;
+                    CREATE TRIGGER member_changed AFTER UPDATE OF
+                      state, role, read_ts, hidden_state, count_preference, ts_message_offset, invited_at, joined_ts ON members
+                    WHEN NEW.state IS NOT OLD.state OR NEW.role IS NOT OLD.role OR NEW.read_ts IS NOT OLD.read_ts
+                      OR NEW.hidden_state IS NOT OLD.hidden_state OR NEW.count_preference IS NOT OLD.count_preference
+                      OR NEW.ts_message_offset IS NOT OLD.ts_message_offset OR NEW.invited_at IS NOT OLD.invited_at
+                      OR NEW.joined_ts IS NOT OLD.joined_ts
+                    BEGIN
+                      UPDATE members SET changed_at = tern_now() WHERE channel_url = NEW.channel_url AND user_id = NEW.user_id;
+                    END;
+                    CREATE TRIGGER member_removed AFTER DELETE ON members BEGIN
+                      INSERT OR REPLACE INTO channel_tombstones(user_id, channel_url, deleted_at) VALUES (OLD.user_id, OLD.channel_url, tern_now());
+                    END;
                     """)
         }
         return m
