@@ -90,7 +90,8 @@ import Testing
 
     @Test func aReconnectionFillsTheGapAndTheCacheMatchesTheServer() async throws {
         let cacheDir = LocalServer.tempDirectory()
-        var server = try await LocalServer.start()
+        // The stop tells bob BUSY for 3 s: the changes below happen while he is away.
+        var server = try await LocalServer.start { $0.busyRetryAfter = 3 }
         let alice = server.client("alice")
         let bob = cachedClient(server, "bob", cacheDir: cacheDir)
         let log = EventLog(bob)
@@ -345,5 +346,45 @@ extension OfflineEngineTests {
         _ = try await log.wait("back", after: mark) { $0 == .reconnectSucceeded ? true : nil }
         await bob.shutdown()
         await server.stop()
+    }
+}
+
+extension OfflineEngineTests {
+    @Test func channelChangesWhileAwayArriveAsAChangelog() async throws {
+        let cacheDir = LocalServer.tempDirectory()
+        var server = try await LocalServer.start { $0.busyRetryAfter = 3 }
+        let alice = server.client("alice")
+        try await alice.connect()
+        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+        let keep = try await alice.createGroupChannel(name: "keep", userIds: ["bob"])
+        let doomed = try await alice.createGroupChannel(name: "doomed", userIds: ["bob"])
+        let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+        let log = EventLog(bob)
+        try await bob.connect()
+        _ = try await log.wait("first catch-up") { $0 == .syncing(false) ? true : nil }
+        #expect(Set(await bob.channels.map(\.url)) == [keep.url, doomed.url])
+        // Bob is away: one channel renamed, one deleted, a new one made.
+        await server.stop()
+        _ = try await log.wait("bob reconnecting") { $0 == .reconnectStarted ? true : nil }
+        server = try await LocalServer.start(port: server.port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        defer { Task { [server] in await server.stop() } }
+        let mark = log.mark
+        _ = try await server.platform("PUT", "/v3/group_channels/\(keep.url)", ["name": "kept"])
+        _ = try await server.platform("DELETE", "/v3/group_channels/\(doomed.url)")
+        let fresh = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "name": "fresh"])
+        let freshUrl = try #require(fresh["channel_url"] as? String)
+        let change = try await log.wait("channel changelog", after: mark) { e -> ([GroupChannel], [String])? in
+            if case .channelChangelog(let u, let d) = e { return (u, d) }
+            return nil
+        }
+        #expect(Set(change.0.map(\.url)) == [keep.url, freshUrl])
+        #expect(change.0.first { $0.url == keep.url }?.name == "kept")
+        #expect(change.1 == [doomed.url])
+        _ = try await log.wait("caught up", after: mark) { $0 == .syncing(false) ? true : nil }
+        #expect(Set(await bob.channels.map(\.url)) == [keep.url, freshUrl])
+        #expect(Set(bob.cache?.channels().map(\.url) ?? []) == [keep.url, freshUrl])
+        #expect(bob.cache?.value("channel_changelog_token")?.isEmpty == false)
+        await alice.shutdown()
+        await bob.shutdown()
     }
 }

@@ -29,6 +29,8 @@ final class LocalServer: Sendable {
         let dir = dataDirectory ?? Self.tempDirectory()
         let token = apiToken ?? "kit-test-\(UUID().uuidString)"
         var config = ServerConfiguration(port: port, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
+        // A stop says BUSY: clients come back after this (short in tests).
+        config.busyRetryAfter = 0.3
         configure(&config)
         return LocalServer(server: try await InProcessServer.start(config, label: "kit-test-ternd"), apiToken: token, dataDirectory: dir)
     }
