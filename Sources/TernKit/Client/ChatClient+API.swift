@@ -186,7 +186,9 @@ extension ChatClient {
     /// Sends now when connected; while (re)connecting the message waits in the outbox and goes once the
     /// connection is back.
     func deliver(_ pending: Message, _ params: UserMessageParams) async -> Result<Message, SendbirdError> {
-        if shouldQueue || outboxRunning {
+        // Behind what waits for this channel already, so one sender's messages keep their order.
+        if shouldQueue || outboxRunning || outbox.contains(where: { $0.message.channelUrl == pending.channelUrl && $0.message.requestId != pending.requestId }) {
+            if case .open = machine.state, !outboxRunning { Task { await self.runOutbox() } }
             return await enqueue(pending, params)
         }
         return await transmit(pending, params)
@@ -233,6 +235,14 @@ extension ChatClient {
                 !outbox.contains(where: { $0.message.requestId == failed.requestId })
             {
                 outbox.append(Outgoing(message: failed, params: params))
+                outbox.sort { $0.message.createdAt < $1.message.createdAt }
+                // No answer while the connection stayed up: try again shortly (a lost connection waits for the login).
+                if e.code == .ackTimeout {
+                    Task {
+                        try? await Task.sleep(for: .milliseconds(self.configuration.resendSpacing))
+                        await self.runOutbox()
+                    }
+                }
             }
             return .failure(e)
         }

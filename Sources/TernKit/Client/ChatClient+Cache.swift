@@ -248,8 +248,9 @@ extension ChatClient {
         let run = syncRuns
         emit(.syncing(true))
         synced.removeAll()
-        await syncChannels(loginTs: loginTs, first: first)
+        // What waited goes first, so later sends stay behind it.
         Task { await self.runOutbox() }
+        await syncChannels(loginTs: loginTs, first: first)
         for url in viewing.sorted() where isCached(url) {
             guard run == syncRuns, case .open = machine.state else { break }
             await syncChannelMessages(url)

@@ -1,0 +1,244 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A TCP proxy on 127.0.0.1 between a client and a server, with faults a test switches on and off
+/// while traffic flows: `drop` (close every connection and refuse new ones), `stall` (hold every
+/// byte both ways, delivered in order on `heal`), `reset` (close with RST), `delay` (latency on
+/// every chunk, order kept). Each accepted connection is piped to `target` on a new connection.
+public final class FaultProxy: Sendable {
+    public let targetHost: String
+    public let targetPort: Int
+    let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    let state = Mutex(State())
+    let serverChannel = Mutex<(any Channel)?>(nil)
+
+    struct State {
+        var dropping = false
+        var stalled = false
+        var delayMs: Int64 = 0
+        var pipes: [ObjectIdentifier: Pipe] = [:]
+        /// Connections accepted so far (tests check the clients really went through the proxy).
+        var accepted = 0
+    }
+
+    public init(targetHost: String = "127.0.0.1", targetPort: Int) {
+        self.targetHost = targetHost
+        self.targetPort = targetPort
+    }
+
+    /// Listens on a free loopback port and returns it.
+    public func start() async throws -> Int {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.autoRead, value: false)
+            .childChannelInitializer { [self] inbound in
+                inbound.eventLoop.makeCompletedFuture { self.accept(inbound) }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        serverChannel.withLock { $0 = channel }
+        return channel.localAddress?.port ?? 0
+    }
+
+    public var acceptedConnections: Int { state.withLock { $0.accepted } }
+    public var openConnections: Int { state.withLock { $0.pipes.count } }
+
+    /// Closes every connection and refuses new ones until ``heal()``.
+    public func drop() {
+        let pipes = state.withLock { s -> [Pipe] in
+            s.dropping = true
+            return Array(s.pipes.values)
+        }
+        for p in pipes { p.close(reset: false) }
+    }
+
+    /// Holds every byte, both ways, until ``heal()`` (then they go, in order).
+    public func stall() {
+        state.withLock { $0.stalled = true }
+    }
+
+    /// Closes every current connection with a TCP reset (new ones are accepted).
+    public func reset() {
+        let pipes = state.withLock { Array($0.pipes.values) }
+        for p in pipes { p.close(reset: true) }
+    }
+
+    /// Adds `ms` of latency to every chunk from now on (0: none).
+    public func delay(_ ms: Int64) {
+        state.withLock { $0.delayMs = max(0, ms) }
+    }
+
+    /// Back to normal: accepts again, delivers what a stall held, no delay.
+    public func heal() {
+        let pipes = state.withLock { s -> [Pipe] in
+            s.dropping = false
+            s.stalled = false
+            s.delayMs = 0
+            return Array(s.pipes.values)
+        }
+        for p in pipes { p.release() }
+    }
+
+    /// Closes everything and stops listening.
+    public func stop() async {
+        drop()
+        let channel = serverChannel.withLock { c -> (any Channel)? in
+            defer { c = nil }
+            return c
+        }
+        try? await channel?.close()
+    }
+
+    // MARK: - Plumbing
+
+    var faults: (stalled: Bool, delayMs: Int64) { state.withLock { ($0.stalled, $0.delayMs) } }
+
+    func accept(_ inbound: any Channel) {
+        let refuse = state.withLock { s -> Bool in
+            s.accepted += 1
+            return s.dropping
+        }
+        if refuse {
+            inbound.close(promise: nil)
+            return
+        }
+        let pipe = Pipe(proxy: self, inbound: inbound)
+        state.withLock { $0.pipes[ObjectIdentifier(pipe)] = pipe }
+        try? inbound.pipeline.syncOperations.addHandler(Forwarder(pipe: pipe, inbound: true))
+        ClientBootstrap(group: inbound.eventLoop)
+            .channelOption(ChannelOptions.autoRead, value: false)
+            .channelInitializer { outbound in
+                outbound.eventLoop.makeCompletedFuture {
+                    try outbound.pipeline.syncOperations.addHandler(Forwarder(pipe: pipe, inbound: false))
+                }
+            }
+            .connect(host: targetHost, port: targetPort)
+            .whenComplete { result in
+                switch result {
+                case .success(let outbound):
+                    pipe.connected(outbound)
+                case .failure:
+                    pipe.close(reset: false)
+                }
+            }
+    }
+
+    func forget(_ pipe: Pipe) {
+        _ = state.withLock { $0.pipes.removeValue(forKey: ObjectIdentifier(pipe)) }
+    }
+}
+
+/// One proxied connection: the client's side and the server's side, all on one event loop.
+final class Pipe: @unchecked Sendable {
+    let proxy: FaultProxy
+    let inbound: any Channel
+    let loop: any EventLoop
+    // Only touched on `loop`.
+    var outbound: (any Channel)?
+    var held: [(toServer: Bool, bytes: ByteBuffer)] = []
+    var lastDeadline = NIODeadline.uptimeNanoseconds(0)
+    var closed = false
+
+    init(proxy: FaultProxy, inbound: any Channel) {
+        self.proxy = proxy
+        self.inbound = inbound
+        self.loop = inbound.eventLoop
+    }
+
+    func connected(_ channel: any Channel) {
+        loop.execute {
+            guard !self.closed else {
+                channel.close(promise: nil)
+                return
+            }
+            self.outbound = channel
+            self.inbound.read()
+            channel.read()
+            self.flushHeld()
+        }
+    }
+
+    /// Bytes read on one side, for the other.
+    func forward(_ bytes: ByteBuffer, toServer: Bool) {
+        loop.preconditionInEventLoop()
+        let (stalled, delay) = proxy.faults
+        if stalled || outbound == nil || !held.isEmpty {
+            held.append((toServer, bytes))
+            if !stalled { flushHeld() }
+            return
+        }
+        send(bytes, toServer: toServer, delayMs: delay)
+    }
+
+    func send(_ bytes: ByteBuffer, toServer: Bool, delayMs: Int64) {
+        guard let target = toServer ? outbound : inbound else { return }
+        if delayMs <= 0 && lastDeadline <= .now() {
+            target.writeAndFlush(bytes, promise: nil)
+            return
+        }
+        // Later than the chunk before, so the order holds.
+        var deadline = NIODeadline.now() + .milliseconds(delayMs)
+        if deadline <= lastDeadline { deadline = lastDeadline + .nanoseconds(1) }
+        lastDeadline = deadline
+        loop.scheduleTask(deadline: deadline) { target.writeAndFlush(bytes, promise: nil) }
+    }
+
+    func flushHeld() {
+        guard outbound != nil, !proxy.faults.stalled else { return }
+        let delay = proxy.faults.delayMs
+        let queued = held
+        held = []
+        for (toServer, bytes) in queued { send(bytes, toServer: toServer, delayMs: delay) }
+    }
+
+    /// A stall ended.
+    func release() {
+        loop.execute { self.flushHeld() }
+    }
+
+    func close(reset: Bool) {
+        loop.execute {
+            guard !self.closed else { return }
+            self.closed = true
+            self.held = []
+            self.proxy.forget(self)
+            for c in [self.inbound, self.outbound].compactMap({ $0 }) {
+                if reset {
+                    // SO_LINGER 0: close sends RST instead of FIN.
+                    _ = (c as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                }
+                c.close(promise: nil)
+            }
+        }
+    }
+}
+
+/// Reads one side and hands the bytes to its pipe; a close on either side closes both.
+final class Forwarder: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    let pipe: Pipe
+    let inbound: Bool
+
+    init(pipe: Pipe, inbound: Bool) {
+        self.pipe = pipe
+        self.inbound = inbound
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        pipe.forward(unwrapInboundIn(data), toServer: inbound)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.read()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        pipe.close(reset: false)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        pipe.close(reset: false)
+    }
+}
