@@ -179,6 +179,20 @@ struct ConnectionMachineTests {
         do { let ok = m.handle(loggedIn("fresh"), now: 130) == [.stateChanged(.open), .reconnectSucceeded]; #expect(ok) }
     }
 
+    @Test func aSessionKeyTheServerNoLongerKnowsFallsBackToTheToken() {
+        // A server restarted after the session expired (and was purged) says 400302 to the key.
+        var m = machine()
+        open(&m)
+        _ = m.handle(.socketClosed(SendbirdError(.webSocketConnectionClosed, "gone")), now: 100)
+        _ = m.handle(.socketOpened, now: 100)
+        let unknown = SendbirdError(.invalidAccessToken, "Invalid value: \"Session-Key\".")
+        #expect(m.handle(.loginRefused(unknown), now: 110) == [.closeSocket, .openSocket(sessionKey: nil)])
+        // With the token, the same refusal is final.
+        _ = m.handle(.socketOpened, now: 120)
+        let effects = m.handle(.loginRefused(unknown), now: 130)
+        #expect(effects.contains(.closed(.refused(unknown))))
+    }
+
     @Test func sessionExpiredWhileOpenReconnectsWithToken() {
         var m = machine()
         open(&m)

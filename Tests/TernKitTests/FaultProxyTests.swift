@@ -19,7 +19,7 @@ import FoundationNetworking
         c.reconnectPolicy = ReconnectPolicy(interval: 0.2, maxInterval: 0.5, mul: 2, retryCnt: -1)
         c.tickInterval = 20
         c.ackTimeout = 1500
-        c.requestTimeout = 3000
+        c.requestTimeout = 10_000
         c.cacheDirectory = cacheDir
         c.resendSpacing = 20
         return ChatClient(configuration: c)
@@ -27,7 +27,7 @@ import FoundationNetworking
 
     func get(_ port: Int, _ path: String, token: String) async throws -> Int {
         var req = URLRequest(url: URL(string: "http://127.0.0.1:\(port)" + path)!)
-        req.timeoutInterval = 3
+        req.timeoutInterval = 10
         req.setValue(token, forHTTPHeaderField: "Api-Token")
         let (_, response) = try await URLSession.shared.data(for: req)
         return (response as? HTTPURLResponse)?.statusCode ?? 0

@@ -3,6 +3,7 @@ import Synchronization
 import TernKit
 import TernProtocol
 import TernServer
+import TernTestSupport
 import Testing
 
 /// The engine in the real world: an offline start from the cache, messages written offline sent
@@ -70,7 +71,7 @@ import Testing
         #expect(bob.cache?.unsent(channel.url).map(\.requestId) == [pending.requestId])
 
         // The server returns: bob connects by himself and the message goes out exactly once.
-        server = try await LocalServer.start(port: port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        server = try await server.startAgain()
         defer { Task { [server] in await server.stop() } }
         _ = try await connecting.value
         let sent = try await log.wait("sent") { e -> Message? in
@@ -90,10 +91,13 @@ import Testing
 
     @Test func aReconnectionFillsTheGapAndTheCacheMatchesTheServer() async throws {
         let cacheDir = LocalServer.tempDirectory()
-        // The stop tells bob BUSY for 3 s: the changes below happen while he is away.
-        var server = try await LocalServer.start { $0.busyRetryAfter = 3 }
+        let server = try await LocalServer.start()
+        // Bob reaches the server through a fault proxy: cut off, he cannot come back until it heals.
+        let proxy = FaultProxy(targetPort: server.port)
+        let proxyPort = try await proxy.start()
+        defer { Task { await proxy.stop(); await server.stop() } }
         let alice = server.client("alice")
-        let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+        let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: proxyPort)
         let log = EventLog(bob)
         try await alice.connect()
         try await bob.connect()
@@ -106,18 +110,16 @@ import Testing
         let doomed = try await alice.sendMessageAndWait("to be deleted", to: channel.url)
         try await eventually("bob received them") { bob.cache?.allMessages(channel.url).count == 3 }
 
-        // Bob's side goes away (his server connection with it) while alice goes on.
-        await server.stop()
+        // Bob's network goes away while alice goes on.
+        proxy.drop()
         _ = try await log.wait("bob reconnecting") { $0 == .reconnectStarted ? true : nil }
-        server = try await LocalServer.start(port: server.port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
-        defer { Task { [server] in await server.stop() } }
         let mark = log.mark
-        // Alice writes while bob has not reconnected yet (she reconnects first or sends by REST).
         for i in 1...5 {
             _ = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "missed \(i)"])
         }
         _ = try await server.platform("PUT", "/v3/group_channels/\(channel.url)/messages/\(edited.messageId)", ["message": "edited while away"])
         _ = try await server.platform("DELETE", "/v3/group_channels/\(channel.url)/messages/\(doomed.messageId)")
+        proxy.heal()
         let filled = try await log.wait("gap filled", after: mark) { e -> [Message]? in
             if case .messagesFilled(let url, let ms) = e, url == channel.url { return ms }
             return nil
@@ -342,7 +344,7 @@ extension OfflineEngineTests {
             await bob.shutdown()
             return
         }
-        server = try await LocalServer.start(port: port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        server = try await server.startAgain()
         _ = try await log.wait("back", after: mark) { $0 == .reconnectSucceeded ? true : nil }
         await bob.shutdown()
         await server.stop()
@@ -352,27 +354,29 @@ extension OfflineEngineTests {
 extension OfflineEngineTests {
     @Test func channelChangesWhileAwayArriveAsAChangelog() async throws {
         let cacheDir = LocalServer.tempDirectory()
-        var server = try await LocalServer.start { $0.busyRetryAfter = 3 }
+        let server = try await LocalServer.start()
+        let proxy = FaultProxy(targetPort: server.port)
+        let proxyPort = try await proxy.start()
+        defer { Task { await proxy.stop(); await server.stop() } }
         let alice = server.client("alice")
         try await alice.connect()
         _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
         let keep = try await alice.createGroupChannel(name: "keep", userIds: ["bob"])
         let doomed = try await alice.createGroupChannel(name: "doomed", userIds: ["bob"])
-        let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+        let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: proxyPort)
         let log = EventLog(bob)
         try await bob.connect()
         _ = try await log.wait("first catch-up") { $0 == .syncing(false) ? true : nil }
         #expect(Set(await bob.channels.map(\.url)) == [keep.url, doomed.url])
         // Bob is away: one channel renamed, one deleted, a new one made.
-        await server.stop()
+        proxy.drop()
         _ = try await log.wait("bob reconnecting") { $0 == .reconnectStarted ? true : nil }
-        server = try await LocalServer.start(port: server.port, dataDirectory: server.dataDirectory, apiToken: server.apiToken)
-        defer { Task { [server] in await server.stop() } }
         let mark = log.mark
         _ = try await server.platform("PUT", "/v3/group_channels/\(keep.url)", ["name": "kept"])
         _ = try await server.platform("DELETE", "/v3/group_channels/\(doomed.url)")
         let fresh = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "name": "fresh"])
         let freshUrl = try #require(fresh["channel_url"] as? String)
+        proxy.heal()
         let change = try await log.wait("channel changelog", after: mark) { e -> ([GroupChannel], [String])? in
             if case .channelChangelog(let u, let d) = e { return (u, d) }
             return nil

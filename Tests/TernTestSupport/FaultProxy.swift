@@ -10,7 +10,8 @@ import Synchronization
 public final class FaultProxy: Sendable {
     public let targetHost: String
     public let targetPort: Int
-    let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    /// Its own thread, so the proxy never waits behind the servers and clients it sits between.
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let state = Mutex(State())
     let serverChannel = Mutex<(any Channel)?>(nil)
 
@@ -88,6 +89,7 @@ public final class FaultProxy: Sendable {
             return c
         }
         try? await channel?.close()
+        try? await group.shutdownGracefully()
     }
 
     // MARK: - Plumbing

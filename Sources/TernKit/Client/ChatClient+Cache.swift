@@ -156,6 +156,9 @@ extension ChatClient {
                 // No messages yet: the run is empty and starts at the beginning; live messages extend it.
                 cache.savePage([], url: url, from: 0, to: 0)
             }
+            // Held messages newer than the newest page came live on this connection while it was asked
+            // for (ours sent meanwhile, say): they continue the run.
+            if case .open = machine.state { cache.extendToHeld(url) }
             synced.insert(url)
         }
         cache.enforceLimit(keep: viewing.union([url]))

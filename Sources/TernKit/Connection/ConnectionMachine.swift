@@ -425,9 +425,10 @@ public struct ConnectionMachine: Sendable {
         effects.append(.closed(reason))
     }
 
-    /// Errors after which logging in again with the token may succeed.
+    /// Errors after which logging in again with the token may succeed. 400302 is among them: a
+    /// server that lost or purged the session (a restart after it expired) does not know the key.
     static func isSessionKeyProblem(_ code: ErrorCode) -> Bool {
-        code == .sessionKeyExpired || code == .invalidSessionKey
+        code == .sessionKeyExpired || code == .invalidSessionKey || code == .invalidAccessToken
     }
 
     /// Errors a later attempt may not repeat (network, timeouts, server trouble, too many connections).

@@ -46,10 +46,15 @@ final class LocalServer: Sendable {
     /// The same server again: same port, same data.
     func restart() async throws -> LocalServer {
         await stop()
+        return try await startAgain()
+    }
+
+    /// Starts this (stopped) server again on its port and data, retrying while the port is still taken.
+    func startAgain(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> LocalServer {
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {
-                return try await LocalServer.start(port: port, dataDirectory: dataDirectory, apiToken: apiToken)
+                return try await LocalServer.start(port: port, dataDirectory: dataDirectory, apiToken: apiToken, configure)
             } catch {
                 lastError = error
                 try await Task.sleep(for: .milliseconds(100))
