@@ -40,6 +40,10 @@ struct OfflineTerminalTests {
         let tmux: Tmux
         var server: TerndChild
         let tern: String
+        /// Each launch gets a session of its own (killing the only session would stop the tmux server
+        /// while the next one starts); the user's name maps to the latest.
+        var sessions: [String: String] = [:]
+        var launches = 0
 
         init() async throws {
             tmux = Tmux(socket: dir + "/tmux.sock", scratch: dir)
@@ -49,20 +53,33 @@ struct OfflineTerminalTests {
 
         /// Starts (or starts again) `user`'s tern; its cache, state and config stay across launches.
         func launch(_ user: String) async {
-            await tmux.run(["kill-session", "-t", user])
+            launches += 1
+            let session = user + "-\(launches)"
+            sessions[user] = session
             let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
-            await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "24", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
+            await tmux.run(["new-session", "-d", "-s", session, "-x", "90", "-y", "24", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
+        }
+
+        /// The tmux target of `user`'s latest tern.
+        func pane(_ user: String) -> String { sessions[user] ?? user }
+
+        func screen(_ user: String) async -> String { await tmux.screen(pane(user)) }
+        func keys(_ user: String, _ keys: String...) async { await tmux.run(["send-keys", "-t", pane(user)] + keys) }
+
+        @discardableResult
+        func waitScreen(_ user: String, _ what: String, timeout: Double = 30, _ ok: (String) -> Bool) async throws -> String {
+            try await tmux.waitScreen(pane(user), what, timeout: timeout, ok)
         }
 
         func say(_ user: String, _ text: String) async {
-            await tmux.keys(user, "C-u")
-            await tmux.text(user, text)
-            await tmux.keys(user, "Enter")
+            await keys(user, "C-u")
+            await tmux.text(pane(user), text)
+            await keys(user, "Enter")
         }
 
         func quit(_ user: String) async throws {
             await say(user, "/quit")
-            try await tmux.waitScreen(user, "a clean exit") { $0.contains("TERN-EXITED-0") }
+            _ = try await waitScreen(user, "a clean exit") { $0.contains("TERN-EXITED-0") }
         }
 
         /// Kills the server (SIGKILL) and starts it again on the same port and data.
@@ -114,29 +131,29 @@ struct OfflineTerminalTests {
         try await Rig.run { rig in
             await rig.launch("alice")
             await rig.launch("bob")
-            for u in ["alice", "bob"] { try await rig.tmux.waitScreen(u, "connected") { $0.contains("│ connected") } }
+            for u in ["alice", "bob"] { try await rig.waitScreen(u, "connected") { $0.contains("│ connected") } }
             await rig.say("alice", "/create crew bob")
-            try await rig.tmux.waitScreen("alice", "the channel") { $0.contains("#crew") }
+            try await rig.waitScreen("alice", "the channel") { $0.contains("#crew") }
             await rig.say("alice", "a1")
-            try await rig.tmux.waitScreen("bob", "the channel and a1") { $0.contains("#crew") && $0.contains("alice: a1") }
+            try await rig.waitScreen("bob", "the channel and a1") { $0.contains("#crew") && $0.contains("alice: a1") }
             await rig.say("bob", "b1")
-            try await rig.tmux.waitScreen("alice", "b1") { $0.contains("bob: b1") }
+            try await rig.waitScreen("alice", "b1") { $0.contains("bob: b1") }
 
             // kill -9: both see the countdown and keep writing; their lines wait (⋯).
             await rig.killServer()
-            for u in ["alice", "bob"] { try await rig.tmux.waitScreen(u, "the countdown") { $0.contains("reconnecting in") } }
+            for u in ["alice", "bob"] { try await rig.waitScreen(u, "the countdown") { $0.contains("reconnecting in") } }
             await rig.say("alice", "a2")
             await rig.say("bob", "b2")
             await rig.say("alice", "a3")
-            try await rig.tmux.waitScreen("alice", "pending lines") { $0.contains("alice: a2 ⋯") && $0.contains("alice: a3 ⋯") }
-            try await rig.tmux.waitScreen("bob", "a pending line") { $0.contains("bob: b2 ⋯") }
+            try await rig.waitScreen("alice", "pending lines") { $0.contains("alice: a2 ⋯") && $0.contains("alice: a3 ⋯") }
+            try await rig.waitScreen("bob", "a pending line") { $0.contains("bob: b2 ⋯") }
 
             // Back on the same port: everything written goes out once, and both show the same history.
             try await rig.startServerAgain()
             let expected = Set(["alice: a1", "bob: b1", "alice: a2", "alice: a3", "bob: b2"])
             var screens: [String: [String]] = [:]
             for u in ["alice", "bob"] {
-                let s = try await rig.tmux.waitScreen(u, "the complete history", timeout: 60) { s in
+                let s = try await rig.waitScreen(u, "the complete history", timeout: 60) { s in
                     s.contains("│ connected") && Set(Self.messageLines(s)) == expected && !s.contains("⋯")
                 }
                 screens[u] = Self.messageLines(s)
@@ -155,27 +172,27 @@ struct OfflineTerminalTests {
     @Test func offlineStartShowsTheCacheAndDeliversTheQueuedMessageOnce() async throws {
         try await Rig.run { rig in
             await rig.launch("alice")
-            try await rig.tmux.waitScreen("alice", "connected") { $0.contains("│ connected") }
+            try await rig.waitScreen("alice", "connected") { $0.contains("│ connected") }
             try await rig.server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
             await rig.say("alice", "/create crew bob")
-            try await rig.tmux.waitScreen("alice", "the channel") { $0.contains("#crew") }
+            try await rig.waitScreen("alice", "the channel") { $0.contains("#crew") }
             await rig.say("alice", "one")
             await rig.say("alice", "two")
-            try await rig.tmux.waitScreen("alice", "both sent") { $0.contains("alice: one ✓") && $0.contains("alice: two ✓") }
+            try await rig.waitScreen("alice", "both sent") { $0.contains("alice: one ✓") && $0.contains("alice: two ✓") }
             try await rig.quit("alice")
 
             // The server is down when tern starts: the cached channel and history are on screen at once.
             await rig.killServer()
             await rig.launch("alice")
-            let offline = try await rig.tmux.waitScreen("alice", "the cached history") { s in
+            let offline = try await rig.waitScreen("alice", "the cached history") { s in
                 s.contains("crew") && s.contains("alice: one") && s.contains("alice: two")
             }
             #expect(!offline.contains("│ connected"))
             await rig.say("alice", "queued while down")
-            try await rig.tmux.waitScreen("alice", "the queued line") { $0.contains("alice: queued while down ⋯") }
+            try await rig.waitScreen("alice", "the queued line") { $0.contains("alice: queued while down ⋯") }
 
             try await rig.startServerAgain()
-            try await rig.tmux.waitScreen("alice", "delivered", timeout: 60) { s in
+            try await rig.waitScreen("alice", "delivered", timeout: 60) { s in
                 s.contains("│ connected") && s.contains("alice: queued while down ✓")
             }
             let url = try await rig.server.channelUrl(named: "crew")
@@ -183,7 +200,7 @@ struct OfflineTerminalTests {
             // Started again while connected: the history once, nothing sent twice.
             try await rig.quit("alice")
             await rig.launch("alice")
-            let again = try await rig.tmux.waitScreen("alice", "connected with the history") { s in
+            let again = try await rig.waitScreen("alice", "connected with the history") { s in
                 s.contains("│ connected") && s.contains("alice: queued while down ✓")
             }
             #expect(Self.messageLines(again) == ["alice: one", "alice: two", "alice: queued while down"])
@@ -195,25 +212,25 @@ struct OfflineTerminalTests {
         try await Rig.run { rig in
             try await rig.server.platform("POST", "/v3/users", ["user_id": "alice", "nickname": "alice", "profile_url": ""])
             await rig.launch("bob")
-            try await rig.tmux.waitScreen("bob", "connected") { $0.contains("│ connected") }
+            try await rig.waitScreen("bob", "connected") { $0.contains("│ connected") }
             let created = try await rig.server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "name": "busy"])
             let url = try #require(created["channel_url"] as? String)
             try await rig.server.platform("POST", "/v3/group_channels/\(url)/messages", ["user_id": "alice", "message": "n0"])
-            try await rig.tmux.waitScreen("bob", "the channel") { $0.contains("alice: n0") }
+            try await rig.waitScreen("bob", "the channel") { $0.contains("alice: n0") }
             try await rig.quit("bob")
             for i in 1...320 {
                 try await rig.server.platform("POST", "/v3/group_channels/\(url)/messages", ["user_id": "alice", "message": "n\(i)"])
             }
             await rig.launch("bob")
-            let newest = try await rig.tmux.waitScreen("bob", "the huge gap notice and the newest page") { s in
+            let newest = try await rig.waitScreen("bob", "the huge gap notice and the newest page") { s in
                 s.contains("more than 300 messages missed") && s.contains("alice: n320")
             }
             var seen = Set(Self.messageLines(newest).compactMap { Int($0.dropFirst("alice: n".count)) })
             // Page back: every screen continues the one before, with no number missing.
             for _ in 0..<12 {
-                await rig.tmux.keys("bob", "PPage")
+                await rig.keys("bob", "PPage")
                 try await Task.sleep(for: .milliseconds(300))
-                seen.formUnion(Self.messageLines(await rig.tmux.screen("bob")).compactMap { Int($0.dropFirst("alice: n".count)) })
+                seen.formUnion(Self.messageLines(await rig.screen("bob")).compactMap { Int($0.dropFirst("alice: n".count)) })
             }
             let low = try #require(seen.min())
             #expect(low < 250)

@@ -150,6 +150,13 @@ final class Pipe: @unchecked Sendable {
 
     func connected(_ channel: any Channel) {
         loop.execute {
+            // Connecting to a port nobody listens on can connect a socket to itself (TCP simultaneous
+            // open on the same port), which would keep the server from binding it again: drop it.
+            guard !self.closed, channel.localAddress?.port != self.proxy.targetPort else {
+                channel.close(promise: nil)
+                self.close(reset: false)
+                return
+            }
             guard !self.closed else {
                 channel.close(promise: nil)
                 return
