@@ -1420,6 +1420,28 @@ async function main() {
         const again = await chB.getMessageChangeLogsSinceToken(logs.token);
         expectEqual(again.updatedMessages.length + again.deletedMessageIds.length, 0, 'nothing after the token');
     });
+    await step('n. channel changelogs: B learns of a renamed channel and one it left, since a time and then by token', async () => {
+        need(ctx.connectedA && ctx.connectedB, 'both connected');
+        const keep = await A.sb.groupChannel.createChannel({ invitedUserIds: [idB], name: `cl keep ${suffix}` });
+        const left = await A.sb.groupChannel.createChannel({ invitedUserIds: [idB], name: `cl leave ${suffix}` });
+        await new Promise((r) => setTimeout(r, 5));
+        const since = Date.now();
+        await new Promise((r) => setTimeout(r, 5));
+        await keep.updateChannel({ name: `cl renamed ${suffix}` });
+        const mine = await B.sb.groupChannel.getChannelWithoutCache(left.url);
+        await mine.leave();
+        // (The SDK sends show_empty=false unless asked: these channels have no message yet.)
+        const logs = await B.sb.groupChannel.getMyGroupChannelChangeLogsByTimestamp(since, { includeEmpty: true });
+        const renamed = logs.updatedChannels.find((c) => c.url === keep.url);
+        expectEqual(renamed?.name, `cl renamed ${suffix}`, `updated: ${logs.updatedChannels.map((c) => c.name).join('|')}`);
+        expectEqual(logs.deletedChannelUrls.includes(left.url), true, `deleted: ${logs.deletedChannelUrls.join(',')}`);
+        expectEqual(logs.updatedChannels.some((c) => c.url === left.url), false, 'the left channel is not also updated');
+        expectEqual(logs.hasMore, false, 'hasMore');
+        const again = await B.sb.groupChannel.getMyGroupChannelChangeLogsByToken(logs.token, { includeEmpty: true });
+        expectEqual(again.updatedChannels.length + again.deletedChannelUrls.length, 0, 'nothing after the token');
+        const plain = await B.sb.groupChannel.getMyGroupChannelChangeLogsByTimestamp(since);
+        expectEqual(plain.updatedChannels.some((c) => c.url === keep.url), false, 'without includeEmpty the empty channel is left out');
+    });
     await step('n. blocked list with a user id filter; the user list query with ids, nickname and metadata filters', async () => {
         need(ctx.connectedA && ctx.connectedB, 'both connected');
         await A.sb.blockUserWithUserId(idB);
