@@ -85,6 +85,12 @@ extension ChatClient {
             if isCached(m.channelUrl) { cache.saveLive(m, extend: synced.contains(m.channelUrl)) }
         case .messageReceived(let m):
             if isCached(m.channelUrl) { cache.saveLive(m, extend: synced.contains(m.channelUrl)) }
+            liveWrites += 1
+            if liveWrites >= 500 {
+                // A busy session grows the cache too: check its size now and then.
+                liveWrites = 0
+                cache.enforceLimit(keep: viewing)
+            }
         case .messageUpdated(let m):
             cache.updateMessage(m)
         case .messageDeleted(let url, let id):

@@ -70,6 +70,8 @@ public actor ChatClient {
     var channelChangelogToken: String?
     /// The current connection's `LOGI` `login_ts`.
     var loginTs: Millis = 0
+    /// Live messages written to the cache since its size was last checked.
+    var liveWrites = 0
 
     struct AckWaiter {
         var continuation: CheckedContinuation<Frame, any Error>
