@@ -31,6 +31,9 @@ public actor ChatApp {
     var done = false
     /// Uploads by file path → request id, for their progress.
     var uploadIds: [String: String] = [:]
+    /// The message collection of each channel whose history is on screen (cache first, then the server;
+    /// paging back goes through it).
+    var collections: [String: MessageCollection] = [:]
 
     public init(client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String) {
         self.client = client
@@ -100,6 +103,58 @@ public actor ChatApp {
 
     func markDirty() { dirty = true }
 
+    /// A channel's history through its message collection: a first load starts a new collection
+    /// (the cache at once, also offline, then the server's page replaces it); older pages come from
+    /// the collection (the cache when it holds them, else the server). Open channels are not cached.
+    func loadHistory(_ url: String, before: Millis?) async {
+        if await client.isOpenChannel(url) {
+            do {
+                dispatch(.historyLoaded(url: url, page: try await client.previousMessages(in: url, before: before, limit: 50), replace: before == nil))
+            } catch {
+                dispatch(.historyFailed(url: url, error: Self.describe(error)))
+            }
+            return
+        }
+        if before == nil || collections[url] == nil {
+            await collections.removeValue(forKey: url)?.dispose()
+            let collection = await client.messageCollection(url, limit: 50)
+            collections[url] = collection
+            var shown = false
+            do {
+                let page = try await collection.start { cached in await self.cacheShown(url, cached) }
+                shown = true
+                dispatch(.historyLoaded(url: url, page: MessagePage(messages: page, hasPrevious: await collection.hasPrevious), replace: true))
+            } catch let e as SendbirdError where e.code == .connectionRequired {
+                // Offline with the cache on screen: the catch-up after login fills it in.
+                if !shown { dispatch(.historyLoaded(url: url, page: MessagePage(messages: [], hasPrevious: true), replace: false)) }
+            } catch {
+                dispatch(.historyFailed(url: url, error: Self.describe(error)))
+            }
+            if before == nil { return }
+        }
+        guard let collection = collections[url] else { return }
+        // The screen pages back from somewhere else than the collection holds (a jump to a search
+        // result): read before that point directly.
+        if let before, await collection.succeededMessages.first?.createdAt != before {
+            do {
+                dispatch(.historyLoaded(url: url, page: try await client.previousMessages(in: url, before: before, limit: 50), replace: false))
+            } catch {
+                dispatch(.historyFailed(url: url, error: Self.describe(error)))
+            }
+            return
+        }
+        do {
+            let older = try await collection.loadPrevious()
+            dispatch(.historyLoaded(url: url, page: MessagePage(messages: older, hasPrevious: await collection.hasPrevious), replace: false))
+        } catch {
+            dispatch(.historyFailed(url: url, error: Self.describe(error)))
+        }
+    }
+
+    func cacheShown(_ url: String, _ page: MessagePage) {
+        dispatch(.historyLoaded(url: url, page: page, replace: true))
+    }
+
     func uploadProgress(path: String, sent: Int64, total: Int64) {
         guard let id = uploadIds[path] else { return }
         dispatch(.uploadProgress(requestId: id, sent: sent, total: total))
@@ -118,6 +173,12 @@ public actor ChatApp {
     }
 
     func dispatch(_ action: Action) {
+        switch action {
+        case .event(.channelDeleted(let url)), .event(.channelRemoved(let url, _)):
+            if let c = collections.removeValue(forKey: url) { Task { await c.dispose() } }
+        default:
+            break
+        }
         let effects = reducer.reduce(&state, action)
         dirty = true
         for e in effects { perform(e) }
@@ -216,24 +277,7 @@ public actor ChatApp {
                 }
             }
         case .loadHistory(let url, let before):
-            Task {
-                // The cache first (at once, also offline), then the server's answer replaces it.
-                let cached = await client.cachedMessages(in: url, before: before, limit: 50)
-                if let cached, before == nil || cached.messages.count >= 50 || !cached.hasPrevious {
-                    self.dispatch(.historyLoaded(url: url, page: cached, replace: before == nil))
-                    if before != nil { return }
-                }
-                do {
-                    let page = before == nil
-                        ? try await client.latestMessages(in: url, limit: 50) : try await client.previousMessages(in: url, before: before, limit: 50)
-                    self.dispatch(.historyLoaded(url: url, page: page, replace: before == nil))
-                } catch let e as SendbirdError where e.code == .connectionRequired && cached != nil {
-                    // Offline with the cache on screen: the catch-up after login fills it in.
-                    self.dispatch(.historyLoaded(url: url, page: cached!, replace: before == nil))
-                } catch {
-                    self.dispatch(.historyFailed(url: url, error: Self.describe(error)))
-                }
-            }
+            Task { await self.loadHistory(url, before: before) }
         case .view(let url):
             Task { await client.openChannel(url) }
         case .unview(let url):

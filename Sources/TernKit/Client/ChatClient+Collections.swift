@@ -41,13 +41,15 @@ public actor MessageCollection {
     public var hasPrevious: Bool { state.hasPrevious }
     public var hasNext: Bool { state.hasNext }
 
-    /// The cache's messages first (reported with source `cache`, also offline), then the server's
-    /// page replaces them (source `api`) and is returned. Throws the server's error (the cached
-    /// messages stay).
+    /// The cache's messages first (reported with source `cache`, and handed to `cacheResult` with
+    /// our unsent ones — also offline), then the server's page replaces them (source `api`) and is
+    /// returned (Sendbird's `startCollection(initPolicy: .cacheAndReplaceByApi, cacheResultHandler:,
+    /// apiResultHandler:)`). Throws the server's error (the cached messages stay).
     @discardableResult
-    public func start() async throws -> [Message] {
+    public func start(cacheResult: (@Sendable (MessagePage) async -> Void)? = nil) async throws -> [Message] {
         if state.startingPoint == .max, let cached = await client.cachedMessages(in: channelUrl, limit: limit) {
             report(state.replace(with: cached.messages, hasPrevious: cached.hasPrevious, hasNext: false, source: .cache))
+            await cacheResult?(cached)
         }
         let unsent = await client.unsentMessages(in: channelUrl)
         if state.startingPoint == .max {
