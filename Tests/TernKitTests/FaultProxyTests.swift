@@ -124,7 +124,10 @@ import FoundationNetworking
         try await Task.sleep(for: .milliseconds(300))
         proxy.heal()
         try await Task.sleep(for: .milliseconds(100))
-        server = try await server.restart()
+        // The server stops and starts again with its data (on a new port the proxy now points at).
+        await server.stop()
+        server = try await LocalServer.start(dataDirectory: server.dataDirectory, apiToken: server.apiToken) { $0.busyRetryAfter = 0.2 }
+        proxy.retarget(port: server.port)
         try await Task.sleep(for: .milliseconds(100))
         proxy.reset()
         for s in senders { await s.value }

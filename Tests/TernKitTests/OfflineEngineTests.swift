@@ -29,7 +29,10 @@ import Testing
     @Test func offlineStartShowsTheCacheAndSendsWhatWasWrittenOnceTheServerIsBack() async throws {
         let cacheDir = LocalServer.tempDirectory()
         var server = try await LocalServer.start()
-        let port = server.port
+        // Bob's address is a proxy's: the server can come back on another port without him knowing.
+        let proxy = FaultProxy(targetPort: server.port)
+        let port = try await proxy.start()
+        defer { Task { await proxy.stop() } }
         let alice = server.client("alice")
         try await alice.connect()
         _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
@@ -38,7 +41,7 @@ import Testing
 
         // Bob's first run: connects, opens the channel (its newest page goes into the cache), quits.
         do {
-            let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+            let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: port)
             try await bob.connect()
             try await eventually("bob has the channel") { await bob.cachedChannel(channel.url) != nil }
             let page = try await bob.latestMessages(in: channel.url)
@@ -71,7 +74,8 @@ import Testing
         #expect(bob.cache?.unsent(channel.url).map(\.requestId) == [pending.requestId])
 
         // The server returns: bob connects by himself and the message goes out exactly once.
-        server = try await server.startAgain()
+        server = try await LocalServer.start(dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        proxy.retarget(port: server.port)
         defer { Task { [server] in await server.stop() } }
         _ = try await connecting.value
         let sent = try await log.wait("sent") { e -> Message? in
@@ -325,7 +329,14 @@ extension OfflineEngineTests {
 extension OfflineEngineTests {
     @Test func anExpiredSessionKeyLogsInAgainAndAShutdownSaysBusy() async throws {
         var server = try await LocalServer.start { $0.sessionLifetime = 1; $0.busyRetryAfter = 1 }
-        let bob = server.client("bob")
+        let proxy = FaultProxy(targetPort: server.port)
+        let proxyPort = try await proxy.start()
+        defer { Task { await proxy.stop() } }
+        var config = ClientConfiguration(
+            server: ServerAddress(apiBase: "http://127.0.0.1:\(proxyPort)", webSocketBase: "ws://127.0.0.1:\(proxyPort)"), userId: "bob")
+        config.reconnectPolicy = ReconnectPolicy(interval: 0.2, maxInterval: 1, mul: 2, retryCnt: -1)
+        config.tickInterval = 20
+        let bob = ChatClient(configuration: config)
         let log = EventLog(bob)
         try await bob.connect()
         // EXPR after a second: the engine drops the key and logs in again with its credentials.
@@ -333,7 +344,6 @@ extension OfflineEngineTests {
         #expect(await bob.connectionState == .open)
         // A graceful shutdown: BUSY with retry_after 1 s, so the next attempt is scheduled (not at once).
         let mark = log.mark
-        let port = server.port
         await server.stop()
         let first = try await log.wait("reconnecting after BUSY", after: mark) { e -> ConnectionState? in
             if case .connectionStateChanged(let s) = e, case .reconnecting = s { return s }
@@ -344,7 +354,8 @@ extension OfflineEngineTests {
             await bob.shutdown()
             return
         }
-        server = try await server.startAgain()
+        server = try await LocalServer.start(dataDirectory: server.dataDirectory, apiToken: server.apiToken)
+        proxy.retarget(port: server.port)
         _ = try await log.wait("back", after: mark) { $0 == .reconnectSucceeded ? true : nil }
         await bob.shutdown()
         await server.stop()

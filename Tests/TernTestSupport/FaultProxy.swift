@@ -9,13 +9,15 @@ import Synchronization
 /// every chunk, order kept). Each accepted connection is piped to `target` on a new connection.
 public final class FaultProxy: Sendable {
     public let targetHost: String
-    public let targetPort: Int
+    /// Where new connections go (``retarget(port:)`` moves it: a server started again elsewhere).
+    public var targetPort: Int { state.withLock { $0.targetPort } }
     /// Its own thread, so the proxy never waits behind the servers and clients it sits between.
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let state = Mutex(State())
+    let state: Mutex<State>
     let serverChannel = Mutex<(any Channel)?>(nil)
 
     struct State {
+        var targetPort: Int
         var dropping = false
         var stalled = false
         var delayMs: Int64 = 0
@@ -26,7 +28,13 @@ public final class FaultProxy: Sendable {
 
     public init(targetHost: String = "127.0.0.1", targetPort: Int) {
         self.targetHost = targetHost
-        self.targetPort = targetPort
+        state = Mutex(State(targetPort: targetPort))
+    }
+
+    /// New connections go to `port` from now on (a server started again on another port, with the
+    /// same data: clients keep their address, and no test waits for a port to come free).
+    public func retarget(port: Int) {
+        state.withLock { $0.targetPort = port }
     }
 
     /// Listens on a free loopback port and returns it.
