@@ -98,9 +98,10 @@ function expectEqual(actual, expected, what) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-// A channel read right after another user changed its membership. Under load the SDK may answer
-// it from a read it had already sent (its own refresh after an event) before the change, which then
-// says 400108; the server had the change (seen through the Platform API at that moment), so read again.
+// A channel read right after another user changed its membership. Under load (the whole test suite
+// beside it) this read was seen to say 400108 while the Platform API, asked at that moment, already
+// listed the member, and the same read 300 ms later succeeded — most likely the SDK answering from a
+// read of its own sent before the change (not proven). Read again a few times before failing.
 async function freshChannel(sdk, url, cached = false) {
     for (let attempt = 0; ; attempt++) {
         try {
