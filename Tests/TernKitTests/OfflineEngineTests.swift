@@ -19,6 +19,14 @@ import Testing
         return ChatClient(configuration: c)
     }
 
+    /// Alice connected (no cache) in a new channel `name` with bob (created, not connected).
+    func aliceWithChannel(_ server: LocalServer, _ name: String) async throws -> (ChatClient, GroupChannel) {
+        let alice = server.client("alice")
+        try await alice.connect()
+        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+        return (alice, try await alice.createGroupChannel(name: name, userIds: ["bob"]))
+    }
+
     /// The server's history of `url` as `user` sees it, oldest first.
     func history(_ server: LocalServer, _ url: String) async throws -> [Int64] {
         let r = try await server.platform("GET", "/v3/group_channels/\(url)/messages?message_ts=9007199254740991&prev_limit=200&next_limit=0")
@@ -33,10 +41,7 @@ import Testing
         let proxy = FaultProxy(targetPort: server.port)
         let port = try await proxy.start()
         defer { Task { await proxy.stop() } }
-        let alice = server.client("alice")
-        try await alice.connect()
-        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
-        let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
+        let (alice, channel) = try await aliceWithChannel(server, "crew")
         for i in 1...3 { _ = try await alice.sendMessageAndWait("hello \(i)", to: channel.url) }
 
         // Bob's first run: connects, opens the channel (its newest page goes into the cache), quits.
@@ -152,10 +157,7 @@ import Testing
         let cacheDir = LocalServer.tempDirectory()
         let server = try await LocalServer.start()
         defer { Task { await server.stop() } }
-        let alice = server.client("alice")
-        try await alice.connect()
-        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
-        let channel = try await alice.createGroupChannel(name: "busy", userIds: ["bob"])
+        let (alice, channel) = try await aliceWithChannel(server, "busy")
         _ = try await alice.sendMessageAndWait("first", to: channel.url)
         do {
             let bob = cachedClient(server, "bob", cacheDir: cacheDir)
@@ -202,10 +204,7 @@ import Testing
         let cacheDir = LocalServer.tempDirectory()
         let server = try await LocalServer.start()
         defer { Task { await server.stop() } }
-        let alice = server.client("alice")
-        try await alice.connect()
-        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
-        let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
+        let (alice, channel) = try await aliceWithChannel(server, "crew")
         for i in 1...40 { _ = try await alice.sendMessageAndWait("m\(i)", to: channel.url) }
         do {
             let bob = cachedClient(server, "bob", cacheDir: cacheDir)
