@@ -1456,6 +1456,12 @@ async function main() {
         expectEqual(again.updatedChannels.length + again.deletedChannelUrls.length, 0, 'nothing after the token');
         const plain = await B.sb.groupChannel.getMyGroupChannelChangeLogsByTimestamp(since);
         expectEqual(plain.updatedChannels.some((c) => c.url === keep.url), false, 'without includeEmpty the empty channel is left out');
+        // The token of an answer with nothing new still sees what comes after it: a message in keep.
+        await sendUserMessage(keep, { message: `cl after token ${suffix}` });
+        const later = await B.sb.groupChannel.getMyGroupChannelChangeLogsByToken(again.token);
+        const moved = later.updatedChannels.find((c) => c.url === keep.url);
+        expectEqual(moved?.lastMessage?.message, `cl after token ${suffix}`, `updated by token: ${later.updatedChannels.map((c) => c.name).join('|')}`);
+        expectEqual(later.deletedChannelUrls.length, 0, 'nothing lost since the token');
     });
     await step('n. blocked list with a user id filter; the user list query with ids, nickname and metadata filters', async () => {
         need(ctx.connectedA && ctx.connectedB, 'both connected');

@@ -7,7 +7,8 @@ extension ChatService {
         public var updated: [GroupChannelPayload]
         public var deleted: [String]
         public var hasMore: Bool
-        /// Where the next call resumes (the last change of this page, or the cursor given when nothing changed).
+        /// Where the next call resumes: the last change of this page; when nothing changed, the cursor given
+        /// (no later than now), so the next call sees only what changes after this one.
         public var next: ChannelChangeCursor
     }
 
@@ -44,7 +45,14 @@ extension ChatService {
             let sorted = rows.sorted { (order[$0.channelUrl] ?? 0) < (order[$1.channelUrl] ?? 0) }
             channels = try await present(sorted, viewer: userId)
         }
-        let next = page.last.map { ChannelChangeCursor(ts: $0.at, url: $0.url) } ?? cursor
+        let next = page.last.map { ChannelChangeCursor(ts: $0.at, url: $0.url) } ?? Self.resumePoint(cursor, now: now())
         return ChannelChangelogPage(updated: channels, deleted: gone, hasMore: items.count > limit, next: next)
+    }
+
+    /// Where a changelog with nothing new resumes: the cursor asked with, brought back to now when it lies
+    /// in the future (a client clock ahead would otherwise skip what changes until then). Not simply
+    /// "now": a change stamped a moment ago may still be committing, and the cursor asked with keeps it.
+    static func resumePoint(_ cursor: ChannelChangeCursor, now: Int64) -> ChannelChangeCursor {
+        cursor.ts > now ? ChannelChangeCursor(ts: now) : cursor
     }
 }

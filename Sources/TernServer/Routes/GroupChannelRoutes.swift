@@ -268,9 +268,12 @@ struct GroupChannelRoutes: Sendable {
         return query
     }
 
-    /// Page tokens carry the listing's cursor (opaque to clients).
-    static func token(_ c: ChannelCursor) -> String {
-        (try? JSONEncoder().encode(c)).map { $0.base64EncodedString() } ?? ""
+    /// Page tokens carry the listing's (or the changelog's) cursor, opaque to clients: base64 of its JSON,
+    /// keys sorted, so one place always gets one token.
+    static func token(_ c: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(c)).map { $0.base64EncodedString() } ?? ""
     }
 
     static func cursor(_ token: String?) throws -> ChannelCursor? {
@@ -337,6 +340,7 @@ struct GroupChannelRoutes: Sendable {
             }
             cursor = c
         } else if let ts = try q.int("change_ts") {
+            guard ts >= 0 else { throw SendbirdError(.invalidValue, "Invalid value: \"change_ts\" (a time in ms).") }
             cursor = ChannelChangeCursor(ts: ts)
         } else {
             throw SendbirdError.missing("change_ts")
@@ -344,7 +348,7 @@ struct GroupChannelRoutes: Sendable {
         let page = try await service.channelChangelog(
             userId: id, after: cursor, limit: try q.int("limit", default: 100, range: 1...100), customTypes: q.list("custom_types"),
             showEmpty: try q.bool("show_empty", default: false), showFrozen: try q.bool("show_frozen", default: true))
-        let next = (try? JSONEncoder().encode(page.next))?.base64EncodedString() ?? ""
+        let next = Self.token(page.next)
         return try rest.json(ChangelogAnswer(updated: page.updated, deleted: page.deleted, hasMore: page.hasMore, next: next, ts: service.now()))
     }
 

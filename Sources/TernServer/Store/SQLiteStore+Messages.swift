@@ -140,11 +140,17 @@ extension SQLiteStore {
         -> (updated: [(url: String, at: Int64)], deleted: [(url: String, at: Int64)])
     {
         try await pool.read { db in
+            // A channel's change time for the user: the channel's own, its last message's, the user's
+            // member row's, and the newest read or delivery receipt of a joined member (the channel JSON
+            // shows them all; supergroups show none).
             let updated = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT url, at FROM (
-                      SELECT c.channel_url AS url, max(c.changed_at, c.last_message_ts, m.changed_at) AS at
+                      SELECT c.channel_url AS url, max(c.changed_at, c.last_message_ts, m.changed_at,
+                        CASE WHEN c.is_super THEN 0 ELSE coalesce(
+                          (SELECT max(max(o.read_ts), max(o.delivered_ts)) FROM members o
+                           WHERE o.channel_url = c.channel_url AND o.state = 'joined'), 0) END) AS at
                       FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
                       WHERE m.user_id = ? AND c.channel_type = 'group')
                     WHERE at > ? OR (at = ? AND url > ?)

@@ -340,6 +340,27 @@ public final class SQLiteStore: Store {
                     END;
                     """)
         }
+        m.registerMigration("v12-channel-changelog-shared-views") { db in
+            // What every member's channel JSON shows about one member: their role (`operators`,
+            // `members[].role`) and whether they are muted (`members[].is_muted`, the viewer's own
+            // `is_muted`). A change moves the whole channel. (Read and delivery receipts are read
+            // from the member rows themselves by the changelog query: no write on the receipt path.)
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER member_role_changed AFTER UPDATE OF role ON members WHEN NEW.role IS NOT OLD.role BEGIN
+                      UPDATE group_channels SET changed_at = tern_now() WHERE channel_url = NEW.channel_url;
+                    END;
+                    CREATE TRIGGER mute_added AFTER INSERT ON restrictions WHEN NEW.kind = 'mute' BEGIN
+                      UPDATE group_channels SET changed_at = tern_now() WHERE channel_url = NEW.channel_url;
+                    END;
+                    CREATE TRIGGER mute_changed AFTER UPDATE ON restrictions WHEN NEW.kind = 'mute' BEGIN
+                      UPDATE group_channels SET changed_at = tern_now() WHERE channel_url = NEW.channel_url;
+                    END;
+                    CREATE TRIGGER mute_lifted AFTER DELETE ON restrictions WHEN OLD.kind = 'mute' BEGIN
+                      UPDATE group_channels SET changed_at = tern_now() WHERE channel_url = OLD.channel_url;
+                    END;
+                    """)
+        }
         return m
     }
 

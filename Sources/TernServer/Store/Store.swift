@@ -180,8 +180,9 @@ public protocol Store: Sendable {
     func messageChanges(_ channelUrl: String, after: MessageChangeCursor, limit: Int) async throws -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
 
     /// One user's group channel changes after a point (change time, URL), oldest first, at most `limit`
-    /// of each kind: channels whose view changed for them (the channel, its members or last message,
-    /// or their own membership), and channels they lost (left, removed, banned, deleted).
+    /// of each kind: channels whose view changed for them (the channel, its members, operators, mutes,
+    /// receipts or last message, or their own membership), and channels they lost (left, removed, banned,
+    /// deleted).
     func channelChanges(userId: String, after: ChannelChangeCursor, limit: Int) async throws
         -> (updated: [(url: String, at: Int64)], deleted: [(url: String, at: Int64)])
 
