@@ -24,6 +24,8 @@ public final class FaultProxy: Sendable {
         var pipes: [ObjectIdentifier: Pipe] = [:]
         /// Connections accepted so far (tests check the clients really went through the proxy).
         var accepted = 0
+        /// Bytes read and not yet passed on (a stall, or a connection still reaching the target).
+        var held = 0
     }
 
     public init(targetHost: String = "127.0.0.1", targetPort: Int) {
@@ -52,6 +54,9 @@ public final class FaultProxy: Sendable {
 
     public var acceptedConnections: Int { state.withLock { $0.accepted } }
     public var openConnections: Int { state.withLock { $0.pipes.count } }
+    /// Bytes the proxy holds now, either way: a test waits for this to know a stall caught what was sent
+    /// (instead of waiting some time and hoping).
+    public var heldBytes: Int { state.withLock { $0.held } }
 
     /// Closes every connection and refuses new ones until ``heal()``.
     public func drop() {
@@ -134,6 +139,10 @@ public final class FaultProxy: Sendable {
             }
     }
 
+    func holding(_ bytes: Int) {
+        state.withLock { $0.held += bytes }
+    }
+
     func forget(_ pipe: Pipe) {
         _ = state.withLock { $0.pipes.removeValue(forKey: ObjectIdentifier(pipe)) }
     }
@@ -182,6 +191,7 @@ final class Pipe: @unchecked Sendable {
         let (stalled, delay) = proxy.faults
         if stalled || outbound == nil || !held.isEmpty {
             held.append((toServer, bytes))
+            proxy.holding(bytes.readableBytes)
             if !stalled { flushHeld() }
             return
         }
@@ -206,6 +216,7 @@ final class Pipe: @unchecked Sendable {
         let delay = proxy.faults.delayMs
         let queued = held
         held = []
+        proxy.holding(-queued.reduce(0) { $0 + $1.bytes.readableBytes })
         for (toServer, bytes) in queued { send(bytes, toServer: toServer, delayMs: delay) }
     }
 
@@ -218,6 +229,7 @@ final class Pipe: @unchecked Sendable {
         loop.execute {
             guard !self.closed else { return }
             self.closed = true
+            self.proxy.holding(-self.held.reduce(0) { $0 + $1.bytes.readableBytes })
             self.held = []
             self.proxy.forget(self)
             for c in [self.inbound, self.outbound].compactMap({ $0 }) {
