@@ -83,8 +83,11 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     if let store {
         theStore = store
     } else {
-        try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
-        theStore = try SQLiteStore(path: (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite"), clock: config.clock)
+        if let warning = try DataDirectory.prepare(config.dataDirectory) { logger.warning("\(warning)") }
+        let path = (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite")
+        DataDirectory.restrictFiles([path, path + "-wal", path + "-shm"])
+        theStore = try SQLiteStore(path: path, clock: config.clock)
+        DataDirectory.restrictFiles([path, path + "-wal", path + "-shm"])
     }
     let service = ChatService(store: theStore, config: config, logger: logger)
     _ = try await theStore.purgeExpiredSessions(now: config.clock.nowMs())
@@ -138,7 +141,7 @@ public enum APITokenFile {
     /// - Returns: the token, the file's path, and whether it was just created.
     public static func loadOrCreate(dataDirectory: String) throws -> (token: String, path: String, created: Bool) {
         let path = path(dataDirectory: dataDirectory)
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try DataDirectory.prepare(dataDirectory)
         if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
             let t = existing.trimmingCharacters(in: .whitespacesAndNewlines)
             if !t.isEmpty { return (t, path, false) }

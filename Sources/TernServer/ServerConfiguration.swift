@@ -109,3 +109,39 @@ public struct ServerStartError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
 }
+
+/// The data directory's protection: it holds every message, profile and secret, so it is made
+/// readable by its owner only (0700, files 0600) whatever the process's umask.
+public enum DataDirectory {
+    /// Files and directories the process creates from now on are its owner's only (umask 077).
+    /// `ternd` and `tern`'s embedded server call it first thing.
+    public static func restrictNewFiles() { umask(0o077) }
+
+    /// Creates `path` (0700) if needed. Returns a warning when an existing directory is open to
+    /// its group or to others (it is left as it is: an operator may share it on purpose).
+    @discardableResult
+    public static func prepare(_ path: String) throws -> String? {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw ServerStartError("\(path) is not a directory") }
+            let mode = ((try? fm.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue ?? 0
+            if mode & 0o077 != 0 {
+                return "the data directory \(path) is readable by other users (mode \(String(mode, radix: 8))): chmod 700 it"
+            }
+            return nil
+        }
+        try fm.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // `createDirectory` applies the umask; say it again.
+        try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+        return nil
+    }
+
+    /// Makes each existing file 0600 (the database and its WAL and shared-memory files, which
+    /// earlier versions left 0644).
+    public static func restrictFiles(_ paths: [String]) {
+        for p in paths where FileManager.default.fileExists(atPath: p) {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: p)
+        }
+    }
+}

@@ -92,6 +92,8 @@ struct Serve: AsyncParsableCommand {
     var logLevel = "info"
 
     func run() async throws {
+        // Everything ternd writes (the database, the API token, uploaded files) is its owner's only.
+        DataDirectory.restrictNewFiles()
         if database != nil {
             throw ValidationError("--database (PostgreSQL) is not supported yet; omit it to use SQLite in --data-dir.")
         }

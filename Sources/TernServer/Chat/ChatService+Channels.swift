@@ -35,9 +35,9 @@ extension ChatService {
             throw SendbirdError(.tooManyItems, "A group channel can have at most \(config.maxGroupChannelMembers) members.")
         }
         for id in ids { try Self.checkUserId(id) }
-        if r.name.count > 191 { throw SendbirdError.tooLong("name", max: 191) }
-        if r.customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
-        if r.coverUrl.count > 2048 { throw SendbirdError.tooLong("cover_url", max: 2048) }
+        try TextLimit.channelName.check(r.name)
+        try TextLimit.customType.check(r.customType)
+        try TextLimit.coverUrl.check(r.coverUrl)
         if r.data.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
         if r.isDistinct && r.isSuper { throw SendbirdError(.invalidValue, "A supergroup channel cannot be distinct.") }
         if r.isDistinct && r.isPublic { throw SendbirdError(.invalidValue, "A public channel cannot be distinct.") }

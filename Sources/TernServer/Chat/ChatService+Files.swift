@@ -143,20 +143,23 @@ extension ChatService {
         let limit = config.fileUploadSizeLimitMB * 1024 * 1024
         for f in out.files {
             if f.url.isEmpty { throw SendbirdError.missing("url") }
+            try TextLimit.fileUrl.check(f.url)
+            try TextLimit.fileType.check(f.type)
+            if f.thumbnails.count > 3 { throw SendbirdError(.tooManyItems, "At most 3 thumbnails.") }
+            for t in f.thumbnails { try TextLimit.fileUrl.check(t.url) }
             guard let scheme = URL(string: f.url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 throw SendbirdError(.invalidValue, "Invalid value: \"url\" must be an http(s) URL.")
             }
             if f.size > limit {
                 throw SendbirdError(Self.fileSizeError, "The file \(f.name) is too large: at most \(config.fileUploadSizeLimitMB) MB.")
             }
-            if f.name.count > 512 { throw SendbirdError.tooLong("name", max: 512) }
+            try TextLimit.fileName.check(f.name)
         }
-        if out.customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
-        if out.data.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+        try TextLimit.customType.check(out.customType)
+        try TextLimit.data.check(out.data)
+        if let r = out.reqId { try TextLimit.reqId.check(r) }
         try Self.checkMetaarray(out.sortedMetaarray)
-        if origin == .webSocket && !rateLimiter.allow(userId + "\u{0}" + out.channelUrl, nowMs: t0) {
-            throw SendbirdError(.tooManyMessages, "Too many messages: at most \(Int(config.maxMessagesPerSecond)) per second.")
-        }
+        try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
         let payloads = out.files.map { FilePayload(url: $0.url, name: $0.name, size: $0.size, type: $0.type, thumbnails: $0.thumbnails) }
         let filesJSON = String(decoding: try JSONEncoder().encode(payloads), as: UTF8.self)
         let senderPayload = try await sender(userId)

@@ -191,11 +191,11 @@ extension ChatService {
             }
         }
         if let n = changes.name {
-            if n.count > 191 { throw SendbirdError.tooLong("name", max: 191) }
+            try TextLimit.channelName.check(n)
             channel.name = n
         }
         if let c = changes.coverUrl {
-            if c.count > 2048 { throw SendbirdError.tooLong("cover_url", max: 2048) }
+            try TextLimit.coverUrl.check(c)
             channel.coverUrl = c
         }
         if let d = changes.data {
@@ -203,7 +203,7 @@ extension ChatService {
             channel.data = d
         }
         if let t = changes.customType {
-            if t.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
+            try TextLimit.customType.check(t)
             channel.customType = t
         }
         try await store.updateChannel(channel)

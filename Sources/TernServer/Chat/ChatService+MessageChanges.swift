@@ -84,6 +84,7 @@ extension ChatService {
         guard let roster = try await roster(channelUrl) else {
             throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
+        if let by { try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes") }
         guard let old = try await store.message(channelUrl, id: id), old.hiddenFor == nil || old.hiddenFor != by else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
         }
@@ -93,12 +94,10 @@ extension ChatService {
         }
         if let text = update.message {
             if text.isEmpty && old.type == "MESG" { throw SendbirdError.missing("message") }
-            if text.count > (old.type == "ADMM" ? 1000 : config.maxMessageLength) {
-                throw SendbirdError.tooLong("message", max: old.type == "ADMM" ? 1000 : config.maxMessageLength)
-            }
+            try (old.type == "ADMM" ? TextLimit.adminMessage : TextLimit.message(config.maxMessageLength)).check(text)
         }
-        if let t = update.customType, t.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
-        if let d = update.data, d.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+        try TextLimit.customType.check(update.customType)
+        try TextLimit.data.check(update.data)
         if let ids = update.mentionedUserIds, ids.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
         try Self.checkMetaarray(update.metaarray?.items ?? [])
         var change = MessageChange(updatedAt: now())
@@ -135,6 +134,7 @@ extension ChatService {
         guard let roster = try await roster(channelUrl) else {
             throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
+        if let by { try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes") }
         guard let m = try await store.message(channelUrl, id: id), m.hiddenFor == nil || m.hiddenFor != by else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
         }
@@ -208,8 +208,10 @@ extension ChatService {
         guard roster.memberOrParticipant(userId)?.state == "joined" else {
             throw SendbirdError(origin == .webSocket ? .notAMember : .unauthorizedRequest, "Not a member of the channel: \(channelUrl).")
         }
+        try checkFlood(editLimiter, userId: userId, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
         if key.isEmpty { throw SendbirdError.missing("reaction") }
-        if key.count > Self.maxReactionKeyLength { throw SendbirdError.tooLong("reaction", max: Self.maxReactionKeyLength) }
+        try TextLimit("reaction", characters: Self.maxReactionKeyLength).check(key)
+        try Identifier.check(key, field: "reaction")
         guard let m = try await store.message(channelUrl, id: id), m.hiddenFor != userId else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
         }
@@ -267,9 +269,10 @@ extension ChatService {
         if items.count > 50 { throw SendbirdError(.tooManyItems, "Too many metaarray keys (at most 50).") }
         for i in items {
             if i.key.isEmpty { throw SendbirdError.missing("metaarray key") }
-            if i.key.count > 128 { throw SendbirdError.tooLong("metaarray key", max: 128) }
+            try TextLimit.metaarrayKey.check(i.key)
+            try Identifier.check(i.key, field: "metaarray key")
             if i.value.count > 50 { throw SendbirdError(.tooManyItems, "Too many values under \(i.key) (at most 50).") }
-            for v in i.value where v.count > 190 { throw SendbirdError.tooLong("metaarray value", max: 190) }
+            for v in i.value { try TextLimit.metaarrayValue.check(v) }
         }
     }
 }
@@ -305,7 +308,7 @@ extension ChatService {
     /// Searches the messages `viewer` may read (every channel for the Platform API).
     public func searchMessages(_ r: MessageSearchRequest, viewer: String?) async throws -> MessageSearchPage {
         if r.keyword.trimmingCharacters(in: .whitespaces).isEmpty { throw SendbirdError.missing("query") }
-        if r.keyword.count > 1000 { throw SendbirdError.tooLong("query", max: 1000) }
+        try TextLimit.searchQuery.check(r.keyword)
         guard (1...100).contains(r.limit) else { throw SendbirdError(.invalidValue, "Invalid value: \"limit\" must be 1 to 100.") }
         guard r.sortField == "score" || r.sortField == "ts" else {
             throw SendbirdError(.invalidValue, "Invalid value: \"sort_field\" must be score or ts.")

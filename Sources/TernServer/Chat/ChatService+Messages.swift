@@ -4,7 +4,14 @@ import TernProtocol
 /// Where a request came from: codes differ between the WebSocket and REST.
 public enum RequestOrigin: Sendable {
     case webSocket
+    /// REST with the Platform API's `Api-Token`.
     case rest
+    /// REST with an SDK user's `Session-Key`.
+    case sessionREST
+
+    /// SDK callers (the WebSocket, or REST with a Session-Key) are held to the flood limits; the
+    /// Platform API is not (as Sendbird's is not).
+    var isFloodLimited: Bool { self != .rest }
 
     var channelNotFound: ErrorCode { self == .webSocket ? .channelNotFound : .notFound }
 }
@@ -43,16 +50,14 @@ extension ChatService {
         let (roster, me) = try await senderContext(userId, channelUrl: out.channelUrl, origin: origin)
         let channel = roster.channel
         if out.message.isEmpty { throw SendbirdError.missing("message") }
-        if out.message.count > config.maxMessageLength { throw SendbirdError.tooLong("message", max: config.maxMessageLength) }
-        if out.customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
-        if out.data.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+        try TextLimit.message(config.maxMessageLength).check(out.message)
+        try TextLimit.customType.check(out.customType)
+        try TextLimit.data.check(out.data)
         if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
-        if let r = out.reqId, r.utf8.count > 128 { throw SendbirdError.tooLong("req_id", max: 128) }
+        if let r = out.reqId { try TextLimit.reqId.check(r) }
         try Self.checkMetaarray(out.sortedMetaarray)
         // Flood protection per user in a channel: the excess is refused and not stored.
-        if origin == .webSocket && !rateLimiter.allow(userId + "\u{0}" + out.channelUrl, nowMs: t0) {
-            throw SendbirdError(.tooManyMessages, "Too many messages: at most \(Int(config.maxMessagesPerSecond)) per second.")
-        }
+        try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
         let senderPayload = try await sender(userId)
         var mentionedUsers: [String: UserRecord] = [:]
         if !out.mentionedUserIds.isEmpty {
@@ -211,8 +216,8 @@ extension ChatService {
             throw SendbirdError(.notFound, "\"Channel\" not found: \(channelUrl).")
         }
         if message.isEmpty { throw SendbirdError.missing("message") }
-        if message.count > 1000 { throw SendbirdError.tooLong("message", max: 1000) }
-        if customType.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
+        try TextLimit.adminMessage.check(message)
+        try TextLimit.customType.check(customType)
         return try await sendQueue.run(channel.channelUrl) {
             let members = try await store.members(channel.channelUrl)
             let new = NewMessage(

@@ -21,8 +21,9 @@ extension ChatService {
         if items.isEmpty { throw SendbirdError.missing("metadata") }
         for (k, v) in items {
             if k.isEmpty { throw SendbirdError(.invalidValue, "Invalid value: an empty metadata key.") }
-            if k.count > 128 { throw SendbirdError.tooLong("metadata key", max: 128) }
-            if v.count > 190 { throw SendbirdError.tooLong("metadata value", max: 190) }
+            try TextLimit.metadataKey.check(k)
+            try Identifier.check(k, field: "metadata key")
+            try TextLimit.metadataValue.check(v)
         }
     }
 
@@ -63,8 +64,11 @@ extension ChatService {
         switch change {
         case .create(let items), .update(let items, _, _):
             if items.isEmpty { throw SendbirdError.missing("metacounter") }
-            for k in items.keys where k.isEmpty || k.count > 128 {
-                throw SendbirdError(.invalidValue, "Invalid value: a metacounter key must have 1–128 characters.")
+            for k in items.keys {
+                if k.isEmpty || !TextLimit.metadataKey.allows(k) {
+                    throw SendbirdError(.invalidValue, "Invalid value: a metacounter key must have 1–128 characters (at most 512 bytes).")
+                }
+                try Identifier.check(k, field: "metacounter key")
             }
         case .delete: break
         }

@@ -98,7 +98,7 @@ extension ChatService {
     static func checkRestriction(seconds: Int64?, description: String) throws -> Int64 {
         let s = seconds ?? -1
         if s == 0 || s < -1 { throw SendbirdError(.invalidValue, "Invalid value: \"seconds\" (-1 for ever, or more than 0).") }
-        if description.count > 250 { throw SendbirdError.tooLong("description", max: 250) }
+        try TextLimit.description.check(description)
         return s
     }
 
@@ -209,7 +209,7 @@ extension ChatService {
         guard Self.reportCategories.contains(category) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"report_category\" (suspicious, harassing, inappropriate or spam).")
         }
-        if description.count > 250 { throw SendbirdError.tooLong("report_description", max: 250) }
+        try TextLimit.reportDescription.check(description)
         if let reporter, try await store.user(reporter) == nil { throw SendbirdError(.notFound, "\"User\" not found: \(reporter).") }
         var channel: ChannelRecord?
         if let url = channelUrl {

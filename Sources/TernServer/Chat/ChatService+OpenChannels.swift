@@ -26,10 +26,10 @@ extension ChatService {
     }
 
     static func checkChannelProperties(name: String?, coverUrl: String?, customType: String?, data: String?) throws {
-        if let n = name, n.count > 191 { throw SendbirdError.tooLong("name", max: 191) }
-        if let c = coverUrl, c.count > 2048 { throw SendbirdError.tooLong("cover_url", max: 2048) }
-        if let t = customType, t.count > 128 { throw SendbirdError.tooLong("custom_type", max: 128) }
-        if let d = data, d.utf8.count > 65_535 { throw SendbirdError.tooLong("data", max: 65_535) }
+        try TextLimit.channelName.check(name)
+        try TextLimit.coverUrl.check(coverUrl)
+        try TextLimit.customType.check(customType)
+        try TextLimit.data.check(data)
     }
 
     /// Operators named in a request must exist; at most 100.

@@ -13,6 +13,8 @@ public final class ChatService: Sendable {
     public let logger: Logger
     let sendQueue = KeyedSerialQueue()
     let rateLimiter: RateLimiter
+    /// The same limit for changes to messages (edits, deletions, reactions).
+    let editLimiter: RateLimiter
     let deliveries: DeliveryCoalescer
     let rosters = ShardedCache<ChannelRoster>()
     let senders = ShardedCache<SenderPayload>()
@@ -32,6 +34,7 @@ public final class ChatService: Sendable {
         self.logger = logger
         self.registry = ConnectionRegistry()
         self.rateLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
+        self.editLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()
         self.openBroadcast = RateLimiter(perSecond: config.openChannelMessagesPerSecond)
         self.files = try? FileVault(directory: config.dataDirectory + "/files")
@@ -42,14 +45,16 @@ public final class ChatService: Sendable {
 
     // MARK: - Users
 
-    /// Validates a user id (non-empty, at most 80 characters).
+    /// Validates a user id: non-empty, NFC without control characters (``Identifier``), at most
+    /// 80 characters and 320 bytes.
     static func checkUserId(_ id: String) throws {
         if id.isEmpty { throw SendbirdError.missing("user_id") }
-        if id.count > 80 { throw SendbirdError(.userIdTooLong, "\"user_id\" is too long (at most 80).") }
+        try TextLimit.userId.check(id, code: .userIdTooLong)
+        try Identifier.check(id, field: "user_id")
     }
 
     static func checkNickname(_ nickname: String) throws {
-        if nickname.count > 80 { throw SendbirdError.tooLong("nickname", max: 80) }
+        try TextLimit.nickname.check(nickname)
     }
 
     /// Issues a new access token for the user (stored hashed) and returns it in plain text.
@@ -59,27 +64,65 @@ public final class ChatService: Sendable {
         return token
     }
 
-    /// Creates a session for a user who just logged in; returns the plain session key.
-    func createSession(userId: String) async throws -> String {
+    /// Creates a session for a user who just logged in; returns the plain session key and when
+    /// it ends (ms, 0 = never): after ``ServerConfiguration/sessionLifetime``, or when the access
+    /// token it was made from (`tokenHash`, expiring at `tokenExpiresAt`) ends, whichever is first.
+    func createSession(userId: String, tokenHash: String?, tokenExpiresAt: Int64 = 0) async throws -> (key: String, endsAt: Int64) {
         let key = Credentials.randomToken(bytes: 24)
         let expires = config.sessionLifetime > 0 ? now() + config.sessionLifetime * 1000 : 0
-        try await store.addSession(keyHash: Credentials.hash(key), userId: userId, expiresAt: expires)
+        try await store.addSession(keyHash: Credentials.hash(key), userId: userId, expiresAt: expires, tokenHash: tokenHash)
         // Every login adds a session; now and then sweep the expired ones.
         if sessionsCreated.add(1, ordering: .relaxed).newValue % 1000 == 0 {
             _ = try? await store.purgeExpiredSessions(now: now())
         }
-        return key
+        let ends: Int64 = [expires, tokenExpiresAt].filter { $0 != 0 }.min() ?? 0
+        return (key, ends)
     }
 
-    /// The user a session key belongs to. Throws 400302 for an unknown key, 400309 for an expired one.
-    public func userForSessionKey(_ key: String) async throws -> String {
-        guard let s = try await store.session(keyHash: Credentials.hash(key)) else {
+    /// The session a key opens, if it still holds: its user exists and is active (else 400300),
+    /// the access token it was made from was not revoked (else 400310), and neither the session
+    /// nor that token has expired (else 400309). Throws 400302 for an unknown key.
+    public func validSession(_ key: String) async throws -> SessionRecord {
+        guard TextLimit.accessToken.allows(key), let s = try await store.session(keyHash: Credentials.hash(key)), s.userExists,
+            Identifier.isNFC(s.userId)
+        else {
             throw SendbirdError(.invalidAccessToken, "Invalid value: \"Session-Key\".")
         }
-        if s.expiresAt != 0 && s.expiresAt <= now() {
+        if !s.userActive { throw SendbirdError(.userDeactivated, "The user is deactivated.") }
+        if s.tokenHash != nil && s.tokenExpiresAt == nil {
+            throw SendbirdError(.sessionTokenRevoked, "The access token this session was made from was revoked.")
+        }
+        let end = s.effectiveExpiry
+        if end != 0 && end <= now() {
             throw SendbirdError(.sessionKeyExpired, "Session key expired.")
         }
-        return s.userId
+        return s
+    }
+
+    /// The user a session key belongs to (see ``validSession(_:)``).
+    public func userForSessionKey(_ key: String) async throws -> String {
+        try await validSession(key).userId
+    }
+
+    /// Ends every session of a user at once, on every transport: the stored session keys are
+    /// deleted (REST refuses them from now on) and each open socket is told `EROR` with `code`
+    /// (400300 deactivated, 400310 token revoked), then closed.
+    func endSessions(userId: String, code: ErrorCode, message: String) async throws {
+        _ = try await store.deleteSessions(userId: userId)
+        let frame = Self.frameText(.error, ErrorPayload(code: code, message: message, ts: now()))
+        for c in registry.connections(of: userId) {
+            c.send(frame)
+            c.outbox.close()
+        }
+    }
+
+    /// Flood protection (``ServerConfiguration/maxMessagesPerSecond`` per user in a channel) for
+    /// SDK callers on every transport: 900200 on the WebSocket, 500910 (HTTP 429) on REST.
+    func checkFlood(_ limiter: RateLimiter, userId: String, channelUrl: String, origin: RequestOrigin, at t: Int64, what: String) throws {
+        guard origin.isFloodLimited, !limiter.allow(userId + "\u{0}" + channelUrl, nowMs: t) else { return }
+        throw SendbirdError(
+            origin == .webSocket ? .tooManyMessages : .rateLimitExceeded,
+            "Too many \(what): at most \(Int(config.maxMessagesPerSecond)) per second.")
     }
 
     // MARK: - Fan-out helpers

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import Synchronization
 import TernProtocol
 
 /// The Sendbird WebSocket endpoint at `/`: handshake, `LOGI`, then one command loop per socket.
@@ -53,29 +54,38 @@ struct WebSocketGateway: Sendable {
         return c
     }
 
+    /// Who a connection is, and the access token (hash and expiry) its session rests on.
+    struct Login {
+        var user: UserRecord
+        var tokenHash: String?
+        var tokenExpiresAt: Int64 = 0
+    }
+
     /// Decides who the connection is. Throws the Sendbird error `LOGI` refuses with.
-    func authenticate(_ c: Handshake) async throws -> UserRecord {
+    func authenticate(_ c: Handshake) async throws -> Login {
         let config = service.config
         guard c.appId == config.appId else {
-            throw SendbirdError(.applicationNotFound, "Application not found: \(c.appId ?? "(no ai)").")
+            throw SendbirdError(.applicationNotFound, "Application not found.")
         }
         let store = service.store
         if let key = c.sessionKey {
-            let userId = try await service.userForSessionKey(key)
-            if let claimed = c.userId, claimed != userId {
+            let session = try await service.validSession(key)
+            if let claimed = c.userId, !Identifier.sameBytes(claimed, session.userId) {
                 throw SendbirdError(.invalidAccessToken, "The session key belongs to another user.")
             }
-            guard let user = try await store.user(userId) else { throw SendbirdError(.userNotFoundForLogin, "User not found.") }
-            return user
+            guard let user = try await store.user(session.userId) else { throw SendbirdError(.userNotFoundForLogin, "User not found.") }
+            return Login(user: user, tokenHash: session.tokenHash, tokenExpiresAt: session.tokenExpiresAt ?? 0)
         }
         guard let userId = c.userId else { throw SendbirdError(.loginRequired, "\"user_id\" or a session key is required.") }
         try ChatService.checkUserId(userId)
         if let token = c.accessToken {
-            guard let expiry = try await store.accessTokenExpiry(userId: userId, tokenHash: Credentials.hash(token))
+            guard TextLimit.accessToken.allows(token) else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
+            let hash = Credentials.hash(token)
+            guard let expiry = try await store.accessTokenExpiry(userId: userId, tokenHash: hash)
             else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
             if expiry != 0 && expiry <= service.now() { throw SendbirdError(.sessionTokenRevoked, "The access token has expired.") }
             guard let user = try await store.user(userId) else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
-            return user
+            return Login(user: user, tokenHash: hash, tokenExpiresAt: expiry)
         }
         if config.requireAccessToken {
             throw SendbirdError(.invalidAccessToken, "An access token is required.")
@@ -84,10 +94,10 @@ struct WebSocketGateway: Sendable {
             if try await store.hasAccessTokens(userId: userId) {
                 throw SendbirdError(.invalidAccessToken, "This user requires an access token.")
             }
-            return existing
+            return Login(user: existing)
         }
         if let n = c.nickname { try ChatService.checkNickname(n) }
-        return try await store.ensureUser(userId, nickname: c.nickname ?? "", now: service.now())
+        return Login(user: try await store.ensureUser(userId, nickname: c.nickname ?? "", now: service.now()))
     }
 
     /// `EXPR`: the session key has `expires_in` s left (0: it has ended), and why.
@@ -100,14 +110,15 @@ struct WebSocketGateway: Sendable {
     /// Runs one connection from handshake to close.
     func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request, channel: any Channel) async {
         let creds = Self.credentials(of: request)
-        let user: UserRecord
+        let login: Login
         do {
-            user = try await authenticate(creds)
-            if !user.isActive { throw SendbirdError(.userDeactivated, "The user is deactivated.") }
+            login = try await authenticate(creds)
+            if !login.user.isActive { throw SendbirdError(.userDeactivated, "The user is deactivated.") }
         } catch {
             await refuse(outbound, error)
             return
         }
+        let user = login.user
         let config = service.config
         let outbox = Outbox(limit: config.outboundQueueLimit)
         guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: config.maxConnectionsPerUser) else {
@@ -121,8 +132,11 @@ struct WebSocketGateway: Sendable {
                 Task { try? await s.store.setLastSeen(user.userId, at: s.now()) }
             }
         }
+        let sessionEnds: Int64
         do {
-            let key = try await service.createSession(userId: user.userId)
+            let (key, ends) = try await service.createSession(
+                userId: user.userId, tokenHash: login.tokenHash, tokenExpiresAt: login.tokenExpiresAt)
+            sessionEnds = ends
             try await service.store.setLastSeen(user.userId, at: service.now())
             let unread = try await service.unreadCount(userId: user.userId)
             var payload = Presenter.user(user, online: true)
@@ -135,19 +149,27 @@ struct WebSocketGateway: Sendable {
             await refuse(outbound, error)
             return
         }
-        // The session key ends after `sessionLifetime`: the client hears `EXPR` and logs in again
-        // (with its token); one that does not is closed a little later.
-        let expiry: Task<Void, Never>? =
-            config.sessionLifetime > 0
-            ? Task {
-                try? await Task.sleep(for: .seconds(config.sessionLifetime))
+        // The session key ends after `sessionLifetime` (or with the access token it rests on): the
+        // client hears `EXPR` and logs in again (with its token); one that does not is closed a
+        // little later.
+        let session = SessionEnd(sessionEnds)
+        let expiry = Task {
+            while true {
+                let end = session.value
+                guard end > 0 else { return }
+                try? await Task.sleep(for: .milliseconds(max(0, end - service.now())))
                 guard !Task.isCancelled else { return }
+                // A refresh (`LOGI{token}`) moved the end: wait for the new one.
+                if session.value != end { continue }
                 conn.send(ChatService.frameText(.expiring, SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
                 try? await Task.sleep(for: .seconds(10))
                 guard !Task.isCancelled else { return }
+                if session.value != end { continue }
                 outbox.close()
-            } : nil
-        defer { expiry?.cancel() }
+                return
+            }
+        }
+        defer { expiry.cancel() }
         let maxFrame = config.maxFrameSize
         let coalesce = Duration.microseconds(config.writeCoalescingMicroseconds)
         // The writer is not awaited: a socket whose peer stopped reading can block a write
@@ -181,7 +203,7 @@ struct WebSocketGateway: Sendable {
                             case .failure(let e):
                                 conn.send(ChatService.frameText(.error, ErrorPayload(code: .invalidJSON, message: "Malformed frame: \(e).", ts: arrived)))
                             case .success(let frame):
-                                await dispatch(frame, conn: conn, user: user, arrived: arrived)
+                                await dispatch(frame, conn: conn, user: user, session: session, arrived: arrived)
                             }
                         }
                     }
@@ -202,6 +224,16 @@ struct WebSocketGateway: Sendable {
             // Closing the outbox ends `waitClosed` (which ignores cancellation) and the writer.
             outbox.close()
             group.cancelAll()
+        }
+        if outbox.closeReason == .normal {
+            // What was queued before a close (an `EROR` saying why, `EXPR`) reaches the client
+            // before the socket closes; a peer that does not read costs at most a second.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await writer.value }
+                group.addTask { try? await Task.sleep(for: .seconds(1)) }
+                await group.next()
+                group.cancelAll()
+            }
         }
     }
 
@@ -240,7 +272,7 @@ struct WebSocketGateway: Sendable {
 
     // MARK: - Commands
 
-    func dispatch(_ frame: Frame, conn: ClientConnection, user: UserRecord, arrived: Int64) async {
+    func dispatch(_ frame: Frame, conn: ClientConnection, user: UserRecord, session: SessionEnd, arrived: Int64) async {
         var reqId: String?
         var channelUrl: String?
         do {
@@ -253,11 +285,13 @@ struct WebSocketGateway: Sendable {
                 reqId = r.reqId
                 channelUrl = r.channelUrl
                 guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                try Identifier.check(url, field: "channel_url")
                 var out = OutgoingMessage(channelUrl: url, message: r.message ?? "")
                 out.data = r.data ?? ""
                 out.customType = r.customType ?? ""
                 out.mentionType = r.mentionType ?? "users"
                 out.mentionedUserIds = r.mentionedUserIds ?? []
+                try Identifier.check(out.mentionedUserIds, field: "mentioned_user_ids")
                 out.silent = r.silent ?? false
                 out.reqId = r.reqId
                 out.sortedMetaarray = r.metaarray?.items ?? []
@@ -269,6 +303,7 @@ struct WebSocketGateway: Sendable {
                 reqId = r.reqId
                 channelUrl = r.channelUrl
                 guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                try Identifier.check(url, field: "channel_url")
                 guard let id = r.msgId?.value else { throw SendbirdError.missing("msg_id") }
                 var u = MessageUpdate()
                 u.message = r.message
@@ -286,26 +321,42 @@ struct WebSocketGateway: Sendable {
                 reqId = r.reqId
                 channelUrl = r.channelUrl
                 guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                try Identifier.check(url, field: "channel_url")
                 try await service.markRead(userId: user.userId, channelUrl: url, connection: conn, reqId: r.reqId, origin: .webSocket, arrivedAt: arrived)
             case .typingStart, .typingEnd:
                 let r = try decode(ChannelRequest.self, frame)
                 channelUrl = r.channelUrl
                 guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                try Identifier.check(url, field: "channel_url")
                 try await service.typing(userId: user.userId, channelUrl: url, start: frame.command == .typingStart)
             case .messageAck:
                 let r = try decode(ChannelRequest.self, frame)
                 if let url = r.channelUrl { try await service.acknowledgeDelivery(userId: user.userId, channelUrl: url) }
             case .login:
-                // Session refresh over an open socket: `LOGI{token,req_id}` → a new key.
+                // Session refresh over an open socket: `LOGI{token,req_id}` → a new key. The token
+                // must be one of the user's and still valid, and the user still active.
                 let obj = (try? JSONSerialization.jsonObject(with: frame.payload) as? [String: Any]) ?? [:]
                 reqId = obj["req_id"] as? String
+                var tokenHash: String?
+                var tokenExpiresAt: Int64 = 0
                 if let token = obj["token"] as? String, !token.isEmpty {
-                    guard (try await service.store.accessTokenExpiry(userId: user.userId, tokenHash: Credentials.hash(token))) != nil
+                    let hash = Credentials.hash(token)
+                    guard TextLimit.accessToken.allows(token),
+                        let expiry = try await service.store.accessTokenExpiry(userId: user.userId, tokenHash: hash)
                     else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
+                    if expiry != 0 && expiry <= service.now() { throw SendbirdError(.sessionTokenRevoked, "The access token has expired.") }
+                    tokenHash = hash
+                    tokenExpiresAt = expiry
                 } else if service.config.requireAccessToken {
                     throw SendbirdError(.invalidAccessToken, "An access token is required.")
+                } else if try await service.store.hasAccessTokens(userId: user.userId) {
+                    throw SendbirdError(.invalidAccessToken, "An access token is required.")
                 }
-                let key = try await service.createSession(userId: user.userId)
+                guard let current = try await service.store.user(user.userId), current.isActive else {
+                    throw SendbirdError(.userDeactivated, "The user is deactivated.")
+                }
+                let (key, ends) = try await service.createSession(userId: user.userId, tokenHash: tokenHash, tokenExpiresAt: tokenExpiresAt)
+                session.value = ends
                 struct Refreshed: Encodable {
                     let key: String, newKey: String, reqId: String?
                     enum CodingKeys: String, CodingKey { case key, newKey = "new_key", reqId = "req_id" }
@@ -316,6 +367,7 @@ struct WebSocketGateway: Sendable {
                 reqId = r.reqId
                 channelUrl = r.channelUrl
                 guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                try Identifier.check(url, field: "channel_url")
                 var files: [OutgoingFile] = []
                 if let many = r.files, !many.isEmpty {
                     files = many.map { OutgoingFile(url: $0.url, name: $0.name, type: $0.type, size: $0.size, thumbnails: $0.thumbnails) }
@@ -327,6 +379,7 @@ struct WebSocketGateway: Sendable {
                 out.customType = r.customType ?? ""
                 out.mentionType = r.mentionType ?? "users"
                 out.mentionedUserIds = r.mentionedUserIds ?? []
+                try Identifier.check(out.mentionedUserIds, field: "mentioned_user_ids")
                 out.sortedMetaarray = r.metaarray?.items ?? []
                 out.parentMessageId = r.parentMessageId?.value ?? 0
                 out.replyToChannel = r.replyToChannel ?? false
@@ -337,6 +390,7 @@ struct WebSocketGateway: Sendable {
                 reqId = r.reqId
                 channelUrl = r.channelUrl
                 guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+                try Identifier.check(url, field: "channel_url")
                 let ack = frame.command == .enter
                     ? try await service.enter(conn, channelUrl: url, reqId: r.reqId)
                     : try await service.exit(conn, channelUrl: url, reqId: r.reqId)
@@ -362,5 +416,15 @@ struct WebSocketGateway: Sendable {
         do { return try frame.decode(T.self) } catch {
             throw SendbirdError(.invalidJSON, "Malformed \(frame.command) payload.")
         }
+    }
+}
+
+/// When a connection's session ends (ms, 0 = never); a refresh moves it.
+final class SessionEnd: Sendable {
+    private let end: Atomic<Int64>
+    init(_ value: Int64) { end = Atomic(value) }
+    var value: Int64 {
+        get { end.load(ordering: .relaxed) }
+        set { end.store(newValue, ordering: .relaxed) }
     }
 }

@@ -38,7 +38,10 @@ struct JSONBody {
 
     func string(_ key: String) throws -> String? {
         guard let v = object[key], !(v is NSNull) else { return nil }
-        if let s = v as? String { return s }
+        if let s = v as? String {
+            if Identifier.keys.contains(key) { try Identifier.check(s, field: key) }
+            return s
+        }
         throw SendbirdErrorFactory.wrongType(key, "string")
     }
 
@@ -72,14 +75,19 @@ struct JSONBody {
 
     func stringArray(_ key: String) throws -> [String]? {
         guard let v = object[key], !(v is NSNull) else { return nil }
+        var list: [String]
         if let a = v as? [Any] {
-            return try a.map { e in
+            list = try a.map { e in
                 if let s = e as? String { return s }
                 throw SendbirdErrorFactory.wrongType(key, "list of strings")
             }
+        } else if let s = v as? String {
+            list = s.split(separator: ",").map(String.init)
+        } else {
+            throw SendbirdErrorFactory.wrongType(key, "list of strings")
         }
-        if let s = v as? String { return s.split(separator: ",").map(String.init) }
-        throw SendbirdErrorFactory.wrongType(key, "list of strings")
+        if Identifier.keys.contains(key) { try Identifier.check(list, field: key) }
+        return list
     }
 
     func stringMap(_ key: String) throws -> [String: String]? {
@@ -87,6 +95,8 @@ struct JSONBody {
         guard let m = v as? [String: Any] else { throw SendbirdErrorFactory.wrongType(key, "object") }
         var out: [String: String] = [:]
         for (k, e) in m {
+            // Metadata keys are keys: one spelling each (see ``Identifier``).
+            try Identifier.check(k, field: "\(key) key")
             if let s = e as? String { out[k] = s } else { throw SendbirdErrorFactory.wrongType("\(key).\(k)", "string") }
         }
         return out
@@ -97,6 +107,7 @@ struct JSONBody {
         guard let m = v as? [String: Any] else { throw SendbirdErrorFactory.wrongType(key, "object") }
         var out: [String: Int64] = [:]
         for (k, e) in m {
+            try Identifier.check(k, field: "\(key) key")
             guard !Self.isBool(e), let n = e as? NSNumber, n.doubleValue == n.doubleValue.rounded(), abs(n.doubleValue) < 9e18 else {
                 throw SendbirdErrorFactory.wrongType("\(key).\(k)", "integer")
             }
@@ -113,6 +124,7 @@ struct JSONBody {
                 if let s = u as? String { ids.append(s) } else if let o = u as? [String: Any], let id = o["user_id"] as? String { ids.append(id) }
             }
         }
+        try Identifier.check(ids, field: "user_ids")
         return ids
     }
 }

@@ -155,7 +155,7 @@ struct MessageRoutes: Sendable {
         }
         var u = MessageUpdate()
         u.metaarray = MetaArrayChange(items: items, mode: mode, upsert: fixed != nil ? true : (try b.bool("upsert") ?? false))
-        let m = try await service.updateMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: .rest)
+        let m = try await service.updateMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: caller.origin)
         return try rest.json(MetaArrayAnswer(sortedMetaarray: m.sortedMetaarray))
     }
 
@@ -164,7 +164,7 @@ struct MessageRoutes: Sendable {
         guard let keys = QueryParameters(req.uri.query).list("keys"), !keys.isEmpty else { throw SendbirdError.missing("keys") }
         var u = MessageUpdate()
         u.metaarray = MetaArrayChange(items: keys.map { MetaArrayItem(key: $0, value: []) }, mode: .remove)
-        _ = try await service.updateMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: .rest)
+        _ = try await service.updateMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: caller.origin)
         return try rest.empty()
     }
 
@@ -311,12 +311,12 @@ struct MessageRoutes: Sendable {
             default: u.metaarray = MetaArrayChange(items: items, mode: .replace)
             }
         }
-        return try rest.json(try await service.updateMessage(channelUrl: url, id: try messageId(ctx), u, by: caller.userId, origin: .rest))
+        return try rest.json(try await service.updateMessage(channelUrl: url, id: try messageId(ctx), u, by: caller.userId, origin: caller.origin))
     }
 
     func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
-        try await service.deleteMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), by: caller.userId, origin: .rest)
+        try await service.deleteMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), by: caller.userId, origin: caller.origin)
         return try rest.empty()
     }
 
@@ -341,7 +341,7 @@ struct MessageRoutes: Sendable {
             guard let r = q.nonEmpty("reaction") else { throw SendbirdError.missing("reaction") }
             key = r
         }
-        return try rest.json(try await service.react(channelUrl: url, id: try messageId(ctx), key: key, userId: userId, add: add, origin: .rest))
+        return try rest.json(try await service.react(channelUrl: url, id: try messageId(ctx), key: key, userId: userId, add: add, origin: caller.origin))
     }
 
     struct ReactionList: Encodable { let reactions: [String: [String]] }
@@ -381,7 +381,7 @@ struct MessageRoutes: Sendable {
             out.parentMessageId = try b.int("parent_message_id") ?? 0
             out.replyToChannel = try b.bool("reply_to_channel") ?? false
             guard try await service.store.user(userId) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(userId).") }
-            var payload = try await service.sendUserMessage(from: userId, out, connection: nil, origin: .rest)
+            var payload = try await service.sendUserMessage(from: userId, out, connection: nil, origin: caller.origin)
             payload.reqId = nil
             return try rest.json(payload)
         case "FILE":
@@ -404,7 +404,7 @@ struct MessageRoutes: Sendable {
         let url = try rest.param(ctx, "channel_url")
         let userId = try actingUser(caller, try await rest.body(req))
         _ = try await service.requireChannel(url)
-        try await service.markRead(userId: userId, channelUrl: url, connection: nil, reqId: nil, origin: .rest)
+        try await service.markRead(userId: userId, channelUrl: url, connection: nil, reqId: nil, origin: caller.origin)
         return try rest.empty()
     }
 

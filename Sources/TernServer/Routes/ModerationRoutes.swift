@@ -114,8 +114,8 @@ struct ModerationRoutes: Sendable {
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         var ids: [String] = []
-        if let id = ctx.parameters.get("user_id") {
-            ids = [QueryParameters.decode(id)]
+        if let id = try rest.optionalParam(ctx, "user_id", decode: QueryParameters.decode) {
+            ids = [id]
         } else if let one = try b.string("user_id"), !one.isEmpty {
             ids = [one]
         } else if let many = try b.stringArray("user_ids") ?? b.stringArray("banned_list") ?? b.stringArray("muted_list"), !many.isEmpty {

@@ -43,6 +43,14 @@ public struct QueryParameters: Sendable {
         return v.split(separator: ",", omittingEmptySubsequences: true).map { Self.decode(String($0)) }
     }
 
+    /// Throws 400111 when a value that names users, channels or keys is not a valid identifier
+    /// (``Identifier``): every REST request is checked this way before its route runs.
+    func checkIdentifiers() throws {
+        for key in raw.keys where Identifier.keys.contains(key) {
+            try Identifier.check(list(key) ?? [], field: key)
+        }
+    }
+
     /// A boolean; throws 400100 for a value that is not one.
     public func bool(_ key: String, default value: Bool) throws -> Bool {
         guard let s = string(key), !s.isEmpty else { return value }

@@ -17,9 +17,17 @@ enum Caller: Sendable {
 
     /// Throws 400108 unless the caller is the Platform API or `userId` itself.
     func require(actingAs userId: String) throws {
-        if case .user(let me) = self, me != userId {
+        // Bytes, not Swift's canonical equivalence: two spellings of one text are two ids to the
+        // store (see ``Identifier``).
+        if case .user(let me) = self, !Identifier.sameBytes(me, userId) {
             throw SendbirdError(.unauthorizedRequest, "Unauthorized request: you may act only as yourself.")
         }
+    }
+
+    /// How the chat service treats the request (flood limits apply to SDK users only).
+    var origin: RequestOrigin {
+        if case .user = self { return .sessionREST }
+        return .rest
     }
 
     func requirePlatform() throws {
@@ -65,7 +73,20 @@ struct RESTSupport: Sendable {
 
     func param(_ context: some RequestContext, _ name: String) throws -> String {
         guard let raw = context.parameters.get(name) else { throw SendbirdError.missing(name) }
-        return raw.removingPercentEncoding ?? raw
+        let value = raw.removingPercentEncoding ?? raw
+        // Path parameters are ids and keys: one spelling each (``Identifier``), and bounded.
+        try TextLimit.pathParameter.check(value)
+        try Identifier.check(value, field: name)
+        return value
+    }
+
+    /// A path parameter that some routes have (`…/metadata/:key`), checked like ``param(_:_:)``.
+    func optionalParam(_ context: some RequestContext, _ name: String, decode: (String) -> String = { $0.removingPercentEncoding ?? $0 }) throws -> String? {
+        guard let raw = context.parameters.get(name) else { return nil }
+        let value = decode(raw)
+        try TextLimit.pathParameter.check(value)
+        try Identifier.check(value, field: name)
+        return value
     }
 
     func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -93,6 +114,7 @@ struct RESTSupport: Sendable {
 struct SendbirdErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
+            try QueryParameters(request.uri.query).checkIdentifiers()
             return try await WireDialect.$platform.withValue(request.headers[.apiToken] != nil) {
                 try await next(request, context)
             }

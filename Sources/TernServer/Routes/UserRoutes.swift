@@ -38,7 +38,7 @@ struct UserRoutes: Sendable {
     func getMetadata(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         _ = try await rest.caller(req)
         let u = try await requireUser(try rest.param(ctx, "user_id"))
-        if let key = ctx.parameters.get("key").map(QueryParameters.decode) {
+        if let key = try rest.optionalParam(ctx, "key", decode: QueryParameters.decode) {
             guard let v = u.metadata[key] else { throw SendbirdError(.notFound, "\"Metadata\" not found: \(key).") }
             return try rest.json([key: v])
         }
@@ -54,7 +54,7 @@ struct UserRoutes: Sendable {
         let caller = try await rest.caller(req)
         let id = try rest.param(ctx, "user_id")
         try caller.require(actingAs: id)
-        let key = ctx.parameters.get("key").map(QueryParameters.decode)
+        let key = try rest.optionalParam(ctx, "key", decode: QueryParameters.decode)
         let b = op == .delete ? try JSONBody(Data()) : try await rest.body(req)
         return try await service.sendQueue.run("user-metadata:" + id) {
             var u = try await requireUser(id)
@@ -106,7 +106,7 @@ struct UserRoutes: Sendable {
         let nickname = try b.string("nickname") ?? ""
         try ChatService.checkNickname(nickname)
         let profileUrl = try b.string("profile_url") ?? ""
-        if profileUrl.count > 2048 { throw SendbirdError.tooLong("profile_url", max: 2048) }
+        try TextLimit.profileUrl.check(profileUrl)
         let metadata = try b.stringMap("metadata") ?? [:]
         try Self.checkMetadata(metadata)
         let user = try await service.store.createUser(
@@ -121,8 +121,9 @@ struct UserRoutes: Sendable {
     static func checkMetadata(_ m: [String: String]) throws {
         if m.count > 5 { throw SendbirdError(.tooManyItems, "At most 5 metadata items per call.") }
         for (k, v) in m {
-            if k.count > 128 { throw SendbirdError.tooLong("metadata key", max: 128) }
-            if v.count > 190 { throw SendbirdError.tooLong("metadata value", max: 190) }
+            try TextLimit.metadataKey.check(k)
+            try Identifier.check(k, field: "metadata key")
+            try TextLimit.metadataValue.check(v)
         }
     }
 
@@ -180,7 +181,7 @@ struct UserRoutes: Sendable {
             u.nickname = n
         }
         if let p = try b.string("profile_url") {
-            if p.count > 2048 { throw SendbirdError.tooLong("profile_url", max: 2048) }
+            try TextLimit.profileUrl.check(p)
             u.profileUrl = p
         }
         if let m = try b.stringMap("metadata") {
@@ -191,14 +192,20 @@ struct UserRoutes: Sendable {
             try caller.requirePlatform()
             u.isActive = active
         }
+        let reissue = try b.bool("issue_access_token") == true
+        if reissue { try caller.requirePlatform() }
         try await service.store.updateUser(u)
         service.invalidateUser(id)
-        // A deactivated user is signed out everywhere (and refused with 400300 when they come back).
-        if !u.isActive { for c in service.registry.connections(of: id) { c.outbox.close() } }
+        // A deactivated user is signed out everywhere at once: their session keys stop working on
+        // REST and their sockets close (and they are refused with 400300 when they come back).
+        if !u.isActive {
+            try await service.endSessions(userId: id, code: .userDeactivated, message: "The user is deactivated.")
+        }
         var token = ""
-        if try b.bool("issue_access_token") == true {
-            try caller.requirePlatform()
+        if reissue {
+            // A new token replaces the old ones: what was made from them ends with them.
             try await service.store.revokeAccessTokens(userId: id)
+            try await service.endSessions(userId: id, code: .sessionTokenRevoked, message: "The access token was revoked.")
             token = try await service.issueAccessToken(userId: id)
         }
         return try rest.json(Presenter.user(u, online: service.registry.isOnline(id), accessToken: token))
@@ -209,6 +216,7 @@ struct UserRoutes: Sendable {
         let id = try rest.param(ctx, "user_id")
         guard try await service.store.deleteUser(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
         service.invalidateAll()
+        try await service.endSessions(userId: id, code: .invalidAccessToken, message: "The user was deleted.")
         return try rest.empty()
     }
 

@@ -361,6 +361,11 @@ public final class SQLiteStore: Store {
                     END;
                     """)
         }
+        m.registerMigration("v13-session-tokens") { db in
+            // The access token a session was made from (its hash; NULL when the user connected
+            // without one): revoking the token ends the session, and the session ends when it does.
+            try db.execute(sql: "ALTER TABLE sessions ADD COLUMN token_hash TEXT")
+        }
         return m
     }
 
@@ -507,19 +512,40 @@ public final class SQLiteStore: Store {
         }
     }
 
-    public func addSession(keyHash: String, userId: String, expiresAt: Int64) async throws {
+    public func addSession(keyHash: String, userId: String, expiresAt: Int64, tokenHash: String?) async throws {
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT OR REPLACE INTO sessions(key_hash, user_id, expires_at) VALUES (?, ?, ?)",
-                arguments: [keyHash, userId, expiresAt])
+                sql: "INSERT OR REPLACE INTO sessions(key_hash, user_id, expires_at, token_hash) VALUES (?, ?, ?, ?)",
+                arguments: [keyHash, userId, expiresAt, tokenHash])
         }
     }
 
-    public func session(keyHash: String) async throws -> (userId: String, expiresAt: Int64)? {
+    public func session(keyHash: String) async throws -> SessionRecord? {
         try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT user_id, expires_at FROM sessions WHERE key_hash = ?", arguments: [keyHash])
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT s.user_id, s.expires_at, s.token_hash, u.is_active, u.user_id IS NOT NULL AS user_exists,
+                               t.token_hash IS NOT NULL AS token_exists, t.expires_at AS token_expires_at
+                        FROM sessions s
+                        LEFT JOIN users u ON u.user_id = s.user_id
+                        LEFT JOIN access_tokens t ON t.token_hash = s.token_hash AND t.user_id = s.user_id
+                        WHERE s.key_hash = ?
+                        """, arguments: [keyHash])
             else { return nil }
-            return (row["user_id"], row["expires_at"])
+            let tokenHash: String? = row["token_hash"]
+            return SessionRecord(
+                userId: row["user_id"], expiresAt: row["expires_at"], tokenHash: tokenHash,
+                tokenExpiresAt: tokenHash == nil ? nil : (row["token_exists"] as Bool) ? (row["token_expires_at"] as Int64? ?? 0) : nil,
+                userExists: row["user_exists"], userActive: row["is_active"] ?? false)
+        }
+    }
+
+    public func deleteSessions(userId: String) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userId])
+            return db.changesCount
         }
     }
 
@@ -1537,6 +1563,9 @@ public final class SQLiteStore: Store {
     }
 
     static func insertUser(_ db: Database, _ u: UserRecord) throws {
+        // The identity rule's last line of defence: SQLite compares bytes, so only one spelling
+        // of an id may ever be stored (``Identifier``).
+        try Identifier.check(u.userId, field: "user_id")
         try db.execute(
             sql: """
                 INSERT INTO users(user_id, nickname, profile_url, metadata, created_at, last_seen_at, has_ever_logged_in, is_active)

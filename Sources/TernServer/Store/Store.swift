@@ -26,9 +26,14 @@ public protocol Store: Sendable {
     func accessTokenExpiry(userId: String, tokenHash: String) async throws -> Int64?
     func hasAccessTokens(userId: String) async throws -> Bool
     func revokeAccessTokens(userId: String) async throws
-    func addSession(keyHash: String, userId: String, expiresAt: Int64) async throws
-    /// The user and expiry (ms, 0 = never) of a session key.
-    func session(keyHash: String) async throws -> (userId: String, expiresAt: Int64)?
+    /// Stores a session; `tokenHash` names the access token it was made from (nil: none).
+    func addSession(keyHash: String, userId: String, expiresAt: Int64, tokenHash: String?) async throws
+    /// A session key with what decides whether it still holds: its expiry, the access token it was
+    /// made from (whether that still exists, and its expiry) and its user (whether they exist and
+    /// are active).
+    func session(keyHash: String) async throws -> SessionRecord?
+    /// Ends every session of the user. Returns how many there were.
+    func deleteSessions(userId: String) async throws -> Int
     /// Deletes sessions that expired before `now` (ms). Returns how many.
     func purgeExpiredSessions(now: Int64) async throws -> Int
 
@@ -188,4 +193,11 @@ public protocol Store: Sendable {
 
     /// Flushes and closes. Called once at shutdown, after the last write.
     func close() async throws
+}
+
+extension Store {
+    /// A session made without an access token.
+    public func addSession(keyHash: String, userId: String, expiresAt: Int64) async throws {
+        try await addSession(keyHash: keyHash, userId: userId, expiresAt: expiresAt, tokenHash: nil)
+    }
 }
