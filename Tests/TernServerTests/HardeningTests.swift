@@ -265,4 +265,93 @@ struct HardeningTests {
         #expect(try DataDirectory.prepare(dir) == nil)
         try? FileManager.default.removeItem(atPath: parent)
     }
+
+    @Test("Fuzzing a live server: mutated JSON bodies and frames get 4xx or EROR, never a 500 or a crash, and honest clients go on")
+    func fuzzLiveServer() async throws {
+        try await withServer({ $0.linkPreviews = false }) { s in
+            try await s.createUsers(["alice", "bob", "carol"])
+            let channel = try await s.createChannel(["alice", "bob", "carol"])
+            let bodies: [(String, String, String)] = [
+                ("POST", "/v3/users", #"{"user_id":"u1","nickname":"n","profile_url":"","metadata":{"a":"b"},"issue_access_token":true}"#),
+                ("POST", "/v3/group_channels", #"{"user_ids":["alice","bob"],"name":"x","is_distinct":false,"custom_type":"t","data":"{}"}"#),
+                ("POST", "/v3/group_channels/\(channel)/messages", #"{"message_type":"MESG","user_id":"alice","message":"hi","mentioned_user_ids":["bob"],"sorted_metaarray":[{"key":"k","value":["v"]}]}"#),
+                ("PUT", "/v3/users/alice/metadata", #"{"metadata":{"k":"v"},"upsert":true}"#),
+                ("PUT", "/v3/group_channels/\(channel)", #"{"name":"renamed","cover_url":"https://x","data":"d"}"#),
+                ("POST", "/v3/group_channels/\(channel)/ban", #"{"user_id":"carol","seconds":60,"description":"why"}"#),
+            ]
+            var rng = SeededGenerator(seed: 0xB0D1E5)
+            var statuses: [Int: Int] = [:]
+            for i in 0..<400 {
+                let (method, path, body) = bodies[i % bodies.count]
+                let mutated = FuzzCorpus.mutate(Array(body.utf8), &rng)
+                let r = try await s.request(method, path, rawBody: String(decoding: mutated, as: UTF8.self))
+                statuses[r.status, default: 0] += 1
+                #expect(r.status < 500, "\(method) \(path) with \(String(decoding: mutated, as: UTF8.self).prefix(120)): \(r.text.prefix(200))")
+            }
+            #expect(statuses.keys.contains(400), "\(statuses)")
+
+            let (alice, _) = try await s.login("alice")
+            let frames = [
+                #"MESG{"channel_url":"\#(channel)","message":"m","req_id":"r"}"#, #"READ{"channel_url":"\#(channel)","req_id":"q"}"#,
+                #"MEDI{"channel_url":"\#(channel)","msg_id":1,"message":"e","req_id":"e"}"#, #"TPST{"channel_url":"\#(channel)","time":1}"#,
+                #"MACK{"channel_url":"\#(channel)","msg_id":1}"#, #"ENTR{"channel_url":"x","req_id":"n"}"#, #"PING{"id":1}"#,
+            ]
+            for i in 0..<500 {
+                let mutated = FuzzCorpus.mutate(Array(frames[i % frames.count].utf8), &rng)
+                alice.sendRaw(String(decoding: mutated, as: UTF8.self))
+            }
+            // The socket is still served: a ping is answered, and bob still gets alice's messages.
+            alice.send("PING", ["id": 42])
+            #expect(await alice.next("PONG") != nil)
+            #expect(!alice.all("EROR").contains { $0["code"] as? Int == 500901 }, "no internal errors")
+            let (bob, _) = try await s.login("bob")
+            alice.send("MESG", ["channel_url": channel, "message": "after the storm", "req_id": "final"])
+            #expect(await bob.next("MESG") { $0["message"] as? String == "after the storm" } != nil)
+            for x in [alice, bob] { await x.close() }
+        }
+    }
+}
+
+/// The mutation engine of the protocol fuzz tests, for bodies and frames sent to a live server.
+enum FuzzCorpus {
+    static let pieces: [[UInt8]] = [
+        Array("{".utf8), Array("}".utf8), Array("\"".utf8), Array("\\".utf8), Array("\\u0000".utf8), Array("\\ud800".utf8),
+        [0xFF], [0xC3], Array("1e999".utf8), Array("null".utf8), Array("[]".utf8), Array(":".utf8), Array(",".utf8), Array("\n".utf8),
+        Array("-1".utf8), Array("99999999999999999999".utf8), Array("true".utf8), Array("{}".utf8),
+    ]
+
+    static func mutate(_ input: [UInt8], _ rng: inout SeededGenerator) -> [UInt8] {
+        var b = input
+        for _ in 0..<Int.random(in: 1...3, using: &rng) {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0 where !b.isEmpty:
+                let i = Int.random(in: 0..<b.count, using: &rng)
+                b[i] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
+            case 1 where !b.isEmpty:
+                let i = Int.random(in: 0..<b.count, using: &rng)
+                b.removeSubrange(i..<min(b.count, i + Int.random(in: 1...6, using: &rng)))
+            case 2:
+                b.insert(contentsOf: pieces.randomElement(using: &rng)!, at: Int.random(in: 0...b.count, using: &rng))
+            case 3 where !b.isEmpty:
+                b = Array(b.prefix(Int.random(in: 0..<b.count, using: &rng)))
+            default:
+                if let i = b.indices.filter({ b[$0] == UInt8(ascii: ":") }).randomElement(using: &rng) {
+                    b.insert(contentsOf: pieces.randomElement(using: &rng)!, at: i + 1)
+                }
+            }
+        }
+        return b
+    }
+}
+
+/// A small deterministic generator (xorshift64*): a failing input can be found again from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 2_685_821_657_736_338_717
+    }
 }

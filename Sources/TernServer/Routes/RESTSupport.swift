@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import TernProtocol
 
 /// Who is calling a REST endpoint.
@@ -120,12 +121,15 @@ struct SendbirdErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         } catch let e as SendbirdError {
             return Self.response(e.code, e.message, status: .init(code: e.code.httpStatus))
+        } catch is NIOTooManyBytesError {
+            // A body past the route's limit (1 MB for JSON, the upload limit for files).
+            return Self.response(.valueTooLong, "The request body is too large.", status: .contentTooLarge)
         } catch let e as HTTPError {
             switch e.status {
             case .notFound:
                 return Self.response(.notFound, "Unknown endpoint: \(request.method) \(request.uri.path).", status: .badRequest)
             case .contentTooLarge:
-                return Self.response(.valueTooLong, "The request body is too large.", status: .badRequest)
+                return Self.response(.valueTooLong, "The request body is too large.", status: .contentTooLarge)
             case .methodNotAllowed:
                 return Self.response(.invalidValue, "Method not allowed: \(request.method) \(request.uri.path).", status: .badRequest)
             default:
