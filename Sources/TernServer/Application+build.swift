@@ -3,6 +3,8 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOSSL
+import HummingbirdCore
 import ServiceLifecycle
 import TernProtocol
 
@@ -110,17 +112,37 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     wsRouter.ws("/") { request, _ in
         gateway.shouldUpgrade(request)
     } onUpgrade: { inbound, outbound, context in
-        await gateway.handle(inbound, outbound, request: context.request, channel: context.requestContext.channel)
+        try await gateway.handle(inbound, outbound, request: context.request, channel: context.requestContext.channel)
     }
 
     let onListening = config.onListening
+    let sslContext: NIOSSLContext?
+    switch (config.tlsCertificatePath, config.tlsKeyPath) {
+    case (let cert?, let key?): sslContext = try ServerTLS.context(certificatePath: cert, keyPath: key)
+    case (nil, nil): sslContext = nil
+    default: throw ServerStartError("--tls-cert and --tls-key go together")
+    }
+    if sslContext == nil && !config.isLoopback {
+        logger.warning("serving without TLS on \(config.host): tokens and messages cross the network in clear text (--tls-cert/--tls-key)")
+    }
+    let gate = ConnectionGate(maxTotal: config.connectionCap(openFileLimit: ConnectionGate.raiseOpenFileLimit()), maxPerIP: config.maxConnectionsPerIP)
+    service.connectionGate.withLock { $0 = gate }
+    let wsConfig = HTTP1WebSocketUpgradeChannel.Configuration(
+        http1: .init(idleTimeout: .milliseconds(Int64(config.httpIdleTimeout * 1000))),
+        // Text frames must be UTF-8: one that is not closes the socket with 1007.
+        ws: .init(
+            maxFrameSize: config.maxFrameSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5),
+            validateUTF8: true))
+    let wsResponder = wsRouter.buildResponder()
+    let headTimeout = TimeAmount.milliseconds(Int64(config.handshakeTimeout * 1000))
+    let server = HTTPServerBuilder { responder in
+        GuardedChannel(
+            HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: wsResponder, configuration: wsConfig),
+            headTimeout: headTimeout, sslContext: sslContext, gate: gate)
+    }
     let app = Application(
         router: router,
-        server: .http1WebSocketUpgrade(
-            webSocketRouter: wsRouter,
-            configuration: .init(
-                ws: .init(maxFrameSize: config.maxFrameSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5)))
-        ),
+        server: server,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "ternd"),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? config.port

@@ -68,6 +68,23 @@ public struct ServerConfiguration: Sendable {
     public var writeCoalescingMicroseconds: Int64
     /// A graceful shutdown tells connected clients `BUSY` with this `retry_after` (s; 0: no notice).
     public var busyRetryAfter: Double = 3
+    /// A connection must send its first request head (the HTTP request or the WebSocket upgrade)
+    /// within this many seconds, or it is closed: idle and slowloris sockets do not pile up.
+    public var handshakeTimeout: Double = 5
+    /// An HTTP keep-alive connection idle this long between requests is closed (seconds).
+    public var httpIdleTimeout: Double = 30
+    /// A WebSocket must be logged in (its `LOGI` sent) within this many seconds of the upgrade.
+    public var loginTimeout: Double = 10
+    /// Most connections open at once; 0: the open-file limit less ``descriptorReserve``. At the
+    /// cap the oldest connection still in its handshake makes room; with none, a new one is closed.
+    public var maxConnections = 0
+    /// Descriptors kept free for the database, uploads and logs (at most a quarter of the limit).
+    public var descriptorReserve = 128
+    /// Most connections from one address at once (0: no cap).
+    public var maxConnectionsPerIP = 0
+    /// PEM certificate chain and private key: serve `https://` and `wss://` (both or neither).
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
     /// Called with the bound address once the server listens.
     public var onListening: (@Sendable (String, Int) async -> Void)?
     public var clock: any ServerClock
@@ -95,6 +112,13 @@ public struct ServerConfiguration: Sendable {
         self.writeCoalescingMicroseconds = writeCoalescingMicroseconds
         self.onListening = onListening
         self.clock = clock
+    }
+
+    /// The connection cap in force for an open-file limit (``maxConnections``, else the limit
+    /// less the reserve, which is at most a quarter of it).
+    public func connectionCap(openFileLimit: Int) -> Int {
+        if maxConnections > 0 { return maxConnections }
+        return max(1, openFileLimit - min(descriptorReserve, openFileLimit / 4))
     }
 
     /// Whether `host` only accepts connections from this machine.

@@ -88,6 +88,30 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("busy-retry-after"), help: "On SIGTERM/SIGINT, connected clients are told BUSY: come back after this many seconds (0 = no notice).")
     var busyRetryAfter: Double = 3
 
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve https:// and wss:// (with --tls-key).")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Option(name: .customLong("handshake-timeout"), help: "Seconds a new connection has to send its first request head (HTTP request or WebSocket upgrade) before it is closed.")
+    var handshakeTimeout: Double = 5
+
+    @Option(name: .customLong("http-idle-timeout"), help: "Seconds an HTTP keep-alive connection may sit idle between requests.")
+    var httpIdleTimeout: Double = 30
+
+    @Option(name: .customLong("login-timeout"), help: "Seconds the server has to log a WebSocket in (send LOGI) after the upgrade; past it the login is refused.")
+    var loginTimeout: Double = 10
+
+    @Option(name: .customLong("max-connections"), help: "Most connections open at once (0 = the open-file limit less --fd-reserve). At the cap the oldest connection still in its handshake is closed to make room.")
+    var maxConnections = 0
+
+    @Option(name: .customLong("fd-reserve"), help: "File descriptors kept free for the database, uploads and logs (at most a quarter of the limit).")
+    var fdReserve = 128
+
+    @Option(name: .customLong("max-connections-per-ip"), help: "Most connections from one address at once (0 = no cap).")
+    var maxConnectionsPerIP = 0
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -126,6 +150,14 @@ struct Serve: AsyncParsableCommand {
         config.excludeBlockedInvitees = excludeBlockedInvitees
         config.sessionLifetime = max(0, sessionLifetime)
         config.busyRetryAfter = max(0, busyRetryAfter)
+        config.tlsCertificatePath = tlsCert
+        config.tlsKeyPath = tlsKey
+        config.handshakeTimeout = max(0.1, handshakeTimeout)
+        config.httpIdleTimeout = max(0.1, httpIdleTimeout)
+        config.loginTimeout = max(0.1, loginTimeout)
+        config.maxConnections = max(0, maxConnections)
+        config.descriptorReserve = max(0, fdReserve)
+        config.maxConnectionsPerIP = max(0, maxConnectionsPerIP)
         let app: TernServerApp
         do {
             app = try await buildApplication(config, logger: logger)

@@ -25,6 +25,8 @@ public final class ChatService: Sendable {
     let openBroadcast: RateLimiter
     /// Open channels whose participant count changed since the last `MCNT`.
     let countsToPush = Mutex<Set<String>>([])
+    /// The admission control of the listening socket (set when the application is built).
+    public let connectionGate = Mutex<ConnectionGate?>(nil)
     /// Uploaded files, encrypted at rest (nil when the data directory cannot hold them).
     public let files: FileVault?
 

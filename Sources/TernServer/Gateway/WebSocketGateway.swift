@@ -108,11 +108,13 @@ struct WebSocketGateway: Sendable {
     }
 
     /// Runs one connection from handshake to close.
-    func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request, channel: any Channel) async {
+    func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request, channel: any Channel) async throws {
         let creds = Self.credentials(of: request)
         let login: Login
         do {
-            login = try await authenticate(creds)
+            // The client sends nothing before LOGI: the server answers within the login deadline
+            // or refuses, so a stalled store does not hold sockets open without end.
+            login = try await Self.withDeadline(seconds: service.config.loginTimeout) { try await authenticate(creds) }
             if !login.user.isActive { throw SendbirdError(.userDeactivated, "The user is deactivated.") }
         } catch {
             await refuse(outbound, error)
@@ -188,6 +190,9 @@ struct WebSocketGateway: Sendable {
                 if coalesce > .zero { try? await Task.sleep(for: coalesce) }
             }
         }
+        // Why reading stopped, when the stream said: a message over the size limit (close 1009) or
+        // text that is not UTF-8 (close 1007). Rethrown at the end, it becomes that close code.
+        let readFailure = SharedValue<(any Error)?>(nil)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -209,6 +214,7 @@ struct WebSocketGateway: Sendable {
                     }
                 } catch {
                     logger.debug("websocket read ended: \(error)")
+                    if !(error is CancellationError) { readFailure.set(error) }
                 }
             }
             // A slow consumer overflows its outbox: stop reading and drop the connection.
@@ -235,6 +241,26 @@ struct WebSocketGateway: Sendable {
                 group.cancelAll()
             }
         }
+        if let failure = readFailure.get() { throw failure }
+    }
+
+    /// Runs `body`, or throws 500901 when it has not finished after `seconds` (it then goes on
+    /// alone and its result is dropped).
+    static func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let once = SharedValue(false)
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            @Sendable func finish(_ r: Result<T, any Error>) {
+                if once.exchange(true) == false { continuation.resume(returning: r) }
+            }
+            Task {
+                do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                finish(.failure(SendbirdError(.internalError, "The login took too long; try again.")))
+            }
+        }
+        return try result.get()
     }
 
     /// Splits a batch of frames into WebSocket messages no larger than `max` bytes (a single
@@ -426,5 +452,21 @@ final class SessionEnd: Sendable {
     var value: Int64 {
         get { end.load(ordering: .relaxed) }
         set { end.store(newValue, ordering: .relaxed) }
+    }
+}
+
+/// A value shared between tasks behind a lock.
+final class SharedValue<Value: Sendable>: Sendable {
+    private let lock: Mutex<Value>
+    init(_ value: Value) { lock = Mutex(value) }
+    func get() -> Value { lock.withLock { $0 } }
+    func set(_ value: Value) { lock.withLock { $0 = value } }
+    /// Stores `value`; returns what was there.
+    func exchange(_ value: Value) -> Value {
+        lock.withLock { current in
+            let old = current
+            current = value
+            return old
+        }
     }
 }
