@@ -102,6 +102,8 @@ let package = Package(
                 "TernServer", "TernProtocol", "ternd", "TernTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             resources: [.copy("Python")]
         ),

@@ -125,7 +125,9 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     if sslContext == nil && !config.isLoopback {
         logger.warning("serving without TLS on \(config.host): tokens and messages cross the network in clear text (--tls-cert/--tls-key)")
     }
-    let gate = ConnectionGate(maxTotal: config.connectionCap(openFileLimit: ConnectionGate.raiseOpenFileLimit()), maxPerIP: config.maxConnectionsPerIP)
+    let cap = config.connectionCap(openFileLimit: ConnectionGate.raiseOpenFileLimit(), alreadyOpen: ConnectionGate.openDescriptorCount())
+    let gate = ConnectionGate(maxTotal: cap, maxPerIP: config.maxConnectionsPerIP)
+    logger.debug("connection cap \(cap)")
     service.connectionGate.withLock { $0 = gate }
     let wsConfig = HTTP1WebSocketUpgradeChannel.Configuration(
         http1: .init(idleTimeout: .milliseconds(Int64(config.httpIdleTimeout * 1000))),

@@ -114,11 +114,12 @@ public struct ServerConfiguration: Sendable {
         self.clock = clock
     }
 
-    /// The connection cap in force for an open-file limit (``maxConnections``, else the limit
-    /// less the reserve, which is at most a quarter of it).
-    public func connectionCap(openFileLimit: Int) -> Int {
+    /// The connection cap in force (``maxConnections``, else what the open-file limit leaves once
+    /// the descriptors already open — the database, the event loops — and the reserve, at most a
+    /// quarter of the limit, are set aside).
+    public func connectionCap(openFileLimit: Int, alreadyOpen: Int) -> Int {
         if maxConnections > 0 { return maxConnections }
-        return max(1, openFileLimit - min(descriptorReserve, openFileLimit / 4))
+        return max(1, openFileLimit - alreadyOpen - min(descriptorReserve, openFileLimit / 4))
     }
 
     /// Whether `host` only accepts connections from this machine.

@@ -1,3 +1,4 @@
+import Foundation
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -119,6 +120,11 @@ public final class ConnectionGate: Sendable {
     static func reap(_ channel: any Channel) {
         channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         channel.close(promise: nil)
+    }
+
+    /// Descriptors the process has open now (0 where `/proc/self/fd` cannot be read).
+    public static func openDescriptorCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
 
     /// Raises the soft limit on open files to the hard one; returns the soft limit in force.

@@ -22,11 +22,20 @@ final class TerndProcess: @unchecked Sendable {
     }
 
     /// Starts `ternd serve --port 0` and waits for its `listening HOST:PORT` line.
-    static func start(dataDirectory: String, apiToken: String = "proc-token-\(UUID().uuidString)", extra: [String] = []) throws -> TerndProcess {
+    /// With `openFileLimit`, it runs under `ulimit -n` (through `sh`, which `exec`s it: the PID is ternd's).
+    static func start(
+        dataDirectory: String, apiToken: String = "proc-token-\(UUID().uuidString)", extra: [String] = [], openFileLimit: Int? = nil
+    ) throws -> TerndProcess {
         guard let binary else { throw TestFailure("ternd binary not found beside the tests") }
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory, "--api-token", apiToken, "--max-messages-per-second", "0"] + extra
+        let args = ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory, "--api-token", apiToken, "--max-messages-per-second", "0"] + extra
+        if let openFileLimit {
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", binary] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = args
+        }
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle(forWritingAtPath: "/dev/null")
