@@ -12,6 +12,9 @@ import TernProtocol
 public struct TernServerApp: Sendable {
     public let application: Application<RouterResponder<BasicRequestContext>>
     public let service: ChatService
+    /// Every REST route, as `METHOD /path` with `:parameters` (the authorization matrix test
+    /// checks that each has a row).
+    public let routes: [String]
 
     /// Runs until SIGTERM/SIGINT (or the task is cancelled), then closes the store. Every message
     /// acknowledged before that was committed before its acknowledgement was written.
@@ -152,7 +155,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
         },
         logger: logger
     )
-    return TernServerApp(application: app, service: service)
+    return TernServerApp(application: app, service: service, routes: router.routes.map { "\($0.method) \($0.path)" })
 }
 
 /// The generated Platform API token kept in the data directory (mode 0600).

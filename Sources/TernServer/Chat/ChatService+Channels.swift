@@ -67,6 +67,27 @@ extension ChatService {
         return c
     }
 
+    /// A channel whose messages (and their reactions, threads and changes) `caller` may read: a
+    /// joined member of a group channel, anyone not banned from an open channel, the Platform API
+    /// (nil). 400201 for an unknown channel, 400108 (or the ban) for a caller who may not.
+    @discardableResult
+    func requireReader(_ channelUrl: String, _ caller: String?) async throws -> ChannelRecord {
+        let channel = try await requireChannel(channelUrl)
+        if let caller { _ = try await requireMember(channel, caller, code: .unauthorizedRequest) }
+        return channel
+    }
+
+    /// Whether `caller` may see the channel itself (its properties, members and operators): anyone
+    /// for an open or a public group channel, a joined or invited member of a private one, the
+    /// Platform API (nil). Throws 400108 otherwise. (An unknown channel is 400201 and a hidden one
+    /// 400108: the SDKs act on the difference; auto-generated URLs carry 128 random bits.)
+    func requireViewer(_ channel: ChannelRecord, _ caller: String?) async throws {
+        guard let caller, !channel.isOpen, !channel.isPublic else { return }
+        guard let m = try await store.member(channel.channelUrl, userId: caller), m.state == "joined" || m.state == "invited" else {
+            throw SendbirdError(.unauthorizedRequest, "Not a member of the channel: \(channel.channelUrl).")
+        }
+    }
+
     /// The refusal of a banned user: 900100 on the WebSocket, 400750 over REST.
     static func banned(_ endAt: Int64, webSocket: Bool) -> SendbirdError {
         SendbirdError(webSocket ? .bannedFromChannel : .bannedUser, "Banned from the channel" + (endAt < 0 ? "." : " until \(endAt) ms."))

@@ -208,6 +208,9 @@ extension ChatService {
         guard roster.memberOrParticipant(userId)?.state == "joined" else {
             throw SendbirdError(origin == .webSocket ? .notAMember : .unauthorizedRequest, "Not a member of the channel: \(channelUrl).")
         }
+        if roster.channel.isOpen, roster.isBanned(userId, at: now()) {
+            throw Self.banned(roster.banned[userId] ?? -1, webSocket: origin == .webSocket)
+        }
         try checkFlood(editLimiter, userId: userId, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
         if key.isEmpty { throw SendbirdError.missing("reaction") }
         try TextLimit("reaction", characters: Self.maxReactionKeyLength).check(key)

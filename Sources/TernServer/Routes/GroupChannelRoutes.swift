@@ -393,7 +393,7 @@ struct GroupChannelRoutes: Sendable {
     func members(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
         let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
-        if let me = caller.userId { _ = try await service.requireMember(channel, me, code: .unauthorizedRequest) }
+        try await service.requireViewer(channel, caller.userId)
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let offset = Int(try RESTSupport.decodeToken(q.string("token")) ?? "0") ?? 0

@@ -53,6 +53,7 @@ struct MessageRoutes: Sendable {
     func changelogs(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
         let url = try rest.param(ctx, "channel_url")
+        try await service.requireReader(url, caller.userId)
         let q = QueryParameters(req.uri.query)
         let cursor: MessageChangeCursor
         if let token = q.nonEmpty("token") {
@@ -100,6 +101,7 @@ struct MessageRoutes: Sendable {
     func gap(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
         let url = try rest.param(ctx, "channel_url")
+        try await service.requireReader(url, caller.userId)
         let q = QueryParameters(req.uri.query)
         let extras = try Self.extras(q)
         let replyType = (q.nonEmpty("include_reply_type") ?? "none").lowercased()
@@ -237,6 +239,8 @@ struct MessageRoutes: Sendable {
     func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
         let url = try rest.param(ctx, "channel_url")
+        // Who may read comes before what was asked: a non-member learns nothing from the checks.
+        try await service.requireReader(url, caller.userId)
         let q = QueryParameters(req.uri.query)
         let anchor: MessageQuery.Anchor
         // The Python SDK always sends both, with 0 for the one it does not mean.

@@ -67,7 +67,9 @@ struct ModerationRoutes: Sendable {
     }
 
     func operators(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+        let caller = try await rest.caller(req)
+        // A private channel's operators are for its members (and those invited) to see.
+        try await service.requireViewer(try await service.requireChannel(try rest.param(ctx, "channel_url")), caller.userId)
         let q = QueryParameters(req.uri.query)
         let page = try await service.operators(
             channelUrl: try rest.param(ctx, "channel_url"), after: try RESTSupport.decodeToken(q.string("token")),

@@ -99,7 +99,9 @@ struct OpenChannelRoutes: Sendable {
     }
 
     func participants(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+        let caller = try await rest.caller(req)
+        // Who is in the room is for those who may be in it (not the banned).
+        try await service.requireReader(try rest.param(ctx, "channel_url"), caller.userId)
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let page = try await service.participants(
