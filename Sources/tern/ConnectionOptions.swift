@@ -5,11 +5,19 @@ import TernProtocol
 
 /// Options every networked command shares; the environment fills what they leave out.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .long, help: "Server: http://HOST:PORT or sendbird://APP_ID (default: $TERN_SERVER, else the embedded local server).")
+    @Option(name: .long, help: "Server: http://HOST:PORT, https://HOST:PORT or sendbird://APP_ID (default: $TERN_SERVER, else the embedded local server).")
     var server: String?
 
     @Option(name: .customLong("user"), help: "User id to sign in as (default: $TERN_USER_ID, else $USER).")
     var userId: String?
+
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "PEM file of a certificate authority to trust for https:// and wss://, besides the system's (default: $TERN_CA_FILE).",
+            discussion: "For a ternd whose certificate is self-signed or from a private CA. The certificate is always verified.",
+            valueName: "path"))
+    var caFile: String?
 
     /// The configuration from the options and the environment; with no server given anywhere, the embedded
     /// local server (started if it is not running), as the interactive client does.
@@ -17,7 +25,7 @@ struct ConnectionOptions: ParsableArguments {
         let env = ProcessInfo.processInfo.environment
         var address = server ?? env["TERN_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
         if address == nil { address = try EmbeddedServer.ensure() }
-        return try ClientConfiguration.fromEnvironment(env, server: address, userId: userId)
+        return try ClientConfiguration.fromEnvironment(env, server: address, userId: userId, caFile: caFile)
     }
 }
 

@@ -14,10 +14,12 @@ struct Tern: AsyncParsableCommand {
         abstract: "Tern, a keyboard-driven terminal chat client for Sendbird-compatible servers.",
         discussion: """
             Login comes from the environment, with no prompt:
-              TERN_SERVER         http://HOST:PORT of a ternd, or sendbird://APP_ID
-                                  (or --server). Unset: tern starts (or reuses) an
-                                  embedded local server on 127.0.0.1, data in
-                                  $XDG_DATA_HOME/tern/server.
+              TERN_SERVER         http://HOST:PORT or https://HOST:PORT of a ternd, or
+                                  sendbird://APP_ID (or --server). Unset: tern starts
+                                  (or reuses) an embedded local server on 127.0.0.1,
+                                  data in $XDG_DATA_HOME/tern/server.
+              TERN_CA_FILE        a PEM file of a CA to trust for https:// besides the
+                                  system's, e.g. a self-signed ternd's (or --ca-file)
               TERN_USER_ID        the user to sign in as (default: $USER)
               TERN_ACCESS_TOKEN   the user's access token, if the server needs one
               TERN_TOKEN_COMMAND  a command printing the token (without the above)

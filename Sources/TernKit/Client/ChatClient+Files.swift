@@ -1,43 +1,33 @@
 import Foundation
 import TernProtocol
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// An upload in progress: its network task, to cancel.
+/// An upload in progress, to cancel: ``cancel()`` stops its network transfer (now, or as soon as it starts).
 final class UploadHandle: Sendable {
-    let task: Locked<URLSessionTask?> = Locked(nil)
-    let cancelled = Locked(false)
-}
-
-/// Reports the bytes of an upload as they go out.
-final class UploadProgressDelegate: NSObject, URLSessionTaskDelegate, URLSessionDataDelegate, Sendable {
-    let progress: @Sendable (Int64, Int64) -> Void
-    let received = Locked(Data())
-    let done: Locked<CheckedContinuation<(Data, URLResponse?), any Error>?>
-
-    init(progress: @escaping @Sendable (Int64, Int64) -> Void, continuation: CheckedContinuation<(Data, URLResponse?), any Error>) {
-        self.progress = progress
-        done = Locked(continuation)
+    private struct State {
+        var cancelled = false
+        var stop: (@Sendable () -> Void)?
     }
+    private let state = Locked(State())
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        progress(totalBytesSent, totalBytesExpectedToSend)
-    }
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        received.withLock { $0.append(data) }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let cont = done.withLock { c -> CheckedContinuation<(Data, URLResponse?), any Error>? in
-            let x = c
-            c = nil
-            return x
+    func cancel() {
+        let stop = state.withLock { s -> (@Sendable () -> Void)? in
+            s.cancelled = true
+            defer { s.stop = nil }
+            return s.stop
         }
-        if let error { cont?.resume(throwing: error) } else { cont?.resume(returning: (received.withLock { $0 }, task.response)) }
-        session.finishTasksAndInvalidate()
+        stop?()
+    }
+
+    /// What stops the transfer; run at once if the upload was already cancelled.
+    func onCancel(_ stop: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.cancelled { return true }
+            s.stop = stop
+            return false
+        }
+        if now { stop() }
     }
 }
 
@@ -85,7 +75,7 @@ extension ChatClient {
                 body.thumbnails = uploaded.thumbnails
                 body.requireAuth = uploaded.requireAuth
                 // Cancelled after the bytes went up but before the message: it is not sent.
-                guard self.uploads.removeValue(forKey: reqId) != nil, !handle.cancelled.withLock({ $0 }) else {
+                guard self.uploads.removeValue(forKey: reqId) != nil, !handle.isCancelled else {
                     throw SendbirdError(.connectionCanceled, "the upload was cancelled")
                 }
                 let reply = try await self.request(try Frame(command: .file, body), reqId: reqId)
@@ -103,7 +93,7 @@ extension ChatClient {
                 self.uploads[reqId] = nil
                 var failed = pending
                 failed.status = .failed
-                failed.error = handle.cancelled.withLock { $0 }
+                failed.error = handle.isCancelled
                     ? SendbirdError(.connectionCanceled, "the upload was cancelled")
                     : (error as? SendbirdError) ?? SendbirdError(.requestFailed, "\(error)")
                 self.emit(.messageFailed(failed))
@@ -116,8 +106,7 @@ extension ChatClient {
     /// was never started).
     public func cancelUpload(_ requestId: String) -> Bool {
         guard let handle = uploads.removeValue(forKey: requestId) else { return false }
-        handle.cancelled.withLock { $0 = true }
-        handle.task.withLock { $0?.cancel() }
+        handle.cancel()
         return true
     }
 
@@ -145,21 +134,23 @@ extension ChatClient {
         body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(safe)\"\r\nContent-Type: \(type)\r\n\r\n".utf8))
         body.append(data)
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
-        guard let target = URL(string: rest.baseURL + "/v3/storage/file") else { throw SendbirdError(.invalidParameter, "bad server URL") }
-        var req = URLRequest(url: target, timeoutInterval: max(60, Double(data.count) / 100_000))
-        req.httpMethod = "POST"
-        req.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
-        req.setValue(key, forHTTPHeaderField: "Session-Key")
-        req.setValue(configuration.appId, forHTTPHeaderField: "App-Id")
-        let (answer, response): (Data, URLResponse?) = try await withCheckedThrowingContinuation { cont in
-            let delegate = UploadProgressDelegate(progress: progress, continuation: cont)
-            let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-            let task = session.uploadTask(with: req, from: body)
-            handle.task.withLock { $0 = task }
-            if handle.cancelled.withLock({ $0 }) { task.cancel() }
-            task.resume()
+        let rest = self.rest
+        let payload = body
+        let contentType = "multipart/form-data; boundary=\(boundary)"
+        let timeout = max(60, Double(data.count) / 100_000)
+        let upload = Task.detached {
+            try await rest.upload("/v3/storage/file", body: payload, contentType: contentType, sessionKey: key, timeout: timeout, progress: progress)
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        handle.onCancel { upload.cancel() }
+        let reply: RESTClient.Reply
+        do {
+            reply = try await withTaskCancellationHandler { try await upload.value } onCancel: { upload.cancel() }
+        } catch {
+            if handle.isCancelled { throw SendbirdError(.connectionCanceled, "the upload was cancelled") }
+            throw SendbirdError(.networkError, "upload to \(rest.baseURL) failed: \(RESTClient.describe(error))")
+        }
+        let answer = reply.body
+        let status = reply.status
         guard (200..<300).contains(status) else {
             if let e = try? JSONDecoder().decode(ErrorPayload.self, from: answer) { throw SendbirdError(ErrorCode(e.code), e.message) }
             throw SendbirdError(.requestFailed, "upload failed with HTTP \(status)")
@@ -181,12 +172,9 @@ extension ChatClient {
         guard !message.files.isEmpty else { throw SendbirdError(.invalidParameter, "the message has no file") }
         var paths: [String] = []
         for f in message.files {
-            guard let url = URL(string: authorizedURL(f.url)) else { throw SendbirdError(.invalidParameter, "bad file URL \(f.url)") }
-            let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url, timeoutInterval: 120))
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard (200..<300).contains(status) else {
-                if let e = try? JSONDecoder().decode(ErrorPayload.self, from: data) { throw SendbirdError(ErrorCode(e.code), e.message) }
-                throw SendbirdError(.requestFailed, "download failed with HTTP \(status)")
+            let url = authorizedURL(f.url)
+            guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw SendbirdError(.invalidParameter, "bad file URL \(f.url)")
             }
             let base = (f.name.isEmpty ? "file" : (f.name as NSString).lastPathComponent)
             var path = (directory as NSString).appendingPathComponent(base)
@@ -197,7 +185,18 @@ extension ChatClient {
                 path = (directory as NSString).appendingPathComponent(ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)")
                 n += 1
             }
-            try data.write(to: URL(fileURLWithPath: path))
+            let reply: RESTClient.Reply
+            do {
+                reply = try await rest.download(url, to: path, timeout: 120)
+            } catch let e as SendbirdError {
+                throw e
+            } catch {
+                throw SendbirdError(.networkError, "download of \(f.name) failed: \(RESTClient.describe(error))")
+            }
+            guard (200..<300).contains(reply.status) else {
+                if let e = try? JSONDecoder().decode(ErrorPayload.self, from: reply.body) { throw SendbirdError(ErrorCode(e.code), e.message) }
+                throw SendbirdError(.requestFailed, "download failed with HTTP \(reply.status)")
+            }
             paths.append(path)
         }
         return paths

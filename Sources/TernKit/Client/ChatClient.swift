@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOSSL
 import TernProtocol
 
 /// The client engine: one user's connection to a server, the channels they are in, their
@@ -11,6 +12,10 @@ import TernProtocol
 public actor ChatClient {
     public let configuration: ClientConfiguration
     public nonisolated let rest: RESTClient
+    /// The TLS settings of `https://` and `wss://` (the system's roots plus the configuration's CA file).
+    let tls: TLSConfiguration
+    /// Why the configuration's CA file could not be used: every connection attempt fails with it.
+    let tlsProblem: SendbirdError?
     let clock: any EngineClock
     let logger: Logger
     let hub = EventHub()
@@ -82,7 +87,18 @@ public actor ChatClient {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger ?? Logger(label: "tern.kit")
-        rest = RESTClient(baseURL: configuration.server.apiBase, appId: configuration.appId, timeout: Double(configuration.requestTimeout) / 1000)
+        do {
+            tls = try configuration.tlsConfiguration()
+            tlsProblem = nil
+        } catch {
+            // Fail closed: nothing is trusted, and connect() says why.
+            var none = TLSConfiguration.makeClientConfiguration()
+            none.trustRoots = .certificates([])
+            tls = none
+            tlsProblem = (error as? SendbirdError) ?? SendbirdError(.invalidParameter, "CA file: \(error)")
+        }
+        rest = RESTClient(
+            baseURL: configuration.server.apiBase, appId: configuration.appId, timeout: Double(configuration.requestTimeout) / 1000, tls: tls)
         var schedule = ReconnectSchedule(jitterRatio: configuration.reconnectJitter)
         if let p = configuration.reconnectPolicy { schedule.policy = p }
         machine = ConnectionMachine(schedule: schedule, seed: UInt64.random(in: 1...UInt64.max))
@@ -148,6 +164,7 @@ public actor ChatClient {
     @discardableResult
     public func connect() async throws -> User {
         if case .open = machine.state, let currentUser { return currentUser }
+        if let tlsProblem { throw tlsProblem }
         if case .closed = machine.state {
             token = try configuration.token.resolve()
             startTicker()
@@ -286,7 +303,7 @@ public actor ChatClient {
             if let token { headers["SENDBIRD-WS-TOKEN"] = token }
         }
         let url = RESTClient.path(configuration.server.webSocketBase + "/", query)
-        let connection = WebSocketConnection(url: url, headers: headers, logger: logger)
+        let connection = WebSocketConnection(url: url, headers: headers, tls: tls, logger: logger)
         socket = connection
         Task { [weak self] in
             for await event in connection.events {

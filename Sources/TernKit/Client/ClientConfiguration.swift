@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import TernProtocol
 
 /// Where the server is: REST base and WebSocket base, from `TERN_SERVER` / `--server`.
@@ -104,6 +105,10 @@ public struct ClientConfiguration: Sendable {
     public var cacheMaxBytes: Int64 = 256 * 1024 * 1024
     /// Time between two automatic resends after a reconnection (ms).
     public var resendSpacing: Millis = 200
+    /// A PEM file of certificate authorities trusted for `https://` / `wss://` besides the system's
+    /// (`TERN_CA_FILE` / `--ca-file`): for a server whose certificate a private CA signed, or a
+    /// self-signed certificate. nil: the system's roots only. Certificates are always verified.
+    public var caFile: String?
 
     public init(server: ServerAddress, appId: String = "LOCAL", userId: String, token: TokenSource = .none) {
         self.server = server
@@ -112,9 +117,45 @@ public struct ClientConfiguration: Sendable {
         self.token = token
     }
 
+    /// The TLS settings of every `https://` and `wss://` connection: the server's certificate chain
+    /// and host name are verified against the system's roots plus the certificates in ``caFile``.
+    /// Throws ``ErrorCode/invalidParameter`` when the CA file is missing or holds no PEM certificate.
+    public func tlsConfiguration() throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .fullVerification
+        if let caFile {
+            tls.additionalTrustRoots = [.certificates(try Self.loadCertificates(caFile))]
+        }
+        return tls
+    }
+
+    /// The certificates of a PEM file, or a clear error.
+    static func loadCertificates(_ path: String) throws -> [NIOSSLCertificate] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw SendbirdError(.invalidParameter, "CA file \(path): no such file")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw SendbirdError(.invalidParameter, "CA file \(path): not readable")
+        }
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMFile(path)
+        } catch {
+            throw SendbirdError(.invalidParameter, "CA file \(path): not a PEM certificate file (\(error))")
+        }
+        guard !certificates.isEmpty else {
+            throw SendbirdError(.invalidParameter, "CA file \(path): holds no PEM certificate")
+        }
+        return certificates
+    }
+
     /// Reads `TERN_SERVER` (unless `server` is given), `TERN_USER_ID` (default `$USER`),
-    /// `TERN_ACCESS_TOKEN` / `TERN_TOKEN_COMMAND` and `TERN_APP_ID` (default `LOCAL`).
-    public static func fromEnvironment(_ env: [String: String], server: String? = nil, userId: String? = nil) throws -> ClientConfiguration {
+    /// `TERN_ACCESS_TOKEN` / `TERN_TOKEN_COMMAND`, `TERN_APP_ID` (default `LOCAL`) and `TERN_CA_FILE`
+    /// (unless `caFile` is given; checked here, so a bad file fails before any connection).
+    public static func fromEnvironment(
+        _ env: [String: String], server: String? = nil, userId: String? = nil, caFile: String? = nil
+    ) throws -> ClientConfiguration {
         guard let serverText = server ?? env["TERN_SERVER"].flatMap({ $0.isEmpty ? nil : $0 }) else {
             throw SendbirdError(.invalidParameter, "no server: set TERN_SERVER (e.g. http://127.0.0.1:8080) or pass --server")
         }
@@ -129,6 +170,9 @@ public struct ClientConfiguration: Sendable {
             token = .command(c)
         }
         let app = env["TERN_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? "LOCAL"
-        return ClientConfiguration(server: address, appId: app, userId: user, token: token)
+        var config = ClientConfiguration(server: address, appId: app, userId: user, token: token)
+        config.caFile = caFile ?? env["TERN_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        if config.caFile != nil { _ = try config.tlsConfiguration() }
+        return config
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import NIOSSL
 import Synchronization
 import TernProtocol
 import WSClient
@@ -31,7 +32,8 @@ public final class WebSocketConnection: Sendable {
     public static let maxMessageSize = FrameCodec.maxMessageSize
 
     /// Starts connecting to `url` with `headers` (credentials travel as `SENDBIRD-WS-TOKEN` / `SENDBIRD-WS-AUTH`).
-    public init(url: String, headers: [String: String], logger: Logger) {
+    /// A `wss://` URL uses `tls` (nil: the system's trust roots); the server's certificate is always verified.
+    public init(url: String, headers: [String: String], tls: TLSConfiguration? = nil, logger: Logger) {
         let (events, sink) = AsyncStream<TransportEvent>.makeStream()
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.events = events
@@ -40,12 +42,13 @@ public final class WebSocketConnection: Sendable {
         for (k, v) in headers { if let name = HTTPField.Name(k) { fields[name] = v } }
         var config = WebSocketClientConfiguration(maxFrameSize: Self.maxMessageSize, additionalHeaders: fields)
         config.closeTimeout = .seconds(2)
+        if let name = Self.tlsServerName(url) { config.sniHostname = name }
         let queue = self.queue
         task = Task {
             let lost = Locked<SendbirdError?>(nil)
             var reason = SendbirdError(.webSocketConnectionClosed, "the server closed the connection")
             do {
-                let close = try await WebSocketClient.connect(url: url, configuration: config, logger: logger) { inbound, outbound, _ in
+                let close = try await WebSocketClient.connect(url: url, configuration: config, tlsConfiguration: tls, logger: logger) { inbound, outbound, _ in
                     sink.yield(.opened)
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -122,16 +125,25 @@ public final class WebSocketConnection: Sendable {
         task.cancel()
     }
 
+    /// The TLS server name for a `wss://` URL whose host is an IP address (nil for any other URL).
+    /// WSClient hands the URL's host to NIOSSL as the server name, and NIOSSL refuses an IP address
+    /// there (SNI carries host names only), so `wss://127.0.0.1:PORT` could never connect. Written
+    /// with a trailing dot the address is no longer taken for one; the verification is as strict:
+    /// NIOSSL still checks the certificate's chain, and matches its IP-address names against the
+    /// address actually connected to (the one in the URL).
+    static func tlsServerName(_ url: String) -> String? {
+        guard let u = URL(string: url), u.scheme?.lowercased() == "wss", var host = u.host, !host.isEmpty else { return nil }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        let isAddress = host.withCString { inet_pton(AF_INET, $0, &v4) == 1 || inet_pton(AF_INET6, $0, &v6) == 1 }
+        return isAddress ? host + "." : nil
+    }
+
     static func origin(of url: String) -> String {
         guard let u = URL(string: url), let host = u.host else { return url }
         return "\(u.scheme ?? "ws")://\(host)\(u.port.map { ":\($0)" } ?? "")"
     }
 
-    static func describe(_ error: any Error) -> String {
-        let text = "\(error)"
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("connectTimeout") { return "timed out" }
-        if text.contains("unresolved") || text.contains("NXDOMAIN") { return "unknown host" }
-        return text
-    }
+    static func describe(_ error: any Error) -> String { TransportError.describe(error) }
 }
