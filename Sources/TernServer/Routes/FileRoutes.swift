@@ -57,7 +57,8 @@ struct FileRoutes: Sendable {
     /// This server as the client reached it.
     func baseURL(_ req: Request) -> String {
         let host = req.head.authority ?? "\(service.config.host):\(service.config.port)"
-        return "http://" + host
+        let scheme = service.config.tlsCertificatePath == nil ? "http://" : "https://"
+        return scheme + host
     }
 
     func upload(_ req: Request, _ ctx: some RequestContext) async throws -> Response {

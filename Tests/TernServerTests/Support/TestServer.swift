@@ -82,7 +82,9 @@ final class TestServer: Sendable {
 
 func makeTempDirectory() -> String {
     let dir = NSTemporaryDirectory() + "tern-test-" + UUID().uuidString
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    // 0700, as ternd asks of a data directory (otherwise every test logs its warning).
+    try? FileManager.default.createDirectory(
+        atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     return dir
 }
 
