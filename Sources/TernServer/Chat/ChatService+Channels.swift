@@ -15,6 +15,9 @@ public struct CreateGroupChannelRequest: Sendable {
     public var isSuper = false
     public var isEphemeral = false
     public var creator: String?
+    /// Whether invitees who turned automatic acceptance off (`auto_accept: false`) are only
+    /// invited, as for an SDK user's new channel; the Platform API adds everyone as joined.
+    public var honoursAutoAccept = false
     public init(userIds: [String]) { self.userIds = userIds }
 }
 
@@ -51,12 +54,18 @@ extension ChatService {
             throw SendbirdError(.notFound, "\"User\" not found: \(missing).")
         }
         for id in ids { try await requireRoomForChannel(id) }
+        var invited: [String] = []
+        if r.honoursAutoAccept {
+            for id in ids where id != r.creator {
+                if try await !store.invitationAutoAccept(userId: id) { invited.append(id) }
+            }
+        }
         let t = now()
         let new = NewGroupChannel(
             channelUrl: r.channelUrl ?? "sendbird_group_channel_\(Credentials.randomToken(bytes: 16))", name: r.name,
             coverUrl: r.coverUrl, customType: r.customType, data: r.data, creator: r.creator, userIds: ids,
             operatorIds: r.operatorIds.filter { ids.contains($0) }, isDistinct: r.isDistinct, isPublic: r.isPublic,
-            isSuper: r.isSuper, isEphemeral: r.isEphemeral, createdAt: t / 1000, nowMs: t)
+            isSuper: r.isSuper, isEphemeral: r.isEphemeral, createdAt: t / 1000, nowMs: t, invitedIds: invited)
         let (channel, created) = try await store.createGroupChannel(new)
         return (channel, created)
     }

@@ -159,6 +159,7 @@ extension ChatService {
         try TextLimit.data.check(out.data)
         if let r = out.reqId { try TextLimit.reqId.check(r) }
         try Self.checkMetaarray(out.sortedMetaarray)
+        try await requireVisibleParent(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
         try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
         let payloads = out.files.map { FilePayload(url: $0.url, name: $0.name, size: $0.size, type: $0.type, thumbnails: $0.thumbnails) }
         let filesJSON = String(decoding: try JSONEncoder().encode(payloads), as: UTF8.self)

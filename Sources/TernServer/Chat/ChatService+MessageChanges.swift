@@ -67,11 +67,19 @@ extension ChatService {
     /// (`by` nil) always. Admin messages only through the Platform API.
     func requireMayChange(_ m: MessageRecord, roster: ChannelRoster, by: String?, code: ErrorCode) throws {
         guard let by else { return }
-        guard let me = roster.memberOrParticipant(by), me.state == "joined" else {
-            throw SendbirdError(code == .unauthorizedRequest ? .unauthorizedRequest : .notAMember, "Not a member of the channel: \(m.channelUrl).")
-        }
+        let me = try requireJoined(roster, by: by, code: code)
         if m.senderId == by || me.role == "operator" { return }
         throw SendbirdError(.unauthorizedRequest, "Only the sender or an operator can change this message.")
+    }
+
+    /// A joined member (or open-channel participant): checked before any message is looked up,
+    /// so that an outsider learns nothing about which message ids exist.
+    @discardableResult
+    func requireJoined(_ roster: ChannelRoster, by: String, code: ErrorCode) throws -> MemberRecord {
+        guard let me = roster.memberOrParticipant(by), me.state == "joined" else {
+            throw SendbirdError(code == .unauthorizedRequest ? .unauthorizedRequest : .notAMember, "Not a member of the channel: \(roster.channel.channelUrl).")
+        }
+        return me
     }
 
     /// Updates a message: text, data, custom type, mentions, metaarray. The change goes to every
@@ -84,7 +92,10 @@ extension ChatService {
         guard let roster = try await roster(channelUrl) else {
             throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
-        if let by { try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes") }
+        if let by {
+            try requireJoined(roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
+            try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
+        }
         guard let old = try await store.message(channelUrl, id: id), old.hiddenFor == nil || old.hiddenFor != by else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
         }
@@ -134,7 +145,10 @@ extension ChatService {
         guard let roster = try await roster(channelUrl) else {
             throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
-        if let by { try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes") }
+        if let by {
+            try requireJoined(roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
+            try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
+        }
         guard let m = try await store.message(channelUrl, id: id), m.hiddenFor == nil || m.hiddenFor != by else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
         }

@@ -56,6 +56,7 @@ extension ChatService {
         if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
         if let r = out.reqId { try TextLimit.reqId.check(r) }
         try Self.checkMetaarray(out.sortedMetaarray)
+        try await requireVisibleParent(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
         // Flood protection per user in a channel: the excess is refused and not stored.
         try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
         let senderPayload = try await sender(userId)
@@ -91,6 +92,18 @@ extension ChatService {
             }
             return try await deliverStored(
                 stored, command: "MESG", sender: senderPayload, users: mentionedUsers, roster: roster, connection: connection, reqId: out.reqId)
+        }
+    }
+
+    /// A reply's parent must be one the sender can read: not hidden from them and not older than
+    /// their history (`ts_message_offset`); the reply carries the parent's text to the sender.
+    /// (The store checks that it is in the same channel and not itself a reply.)
+    func requireVisibleParent(_ parentId: Int64, channelUrl: String, for me: MemberRecord, origin: RequestOrigin) async throws {
+        guard parentId != 0 else { return }
+        guard let parent = try await store.message(channelUrl, id: parentId),
+            parent.hiddenFor != me.userId, parent.createdAt > me.tsMessageOffset
+        else {
+            throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(parentId) (the parent).")
         }
     }
 
@@ -237,15 +250,18 @@ extension ChatService {
     public func listMessages(_ channelUrl: String, query: MessageQuery, viewer: String?, extras: MessageExtras = []) async throws -> [MessagePayload] {
         let channel = try await requireChannel(channelUrl)
         var query = query
+        var historyStart: Int64 = 0
         if let viewer {
             let me = try await requireMember(channel, viewer, code: .unauthorizedRequest)
+            historyStart = me.tsMessageOffset
             query.createdAfter = max(query.createdAfter, me.tsMessageOffset)
             query.viewer = viewer
         }
         var records = try await store.messages(channelUrl, query: query)
-        // A thread: the parent comes first (the SDKs read `messages[0]` as the parent).
+        // A thread: the parent comes first (the SDKs read `messages[0]` as the parent), unless it
+        // is hidden from the viewer or older than their history (`ts_message_offset`).
         if let parentId = query.parentMessageId, let parent = try await store.message(channelUrl, id: parentId),
-            parent.hiddenFor == nil || parent.hiddenFor != viewer
+            viewer == nil || (parent.hiddenFor != viewer && parent.createdAt > historyStart)
         {
             records.insert(parent, at: 0)
         }

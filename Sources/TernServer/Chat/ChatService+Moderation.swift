@@ -212,14 +212,19 @@ extension ChatService {
         try TextLimit.reportDescription.check(description)
         if let reporter, try await store.user(reporter) == nil { throw SendbirdError(.notFound, "\"User\" not found: \(reporter).") }
         var channel: ChannelRecord?
+        var reporterMember: MemberRecord?
         if let url = channelUrl {
             channel = try await requireChannel(url)
-            if let reporter, !channel!.isOpen { _ = try await requireMember(channel!, reporter, code: .unauthorizedRequest) }
+            if let reporter, !channel!.isOpen { reporterMember = try await requireMember(channel!, reporter, code: .unauthorizedRequest) }
         }
         var offender = offendingUserId
         var snapshot: String?
         if let id = messageId, let url = channelUrl {
-            guard let m = try await store.message(url, id: id) else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
+            // A member reports only what they can read: not a message hidden from them or older
+            // than their history (the report keeps a copy of it).
+            guard let m = try await store.message(url, id: id),
+                reporterMember == nil || (m.hiddenFor != reporter && m.createdAt > reporterMember!.tsMessageOffset)
+            else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
             offender = m.senderId ?? offender
             let payload = try await presentMessages([m], extras: [])[0]
             snapshot = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)

@@ -199,7 +199,9 @@ struct GroupChannelRoutes: Sendable {
         r.isEphemeral = try b.bool("is_ephemeral") ?? false
         r.operatorIds = try b.stringArray("operator_ids") ?? []
         switch caller {
-        case .user(let me): r.creator = me
+        case .user(let me):
+            r.creator = me
+            r.honoursAutoAccept = true
         case .platform: r.creator = try b.string("inviter_id").flatMap { $0.isEmpty ? nil : $0 }
         }
         let (channel, created) = try await service.createGroupChannel(r)

@@ -19,19 +19,19 @@ struct MessageRoutes: Sendable {
         // Both channel types: a URL of the other type is not found.
         for ct in ["group_channels", "open_channels"] {
             let open = ct == "open_channels"
-            router.get("/v3/\(ct)/:channel_url/messages") { req, ctx in try await rest.requireType(ctx, open: open); return try await list(req, ctx) }
-            router.post("/v3/\(ct)/:channel_url/messages") { req, ctx in try await rest.requireType(ctx, open: open); return try await send(req, ctx) }
-            router.get("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await get(req, ctx) }
-            router.put("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await update(req, ctx) }
-            router.delete("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await delete(req, ctx) }
-            router.post("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(ctx, open: open); return try await react(req, ctx, add: true) }
-            router.delete("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(ctx, open: open); return try await react(req, ctx, add: false) }
-            router.get("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(ctx, open: open); return try await reactions(req, ctx) }
-            router.get("/v3/\(ct)/:channel_url/messages/changelogs") { req, ctx in try await rest.requireType(ctx, open: open); return try await changelogs(req, ctx) }
-            router.get("/v3/\(ct)/:channel_url/messages/total_count") { req, ctx in try await rest.requireType(ctx, open: open); return try await totalCount(req, ctx) }
-            router.post("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(ctx, open: open); return try await metaArray(req, ctx, .add) }
-            router.put("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(ctx, open: open); return try await metaArray(req, ctx, nil) }
-            router.delete("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(ctx, open: open); return try await removeMetaKeys(req, ctx) }
+            router.get("/v3/\(ct)/:channel_url/messages") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await list(req, ctx) }
+            router.post("/v3/\(ct)/:channel_url/messages") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await send(req, ctx) }
+            router.get("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await get(req, ctx) }
+            router.put("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await update(req, ctx) }
+            router.delete("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await delete(req, ctx) }
+            router.post("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await react(req, ctx, add: true) }
+            router.delete("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await react(req, ctx, add: false) }
+            router.get("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await reactions(req, ctx) }
+            router.get("/v3/\(ct)/:channel_url/messages/changelogs") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await changelogs(req, ctx) }
+            router.get("/v3/\(ct)/:channel_url/messages/total_count") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await totalCount(req, ctx) }
+            router.post("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await metaArray(req, ctx, .add) }
+            router.put("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await metaArray(req, ctx, nil) }
+            router.delete("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await removeMetaKeys(req, ctx) }
         }
     }
 

@@ -12,20 +12,20 @@ struct MetadataRoutes: Sendable {
         for ct in ["group_channels", "open_channels"] {
             let open = ct == "open_channels"
             let base = "/v3/\(ct)/:channel_url"
-            router.post("\(base)/metadata") { req, ctx in try await rest.requireType(ctx, open: open); return try await createMetadata(req, ctx) }
-            router.get("\(base)/metadata") { req, ctx in try await rest.requireType(ctx, open: open); return try await getMetadata(req, ctx, key: nil) }
-            router.put("\(base)/metadata") { req, ctx in try await rest.requireType(ctx, open: open); return try await updateMetadata(req, ctx, key: nil) }
-            router.delete("\(base)/metadata") { req, ctx in try await rest.requireType(ctx, open: open); return try await deleteMetadata(req, ctx, key: nil) }
-            router.get("\(base)/metadata/:key") { req, ctx in try await rest.requireType(ctx, open: open); return try await getMetadata(req, ctx, key: try rest.param(ctx, "key")) }
-            router.put("\(base)/metadata/:key") { req, ctx in try await rest.requireType(ctx, open: open); return try await updateMetadata(req, ctx, key: try rest.param(ctx, "key")) }
-            router.delete("\(base)/metadata/:key") { req, ctx in try await rest.requireType(ctx, open: open); return try await deleteMetadata(req, ctx, key: try rest.param(ctx, "key")) }
-            router.post("\(base)/metacounter") { req, ctx in try await rest.requireType(ctx, open: open); return try await createCounters(req, ctx) }
-            router.get("\(base)/metacounter") { req, ctx in try await rest.requireType(ctx, open: open); return try await getCounters(req, ctx, key: nil) }
-            router.put("\(base)/metacounter") { req, ctx in try await rest.requireType(ctx, open: open); return try await updateCounters(req, ctx, key: nil) }
-            router.delete("\(base)/metacounter") { req, ctx in try await rest.requireType(ctx, open: open); return try await deleteCounters(req, ctx, key: nil) }
-            router.get("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(ctx, open: open); return try await getCounters(req, ctx, key: try rest.param(ctx, "key")) }
-            router.put("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(ctx, open: open); return try await updateCounters(req, ctx, key: try rest.param(ctx, "key")) }
-            router.delete("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(ctx, open: open); return try await deleteCounters(req, ctx, key: try rest.param(ctx, "key")) }
+            router.post("\(base)/metadata") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await createMetadata(req, ctx) }
+            router.get("\(base)/metadata") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await getMetadata(req, ctx, key: nil) }
+            router.put("\(base)/metadata") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await updateMetadata(req, ctx, key: nil) }
+            router.delete("\(base)/metadata") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await deleteMetadata(req, ctx, key: nil) }
+            router.get("\(base)/metadata/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await getMetadata(req, ctx, key: try rest.param(ctx, "key")) }
+            router.put("\(base)/metadata/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await updateMetadata(req, ctx, key: try rest.param(ctx, "key")) }
+            router.delete("\(base)/metadata/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await deleteMetadata(req, ctx, key: try rest.param(ctx, "key")) }
+            router.post("\(base)/metacounter") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await createCounters(req, ctx) }
+            router.get("\(base)/metacounter") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await getCounters(req, ctx, key: nil) }
+            router.put("\(base)/metacounter") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await updateCounters(req, ctx, key: nil) }
+            router.delete("\(base)/metacounter") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await deleteCounters(req, ctx, key: nil) }
+            router.get("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await getCounters(req, ctx, key: try rest.param(ctx, "key")) }
+            router.put("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await updateCounters(req, ctx, key: try rest.param(ctx, "key")) }
+            router.delete("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await deleteCounters(req, ctx, key: try rest.param(ctx, "key")) }
         }
     }
 

@@ -11,26 +11,26 @@ struct ModerationRoutes: Sendable {
         for ct in ["group_channels", "open_channels"] {
             let open = ct == "open_channels"
             let base = "/v3/\(ct)/:channel_url"
-            router.post("\(base)/operators") { req, ctx in try await rest.requireType(ctx, open: open); return try await addOperators(req, ctx) }
-            router.get("\(base)/operators") { req, ctx in try await rest.requireType(ctx, open: open); return try await operators(req, ctx) }
-            router.delete("\(base)/operators") { req, ctx in try await rest.requireType(ctx, open: open); return try await removeOperators(req, ctx) }
-            router.post("\(base)/ban") { req, ctx in try await rest.requireType(ctx, open: open); return try await restrict(req, ctx, .ban) }
-            router.get("\(base)/ban") { req, ctx in try await rest.requireType(ctx, open: open); return try await list(req, ctx, .ban) }
-            router.get("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await one(req, ctx, .ban) }
-            router.put("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await restrict(req, ctx, .ban) }
-            router.delete("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await lift(req, ctx, .ban) }
-            router.post("\(base)/mute") { req, ctx in try await rest.requireType(ctx, open: open); return try await restrict(req, ctx, .mute) }
-            router.get("\(base)/mute") { req, ctx in try await rest.requireType(ctx, open: open); return try await list(req, ctx, .mute) }
-            router.get("\(base)/mute/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await one(req, ctx, .mute) }
-            router.delete("\(base)/mute/:user_id") { req, ctx in try await rest.requireType(ctx, open: open); return try await lift(req, ctx, .mute) }
-            router.post("/v3/report/\(ct)/:channel_url") { req, ctx in try await rest.requireType(ctx, open: open); return try await report(req, ctx, message: false) }
+            router.post("\(base)/operators") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await addOperators(req, ctx) }
+            router.get("\(base)/operators") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await operators(req, ctx) }
+            router.delete("\(base)/operators") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await removeOperators(req, ctx) }
+            router.post("\(base)/ban") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await restrict(req, ctx, .ban) }
+            router.get("\(base)/ban") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await list(req, ctx, .ban) }
+            router.get("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await one(req, ctx, .ban) }
+            router.put("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await restrict(req, ctx, .ban) }
+            router.delete("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await lift(req, ctx, .ban) }
+            router.post("\(base)/mute") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await restrict(req, ctx, .mute) }
+            router.get("\(base)/mute") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await list(req, ctx, .mute) }
+            router.get("\(base)/mute/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await one(req, ctx, .mute) }
+            router.delete("\(base)/mute/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await lift(req, ctx, .mute) }
+            router.post("/v3/report/\(ct)/:channel_url") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await report(req, ctx, message: false) }
             router.post("/v3/report/\(ct)/:channel_url/messages/:message_id") { req, ctx in
-                try await rest.requireType(ctx, open: open)
+                try await rest.requireType(req, ctx, open: open)
                 return try await report(req, ctx, message: true)
             }
-            router.get("/v3/report/\(ct)/:channel_url") { req, ctx in try await rest.requireType(ctx, open: open); return try await reports(req, ctx, .channel) }
+            router.get("/v3/report/\(ct)/:channel_url") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await reports(req, ctx, .channel) }
             router.get("/v3/report/\(ct)/:channel_url/messages/:message_id") { req, ctx in
-                try await rest.requireType(ctx, open: open)
+                try await rest.requireType(req, ctx, open: open)
                 return try await reports(req, ctx, .message)
             }
         }

@@ -65,7 +65,10 @@ struct RESTSupport: Sendable {
     }
 
     /// 400201 when the path's channel exists but is of the other type (`open_channels` vs `group_channels`).
-    func requireType(_ context: some RequestContext, open: Bool) async throws {
+    /// The caller is authenticated first: an anonymous request learns nothing about which channels
+    /// exist (401/400401, never 404 or 400201).
+    func requireType(_ request: Request, _ context: some RequestContext, open: Bool) async throws {
+        _ = try await caller(request)
         let url = try param(context, "channel_url")
         if let c = try await service.store.channel(url), c.isOpen != open {
             throw SendbirdError(.notFound, "\"Channel\" not found: \(url).")

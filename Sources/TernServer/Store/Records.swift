@@ -207,6 +207,8 @@ public struct NewGroupChannel: Sendable {
     public var createdAt: Int64
     /// ms, used for members' `joined_ts`.
     public var nowMs: Int64
+    /// Members who are only invited (by `creator`), not joined.
+    public var invitedIds: [String] = []
 }
 
 /// What sending a message asks for.

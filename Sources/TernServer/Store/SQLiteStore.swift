@@ -587,10 +587,18 @@ public final class SQLiteStore: Store {
             let operators = Set(new.operatorIds)
             // Read receipts start just before the channel does: nothing in it is read yet, and the SDKs
             // (which skip members whose receipt is 0) count every member as not having read what follows.
+            let invited = Set(new.invitedIds)
             for uid in memberIds {
+                let isInvited = invited.contains(uid)
                 try db.execute(
-                    sql: "INSERT INTO members(channel_url, user_id, state, role, joined_ts, read_ts) VALUES (?, ?, 'joined', ?, ?, ?)",
-                    arguments: [new.channelUrl, uid, operators.contains(uid) ? "operator" : "none", new.nowMs, max(new.nowMs - 1, 0)])
+                    sql: """
+                        INSERT INTO members(channel_url, user_id, state, role, joined_ts, invited_at, read_ts, inviter_id)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        new.channelUrl, uid, isInvited ? "invited" : "joined", operators.contains(uid) ? "operator" : "none",
+                        isInvited ? 0 : new.nowMs, isInvited ? new.nowMs : 0, max(new.nowMs - 1, 0), isInvited ? new.creator : nil,
+                    ])
             }
             try Self.recountMembers(db, new.channelUrl)
             return (try Self.fetchChannel(db, new.channelUrl)!, true)
