@@ -109,6 +109,8 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     FileRoutes(rest: rest).register(on: router)
     OpenChannelRoutes(rest: rest).register(on: router)
     ModerationRoutes(rest: rest).register(on: router)
+    UserScopeRoutes(rest: rest).register(on: router)
+    PushRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

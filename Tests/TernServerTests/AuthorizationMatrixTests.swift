@@ -135,6 +135,37 @@ struct AuthorizationMatrixTests {
         "GET /v3/report": Row(.platform),
         "GET /v3/report/users/{user_id}": Row(.platform),
         "POST /v3/report/users/{user_id}": Row(.anyUser, ["report_category": "spam", "reporting_user_id": "$ME"]),
+        // A user's channels at once, Platform typing, restrictions by custom channel type
+        "GET /v3/group_channels/{channel_url}/members/{user_id}": Row(.only(joined.union(["invited"]))),
+        "POST /v3/group_channels/{channel_url}/typing": Row(.platform, ["user_ids": ["member"]]),
+        "DELETE /v3/group_channels/{channel_url}/typing": Row(.platform, ["user_ids": ["member"]]),
+        "PUT /v3/users/{user_id}/my_group_channels/leave": Row(.selfOnly, [:]),
+        "GET /v3/users/{user_id}/group_channel_count": Row(.selfOnly, query: "?state=joined"),
+        "GET /v3/users/{user_id}/ban": Row(.selfOnly),
+        "GET /v3/users/{user_id}/mute": Row(.selfOnly),
+        "POST /v3/users/{user_id}/banned_channel_custom_types": Row(.platform, ["channel_custom_types": ["matrix-type"], "seconds": 60]),
+        "POST /v3/users/{user_id}/muted_channel_custom_types": Row(.platform, ["channel_custom_types": ["matrix-type"], "seconds": 60]),
+        "POST /v3/users/{user_id}/operating_channel_custom_types": Row(.platform, ["channel_custom_types": ["matrix-type"]]),
+        "POST /v3/applications/settings_by_channel_custom_type/{custom_type}/ban": Row(.platform, ["banned_list": [["user_id": "target", "seconds": 60]]]),
+        "GET /v3/applications/settings_by_channel_custom_type/{custom_type}/ban": Row(.platform),
+        "DELETE /v3/applications/settings_by_channel_custom_type/{custom_type}/ban": Row(.platform, query: "?user_ids=target"),
+        "POST /v3/applications/settings_by_channel_custom_type/{custom_type}/mute": Row(.platform, ["muted_list": [["user_id": "target", "seconds": 60]]]),
+        "GET /v3/applications/settings_by_channel_custom_type/{custom_type}/mute": Row(.platform),
+        "DELETE /v3/applications/settings_by_channel_custom_type/{custom_type}/mute": Row(.platform, query: "?user_ids=target"),
+        // Push settings
+        "POST /v3/users/{user_id}/push/{token_type}": Row(.selfOnly, ["gcm_reg_token": "tok"]),
+        "GET /v3/users/{user_id}/push/{token_type}": Row(.selfOnly),
+        "DELETE /v3/users/{user_id}/push/{token_type}/{token}": Row(.selfOnly),
+        "DELETE /v3/users/{user_id}/push": Row(.selfOnly),
+        "GET /v3/push/device_tokens/{token_type}/{token}": Row(.platform),
+        "DELETE /v3/push/device_tokens/{token_type}/{token}": Row(.platform),
+        "PUT /v3/users/{user_id}/push/template": Row(.selfOnly, ["name": "alternative"]),
+        "GET /v3/users/{user_id}/push/template": Row(.selfOnly),
+        "GET /v3/users/{user_id}/push_preference": Row(.selfOnly),
+        "PUT /v3/users/{user_id}/push_preference": Row(.selfOnly, ["do_not_disturb": true, "start_hour": 22, "end_hour": 7]),
+        "DELETE /v3/users/{user_id}/push_preference": Row(.selfOnly),
+        "GET /v3/users/{user_id}/push_preference/{channel_url}": Row(.selfIn(joined.union(["invited"]))),
+        "PUT /v3/users/{user_id}/push_preference/{channel_url}": Row(.selfIn(joined.union(["invited"])), ["push_trigger_option": "mention_only"]),
         ]
     }
 
@@ -355,6 +386,9 @@ struct AuthorizationMatrixTests {
                             .replacingOccurrences(of: "{user_id}", with: pathUser)
                             .replacingOccurrences(of: "{target_id}", with: "target")
                             .replacingOccurrences(of: "{key}", with: "k")
+                            .replacingOccurrences(of: "{token_type}", with: "gcm")
+                            .replacingOccurrences(of: "{token}", with: "tok")
+                            .replacingOccurrences(of: "{custom_type}", with: "matrix-type")
                         if template.hasPrefix("/v3/storage/file/") { path = f.filePath }
                         let me = isSession ? caller : row.platformActsAs
                         path += row.query.replacingOccurrences(of: "$ME", with: me)

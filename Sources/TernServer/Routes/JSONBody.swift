@@ -16,6 +16,9 @@ enum SendbirdErrorFactory {
 struct JSONBody {
     let object: [String: Any]
 
+    /// An object nested in a body (a list item), read with the same rules.
+    init(object: [String: Any]) { self.object = object }
+
     init(_ data: Data) throws {
         let trimmed = data.drop { $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }
         if trimmed.isEmpty {

@@ -366,6 +366,28 @@ public final class SQLiteStore: Store {
             // without one): revoking the token ends the session, and the session ends when it does.
             try db.execute(sql: "ALTER TABLE sessions ADD COLUMN token_hash TEXT")
         }
+        m.registerMigration("v14-platform-settings") { db in
+            // Settings the Platform API stores as documents (push preferences, application
+            // settings, webhooks, …): one JSON text per scope and key.
+            try db.execute(
+                sql: """
+                    CREATE TABLE settings (
+                        scope TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        json TEXT NOT NULL,
+                        PRIMARY KEY (scope, key)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE device_tokens (
+                        token_type TEXT NOT NULL,
+                        token TEXT NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (token_type, token, user_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX device_tokens_user ON device_tokens(user_id, token_type);
+                    CREATE INDEX restrictions_user ON restrictions(user_id, kind, channel_url);
+                    """)
+        }
         return m
     }
 

@@ -5,7 +5,7 @@ import TernProtocol
 ///
 /// Methods that change several rows (sending a message, reading a channel) are one transaction:
 /// when they return, the change is durable, so the caller may acknowledge it.
-public protocol Store: Sendable {
+public protocol Store: PlatformStore {
     // MARK: Users
     /// Creates a user. Throws 400202 when the id is taken.
     func createUser(_ user: UserRecord) async throws -> UserRecord
@@ -200,4 +200,36 @@ extension Store {
     public func addSession(keyHash: String, userId: String, expiresAt: Int64) async throws {
         try await addSession(keyHash: keyHash, userId: userId, expiresAt: expiresAt, tokenHash: nil)
     }
+}
+
+/// What the rest of the Platform API keeps: settings documents, device tokens, and the per-user
+/// views of memberships and restrictions. A domain of its own, so that a second dialect adds only
+/// what differs.
+public protocol PlatformStore: Sendable {
+    /// A settings document (JSON text) by scope and key, or nil.
+    func setting(scope: String, key: String) async throws -> String?
+    /// Stores a settings document; nil deletes it.
+    func setSetting(scope: String, key: String, json: String?) async throws
+    /// Every document of a scope whose key starts with `keyPrefix`, ordered by key.
+    func settings(scope: String, keyPrefix: String) async throws -> [(key: String, json: String)]
+    /// Deletes every document of a scope whose key starts with `keyPrefix`. Returns how many.
+    func deleteSettings(scope: String, keyPrefix: String) async throws -> Int
+
+    /// Registers a device token for a user (several users may share one token, as on Sendbird).
+    func addDeviceToken(userId: String, type: String, token: String, at ms: Int64) async throws
+    /// A user's tokens of a type, oldest first.
+    func deviceTokens(userId: String, type: String) async throws -> [String]
+    /// Removes a token from one user (nil: from every owner). Returns the owners it was removed from.
+    func removeDeviceToken(type: String, token: String, userId: String?) async throws -> [String]
+    /// Removes every token of a user. Returns how many.
+    func removeDeviceTokens(userId: String) async throws -> Int
+    /// Who holds a token.
+    func deviceTokenOwners(type: String, token: String) async throws -> [String]
+
+    /// A user's group-channel memberships: channel, state (`joined`/`invited`) and custom type.
+    func memberships(userId: String) async throws -> [(channelUrl: String, state: String, customType: String)]
+    /// URLs of the channels (group, or open when `open`) whose custom type is one of these.
+    func channelUrls(customTypes: [String], open: Bool) async throws -> [String]
+    /// A user's restrictions of a kind that hold at `now`, by channel URL after `afterChannelUrl`.
+    func restrictions(ofUser userId: String, kind: RestrictionRecord.Kind, now: Int64, afterChannelUrl: String?, limit: Int) async throws -> [RestrictionRecord]
 }
