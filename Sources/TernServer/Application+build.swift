@@ -111,6 +111,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     ModerationRoutes(rest: rest).register(on: router)
     UserScopeRoutes(rest: rest).register(on: router)
     PushRoutes(rest: rest).register(on: router)
+    ApplicationRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

@@ -152,6 +152,9 @@ struct AuthorizationMatrixTests {
         "POST /v3/applications/settings_by_channel_custom_type/{custom_type}/mute": Row(.platform, ["muted_list": [["user_id": "target", "seconds": 60]]]),
         "GET /v3/applications/settings_by_channel_custom_type/{custom_type}/mute": Row(.platform),
         "DELETE /v3/applications/settings_by_channel_custom_type/{custom_type}/mute": Row(.platform, query: "?user_ids=target"),
+        // Application settings
+        "GET /v3/applications/settings/webhook": Row(.platform),
+        "PUT /v3/applications/settings/webhook": Row(.platform, ["enabled": false]),
         // Push settings
         "POST /v3/users/{user_id}/push/{token_type}": Row(.selfOnly, ["gcm_reg_token": "tok"]),
         "GET /v3/users/{user_id}/push/{token_type}": Row(.selfOnly),

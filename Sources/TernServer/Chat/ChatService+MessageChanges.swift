@@ -134,6 +134,7 @@ extension ChatService {
             let command = after.type == "FILE" ? Command.updateFileMessage : Command.updateMessage
             if let conn = connection, let req = reqId { conn.send(command.rawValue + Self.withReqId(json, req) + "\n") }
             broadcast(command.rawValue + json + "\n", in: roster, except: reqId == nil ? nil : connection) { $0 != after.hiddenFor }
+            await webhookMessage("message_update", after, roster: roster)
             payload.reqId = reqId
             return payload
         }
@@ -154,11 +155,12 @@ extension ChatService {
         }
         try requireMayChange(m, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
         try await sendQueue.run(channelUrl) {
-            let (_, parent) = try await store.deleteMessage(channelUrl, id: id, at: now())
+            let (deleted, parent) = try await store.deleteMessage(channelUrl, id: id, at: now())
             var event = DeleteMessageEvent(channelUrl: channelUrl, msgId: id, messageId: id)
             event.channelType = roster.channel.channelType
             broadcast(Self.frameText(.deleteMessage, event), in: roster)
             if let parent { try await pushThreadInfo(parent, in: roster) }
+            await webhookMessage("message_delete", deleted, roster: roster)
         }
     }
 

@@ -174,6 +174,7 @@ extension ChatService {
                 fanOutMessage(command, json, to: roster.members, except: connection, stored: stored)
             }
             if let parent = stored.parent { try await pushThreadInfo(parent, in: roster) }
+            await webhookMessage("message_send", stored.message, roster: roster)
         }
         payload.reqId = reqId
         return payload

@@ -53,7 +53,9 @@ extension ChatService {
             coverUrl: r.coverUrl, customType: r.customType, data: r.data, createdAt: t / 1000, createdBy: r.creator,
             isDistinct: false, isPublic: true, isSuper: false, isEphemeral: r.isEphemeral, freeze: false, lastMessageId: nil,
             memberCount: 0, joinedMemberCount: 0, channelType: "open", operatorIds: operators)
-        return try await store.createOpenChannel(record)
+        let created = try await store.createOpenChannel(record)
+        await webhookChannelEvent("create", created)
+        return created
     }
 
     /// An open channel, or 400201 (900500 on the WebSocket).

@@ -29,6 +29,8 @@ public final class ChatService: Sendable {
     public let connectionGate = Mutex<ConnectionGate?>(nil)
     /// Uploaded files, encrypted at rest (nil when the data directory cannot hold them).
     public let files: FileVault?
+    /// Webhook settings and delivery (``WebhookDispatcher``).
+    public let webhooks: WebhookDispatcher
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store
@@ -40,7 +42,11 @@ public final class ChatService: Sendable {
         self.deliveries = DeliveryCoalescer()
         self.openBroadcast = RateLimiter(perSecond: config.openChannelMessagesPerSecond)
         self.files = try? FileVault(directory: config.dataDirectory + "/files")
+        self.webhooks = WebhookDispatcher(apiToken: config.apiToken, logger: logger)
     }
+
+    /// The webhook worker ends with the service (after what is queued).
+    deinit { webhooks.finish() }
 
     var clock: any ServerClock { config.clock }
     func now() -> Int64 { clock.nowMs() }
