@@ -155,6 +155,16 @@ struct AuthorizationMatrixTests {
         // Application settings
         "GET /v3/applications/settings/webhook": Row(.platform),
         "PUT /v3/applications/settings/webhook": Row(.platform, ["enabled": false]),
+        "POST /v3/applications/api_tokens": Row(.platform, [:]),
+        "GET /v3/applications/api_tokens": Row(.platform),
+        "GET /v3/applications/api_tokens/{api_token}": Row(.platform),
+        "DELETE /v3/applications/api_tokens/{api_token}": Row(.platform),
+        "GET /v3/applications/ccu": Row(.platform),
+        "GET /v3/applications/dau": Row(.platform),
+        "GET /v3/applications/mau": Row(.platform),
+        "GET /v3/applications/peak_connections": Row(.platform),
+        "GET /v3/applications/default_channel_invitation_preference": Row(.platform),
+        "PUT /v3/applications/default_channel_invitation_preference": Row(.platform, ["auto_accept": true]),
         // Push settings
         "POST /v3/users/{user_id}/push/{token_type}": Row(.selfOnly, ["gcm_reg_token": "tok"]),
         "GET /v3/users/{user_id}/push/{token_type}": Row(.selfOnly),
@@ -392,6 +402,7 @@ struct AuthorizationMatrixTests {
                             .replacingOccurrences(of: "{token_type}", with: "gcm")
                             .replacingOccurrences(of: "{token}", with: "tok")
                             .replacingOccurrences(of: "{custom_type}", with: "matrix-type")
+                            .replacingOccurrences(of: "{api_token}", with: "no-such-token")
                         if template.hasPrefix("/v3/storage/file/") { path = f.filePath }
                         let me = isSession ? caller : row.platformActsAs
                         path += row.query.replacingOccurrences(of: "$ME", with: me)

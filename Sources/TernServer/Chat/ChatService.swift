@@ -31,6 +31,9 @@ public final class ChatService: Sendable {
     public let files: FileVault?
     /// Webhook settings and delivery (``WebhookDispatcher``).
     public let webhooks: WebhookDispatcher
+    /// Secondary API tokens (nil until loaded), and today's connection peak.
+    let apiTokens = Mutex<[String]?>(nil)
+    let peaks = Mutex<PeakState>(PeakState())
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store

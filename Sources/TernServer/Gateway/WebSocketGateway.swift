@@ -127,6 +127,7 @@ struct WebSocketGateway: Sendable {
             await refuse(outbound, SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."))
             return
         }
+        service.noteConnections()
         defer {
             service.connectionClosed(conn)
             if service.registry.unregister(conn) {

@@ -10,6 +10,7 @@ struct ApplicationRoutes: Sendable {
     func register(on router: Router<some RequestContext>) {
         router.get("/v3/applications/settings/webhook") { req, ctx in try await webhook(req, ctx) }
         router.put("/v3/applications/settings/webhook") { req, ctx in try await updateWebhook(req, ctx) }
+        registerMore(on: router)
     }
 
     struct WebhookAnswer: Encodable {
@@ -62,5 +63,166 @@ struct ApplicationRoutes: Sendable {
         if s.enabled && s.url.isEmpty { throw SendbirdError.missing("url") }
         try await service.webhooks.save(s, service.store)
         return try rest.json(WebhookAnswer(webhook: .init(settings: s, allCategories: nil)))
+    }
+}
+
+/// Secondary API tokens, statistics and the default invitation preference.
+extension ApplicationRoutes {
+    func registerMore(on router: Router<some RequestContext>) {
+        router.post("/v3/applications/api_tokens") { req, ctx in try await issueToken(req, ctx) }
+        router.get("/v3/applications/api_tokens") { req, ctx in try await listTokens(req, ctx) }
+        router.get("/v3/applications/api_tokens/:api_token") { req, ctx in try await viewToken(req, ctx) }
+        router.delete("/v3/applications/api_tokens/:api_token") { req, ctx in try await revokeToken(req, ctx) }
+        router.get("/v3/applications/ccu") { req, ctx in try await ccu(req, ctx) }
+        router.get("/v3/applications/dau") { req, ctx in try await activeUsers(req, ctx, monthly: false) }
+        router.get("/v3/applications/mau") { req, ctx in try await activeUsers(req, ctx, monthly: true) }
+        router.get("/v3/applications/peak_connections") { req, ctx in try await peakConnections(req, ctx) }
+        router.get("/v3/applications/default_channel_invitation_preference") { req, ctx in try await defaultInvitation(req, ctx) }
+        router.put("/v3/applications/default_channel_invitation_preference") { req, ctx in try await setDefaultInvitation(req, ctx) }
+    }
+
+    struct TokenInfo: Encodable {
+        let token: String
+        let createdAt: Int64
+        enum CodingKeys: String, CodingKey { case token, createdAt = "created_at" }
+    }
+    struct TokenList: Encodable {
+        let apiTokens: [TokenInfo]
+        enum CodingKeys: String, CodingKey { case apiTokens = "api_tokens" }
+    }
+
+    func tokenInfo(_ token: String) async throws -> TokenInfo? {
+        guard let json = try await service.store.setting(scope: "api_token", key: token) else { return nil }
+        let obj = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+        return TokenInfo(token: token, createdAt: (obj?["created_at"] as? NSNumber)?.int64Value ?? 0)
+    }
+
+    func issueToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let (token, t) = try await service.issueAPIToken()
+        return try rest.json(TokenInfo(token: token, createdAt: t))
+    }
+
+    func listTokens(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var out: [TokenInfo] = []
+        for t in try await service.secondaryAPITokens() { if let i = try await tokenInfo(t) { out.append(i) } }
+        return try rest.json(TokenList(apiTokens: out.sorted { $0.createdAt < $1.createdAt }))
+    }
+
+    func viewToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let token = try rest.param(ctx, "api_token")
+        guard let info = try await tokenInfo(token) else { throw SendbirdError(.notFound, "\"API token\" not found.") }
+        return try rest.json(info)
+    }
+
+    func revokeToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        try await service.revokeAPIToken(try rest.param(ctx, "api_token"))
+        return try rest.empty()
+    }
+
+    struct CCU: Encodable { let ccu: Int }
+
+    func ccu(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        return try rest.json(CCU(ccu: service.registry.connectionCount))
+    }
+
+    /// A `YYYY-MM-DD` date (UTC) as a day number; today when absent.
+    static func day(_ text: String?, field: String, now: Int64) throws -> Int64 {
+        guard let text, !text.isEmpty else { return now / 86_400_000 }
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd"
+        guard let d = f.date(from: text) else { throw SendbirdError(.invalidValue, "Invalid value: \"\(field)\" must be YYYY-MM-DD.") }
+        return Int64(d.timeIntervalSince1970) / 86_400
+    }
+
+    static func dateText(_ day: Int64) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd"
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval(day * 86_400)))
+    }
+
+    /// The first day of the month that holds `day`.
+    static func monthStart(_ day: Int64) -> Int64 {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        let date = Date(timeIntervalSince1970: TimeInterval(day * 86_400))
+        let start = cal.date(from: cal.dateComponents([.year, .month], from: date))!
+        return Int64(start.timeIntervalSince1970) / 86_400
+    }
+
+    /// `dau` (users seen on `date`) or `mau` (seen in `date`'s month up to that day).
+    func activeUsers(_ req: Request, _ ctx: some RequestContext, monthly: Bool) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let day = try Self.day(QueryParameters(req.uri.query).nonEmpty("date"), field: "date", now: service.now())
+        let n = try await service.store.activeUsers(firstDay: monthly ? Self.monthStart(day) : day, lastDay: day)
+        return try rest.json([monthly ? "mau" : "dau": n])
+    }
+
+    struct Peak: Encodable {
+        let date: String
+        let peakConnections: Int
+        enum CodingKeys: String, CodingKey { case date, peakConnections = "peak_connections" }
+    }
+
+    /// `peak_connections` per day, week (Monday first) or month between two dates (inclusive;
+    /// `start_year/start_month/start_day` … `end_…`), as `{peak_connections: [{date, peak_connections}]}`.
+    func peakConnections(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let q = QueryParameters(req.uri.query)
+        let dimension = (q.nonEmpty("time_dimension") ?? "daily").lowercased()
+        guard ["daily", "weekly", "monthly"].contains(dimension) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"time_dimension\" must be daily, weekly or monthly.")
+        }
+        func date(_ prefix: String, _ fallback: Int64) throws -> Int64 {
+            guard let y = try q.int("\(prefix)_year"), let m = try q.int("\(prefix)_month") else { return fallback }
+            let d = try q.int("\(prefix)_day") ?? (prefix == "start" ? 1 : 28)
+            return try Self.day(String(format: "%04d-%02d-%02d", y, m, d), field: "\(prefix)_year/_month/_day", now: 0)
+        }
+        let today = service.now() / 86_400_000
+        let first = try date("start", today - 30)
+        let last = try date("end", today)
+        if last < first || last - first > 3_660 { throw SendbirdError(.invalidValue, "Invalid value: the range (at most ten years, start first).") }
+        let daily = try await service.dailyPeaks(firstDay: first, lastDay: last)
+        var buckets: [Int64: Int] = [:]
+        for d in first...last {
+            let key: Int64
+            switch dimension {
+            case "weekly": key = d - ((d + 3) % 7)  // day 0 (1970-01-01) was a Thursday
+            case "monthly": key = Self.monthStart(d)
+            default: key = d
+            }
+            buckets[key] = max(buckets[key] ?? 0, daily[d] ?? 0)
+        }
+        let list = buckets.keys.sorted().map { Peak(date: Self.dateText($0), peakConnections: buckets[$0]!) }
+        return try rest.json(["peak_connections": list])
+    }
+
+    struct InvitationDefault: Encodable {
+        let autoAccept: Bool
+        enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
+    }
+
+    func defaultInvitation(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let json = try await service.store.setting(scope: "application", key: "default_channel_invitation_preference")
+        let obj = json.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        return try rest.json(InvitationDefault(autoAccept: obj?["auto_accept"] as? Bool ?? true))
+    }
+
+    /// The invitation preference new users start with (existing users keep theirs).
+    func setDefaultInvitation(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
+        try await service.store.setSetting(
+            scope: "application", key: "default_channel_invitation_preference", json: auto ? "{\"auto_accept\":true}" : "{\"auto_accept\":false}")
+        return try rest.json(InvitationDefault(autoAccept: auto))
     }
 }

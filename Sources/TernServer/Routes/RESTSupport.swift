@@ -48,7 +48,7 @@ struct RESTSupport: Sendable {
     /// Reads `Api-Token` or `Session-Key` (header names are case-insensitive).
     func caller(_ request: Request) async throws -> Caller {
         if let token = request.headers[.apiToken] {
-            guard Credentials.constantTimeEqual(token, service.config.apiToken) else {
+            guard try await service.isAPIToken(token) else {
                 throw SendbirdError(.invalidApiToken, "Invalid value: \"Api-Token\".")
             }
             return .platform

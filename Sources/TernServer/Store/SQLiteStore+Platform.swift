@@ -109,6 +109,13 @@ extension SQLiteStore {
         }
     }
 
+    public func activeUsers(firstDay: Int64, lastDay: Int64) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(DISTINCT user_id) FROM activity WHERE day BETWEEN ? AND ?", arguments: [firstDay, lastDay]) ?? 0
+        }
+    }
+
     public func restrictions(
         ofUser userId: String, kind: RestrictionRecord.Kind, now: Int64, afterChannelUrl: String?, limit: Int
     ) async throws -> [RestrictionRecord] {

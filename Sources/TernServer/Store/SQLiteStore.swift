@@ -388,6 +388,17 @@ public final class SQLiteStore: Store {
                     CREATE INDEX restrictions_user ON restrictions(user_id, kind, channel_url);
                     """)
         }
+        m.registerMigration("v15-activity") { db in
+            // Who connected on which day (UTC day number): daily and monthly active users.
+            try db.execute(
+                sql: """
+                    CREATE TABLE activity (
+                        day INTEGER NOT NULL,
+                        user_id TEXT NOT NULL,
+                        PRIMARY KEY (day, user_id)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return m
     }
 
@@ -501,6 +512,7 @@ public final class SQLiteStore: Store {
         try await pool.write { db in
             try db.execute(
                 sql: "UPDATE users SET last_seen_at = ?, has_ever_logged_in = 1 WHERE user_id = ?", arguments: [ms, userId])
+            try db.execute(sql: "INSERT OR IGNORE INTO activity(day, user_id) VALUES (?, ?)", arguments: [ms / 86_400_000, userId])
         }
     }
 
@@ -1598,8 +1610,11 @@ public final class SQLiteStore: Store {
         try Identifier.check(u.userId, field: "user_id")
         try db.execute(
             sql: """
-                INSERT INTO users(user_id, nickname, profile_url, metadata, created_at, last_seen_at, has_ever_logged_in, is_active)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO users(user_id, nickname, profile_url, metadata, created_at, last_seen_at, has_ever_logged_in, is_active,
+                  auto_accept)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE((
+                  SELECT json_extract(json, '$.auto_accept') FROM settings
+                  WHERE scope = 'application' AND key = 'default_channel_invitation_preference'), 1))
                 """,
             arguments: [
                 u.userId, u.nickname, u.profileUrl, json(u.metadata), u.createdAt, u.lastSeenAt, u.hasEverLoggedIn, u.isActive,

@@ -230,6 +230,9 @@ public protocol PlatformStore: Sendable {
     func memberships(userId: String) async throws -> [(channelUrl: String, state: String, customType: String)]
     /// URLs of the channels (group, or open when `open`) whose custom type is one of these.
     func channelUrls(customTypes: [String], open: Bool) async throws -> [String]
+    /// How many users were seen (connected or disconnected) on any day from `firstDay` to
+    /// `lastDay` (UTC day numbers: ms / 86,400,000), each counted once.
+    func activeUsers(firstDay: Int64, lastDay: Int64) async throws -> Int
     /// A user's restrictions of a kind that hold at `now`, by channel URL after `afterChannelUrl`.
     func restrictions(ofUser userId: String, kind: RestrictionRecord.Kind, now: Int64, afterChannelUrl: String?, limit: Int) async throws -> [RestrictionRecord]
 }

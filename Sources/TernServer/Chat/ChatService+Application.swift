@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+import TernProtocol
+
+/// Application-wide state the Platform API manages: secondary API tokens and connection peaks.
+extension ChatService {
+    /// Whether `token` is the master API token or a secondary one (compared in constant time).
+    func isAPIToken(_ token: String) async throws -> Bool {
+        if Credentials.constantTimeEqual(token, config.apiToken) { return true }
+        var matched = false
+        for t in try await secondaryAPITokens() where Credentials.constantTimeEqual(token, t) { matched = true }
+        return matched
+    }
+
+    /// The secondary API tokens (loaded from the store once, then kept in memory).
+    func secondaryAPITokens() async throws -> [String] {
+        if let known = apiTokens.withLock({ $0 }) { return known }
+        let stored = try await store.settings(scope: "api_token", keyPrefix: "").map(\.key)
+        apiTokens.withLock { $0 = stored }
+        return stored
+    }
+
+    /// Issues a secondary API token (at most 10, as Sendbird allows).
+    func issueAPIToken() async throws -> (token: String, createdAt: Int64) {
+        let existing = try await secondaryAPITokens()
+        if existing.count >= 10 { throw SendbirdError(.tooManyItems, "At most 10 secondary API tokens.") }
+        let token = Credentials.randomToken(bytes: 20)
+        let t = now()
+        try await store.setSetting(scope: "api_token", key: token, json: "{\"created_at\":\(t)}")
+        apiTokens.withLock { $0 = existing + [token] }
+        return (token, t)
+    }
+
+    /// Revokes a secondary token (the master token cannot be revoked: 400111). It stops working at once.
+    func revokeAPIToken(_ token: String) async throws {
+        if Credentials.constantTimeEqual(token, config.apiToken) {
+            throw SendbirdError(.invalidValue, "The master API token cannot be revoked.")
+        }
+        guard try await store.setting(scope: "api_token", key: token) != nil else {
+            throw SendbirdError(.notFound, "\"API token\" not found.")
+        }
+        try await store.setSetting(scope: "api_token", key: token, json: nil)
+        apiTokens.withLock { $0 = nil }
+    }
+
+    /// Records the number of open connections for today's peak; written to the store when it
+    /// rises, at most every 10 s (a later peak of the same day is written by the next rise).
+    func noteConnections() {
+        let n = registry.connectionCount
+        let t = now()
+        let day = t / 86_400_000
+        let write: (day: Int64, peak: Int)? = peaks.withLock { p in
+            if p.day != day { p = PeakState(day: day) }
+            guard n > p.peak else { return nil }
+            p.peak = n
+            guard t - p.savedAt >= 10_000 || p.saved == 0 else { return nil }
+            p.savedAt = t
+            p.saved = n
+            return (day, n)
+        }
+        if let write {
+            let store = self.store
+            Task { try? await store.setSetting(scope: "peak_connections", key: String(write.day), json: "{\"peak\":\(write.peak)}") }
+        }
+    }
+
+    /// Daily peaks from `firstDay` to `lastDay` (UTC day numbers), today's from memory.
+    func dailyPeaks(firstDay: Int64, lastDay: Int64) async throws -> [Int64: Int] {
+        var out: [Int64: Int] = [:]
+        for (key, json) in try await store.settings(scope: "peak_connections", keyPrefix: "") {
+            guard let day = Int64(key), day >= firstDay, day <= lastDay else { continue }
+            let obj = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+            out[day] = (obj?["peak"] as? NSNumber)?.intValue ?? 0
+        }
+        let today = peaks.withLock { $0 }
+        if today.day >= firstDay && today.day <= lastDay { out[today.day] = max(out[today.day] ?? 0, today.peak) }
+        return out
+    }
+}
+
+/// Today's connection peak (``ChatService/noteConnections()``).
+struct PeakState: Sendable {
+    var day: Int64 = 0
+    var peak = 0
+    var savedAt: Int64 = 0
+    var saved = 0
+}
