@@ -118,7 +118,7 @@ struct ProcessTests {
         let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
         defer { _ = server.stop() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_test.py").path
-        let (status, output) = try runTool(
+        let (status, output) = try await runTool(
             ["python3", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken])
         #expect(status == 0, "platform_sdk_test.py failed:\n\(output)")
         #expect(output.contains(" passed, 0 failed"))
@@ -142,7 +142,7 @@ extension ProcessTests {
         let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
         defer { _ = server.stop() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_moderation_test.py").path
-        let (status, output) = try runTool(
+        let (status, output) = try await runTool(
             ["python3", script],
             env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken, "SENDBIRD_PY_LEGACY": legacy])
         #expect(status == 0, "platform_sdk_moderation_test.py failed:\n\(output)")
@@ -160,7 +160,7 @@ extension ProcessTests {
         let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
         defer { _ = server.stop() }
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python")
-        let (status, output) = try runTool(
+        let (status, output) = try await runTool(
             ["python3", dir.appendingPathComponent("platform_endpoints.py").path, "probe", "http://127.0.0.1:\(server.port)", server.apiToken,
              "--sdk", "installed", "--sdk", legacy, "--pending", dir.appendingPathComponent("platform_endpoints_pending.txt").path],
             env: [:])
@@ -181,7 +181,7 @@ extension ProcessTests {
         defer { _ = server.stop() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/sdk-conformance/js-acceptance.mjs").path
-        let (status, output) = try runTool(
+        let (status, output) = try await runTool(
             ["node", "--experimental-websocket", script],
             env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "SENDBIRD_SDK": sdk, "TERND_API_TOKEN": server.apiToken])
         #expect(status == 0, "js-acceptance.mjs failed:\n\(output)")
@@ -190,7 +190,23 @@ extension ProcessTests {
 
 /// Runs a tool found on PATH with extra environment variables; returns its exit status and its
 /// standard output and error together.
-func runTool(_ arguments: [String], env extra: [String: String]) throws -> (Int32, String) {
+///
+/// The wait happens on a thread of its own: blocking one of the few threads of Swift's
+/// cooperative pool (two on this machine) for the seconds a tool runs would stall every other
+/// test's server meanwhile.
+func runTool(_ arguments: [String], env extra: [String: String]) async throws -> (Int32, String) {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            do {
+                continuation.resume(returning: try runToolBlocking(arguments, env: extra))
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+}
+
+func runToolBlocking(_ arguments: [String], env extra: [String: String]) throws -> (Int32, String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = arguments

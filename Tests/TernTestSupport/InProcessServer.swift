@@ -27,6 +27,10 @@ public final class InProcessServer: Sendable {
         var groupConfig = TernServerApp.serviceGroupConfiguration(app.services, logger: logger)
         groupConfig.gracefulShutdownSignals = []
         groupConfig.maximumGracefulShutdownDuration = .seconds(2)
+        // On a loaded 2-core machine running the whole suite in parallel, cancelling a server's
+        // tasks can take longer than ternd's 5 s production limit, and ServiceLifecycle then ends
+        // the whole test process. A test server gets longer (a real hang still ends the run).
+        groupConfig.maximumCancellationDuration = .seconds(60)
         let group = ServiceGroup(configuration: groupConfig)
         let task = Task {
             defer { cont.finish() }

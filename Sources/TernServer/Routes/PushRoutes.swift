@@ -34,13 +34,7 @@ struct PushRoutes: Sendable {
 
     // MARK: Plumbing
 
-    /// The path's user, who must exist, for the Platform API or that user themselves.
-    func subject(_ req: Request, _ ctx: some RequestContext) async throws -> UserRecord {
-        let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
-        guard let u = try await service.store.user(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
-        return u
-    }
+    func subject(_ req: Request, _ ctx: some RequestContext) async throws -> UserRecord { try await rest.pathUser(req, ctx) }
 
     func tokenType(_ ctx: some RequestContext) throws -> String {
         let t = try rest.param(ctx, "token_type").lowercased()

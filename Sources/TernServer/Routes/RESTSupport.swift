@@ -75,6 +75,15 @@ struct RESTSupport: Sendable {
         }
     }
 
+    /// The path's `user_id`, who must exist (400201), for the Platform API or that user
+    /// themselves (400108).
+    func pathUser(_ request: Request, _ context: some RequestContext) async throws -> UserRecord {
+        let id = try param(context, "user_id")
+        try await caller(request).require(actingAs: id)
+        guard let u = try await service.store.user(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        return u
+    }
+
     func param(_ context: some RequestContext, _ name: String) throws -> String {
         guard let raw = context.parameters.get(name) else { throw SendbirdError.missing(name) }
         let value = raw.removingPercentEncoding ?? raw

@@ -62,9 +62,7 @@ struct UserScopeRoutes: Sendable {
     /// `leave_my_group_channels`: the user leaves every group channel they are in or invited to
     /// (only those of `custom_type` when given).
     func leaveMine(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        let id = try await rest.pathUser(req, ctx).userId
         let b = try await rest.body(req)
         let type = try b.string("custom_type") ?? b.string("channel_custom_type")
         for m in try await service.store.memberships(userId: id) where type == nil || type!.isEmpty || m.customType == type {
@@ -82,9 +80,7 @@ struct UserScopeRoutes: Sendable {
     /// invited_by_non_friend — there are no friends here, so every invitation is by a non-friend),
     /// optionally of some custom types.
     func channelCount(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        let id = try await rest.pathUser(req, ctx).userId
         let q = QueryParameters(req.uri.query)
         let state = (q.nonEmpty("state") ?? "all").lowercased()
         let types = q.list("custom_types").map(Set.init)
@@ -128,9 +124,7 @@ struct UserScopeRoutes: Sendable {
 
     /// A user's bans (`banned_channels`) or mutes (`muted_channels`) across channels, one page.
     func restrictedChannels(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        let id = try await rest.pathUser(req, ctx).userId
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let after = try RESTSupport.decodeToken(q.string("token"))
