@@ -112,6 +112,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     UserScopeRoutes(rest: rest).register(on: router)
     PushRoutes(rest: rest).register(on: router)
     ApplicationRoutes(rest: rest).register(on: router)
+    BotRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

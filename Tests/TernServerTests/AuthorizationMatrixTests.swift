@@ -165,6 +165,16 @@ struct AuthorizationMatrixTests {
         "GET /v3/applications/peak_connections": Row(.platform),
         "GET /v3/applications/default_channel_invitation_preference": Row(.platform),
         "PUT /v3/applications/default_channel_invitation_preference": Row(.platform, ["auto_accept": true]),
+        // Bots (the fixture has none: the calls that name one answer 400201, which is not a refusal)
+        "POST /v3/bots": Row(.platform, ["bot_userid": "bot-$N", "bot_nickname": "b", "bot_callback_url": "http://127.0.0.1:9/cb"]),
+        "GET /v3/bots": Row(.platform),
+        "GET /v3/bots/{bot_userid}": Row(.platform),
+        "PUT /v3/bots/{bot_userid}": Row(.platform, ["is_privacy_mode": true]),
+        "DELETE /v3/bots/{bot_userid}": Row(.platform),
+        "POST /v3/bots/{bot_userid}/channels": Row(.platform, ["channel_urls": ["x"]]),
+        "DELETE /v3/bots/{bot_userid}/channels": Row(.platform),
+        "DELETE /v3/bots/{bot_userid}/channels/{channel_url}": Row(.platform),
+        "POST /v3/bots/{bot_userid}/send": Row(.platform, ["channel_url": "x", "message": "m"]),
         // Push settings
         "POST /v3/users/{user_id}/push/{token_type}": Row(.selfOnly, ["gcm_reg_token": "tok"]),
         "GET /v3/users/{user_id}/push/{token_type}": Row(.selfOnly),
@@ -403,6 +413,7 @@ struct AuthorizationMatrixTests {
                             .replacingOccurrences(of: "{token}", with: "tok")
                             .replacingOccurrences(of: "{custom_type}", with: "matrix-type")
                             .replacingOccurrences(of: "{api_token}", with: "no-such-token")
+                            .replacingOccurrences(of: "{bot_userid}", with: "no-such-bot")
                         if template.hasPrefix("/v3/storage/file/") { path = f.filePath }
                         let me = isSession ? caller : row.platformActsAs
                         path += row.query.replacingOccurrences(of: "$ME", with: me)

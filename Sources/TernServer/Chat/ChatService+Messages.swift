@@ -175,6 +175,7 @@ extension ChatService {
             }
             if let parent = stored.parent { try await pushThreadInfo(parent, in: roster) }
             await webhookMessage("message_send", stored.message, roster: roster)
+            await notifyBots(stored.message, roster: roster)
         }
         payload.reqId = reqId
         return payload

@@ -34,6 +34,8 @@ public final class ChatService: Sendable {
     /// Secondary API tokens (nil until loaded), and today's connection peak.
     let apiTokens = Mutex<[String]?>(nil)
     let peaks = Mutex<PeakState>(PeakState())
+    /// Bots by user id (nil until loaded).
+    let bots = Mutex<[String: BotRecord]?>(nil)
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store

@@ -2,6 +2,8 @@
 """Every Platform API endpoint the official Python Platform SDK knows, and whether ternd answers it.
 
     platform_endpoints.py list [--sdk DIR ...]            JSON list of {method, path, sdks, operations}
+    platform_endpoints.py table PROBE_OUTPUT [--sdk DIR ...]
+        the Markdown tables of docs/compatibility.md from a saved `probe` output.
     platform_endpoints.py probe BASE_URL API_TOKEN [--sdk DIR ...] [--pending FILE]
         calls each endpoint once with placeholder values and prints `answered` or `unknown`
         (ternd's "Unknown endpoint" answer) per endpoint; exit status 1 if any is unknown, or
@@ -77,8 +79,29 @@ def probe(base, token, pairs):
         results.append(dict(p, status=status, answer="unknown" if message.startswith("Unknown endpoint") else "answered"))
     return results
 
+def table(pairs, probe_output):
+    status = {}
+    for line in open(probe_output):
+        m = re.match(r"(answered|unknown)\s+(\d+)\s+(\S+)\s+(\S+)", line)
+        if m: status[(m.group(3), m.group(4))] = m.group(1)
+    groups = {}
+    for e in pairs: groups.setdefault(e["apis"][0].replace("_api", ""), []).append(e)
+    answered = sum(1 for e in pairs if status.get((e["method"], e["path"])) == "answered")
+    out = [f"**{answered} of {len(pairs)} answered.**", ""]
+    for g in sorted(groups):
+        es = groups[g]
+        a = sum(1 for e in es if status.get((e["method"], e["path"])) == "answered")
+        out += [f"### {g} ({a}/{len(es)})", "", "| method | path | operations | SDK | ternd |", "|---|---|---|---|---|"]
+        for e in sorted(es, key=lambda e: (e["path"], e["method"])):
+            ok = status.get((e["method"], e["path"])) == "answered"
+            out.append(f"| {e['method']} | `{e['path']}` | {', '.join(e['operations'])} | {' / '.join(e['sdks'])} | {'yes' if ok else 'pending'} |")
+        out.append("")
+    return "\n".join(out)
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args and args[0] == "table":
+        print(table(inventory(default_dirs(args)), args[1])); sys.exit(0)
     if not args or args[0] not in ("list", "probe"):
         print(__doc__); sys.exit(2)
     pairs = inventory(default_dirs(args))

@@ -1,0 +1,83 @@
+import Foundation
+import Synchronization
+import TernProtocol
+
+/// A bot (`/v3/bots`): a user with a callback URL. Every message sent in a channel the bot is a
+/// member of (by anyone but the bot) is POSTed to its callback URL as `bot_message_notification`
+/// — in privacy mode only messages that start with `/` or mention the bot — through the same
+/// bounded, ordered, retrying queue as webhooks.
+public struct BotRecord: Codable, Sendable, Equatable {
+    public var botUserId: String
+    public var botType: String
+    public var callbackUrl: String
+    public var isPrivacyMode: Bool
+    public var enableMarkAsRead: Bool
+    public var showMember: Bool
+    public var channelInvitationPreference: Int
+    public var createdAt: Int64
+    enum CodingKeys: String, CodingKey {
+        case botUserId = "bot_userid", botType = "bot_type", callbackUrl = "bot_callback_url", isPrivacyMode = "is_privacy_mode"
+        case enableMarkAsRead = "enable_mark_as_read", showMember = "show_member"
+        case channelInvitationPreference = "channel_invitation_preference", createdAt = "created_at"
+    }
+}
+
+extension ChatService {
+    /// Every bot, by user id (loaded from the store once, then kept in memory).
+    func allBots() async throws -> [String: BotRecord] {
+        if let known = bots.withLock({ $0 }) { return known }
+        var loaded: [String: BotRecord] = [:]
+        for (key, json) in try await store.settings(scope: "bot", keyPrefix: "") {
+            if let b = try? JSONDecoder().decode(BotRecord.self, from: Data(json.utf8)) { loaded[key] = b }
+        }
+        bots.withLock { $0 = loaded }
+        return loaded
+    }
+
+    func saveBot(_ bot: BotRecord) async throws {
+        let json = String(decoding: try JSONEncoder().encode(bot), as: UTF8.self)
+        try await store.setSetting(scope: "bot", key: bot.botUserId, json: json)
+        bots.withLock { $0 = nil }
+    }
+
+    func forgetBot(_ id: String) async throws {
+        try await store.setSetting(scope: "bot", key: id, json: nil)
+        bots.withLock { $0 = nil }
+    }
+
+    /// Checks a bot callback URL: http or https with a host.
+    static func checkCallbackURL(_ url: String) throws {
+        try TextLimit.fileUrl.check(url)
+        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), ["http", "https"].contains(scheme), u.host != nil else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"bot_callback_url\" must be an http(s) URL.")
+        }
+    }
+
+    /// Tells the bots among a channel's members about a message (not their own).
+    func notifyBots(_ m: MessageRecord, roster: ChannelRoster) async {
+        guard m.type != "ADMM", !roster.channel.isOpen else { return }
+        guard let known = try? await allBots(), !known.isEmpty else { return }
+        for member in roster.members where member.state == "joined" && member.userId != m.senderId {
+            guard let bot = known[member.userId] else { continue }
+            if bot.isPrivacyMode && !m.message.hasPrefix("/") && !m.mentionedUserIds.contains(bot.botUserId) { continue }
+            var body: [String: Any] = [
+                "category": "bot_message_notification", "app_id": config.appId, "channel": webhookChannel(roster.channel),
+                "sender": await webhookUser(m.senderId),
+                "message": [
+                    "message_id": m.messageId, "type": m.type, "text": m.message, "custom_type": m.customType, "data": m.data,
+                    "created_at": m.createdAt, "mentioned_users": m.mentionedUserIds,
+                ] as [String: Any],
+            ]
+            var botInfo = await webhookUser(bot.botUserId)
+            botInfo["bot_userid"] = bot.botUserId
+            botInfo["bot_type"] = bot.botType
+            body["bot"] = botInfo
+            if bot.showMember {
+                var members: [[String: Any]] = []
+                for x in roster.members where x.state == "joined" { members.append(await webhookUser(x.userId)) }
+                body["members"] = members
+            }
+            webhooks.emit(body, to: bot.callbackUrl)
+        }
+    }
+}
