@@ -113,6 +113,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     PushRoutes(rest: rest).register(on: router)
     ApplicationRoutes(rest: rest).register(on: router)
     BotRoutes(rest: rest).register(on: router)
+    EmojiRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

@@ -175,6 +175,19 @@ struct AuthorizationMatrixTests {
         "DELETE /v3/bots/{bot_userid}/channels": Row(.platform),
         "DELETE /v3/bots/{bot_userid}/channels/{channel_url}": Row(.platform),
         "POST /v3/bots/{bot_userid}/send": Row(.platform, ["channel_url": "x", "message": "m"]),
+        // Emojis (read by any user, changed by the Platform API) and the reaction switches
+        "GET /v3/emoji_categories": Row(.anyUser),
+        "POST /v3/emoji_categories": Row(.platform, ["emoji_categories": [["name": "c$N", "emojis": [["key": "k$N", "url": "http://127.0.0.1/e.png"]]]]]),
+        "GET /v3/emoji_categories/{emoji_category_id}": Row(.anyUser),
+        "PUT /v3/emoji_categories/{emoji_category_id}": Row(.platform, ["url": "http://127.0.0.1/c.png"]),
+        "DELETE /v3/emoji_categories/{emoji_category_id}": Row(.platform),
+        "GET /v3/emojis": Row(.anyUser),
+        "POST /v3/emojis": Row(.platform, ["emoji_category_id": 1, "emojis": [["key": "e$N", "url": "http://127.0.0.1/e.png"]]]),
+        "GET /v3/emojis/{emoji_key}": Row(.anyUser),
+        "PUT /v3/emojis/{emoji_key}": Row(.platform, ["url": "http://127.0.0.1/e2.png"]),
+        "DELETE /v3/emojis/{emoji_key}": Row(.platform),
+        "PUT /v3/applications/settings/use_default_emoji": Row(.platform, ["use_default_emoji": true]),
+        "PUT /v3/applications/settings/reactions": Row(.platform, ["enabled": true]),
         // Push settings
         "POST /v3/users/{user_id}/push/{token_type}": Row(.selfOnly, ["gcm_reg_token": "tok"]),
         "GET /v3/users/{user_id}/push/{token_type}": Row(.selfOnly),
@@ -414,6 +427,8 @@ struct AuthorizationMatrixTests {
                             .replacingOccurrences(of: "{custom_type}", with: "matrix-type")
                             .replacingOccurrences(of: "{api_token}", with: "no-such-token")
                             .replacingOccurrences(of: "{bot_userid}", with: "no-such-bot")
+                            .replacingOccurrences(of: "{emoji_category_id}", with: "1")
+                            .replacingOccurrences(of: "{emoji_key}", with: "smile")
                         if template.hasPrefix("/v3/storage/file/") { path = f.filePath }
                         let me = isSession ? caller : row.platformActsAs
                         path += row.query.replacingOccurrences(of: "$ME", with: me)

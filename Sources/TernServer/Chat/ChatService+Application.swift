@@ -85,3 +85,18 @@ struct PeakState: Sendable {
     var savedAt: Int64 = 0
     var saved = 0
 }
+
+extension ChatService {
+    /// Whether reactions are on for the application (`PUT /v3/applications/settings/reactions`).
+    func reactionsEnabled() async throws -> Bool {
+        if let known = reactionsOn.withLock({ $0 }) { return known }
+        let on = try await store.setting(scope: "application", key: "reactions") != "false"
+        reactionsOn.withLock { $0 = on }
+        return on
+    }
+
+    func setReactionsEnabled(_ on: Bool) async throws {
+        try await store.setSetting(scope: "application", key: "reactions", json: on ? "true" : "false")
+        reactionsOn.withLock { $0 = on }
+    }
+}

@@ -230,6 +230,9 @@ extension ChatService {
         try checkFlood(editLimiter, userId: userId, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
         if key.isEmpty { throw SendbirdError.missing("reaction") }
         try TextLimit("reaction", characters: Self.maxReactionKeyLength).check(key)
+        if add, try await !reactionsEnabled() {
+            throw SendbirdError(.invalidValue, "Reactions are turned off for this application.")
+        }
         try Identifier.check(key, field: "reaction")
         guard let m = try await store.message(channelUrl, id: id), m.hiddenFor != userId else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")

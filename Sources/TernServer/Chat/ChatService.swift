@@ -36,6 +36,8 @@ public final class ChatService: Sendable {
     let peaks = Mutex<PeakState>(PeakState())
     /// Bots by user id (nil until loaded).
     let bots = Mutex<[String: BotRecord]?>(nil)
+    /// Whether reactions are on for the application (nil until loaded).
+    let reactionsOn = Mutex<Bool?>(nil)
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store

@@ -1,0 +1,256 @@
+import Foundation
+import Hummingbird
+import TernProtocol
+
+/// Emoji categories and emojis (`/v3/emoji_categories`, `/v3/emojis`), and the application's
+/// reaction switches (`use_default_emoji`, `reactions`). Reading the emojis is open to any user
+/// (the SDKs fetch them for their reaction pickers); changing them is for the Platform API.
+/// Kept as one settings document, so a change is one atomic write.
+struct EmojiRoutes: Sendable {
+    let rest: RESTSupport
+    var service: ChatService { rest.service }
+
+    func register(on router: Router<some RequestContext>) {
+        router.get("/v3/emoji_categories") { req, ctx in try await listCategories(req, ctx) }
+        router.post("/v3/emoji_categories") { req, ctx in try await addCategories(req, ctx) }
+        router.get("/v3/emoji_categories/:emoji_category_id") { req, ctx in try await category(req, ctx) }
+        router.put("/v3/emoji_categories/:emoji_category_id") { req, ctx in try await updateCategory(req, ctx) }
+        router.delete("/v3/emoji_categories/:emoji_category_id") { req, ctx in try await deleteCategory(req, ctx) }
+        router.get("/v3/emojis") { req, ctx in try await listEmojis(req, ctx) }
+        router.post("/v3/emojis") { req, ctx in try await addEmojis(req, ctx) }
+        router.get("/v3/emojis/:emoji_key") { req, ctx in try await emoji(req, ctx) }
+        router.put("/v3/emojis/:emoji_key") { req, ctx in try await updateEmoji(req, ctx) }
+        router.delete("/v3/emojis/:emoji_key") { req, ctx in try await deleteEmoji(req, ctx) }
+        router.put("/v3/applications/settings/use_default_emoji") { req, ctx in try await useDefault(req, ctx) }
+        router.put("/v3/applications/settings/reactions") { req, ctx in try await enableReactions(req, ctx) }
+    }
+
+    struct Emoji: Codable, Sendable {
+        var id: Int
+        var key: String
+        var url: String
+    }
+
+    struct Category: Codable, Sendable {
+        var id: Int
+        var name: String
+        var url: String
+        var emojis: [Emoji]
+    }
+
+    struct Catalog: Codable, Sendable {
+        var nextId = 1
+        var categories: [Category] = []
+        var useDefaultEmoji = true
+        enum CodingKeys: String, CodingKey { case nextId = "next_id", categories, useDefaultEmoji = "use_default_emoji" }
+        mutating func takeId() -> Int {
+            defer { nextId += 1 }
+            return nextId
+        }
+        /// A hash of the contents: the SDKs refetch the emojis when it changes.
+        var hash: String {
+            let text = categories.map { c in "\(c.id):\(c.name):\(c.url):" + c.emojis.map { "\($0.id)=\($0.key)=\($0.url)" }.joined(separator: ",") }
+                .joined(separator: ";")
+            return Credentials.hash(text).prefix(32).description
+        }
+    }
+
+    func load() async throws -> Catalog {
+        guard let json = try await service.store.setting(scope: "application", key: "emojis") else { return Catalog() }
+        return (try? JSONDecoder().decode(Catalog.self, from: Data(json.utf8))) ?? Catalog()
+    }
+
+    func save(_ c: Catalog) async throws {
+        try await service.store.setSetting(
+            scope: "application", key: "emojis", json: String(decoding: try JSONEncoder().encode(c), as: UTF8.self))
+    }
+
+    /// Reading: any signed-in user or the Platform API.
+    func reader(_ req: Request) async throws { _ = try await rest.caller(req) }
+
+    static func checkURL(_ url: String, field: String) throws {
+        try TextLimit.fileUrl.check(url)
+        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), ["http", "https"].contains(scheme), u.host != nil else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"\(field)\" must be an http(s) URL.")
+        }
+    }
+
+    /// Emojis of a body (`emojis: [{key, url}]`), checked: keys unique in the catalog.
+    func newEmojis(_ b: JSONBody, _ catalog: inout Catalog) throws -> [Emoji] {
+        guard let raw = b.object["emojis"] else { throw SendbirdError.missing("emojis") }
+        guard let list = raw as? [[String: Any]] else { throw SendbirdErrorFactory.wrongType("emojis", "list of objects") }
+        var taken = Set(catalog.categories.flatMap { $0.emojis.map(\.key) })
+        var out: [Emoji] = []
+        for item in list {
+            let e = JSONBody(object: item)
+            guard let key = try e.string("key"), !key.isEmpty else { throw SendbirdError.missing("key") }
+            try TextLimit("key", characters: ChatService.maxReactionKeyLength).check(key)
+            guard let url = try e.string("url") else { throw SendbirdError.missing("url") }
+            try Self.checkURL(url, field: "url")
+            guard taken.insert(key).inserted else {
+                throw SendbirdError(.alreadyExists, "\"key\" violates a unique constraint: \(key) already exists.")
+            }
+            out.append(Emoji(id: catalog.takeId(), key: key, url: url))
+        }
+        return out
+    }
+
+    struct CategoryList: Encodable {
+        let emojiHash: String
+        let emojiCategories: [Category]
+        enum CodingKeys: String, CodingKey { case emojiHash = "emoji_hash", emojiCategories = "emoji_categories" }
+    }
+
+    func listCategories(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await reader(req)
+        let c = try await load()
+        return try rest.json(CategoryList(emojiHash: c.hash, emojiCategories: c.categories))
+    }
+
+    struct AddedCategories: Encodable {
+        let emojiCategories: [Category]
+        enum CodingKeys: String, CodingKey { case emojiCategories = "emoji_categories" }
+    }
+
+    func addCategories(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let b = try await rest.body(req)
+        guard let raw = b.object["emoji_categories"] else { throw SendbirdError.missing("emoji_categories") }
+        guard let list = raw as? [[String: Any]], !list.isEmpty else { throw SendbirdErrorFactory.wrongType("emoji_categories", "list of objects") }
+        var catalog = try await load()
+        var added: [Category] = []
+        for item in list {
+            let c = JSONBody(object: item)
+            guard let name = try c.string("name"), !name.isEmpty else { throw SendbirdError.missing("name") }
+            try TextLimit.channelName.check(name)
+            let url = try c.string("url") ?? ""
+            if !url.isEmpty { try Self.checkURL(url, field: "url") }
+            let id = catalog.takeId()
+            let emojis = c.has("emojis") ? try newEmojis(c, &catalog) : []
+            let category = Category(id: id, name: name, url: url, emojis: emojis)
+            catalog.categories.append(category)
+            added.append(category)
+        }
+        try await save(catalog)
+        return try rest.json(AddedCategories(emojiCategories: added))
+    }
+
+    func categoryIndex(_ ctx: some RequestContext, _ catalog: Catalog) throws -> Int {
+        let raw = try rest.param(ctx, "emoji_category_id")
+        guard let id = Int(raw), let i = catalog.categories.firstIndex(where: { $0.id == id }) else {
+            throw SendbirdError(.notFound, "\"Emoji category\" not found: \(raw).")
+        }
+        return i
+    }
+
+    func category(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await reader(req)
+        let catalog = try await load()
+        return try rest.json(catalog.categories[try categoryIndex(ctx, catalog)])
+    }
+
+    func updateCategory(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var catalog = try await load()
+        let i = try categoryIndex(ctx, catalog)
+        let b = try await rest.body(req)
+        guard let url = try b.string("url") else { throw SendbirdError.missing("url") }
+        try Self.checkURL(url, field: "url")
+        catalog.categories[i].url = url
+        if let name = try b.string("name"), !name.isEmpty {
+            try TextLimit.channelName.check(name)
+            catalog.categories[i].name = name
+        }
+        try await save(catalog)
+        return try rest.json(catalog.categories[i])
+    }
+
+    func deleteCategory(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var catalog = try await load()
+        catalog.categories.remove(at: try categoryIndex(ctx, catalog))
+        try await save(catalog)
+        return try rest.empty()
+    }
+
+    struct EmojiList: Encodable { let emojis: [Emoji] }
+
+    func listEmojis(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await reader(req)
+        return try rest.json(EmojiList(emojis: try await load().categories.flatMap(\.emojis)))
+    }
+
+    /// Adds emojis to a category (`emoji_category_id`).
+    func addEmojis(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let b = try await rest.body(req)
+        guard let id = try b.int("emoji_category_id") else { throw SendbirdError.missing("emoji_category_id") }
+        var catalog = try await load()
+        guard let i = catalog.categories.firstIndex(where: { $0.id == Int(id) }) else {
+            throw SendbirdError(.notFound, "\"Emoji category\" not found: \(id).")
+        }
+        let emojis = try newEmojis(b, &catalog)
+        catalog.categories[i].emojis += emojis
+        try await save(catalog)
+        return try rest.json(EmojiList(emojis: emojis))
+    }
+
+    func emojiIndex(_ ctx: some RequestContext, _ catalog: Catalog) throws -> (Int, Int) {
+        let key = try rest.param(ctx, "emoji_key")
+        for (ci, c) in catalog.categories.enumerated() {
+            if let ei = c.emojis.firstIndex(where: { Identifier.sameBytes($0.key, key) }) { return (ci, ei) }
+        }
+        throw SendbirdError(.notFound, "\"Emoji\" not found: \(key).")
+    }
+
+    func emoji(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await reader(req)
+        let catalog = try await load()
+        let (ci, ei) = try emojiIndex(ctx, catalog)
+        return try rest.json(catalog.categories[ci].emojis[ei])
+    }
+
+    func updateEmoji(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var catalog = try await load()
+        let (ci, ei) = try emojiIndex(ctx, catalog)
+        guard let url = try await rest.body(req).string("url") else { throw SendbirdError.missing("url") }
+        try Self.checkURL(url, field: "url")
+        catalog.categories[ci].emojis[ei].url = url
+        try await save(catalog)
+        return try rest.json(catalog.categories[ci].emojis[ei])
+    }
+
+    func deleteEmoji(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var catalog = try await load()
+        let (ci, ei) = try emojiIndex(ctx, catalog)
+        catalog.categories[ci].emojis.remove(at: ei)
+        try await save(catalog)
+        return try rest.empty()
+    }
+
+    struct UseDefault: Encodable {
+        let useDefaultEmoji: Bool
+        enum CodingKeys: String, CodingKey { case useDefaultEmoji = "use_default_emoji" }
+    }
+
+    func useDefault(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        guard let on = try await rest.body(req).bool("use_default_emoji") else { throw SendbirdError.missing("use_default_emoji") }
+        var catalog = try await load()
+        catalog.useDefaultEmoji = on
+        try await save(catalog)
+        return try rest.json(UseDefault(useDefaultEmoji: on))
+    }
+
+    struct Reactions: Encodable { let reactions: Bool }
+
+    /// Turns reactions on or off for the application: while off, adding one is refused (400111).
+    func enableReactions(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        guard let on = try await rest.body(req).bool("enabled") else { throw SendbirdError.missing("enabled") }
+        try await service.setReactionsEnabled(on)
+        return try rest.json(Reactions(reactions: on))
+    }
+}
