@@ -10,7 +10,7 @@ import TernProtocol
 
 /// A built server: the Hummingbird application and the chat service behind it.
 public struct TernServerApp: Sendable {
-    public let application: Application<RouterResponder<BasicRequestContext>>
+    public let application: Application<RouterResponder<RESTRequestContext>>
     public let service: ChatService
     /// Every REST route, as `METHOD /path` with `:parameters` (the authorization matrix test
     /// checks that each has a row).
@@ -98,8 +98,9 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     _ = try await theStore.purgeExpiredSessions(now: config.clock.nowMs())
     let rest = RESTSupport(service: service)
 
-    let router = Router(context: BasicRequestContext.self)
+    let router = Router(context: RESTRequestContext.self)
     router.middlewares.add(SendbirdErrorMiddleware())
+    router.middlewares.add(IPAllowListMiddleware(service: service))
     // The SDK's warm-up request before each WebSocket connect.
     router.get("/") { _, _ in try rest.empty() }
     UserRoutes(rest: rest).register(on: router)
@@ -114,6 +115,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     ApplicationRoutes(rest: rest).register(on: router)
     BotRoutes(rest: rest).register(on: router)
     EmojiRoutes(rest: rest).register(on: router)
+    ApplicationSettingsRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

@@ -188,6 +188,32 @@ struct AuthorizationMatrixTests {
         "DELETE /v3/emojis/{emoji_key}": Row(.platform),
         "PUT /v3/applications/settings/use_default_emoji": Row(.platform, ["use_default_emoji": true]),
         "PUT /v3/applications/settings/reactions": Row(.platform, ["enabled": true]),
+        // Application settings: push providers and templates, auto event messages, the IP allow-list
+        "POST /v3/applications/push/fcm": Row(.platform, ["api_key": "AAAA-secret-key"]),
+        "POST /v3/applications/push/apns": Row(.platform, [:]),
+        "POST /v3/applications/push/hms": Row(.platform, ["huawei_app_id": "app", "huawei_app_secret": "s"]),
+        "PUT /v3/applications/push/fcm/{provider_id}": Row(.platform, ["push_sound": "ding"]),
+        "PUT /v3/applications/push/apns/{provider_id}": Row(.platform, ["push_sound": "ding"]),
+        "PUT /v3/applications/push/hms/{provider_id}": Row(.platform, ["push_sound": "ding"]),
+        "GET /v3/applications/push/fcm": Row(.platform),
+        "GET /v3/applications/push/apns": Row(.platform),
+        "GET /v3/applications/push/hms": Row(.platform),
+        "GET /v3/applications/push/fcm/{provider_id}": Row(.platform),
+        "GET /v3/applications/push/apns/{provider_id}": Row(.platform),
+        "GET /v3/applications/push/hms/{provider_id}": Row(.platform),
+        "DELETE /v3/applications/push/fcm/{provider_id}": Row(.platform),
+        "DELETE /v3/applications/push/apns/{provider_id}": Row(.platform),
+        "DELETE /v3/applications/push/hms/{provider_id}": Row(.platform),
+        "DELETE /v3/applications/push/apns/cert/{provider_id}": Row(.platform),
+        "GET /v3/applications/push/message_templates": Row(.platform),
+        "GET /v3/applications/push/message_templates/{template_name}": Row(.platform),
+        "PUT /v3/applications/push/message_templates/{template_name}": Row(.platform, ["mesg": "{sender_name}: {message}"]),
+        "GET /v3/applications/settings/auto_event_message": Row(.platform),
+        "PUT /v3/applications/settings/auto_event_message": Row(.platform, ["auto_event_message": ["user_join": ["enabled": true]]]),
+        "GET /v3/applications/settings/ip_whitelist": Row(.platform),
+        // The tests call from 127.0.0.1: the list keeps it, so the rest of the matrix still gets in.
+        "PUT /v3/applications/settings/ip_whitelist": Row(.platform, ["ip_whitelist_addresses": ["127.0.0.1", "::1"]]),
+        "DELETE /v3/applications/settings/ip_whitelist": Row(.platform, query: "?ip_whitelist_addresses=192.0.2.1"),
         // Push settings
         "POST /v3/users/{user_id}/push/{token_type}": Row(.selfOnly, ["gcm_reg_token": "tok"]),
         "GET /v3/users/{user_id}/push/{token_type}": Row(.selfOnly),
@@ -429,6 +455,8 @@ struct AuthorizationMatrixTests {
                             .replacingOccurrences(of: "{bot_userid}", with: "no-such-bot")
                             .replacingOccurrences(of: "{emoji_category_id}", with: "1")
                             .replacingOccurrences(of: "{emoji_key}", with: "smile")
+                            .replacingOccurrences(of: "{provider_id}", with: "no-such-provider")
+                            .replacingOccurrences(of: "{template_name}", with: "default")
                         if template.hasPrefix("/v3/storage/file/") { path = f.filePath }
                         let me = isSession ? caller : row.platformActsAs
                         path += row.query.replacingOccurrences(of: "$ME", with: me)

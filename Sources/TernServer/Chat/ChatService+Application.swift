@@ -100,3 +100,24 @@ extension ChatService {
         reactionsOn.withLock { $0 = on }
     }
 }
+
+extension ChatService {
+    /// The IP allow-list of Platform API calls (empty: every address may call).
+    func ipAllowList() async throws -> [IPRange] {
+        if let known = allowList.withLock({ $0 }) { return known }
+        let texts = try await store.settings(scope: "ip_allow_list", keyPrefix: "").map(\.key)
+        let ranges = texts.compactMap(IPRange.init)
+        allowList.withLock { $0 = ranges }
+        return ranges
+    }
+
+    func changeIPAllowList(add: [String], remove: [String]) async throws -> [IPRange] {
+        for a in add {
+            guard let r = IPRange(a) else { throw SendbirdError(.invalidValue, "Invalid value: \"\(a)\" is not an IP address or a CIDR range.") }
+            try await store.setSetting(scope: "ip_allow_list", key: r.text, json: "{}")
+        }
+        for r in remove { try await store.setSetting(scope: "ip_allow_list", key: r.trimmingCharacters(in: .whitespaces), json: nil) }
+        allowList.withLock { $0 = nil }
+        return try await ipAllowList()
+    }
+}

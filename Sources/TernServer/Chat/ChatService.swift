@@ -38,6 +38,8 @@ public final class ChatService: Sendable {
     let bots = Mutex<[String: BotRecord]?>(nil)
     /// Whether reactions are on for the application (nil until loaded).
     let reactionsOn = Mutex<Bool?>(nil)
+    /// The IP allow-list of Platform API calls (nil until loaded; empty: every address).
+    let allowList = Mutex<[IPRange]?>(nil)
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store

@@ -1,0 +1,260 @@
+import Crypto
+import Foundation
+import Hummingbird
+import TernProtocol
+
+/// Application settings of the Platform API: push provider configurations (FCM, APNs, HMS),
+/// push message templates, auto event messages and the IP allow-list.
+///
+/// `ternd` sends no push notifications, so provider secrets are never needed: a configuration
+/// keeps its settings, a masked form of each secret (its last four characters) and the secret's
+/// SHA-256 fingerprint — never the secret itself.
+struct ApplicationSettingsRoutes: Sendable {
+    let rest: RESTSupport
+    var service: ChatService { rest.service }
+
+    func register(on router: Router<some RequestContext>) {
+        // One route per provider type (`{push_type}` in the SDKs): the router prefers a literal
+        // segment and does not fall back to a parameter, so `push/fcm` cannot also be `push/:type`.
+        for type in ["fcm", "apns", "hms"] {
+            router.post("/v3/applications/push/\(type)") { req, ctx in try await addPush(req, ctx, type) }
+            router.get("/v3/applications/push/\(type)") { req, ctx in try await listPush(req, ctx, type) }
+            router.put("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await updatePush(req, ctx, type) }
+            router.get("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await viewPush(req, ctx, type) }
+            router.delete("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await removePush(req, ctx, type) }
+        }
+        router.delete("/v3/applications/push/apns/cert/:provider_id") { req, ctx in try await removeCertificate(req, ctx) }
+        router.get("/v3/applications/push/message_templates") { req, ctx in try await templates(req, ctx, name: nil) }
+        router.get("/v3/applications/push/message_templates/:template_name") { req, ctx in
+            try await templates(req, ctx, name: try rest.param(ctx, "template_name"))
+        }
+        router.put("/v3/applications/push/message_templates/:template_name") { req, ctx in try await updateTemplate(req, ctx) }
+        router.get("/v3/applications/settings/auto_event_message") { req, ctx in try await autoEvents(req, ctx) }
+        router.put("/v3/applications/settings/auto_event_message") { req, ctx in try await updateAutoEvents(req, ctx) }
+        router.get("/v3/applications/settings/ip_whitelist") { req, ctx in try await allowList(req, ctx) }
+        router.put("/v3/applications/settings/ip_whitelist") { req, ctx in try await addToAllowList(req, ctx) }
+        router.delete("/v3/applications/settings/ip_whitelist") { req, ctx in try await removeFromAllowList(req, ctx) }
+    }
+
+    // MARK: Documents
+
+    func document(_ object: Any) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+
+    func load(_ scope: String, _ key: String) async throws -> [String: Any]? {
+        guard let json = try await service.store.setting(scope: scope, key: key) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+    }
+
+    func save(_ scope: String, _ key: String, _ object: [String: Any]) async throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        try await service.store.setSetting(scope: scope, key: key, json: String(decoding: data, as: UTF8.self))
+    }
+
+    /// The fields of a JSON body, or of a multipart form (the APNs certificate is uploaded as one):
+    /// text parts as strings, a file part as its SHA-256 fingerprint and size.
+    func fields(_ req: Request) async throws -> [String: Any] {
+        if let type = req.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
+            let item = type.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix("boundary=") })
+        {
+            let boundary = String(item.dropFirst("boundary=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            let body = try await req.body.collect(upTo: 1 << 20)
+            var out: [String: Any] = [:]
+            for part in try FileRoutes.parts(body, boundary: boundary) {
+                if part.filename != nil {
+                    let bytes = Data(buffer: part.body)
+                    out[part.name + "_fingerprint"] = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+                    out[part.name + "_size"] = bytes.count
+                } else {
+                    let text = String(buffer: part.body)
+                    out[part.name] = text == "true" ? true as Any : text == "false" ? false as Any : text as Any
+                }
+            }
+            return out
+        }
+        return try await rest.body(req).object
+    }
+
+    // MARK: Push configurations
+
+    static let secrets: Set<String> = ["api_key", "huawei_app_secret", "apns_cert_password", "service_account_key"]
+    static let allowed: [String: Set<String>] = [
+        "fcm": ["api_key", "push_sound", "service_account_key"],
+        "apns": [
+            "apns_cert_env_type", "apns_cert_password", "has_unread_count_badge", "content_available", "mutable_content", "push_sound",
+            "apns_type", "apns_cert_fingerprint", "apns_cert_size",
+        ],
+        "hms": ["huawei_app_id", "huawei_app_secret", "push_sound"],
+    ]
+
+    /// Keeps the allowed fields; a secret becomes `****` + its last four characters and a fingerprint.
+    static func sanitise(_ fields: [String: Any], type: String, into base: [String: Any]) throws -> [String: Any] {
+        var out = base
+        for (key, value) in fields where allowed[type]!.contains(key) {
+            if let s = value as? String {
+                try TextLimit.fileUrl.check(s)
+                if secrets.contains(key) {
+                    out[key] = "****" + String(s.suffix(4))
+                    out[key + "_fingerprint"] = SHA256.hash(data: Data(s.utf8)).map { String(format: "%02x", $0) }.joined()
+                    continue
+                }
+            }
+            out[key] = value
+        }
+        return out
+    }
+
+    func addPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let f = try await fields(req)
+        let required = ["fcm": "api_key", "apns": "apns_cert_fingerprint", "hms": "huawei_app_id"][type]!
+        if f[required] == nil && !(type == "fcm" && f["service_account_key"] != nil) {
+            throw SendbirdError.missing(type == "apns" ? "apns_cert" : required)
+        }
+        let id = Credentials.randomToken(bytes: 8)
+        let config = try Self.sanitise(f, type: type, into: ["id": id, "push_type": type, "push_sound": "default"])
+        try await save("push_configuration", "\(type)/\(id)", config)
+        return try document(["push_configurations": [config]])
+    }
+
+    func requirePush(_ type: String, _ ctx: some RequestContext) async throws -> (key: String, config: [String: Any]) {
+        let id = try rest.param(ctx, "provider_id")
+        let key = "\(type)/\(id)"
+        guard let c = try await load("push_configuration", key) else { throw SendbirdError(.notFound, "\"Push configuration\" not found: \(id).") }
+        return (key, c)
+    }
+
+    func updatePush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let (key, current) = try await requirePush(type, ctx)
+        let config = try Self.sanitise(try await fields(req), type: type, into: current)
+        try await save("push_configuration", key, config)
+        return try document(["push_configurations": [config]])
+    }
+
+    func listPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let all = try await service.store.settings(scope: "push_configuration", keyPrefix: type + "/").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
+        }
+        return try document(["push_configurations": all])
+    }
+
+    func viewPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        return try document(["push_configurations": [try await requirePush(type, ctx).config]])
+    }
+
+    func removePush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let (key, _) = try await requirePush(type, ctx)
+        try await service.store.setSetting(scope: "push_configuration", key: key, json: nil)
+        return try document(["push_configurations": [try rest.param(ctx, "provider_id")]])
+    }
+
+    func removeCertificate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var (key, config) = try await requirePush("apns", ctx)
+        config["apns_cert_fingerprint"] = nil
+        config["apns_cert_size"] = nil
+        try await save("push_configuration", key, config)
+        return try document(["push_configurations": [try rest.param(ctx, "provider_id")]])
+    }
+
+    // MARK: Templates
+
+    static let defaultTemplates: [String: [String: String]] = [
+        "default": ["mesg": "{sender_name}: {message}", "file": "{sender_name}: {filename}", "admm": "{message}"],
+        "alternative": ["mesg": "New message arrived", "file": "New file arrived", "admm": "New message arrived"],
+    ]
+
+    func template(_ name: String) async throws -> [String: Any] {
+        guard let base = Self.defaultTemplates[name] else { throw SendbirdError(.notFound, "\"Template\" not found: \(name).") }
+        var t: [String: Any] = base
+        for (k, v) in try await load("push_template_app", name) ?? [:] { t[k] = v }
+        return ["template_name": name, "template": t]
+    }
+
+    func templates(_ req: Request, _ ctx: some RequestContext, name: String?) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var out: [[String: Any]] = []
+        for n in name.map({ [$0] }) ?? ["default", "alternative"] { out.append(try await template(n)) }
+        return try document(["push_message_templates": out])
+    }
+
+    func updateTemplate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let name = try rest.param(ctx, "template_name")
+        _ = try await template(name)
+        let b = try await rest.body(req)
+        var stored = try await load("push_template_app", name) ?? [:]
+        for key in ["mesg", "file", "admm"] {
+            if let v = try b.string(key) {
+                try TextLimit.customType.check(v)
+                stored[key] = v
+            }
+        }
+        try await save("push_template_app", name, stored)
+        return try document(["push_message_templates": [try await template(name)]])
+    }
+
+    // MARK: Auto event messages
+
+    static let autoEventKeys = ["user_join", "user_leave", "channel_create", "channel_change"]
+
+    func autoEventSettings() async throws -> [String: Any] {
+        var out: [String: Any] = [:]
+        let stored = try await load("application", "auto_event_message") ?? [:]
+        for key in Self.autoEventKeys { out[key] = stored[key] ?? ["enabled": false] }
+        return out
+    }
+
+    func autoEvents(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        return try document(["auto_event_message": try await autoEventSettings()])
+    }
+
+    /// Stores which channel events would post an automatic admin message (stored and answered;
+    /// `ternd` does not post them).
+    func updateAutoEvents(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let b = try await rest.body(req)
+        guard let given = b.object["auto_event_message"] as? [String: Any] else { throw SendbirdError.missing("auto_event_message") }
+        var current = try await autoEventSettings()
+        for (key, value) in given {
+            guard Self.autoEventKeys.contains(key) else {
+                throw SendbirdError(.invalidValue, "Invalid value: \"\(key)\" (user_join, user_leave, channel_create or channel_change).")
+            }
+            guard let obj = value as? [String: Any] else { throw SendbirdErrorFactory.wrongType(key, "object") }
+            current[key] = obj
+        }
+        try await save("application", "auto_event_message", current)
+        return try document(["auto_event_message": current])
+    }
+
+    // MARK: IP allow-list
+
+    func allowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        return try document(["ip_whitelist_addresses": try await service.ipAllowList().map(\.text)])
+    }
+
+    func addToAllowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let add = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? []
+        if add.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
+        return try document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: add, remove: []).map(\.text)])
+    }
+
+    func removeFromAllowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var remove = QueryParameters(req.uri.query).list("ip_whitelist_addresses") ?? []
+        if remove.isEmpty { remove = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? [] }
+        if remove.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
+        return try document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: [], remove: remove).map(\.text)])
+    }
+}
