@@ -37,6 +37,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let notAMember = ErrorCode(900020)
     public static let mutedInChannel = ErrorCode(900041)
     public static let channelFrozen = ErrorCode(900050)
+    /// A message refused by the profanity or domain filter.
+    public static let profanityBlocked = ErrorCode(900060)
     public static let blockedByUser = ErrorCode(900080)
     public static let bannedFromChannel = ErrorCode(900100)
     public static let tooManyMessages = ErrorCode(900200)

@@ -209,6 +209,10 @@ struct AuthorizationMatrixTests {
         "GET /v3/applications/push/message_templates/{template_name}": Row(.platform),
         "PUT /v3/applications/push/message_templates/{template_name}": Row(.platform, ["mesg": "{sender_name}: {message}"]),
         "GET /v3/applications/settings/auto_event_message": Row(.platform),
+        "GET /v3/applications/settings_global": Row(.platform),
+        "PUT /v3/applications/settings_global": Row(.platform, ["profanity_filter": ["type": 0]]),
+        "GET /v3/applications/settings_global/{custom_type}": Row(.platform),
+        "PUT /v3/applications/settings_global/{custom_type}": Row(.platform, ["domain_filter": ["type": 0]]),
         "PUT /v3/applications/settings/auto_event_message": Row(.platform, ["auto_event_message": ["user_join": ["enabled": true]]]),
         "GET /v3/applications/settings/ip_whitelist": Row(.platform),
         // The tests call from 127.0.0.1: the list keeps it, so the rest of the matrix still gets in.

@@ -112,7 +112,11 @@ extension ChatService {
         if let ids = update.mentionedUserIds, ids.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
         try Self.checkMetaarray(update.metaarray?.items ?? [])
         var change = MessageChange(updatedAt: now())
-        change.message = update.message
+        if let text = update.message, old.type != "ADMM" {
+            change.message = try await filtered(text, channel: roster.channel)
+        } else {
+            change.message = update.message
+        }
         change.data = update.data
         change.customType = update.customType
         change.mentionType = update.mentionType.map { $0 == "channel" ? "channel" : "users" }

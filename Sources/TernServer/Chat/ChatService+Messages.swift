@@ -44,13 +44,16 @@ extension ChatService {
     /// - Returns: the stored message as the sender's acknowledgement shows it.
     @discardableResult
     public func sendUserMessage(
-        from userId: String, _ out: OutgoingMessage, connection: ClientConnection?, origin: RequestOrigin
+        from userId: String, _ outgoing: OutgoingMessage, connection: ClientConnection?, origin: RequestOrigin
     ) async throws -> MessagePayload {
+        var out = outgoing
         let t0 = now()
         let (roster, me) = try await senderContext(userId, channelUrl: out.channelUrl, origin: origin)
         let channel = roster.channel
         if out.message.isEmpty { throw SendbirdError.missing("message") }
         try TextLimit.message(config.maxMessageLength).check(out.message)
+        // The profanity and domain filters: asterisks, or 900060.
+        out.message = try await filtered(out.message, channel: channel)
         try TextLimit.customType.check(out.customType)
         try TextLimit.data.check(out.data)
         if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }

@@ -40,6 +40,8 @@ public final class ChatService: Sendable {
     let reactionsOn = Mutex<Bool?>(nil)
     /// The IP allow-list of Platform API calls (nil until loaded; empty: every address).
     let allowList = Mutex<[IPRange]?>(nil)
+    /// Profanity and domain filters by key (`global`, `type:<custom type>`; nil until loaded).
+    let filters = Mutex<[String: ContentFilter]?>(nil)
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store

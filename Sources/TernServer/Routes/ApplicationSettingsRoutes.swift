@@ -29,6 +29,14 @@ struct ApplicationSettingsRoutes: Sendable {
             try await templates(req, ctx, name: try rest.param(ctx, "template_name"))
         }
         router.put("/v3/applications/push/message_templates/:template_name") { req, ctx in try await updateTemplate(req, ctx) }
+        router.get("/v3/applications/settings_global") { req, ctx in try await filter(req, ctx, type: nil) }
+        router.put("/v3/applications/settings_global") { req, ctx in try await setFilter(req, ctx, type: nil) }
+        router.get("/v3/applications/settings_global/:custom_type") { req, ctx in
+            try await filter(req, ctx, type: try rest.param(ctx, "custom_type"))
+        }
+        router.put("/v3/applications/settings_global/:custom_type") { req, ctx in
+            try await setFilter(req, ctx, type: try rest.param(ctx, "custom_type"))
+        }
         router.get("/v3/applications/settings/auto_event_message") { req, ctx in try await autoEvents(req, ctx) }
         router.put("/v3/applications/settings/auto_event_message") { req, ctx in try await updateAutoEvents(req, ctx) }
         router.get("/v3/applications/settings/ip_whitelist") { req, ctx in try await allowList(req, ctx) }
@@ -200,6 +208,49 @@ struct ApplicationSettingsRoutes: Sendable {
         }
         try await save("push_template_app", name, stored)
         return try document(["push_message_templates": [try await template(name)]])
+    }
+
+    // MARK: Profanity and domain filters
+
+    func currentFilter(_ key: String) async throws -> ContentFilter {
+        guard let json = try await service.store.setting(scope: "content_filter", key: key) else { return ContentFilter() }
+        return (try? JSONDecoder().decode(ContentFilter.self, from: Data(json.utf8))) ?? ContentFilter()
+    }
+
+    func filter(_ req: Request, _ ctx: some RequestContext, type: String?) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var f = try await currentFilter(type.map { "type:" + $0 } ?? "global")
+        f.customType = type
+        return try rest.json(f)
+    }
+
+    /// Changes the filters (global, or for channels of one custom type): `profanity_filter`
+    /// {keywords, regex_filters, type, should_check_global} and `domain_filter` {domains, type,
+    /// should_check_global}; what is not given stays as it was.
+    func setFilter(_ req: Request, _ ctx: some RequestContext, type: String?) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        if let type { try TextLimit.customType.check(type) }
+        let key = type.map { "type:" + $0 } ?? "global"
+        let b = try await rest.body(req)
+        let current = try await currentFilter(key)
+        var merged = (try JSONSerialization.jsonObject(with: try JSONEncoder().encode(current))) as? [String: Any] ?? [:]
+        for part in ["profanity_filter", "domain_filter"] {
+            guard let given = b.object[part], !(given is NSNull) else { continue }
+            guard let obj = given as? [String: Any] else { throw SendbirdErrorFactory.wrongType(part, "object") }
+            var into = merged[part] as? [String: Any] ?? [:]
+            for (k, v) in obj { into[k] = v }
+            merged[part] = into
+        }
+        var f: ContentFilter
+        do {
+            f = try JSONDecoder().decode(ContentFilter.self, from: try JSONSerialization.data(withJSONObject: merged))
+        } catch {
+            throw SendbirdError(.invalidValueType, "Invalid value type in the filter settings.")
+        }
+        f.customType = nil
+        try await service.saveContentFilter(f, key: key)
+        f.customType = type
+        return try rest.json(f)
     }
 
     // MARK: Auto event messages
