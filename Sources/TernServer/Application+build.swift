@@ -116,6 +116,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     BotRoutes(rest: rest).register(on: router)
     EmojiRoutes(rest: rest).register(on: router)
     ApplicationSettingsRoutes(rest: rest).register(on: router)
+    ExportRoutes(rest: rest).register(on: router)
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

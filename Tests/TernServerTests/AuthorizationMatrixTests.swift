@@ -218,6 +218,15 @@ struct AuthorizationMatrixTests {
         // The tests call from 127.0.0.1: the list keeps it, so the rest of the matrix still gets in.
         "PUT /v3/applications/settings/ip_whitelist": Row(.platform, ["ip_whitelist_addresses": ["127.0.0.1", "::1"]]),
         "DELETE /v3/applications/settings/ip_whitelist": Row(.platform, query: "?ip_whitelist_addresses=192.0.2.1"),
+        // Data exports and GDPR requests (a GDPR delete of `target` would remove a user the matrix needs: access only)
+        "POST /v3/export/{data_type}": Row(.platform, ["start_ts": 0, "end_ts": 1]),
+        "GET /v3/export/{data_type}": Row(.platform),
+        "GET /v3/export/{data_type}/{request_id}": Row(.platform),
+        "GET /v3/export/{data_type}/{request_id}/file": Row(.platform),
+        "POST /v3/privacy/gdpr": Row(.platform, ["action": "access", "user_id": "target"]),
+        "GET /v3/privacy/gdpr": Row(.platform),
+        "GET /v3/privacy/gdpr/{request_id}": Row(.platform),
+        "DELETE /v3/privacy/gdpr/{request_id}": Row(.platform),
         // Push settings
         "POST /v3/users/{user_id}/push/{token_type}": Row(.selfOnly, ["gcm_reg_token": "tok"]),
         "GET /v3/users/{user_id}/push/{token_type}": Row(.selfOnly),
@@ -461,6 +470,8 @@ struct AuthorizationMatrixTests {
                             .replacingOccurrences(of: "{emoji_key}", with: "smile")
                             .replacingOccurrences(of: "{provider_id}", with: "no-such-provider")
                             .replacingOccurrences(of: "{template_name}", with: "default")
+                            .replacingOccurrences(of: "{data_type}", with: "messages")
+                            .replacingOccurrences(of: "{request_id}", with: "no-such-request")
                         if template.hasPrefix("/v3/storage/file/") { path = f.filePath }
                         let me = isSession ? caller : row.platformActsAs
                         path += row.query.replacingOccurrences(of: "$ME", with: me)

@@ -233,6 +233,11 @@ public protocol PlatformStore: Sendable {
     /// How many users were seen (connected or disconnected) on any day from `firstDay` to
     /// `lastDay` (UTC day numbers: ms / 86,400,000), each counted once.
     func activeUsers(firstDay: Int64, lastDay: Int64) async throws -> Int
+    /// Messages created in `[from, to]` (ms), oldest first, at most `limit`, optionally only in
+    /// these channels and from these senders (for data exports).
+    func exportMessages(from: Int64, to: Int64, channelUrls: [String]?, senderIds: [String]?, limit: Int) async throws -> [MessageRecord]
+    /// Every channel (group and open), by URL, optionally only these.
+    func exportChannels(channelUrls: [String]?, limit: Int) async throws -> [ChannelRecord]
     /// A user's restrictions of a kind that hold at `now`, by channel URL after `afterChannelUrl`.
     func restrictions(ofUser userId: String, kind: RestrictionRecord.Kind, now: Int64, afterChannelUrl: String?, limit: Int) async throws -> [RestrictionRecord]
 }

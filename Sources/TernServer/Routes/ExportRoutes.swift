@@ -1,0 +1,279 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import TernProtocol
+
+/// Data exports (`/v3/export/{messages|channels|users}`) and GDPR requests (`/v3/privacy/gdpr`),
+/// Platform API only. Each export or access request writes a real file under the data directory
+/// (`exports/`, mode 0600), downloadable with the Api-Token from the URL its answer gives, for
+/// seven days. A GDPR `delete` removes the user (and, as asked, their 1-on-1 or all channels).
+struct ExportRoutes: Sendable {
+    let rest: RESTSupport
+    var service: ChatService { rest.service }
+    static let dataTypes: Set<String> = ["messages", "channels", "users"]
+    static let lifetime: Int64 = 7 * 86_400_000
+    static let maxRows = 1_000_000
+
+    func register(on router: Router<some RequestContext>) {
+        router.post("/v3/export/:data_type") { req, ctx in try await register(req, ctx) }
+        router.get("/v3/export/:data_type") { req, ctx in try await list(req, ctx) }
+        router.get("/v3/export/:data_type/:request_id") { req, ctx in try await view(req, ctx) }
+        router.get("/v3/export/:data_type/:request_id/file") { req, ctx in try await download(req, ctx) }
+        router.post("/v3/privacy/gdpr") { req, ctx in try await gdpr(req, ctx) }
+        router.get("/v3/privacy/gdpr") { req, ctx in try await gdprList(req, ctx) }
+        router.get("/v3/privacy/gdpr/:request_id") { req, ctx in try await gdprView(req, ctx) }
+        router.delete("/v3/privacy/gdpr/:request_id") { req, ctx in try await gdprCancel(req, ctx) }
+    }
+
+    var directory: String { service.config.dataDirectory + "/exports" }
+
+    func document(_ object: Any) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+
+    func load(_ scope: String, _ key: String) async throws -> [String: Any]? {
+        guard let json = try await service.store.setting(scope: scope, key: key) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+    }
+
+    func save(_ scope: String, _ key: String, _ object: [String: Any]) async throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        try await service.store.setSetting(scope: scope, key: key, json: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Writes a file under `exports/` (0600) and returns its path.
+    func write(_ data: Data, name: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = directory + "/" + name
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw SendbirdError(.internalError, "The export file could not be written.")
+        }
+        return path
+    }
+
+    func fileURL(_ req: Request, _ type: String, _ id: String) -> String {
+        let host = req.head.authority ?? "\(service.config.host):\(service.config.port)"
+        let scheme = service.config.tlsCertificatePath == nil ? "http://" : "https://"
+        return "\(scheme)\(host)/v3/export/\(type)/\(id)/file"
+    }
+
+    // MARK: Exports
+
+    func dataType(_ ctx: some RequestContext, orGDPR: Bool = false) throws -> String {
+        let t = try rest.param(ctx, "data_type")
+        guard Self.dataTypes.contains(t) || (orGDPR && t == "gdpr") else { throw SendbirdError(.invalidValue, "Invalid value: \"data_type\" must be messages, channels or users.") }
+        return t
+    }
+
+    /// The rows of an export, as JSON objects.
+    func rows(_ type: String, _ b: JSONBody, from: Int64, to: Int64) async throws -> [[String: Any]] {
+        switch type {
+        case "messages":
+            let messages = try await service.store.exportMessages(
+                from: from, to: to, channelUrls: try b.stringArray("channel_urls"), senderIds: try b.stringArray("sender_ids"), limit: Self.maxRows)
+            return messages.map { m in
+                [
+                    "message_id": m.messageId, "channel_url": m.channelUrl, "type": m.type, "sender_id": m.senderId ?? "",
+                    "message": m.message, "custom_type": m.customType, "data": m.data, "created_at": m.createdAt,
+                    "updated_at": m.updatedAt, "parent_message_id": m.parentMessageId,
+                ]
+            }
+        case "channels":
+            return try await service.store.exportChannels(channelUrls: try b.stringArray("channel_urls"), limit: Self.maxRows)
+                .filter { $0.createdAt * 1000 >= from && $0.createdAt * 1000 <= to }
+                .map { c in
+                    [
+                        "channel_url": c.channelUrl, "channel_type": c.channelType, "name": c.name, "custom_type": c.customType,
+                        "data": c.data, "created_at": c.createdAt, "member_count": c.memberCount, "freeze": c.freeze,
+                    ]
+                }
+        default:
+            var q = UserListQuery()
+            q.limit = Self.maxRows
+            q.activeMode = "all"
+            q.userIds = try b.stringArray("user_ids")
+            return try await service.store.listUsers(q).map { u in
+                [
+                    "user_id": u.userId, "nickname": u.nickname, "profile_url": u.profileUrl, "metadata": u.metadata,
+                    "created_at": u.createdAt, "last_seen_at": u.lastSeenAt, "is_active": u.isActive,
+                ]
+            }
+        }
+    }
+
+    static func csv(_ rows: [[String: Any]], delimiter: String) -> Data {
+        guard let first = rows.first else { return Data() }
+        let columns = first.keys.sorted()
+        func field(_ v: Any?) -> String {
+            var s: String
+            switch v {
+            case let x as String: s = x
+            case let x as [String: String]: s = String(decoding: (try? JSONSerialization.data(withJSONObject: x, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+            case let x?: s = "\(x)"
+            case nil: s = ""
+            }
+            if s.contains(delimiter) || s.contains("\"") || s.contains("\n") || s.contains("\r") {
+                s = "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            }
+            return s
+        }
+        var out = columns.joined(separator: delimiter) + "\n"
+        for r in rows { out += columns.map { field(r[$0]) }.joined(separator: delimiter) + "\n" }
+        return Data(out.utf8)
+    }
+
+    func register(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let type = try dataType(ctx)
+        let b = try await rest.body(req)
+        guard let from = try b.int("start_ts") else { throw SendbirdError.missing("start_ts") }
+        guard let to = try b.int("end_ts") else { throw SendbirdError.missing("end_ts") }
+        if to < from { throw SendbirdError(.invalidValue, "Invalid value: \"end_ts\" is before \"start_ts\".") }
+        let format = (try b.string("format") ?? "json").lowercased()
+        guard ["json", "csv"].contains(format) else { throw SendbirdError(.invalidValue, "Invalid value: \"format\" must be json or csv.") }
+        let delimiter = try b.string("csv_delimiter") ?? ","
+        guard delimiter.count == 1, delimiter != "\"", delimiter != "\n" else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"csv_delimiter\" is one character.")
+        }
+        let timezone = try b.string("timezone") ?? "UTC"
+        guard TimeZone(identifier: timezone) != nil else { throw SendbirdError(.invalidValue, "Invalid value: \"timezone\".") }
+        let id = Credentials.randomToken(bytes: 12)
+        let t = service.now()
+        let rows = try await rows(type, b, from: from, to: to)
+        let data = format == "csv" ? Self.csv(rows, delimiter: delimiter) : try JSONSerialization.data(withJSONObject: [type: rows], options: [.sortedKeys])
+        _ = try write(data, name: "\(type)-\(id).\(format)")
+        var record: [String: Any] = [
+            "request_id": id, "data_type": type, "status": "done", "format": format, "csv_delimiter": delimiter, "timezone": timezone,
+            "created_at": t, "start_ts": from, "end_ts": to, "rows": rows.count,
+            "file": ["url": fileURL(req, type, id), "expires_at": t + Self.lifetime],
+        ]
+        for key in ["channel_urls", "sender_ids", "user_ids"] { if let v = try b.stringArray(key) { record[key] = v } }
+        try await save("export", "\(type)/\(id)", record)
+        return try document(record)
+    }
+
+    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let type = try dataType(ctx)
+        var all = try await service.store.settings(scope: "export", keyPrefix: type + "/").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
+        }
+        all.sort { (($0["created_at"] as? NSNumber)?.int64Value ?? 0) > (($1["created_at"] as? NSNumber)?.int64Value ?? 0) }
+        return try document(["exported_data": all, "next": ""])
+    }
+
+    func requireExport(_ ctx: some RequestContext, orGDPR: Bool = false) async throws -> [String: Any] {
+        let type = try dataType(ctx, orGDPR: orGDPR)
+        let id = try rest.param(ctx, "request_id")
+        guard let r = try await load("export", "\(type)/\(id)") else { throw SendbirdError(.notFound, "\"Export\" not found: \(id).") }
+        return r
+    }
+
+    func view(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        return try document(try await requireExport(ctx))
+    }
+
+    /// The file of an export (or of a GDPR access request), with the Api-Token, until it expires.
+    func download(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let r = try await requireExport(ctx, orGDPR: true)
+        let file = r["file"] as? [String: Any] ?? r["files"] as? [String: Any] ?? [:]
+        if let expires = (file["expires_at"] as? NSNumber)?.int64Value, expires < service.now() {
+            throw SendbirdError(.notFound, "The export file has expired.")
+        }
+        let type = r["data_type"] as? String ?? ""
+        let format = r["format"] as? String ?? "json"
+        let path = directory + "/\(type)-\(r["request_id"] as? String ?? "").\(format)"
+        guard let data = FileManager.default.contents(atPath: path) else { throw SendbirdError(.notFound, "The export file is gone.") }
+        var headers = HTTPFields()
+        headers[.contentType] = format == "csv" ? "text/csv; charset=utf-8" : "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+
+    // MARK: GDPR
+
+    func gdpr(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let b = try await rest.body(req)
+        guard let action = try b.string("action"), ["access", "delete"].contains(action) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"action\" must be access or delete.")
+        }
+        guard let user = try b.string("user_id"), !user.isEmpty else { throw SendbirdError.missing("user_id") }
+        try Identifier.check(user, field: "user_id")
+        let option = try b.string("channel_delete_option") ?? "do_not_delete"
+        guard ["do_not_delete", "1_on_1_only", "all"].contains(option) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"channel_delete_option\" must be do_not_delete, 1_on_1_only or all.")
+        }
+        guard let u = try await service.store.user(user) else { throw SendbirdError(.notFound, "\"User\" not found: \(user).") }
+        let id = Credentials.randomToken(bytes: 12)
+        let t = service.now()
+        var record: [String: Any] = [
+            "request_id": id, "action": action, "status": "done", "user_id": user, "user_ids": [user], "created_at": t,
+        ]
+        let memberships = try await service.store.memberships(userId: user)
+        if action == "access" {
+            // Everything kept about the user: profile, memberships and the messages they sent.
+            let sent = try await service.store.exportMessages(from: 0, to: Int64.max, channelUrls: nil, senderIds: [user], limit: Self.maxRows)
+            let content: [String: Any] = [
+                "user": [
+                    "user_id": u.userId, "nickname": u.nickname, "profile_url": u.profileUrl, "metadata": u.metadata,
+                    "created_at": u.createdAt, "last_seen_at": u.lastSeenAt, "is_active": u.isActive,
+                ] as [String: Any],
+                "channels": memberships.map { ["channel_url": $0.channelUrl, "state": $0.state, "custom_type": $0.customType] },
+                "messages": sent.map { ["message_id": $0.messageId, "channel_url": $0.channelUrl, "message": $0.message, "data": $0.data, "created_at": $0.createdAt] as [String: Any] },
+            ]
+            _ = try write(try JSONSerialization.data(withJSONObject: content, options: [.sortedKeys]), name: "gdpr-\(id).json")
+            record["files"] = ["url": fileURL(req, "gdpr", id), "expires_at": t + Self.lifetime]
+            record["format"] = "json"
+            record["data_type"] = "gdpr"
+        } else {
+            record["channel_delete_option"] = option
+            if option != "do_not_delete" {
+                for m in memberships {
+                    guard let c = try await service.store.channel(m.channelUrl) else { continue }
+                    if option == "all" || c.memberCount <= 2 {
+                        try await service.deleteChannel(channelUrl: m.channelUrl, by: nil)
+                    }
+                }
+            }
+            _ = try await service.store.deleteUser(user)
+            service.invalidateAll()
+            try await service.endSessions(userId: user, code: .invalidAccessToken, message: "The user was deleted.")
+        }
+        try await save("gdpr", id, record)
+        if action == "access" { try await save("export", "gdpr/\(id)", record) }
+        return try document(record)
+    }
+
+    func gdprList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        var all = try await service.store.settings(scope: "gdpr", keyPrefix: "").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
+        }
+        all.sort { (($0["created_at"] as? NSNumber)?.int64Value ?? 0) > (($1["created_at"] as? NSNumber)?.int64Value ?? 0) }
+        return try document(["requests": all, "next": ""])
+    }
+
+    func gdprView(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let id = try rest.param(ctx, "request_id")
+        guard let r = try await load("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
+        return try document(r)
+    }
+
+    /// Cancelling: requests are carried out when they are registered, so a finished one cannot be.
+    func gdprCancel(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let id = try rest.param(ctx, "request_id")
+        guard let r = try await load("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
+        if r["status"] as? String == "done" {
+            throw SendbirdError(.invalidValue, "The request \(id) has been carried out and cannot be cancelled.")
+        }
+        try await service.store.setSetting(scope: "gdpr", key: id, json: nil)
+        return try rest.empty()
+    }
+}
