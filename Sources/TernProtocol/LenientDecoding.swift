@@ -71,6 +71,7 @@ extension MessagePayload {
         files = c.lenient(.files, nil)
         requireAuth = c.lenient(.requireAuth, nil)
         oldValues = c.lenient(.oldValues, nil)
+        translations = c.lenient(.translations, nil)
         if let f: FilePayload = c.lenient(.file, nil) {
             file = f
         } else if type == "FILE", let url: String = c.lenient(.url, nil) {

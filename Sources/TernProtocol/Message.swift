@@ -197,6 +197,8 @@ public struct MessagePayload: Codable, Sendable, Equatable {
     public var requireAuth: Bool?
     /// Values an update replaced (`MEDI` pushes).
     public var oldValues: [String: String]?
+    /// The message translated, by language (the Platform API's translation call).
+    public var translations: [String: String]?
 
     public init(
         type: String, id: Int64, message: String, channelUrl: String, channelType: String = "group", createdAt: Int64,
@@ -238,6 +240,7 @@ public struct MessagePayload: Codable, Sendable, Equatable {
         case isReplyToChannel = "is_reply_to_channel", reqId = "req_id"
         case threadInfo = "thread_info", parentMessageInfo = "parent_message_info", reactions, ogTag = "og_tag"
         case file, files, requireAuth = "require_auth", oldValues = "old_values", url, name, size, thumbnails
+        case translations
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -269,6 +272,7 @@ public struct MessagePayload: Codable, Sendable, Equatable {
         try c.encodeIfPresent(reactions, forKey: .reactions)
         try c.encodeIfPresent(ogTag, forKey: .ogTag)
         try c.encodeIfPresent(oldValues, forKey: .oldValues)
+        try c.encodeIfPresent(translations, forKey: .translations)
         if let file {
             try c.encode(file, forKey: .file)
             try c.encode(file.url, forKey: .url)

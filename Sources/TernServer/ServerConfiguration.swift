@@ -71,6 +71,10 @@ public struct ServerConfiguration: Sendable {
     /// A connection must send its first request head (the HTTP request or the WebSocket upgrade)
     /// within this many seconds, or it is closed: idle and slowloris sockets do not pile up.
     public var handshakeTimeout: Double = 5
+    /// The translation provider of `…/messages/{id}/translation`: a shell command that reads the
+    /// text on standard input and writes its translation to standard output, with the target
+    /// language in `TERN_TARGET_LANG` (nil: translation is not available, 400111).
+    public var translationCommand: String?
     /// An HTTP keep-alive connection idle this long between requests is closed (seconds).
     public var httpIdleTimeout: Double = 30
     /// A WebSocket must be logged in (its `LOGI` sent) within this many seconds of the upgrade.

@@ -266,6 +266,8 @@ struct AuthorizationMatrixTests {
             "DELETE \(base)/messages/{message_id}/sorted_metaarray": Row(.only(sender), query: "?keys=a"),
             "GET \(base)/messages/changelogs": Row(.only(readers), query: "?change_ts=0"),
             "GET \(base)/messages/total_count": Row(.only(readers)),
+            // No provider is configured in the matrix: allowed callers get 400111, which is not a refusal.
+            "POST \(base)/messages/{message_id}/translation": Row(.only(readers), ["target_langs": ["de"]]),
             "GET \(base)/metadata": Row(.only(readers)),
             "GET \(base)/metadata/{key}": Row(.only(readers)),
             "POST \(base)/metadata": Row(.only(readers), ["metadata": ["new-$N": "v"]]),

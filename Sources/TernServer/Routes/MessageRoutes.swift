@@ -28,6 +28,10 @@ struct MessageRoutes: Sendable {
             router.delete("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await react(req, ctx, add: false) }
             router.get("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await reactions(req, ctx) }
             router.get("/v3/\(ct)/:channel_url/messages/changelogs") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await changelogs(req, ctx) }
+            router.post("/v3/\(ct)/:channel_url/messages/:message_id/translation") { req, ctx in
+                try await rest.requireType(req, ctx, open: open)
+                return try await translate(req, ctx)
+            }
             router.get("/v3/\(ct)/:channel_url/messages/total_count") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await totalCount(req, ctx) }
             router.post("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await metaArray(req, ctx, .add) }
             router.put("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await metaArray(req, ctx, nil) }
@@ -289,6 +293,29 @@ struct MessageRoutes: Sendable {
             }
         }
         return try rest.json(MessagePage(messages: messages, hasNext: hasNext))
+    }
+
+    /// Translates a message into `target_langs` (at most 10) through the configured provider
+    /// (`ternd serve --translation-command`); without one, 400111. Readers of the channel only.
+    func translate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        let caller = try await rest.caller(req)
+        let url = try rest.param(ctx, "channel_url")
+        var message = try await service.getMessage(url, id: try messageId(ctx), viewer: caller.userId, extras: [])
+        let langs = try await rest.body(req).stringArray("target_langs") ?? []
+        if langs.isEmpty { throw SendbirdError.missing("target_langs") }
+        if langs.count > 10 { throw SendbirdError(.tooManyItems, "At most 10 target languages.") }
+        for l in langs {
+            guard !l.isEmpty, l.count <= 16, l.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-" || $0 == "_") }) else {
+                throw SendbirdError(.invalidValue, "Invalid value: \"\(l)\" is not a language code.")
+            }
+        }
+        guard let command = service.config.translationCommand, !command.isEmpty else {
+            throw SendbirdError(.invalidValue, "Translation is not available: no translation provider is configured (ternd serve --translation-command).")
+        }
+        var out: [String: String] = [:]
+        for l in langs { out[l] = try await Translator.translate(message.message, to: l, command: command) }
+        message.translations = out
+        return try rest.json(message)
     }
 
     func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
