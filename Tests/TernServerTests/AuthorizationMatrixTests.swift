@@ -163,6 +163,7 @@ struct AuthorizationMatrixTests {
         "GET /v3/applications/dau": Row(.platform),
         "GET /v3/applications/mau": Row(.platform),
         "GET /v3/applications/peak_connections": Row(.platform),
+        "GET /v3/statistics/metric": Row(.platform, query: "?metric_type=messages"),
         "GET /v3/applications/default_channel_invitation_preference": Row(.platform),
         "PUT /v3/applications/default_channel_invitation_preference": Row(.platform, ["auto_accept": true]),
         // Bots (the fixture has none: the calls that name one answer 400201, which is not a refusal)
@@ -297,6 +298,7 @@ struct AuthorizationMatrixTests {
             "GET /v3/report/\(ct)/{channel_url}": Row(.platform),
             "POST /v3/report/\(ct)/{channel_url}": Row(.only(reporters), ["report_category": "spam", "reporting_user_id": "$ME"]),
             "GET /v3/report/\(ct)/{channel_url}/messages/{message_id}": Row(.platform),
+            "GET /v3/report/\(ct)/{channel_url}/profanity_messages/{message_id}": Row(.platform),
             "POST /v3/report/\(ct)/{channel_url}/messages/{message_id}": Row(.only(reporters), ["report_category": "spam", "reporting_user_id": "$ME"]),
         ]
         return rows

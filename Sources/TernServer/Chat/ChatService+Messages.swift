@@ -52,7 +52,9 @@ extension ChatService {
         let channel = roster.channel
         if out.message.isEmpty { throw SendbirdError.missing("message") }
         try TextLimit.message(config.maxMessageLength).check(out.message)
-        // The profanity and domain filters: asterisks, or 900060.
+        // The profanity and domain filters: asterisks, or 900060. The original of a message the
+        // filter changed is kept for the Platform API's moderated-message view.
+        let original = out.message
         out.message = try await filtered(out.message, channel: channel)
         try TextLimit.customType.check(out.customType)
         try TextLimit.data.check(out.data)
@@ -92,6 +94,11 @@ extension ChatService {
                 let id = stored.message.messageId
                 let url = channel.channelUrl
                 Task { await self.fetchPreview(link, messageId: id, channelUrl: url) }
+            }
+            if original != out.message, !stored.duplicate {
+                let kept = try JSONSerialization.data(withJSONObject: ["original": original, "filtered": out.message], options: [.sortedKeys])
+                try await store.setSetting(
+                    scope: "moderated_message", key: "\(channel.channelUrl)/\(stored.message.messageId)", json: String(decoding: kept, as: UTF8.self))
             }
             return try await deliverStored(
                 stored, command: "MESG", sender: senderPayload, users: mentionedUsers, roster: roster, connection: connection, reqId: out.reqId)

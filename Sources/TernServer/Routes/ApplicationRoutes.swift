@@ -77,6 +77,7 @@ extension ApplicationRoutes {
         router.get("/v3/applications/dau") { req, ctx in try await activeUsers(req, ctx, monthly: false) }
         router.get("/v3/applications/mau") { req, ctx in try await activeUsers(req, ctx, monthly: true) }
         router.get("/v3/applications/peak_connections") { req, ctx in try await peakConnections(req, ctx) }
+        router.get("/v3/statistics/metric") { req, ctx in try await metric(req, ctx) }
         router.get("/v3/applications/default_channel_invitation_preference") { req, ctx in try await defaultInvitation(req, ctx) }
         router.put("/v3/applications/default_channel_invitation_preference") { req, ctx in try await setDefaultInvitation(req, ctx) }
     }
@@ -203,6 +204,61 @@ extension ApplicationRoutes {
         }
         let list = buckets.keys.sorted().map { Peak(date: Self.dateText($0), peakConnections: buckets[$0]!) }
         return try rest.json(["peak_connections": list])
+    }
+
+    static let metricTypes: Set<String> = ["messages", "message_senders", "messages_per_user", "active_channels", "created_channels"]
+
+    /// Advanced metrics from the server's own data, per day or month between two dates:
+    /// `messages`, `message_senders`, `messages_per_user`, `active_channels` (with messages),
+    /// `created_channels` → `{statistics: [{date, value}], metric_type, time_dimension}`.
+    func metric(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let q = QueryParameters(req.uri.query)
+        let type = q.nonEmpty("metric_type") ?? "messages"
+        guard Self.metricTypes.contains(type) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"metric_type\" (\(Self.metricTypes.sorted().joined(separator: ", "))).")
+        }
+        let dimension = (q.nonEmpty("time_dimension") ?? "daily").lowercased()
+        guard ["daily", "monthly"].contains(dimension) else { throw SendbirdError(.invalidValue, "Invalid value: \"time_dimension\" must be daily or monthly.") }
+        func date(_ prefix: String, _ fallback: Int64) throws -> Int64 {
+            guard let y = try q.int("\(prefix)_year"), let m = try q.int("\(prefix)_month") else { return fallback }
+            let d = try q.int("\(prefix)_day") ?? (prefix == "start" ? 1 : 28)
+            return try Self.day(String(format: "%04d-%02d-%02d", y, m, d), field: "\(prefix)_year/_month/_day", now: 0)
+        }
+        let today = service.now() / 86_400_000
+        let first = try date("start", today - 30)
+        let last = try date("end", today)
+        if last < first || last - first > 3_660 { throw SendbirdError(.invalidValue, "Invalid value: the range (at most ten years, start first).") }
+        let stats = try await service.store.dailyMessageStats(firstDay: first, lastDay: last)
+        let created = try await service.store.dailyCreatedChannels(firstDay: first, lastDay: last)
+        // Sum per bucket; senders and channels are counted per day, then summed per month.
+        var buckets: [Int64: (messages: Int, senders: Int, channels: Int, created: Int)] = [:]
+        for d in first...last {
+            let key = dimension == "monthly" ? Self.monthStart(d) : d
+            var b = buckets[key] ?? (0, 0, 0, 0)
+            let s = stats[d] ?? (0, 0, 0)
+            b.messages += s.messages
+            b.senders += s.senders
+            b.channels += s.channels
+            b.created += created[d] ?? 0
+            buckets[key] = b
+        }
+        let list: [[String: Any]] = buckets.keys.sorted().map { key in
+            let b = buckets[key]!
+            let value: Double
+            switch type {
+            case "message_senders": value = Double(b.senders)
+            case "messages_per_user": value = b.senders == 0 ? 0 : (Double(b.messages) / Double(b.senders) * 100).rounded() / 100
+            case "active_channels": value = Double(b.channels)
+            case "created_channels": value = Double(b.created)
+            default: value = Double(b.messages)
+            }
+            return ["date": Self.dateText(key), "value": value]
+        }
+        let data = try JSONSerialization.data(withJSONObject: ["statistics": list, "metric_type": type, "time_dimension": dimension], options: [.sortedKeys])
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
     }
 
     struct InvitationDefault: Encodable {

@@ -33,6 +33,10 @@ struct ModerationRoutes: Sendable {
                 try await rest.requireType(req, ctx, open: open)
                 return try await reports(req, ctx, .message)
             }
+            router.get("/v3/report/\(ct)/:channel_url/profanity_messages/:message_id") { req, ctx in
+                try await rest.requireType(req, ctx, open: open)
+                return try await moderatedMessage(req, ctx)
+            }
         }
         router.post("/v3/report/users/:user_id") { req, ctx in try await reportUser(req, ctx) }
         router.get("/v3/report/users/:user_id") { req, ctx in try await reports(req, ctx, .user) }
@@ -213,6 +217,26 @@ struct ModerationRoutes: Sendable {
         let u = try await service.presentUsers([user])[0]
         return try rest.json(
             RestrictionAnswer(payload: RestrictionPayload(user: u, description: r.description, startAt: r.startAt, endAt: r.endAt), kind: .ban, now: now))
+    }
+
+    /// A message the profanity or domain filter changed, as it was sent (`message`) beside what
+    /// was stored (`filtered_message`). Platform API only; 400201 for a message the filter left alone.
+    func moderatedMessage(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let url = try rest.param(ctx, "channel_url")
+        let raw = try rest.param(ctx, "message_id")
+        guard let id = Int64(raw) else { throw SendbirdError(.invalidValue, "Invalid value: \"message_id\".") }
+        guard let json = try await service.store.setting(scope: "moderated_message", key: "\(url)/\(id)"),
+            let kept = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: String]
+        else { throw SendbirdError(.notFound, "\"Moderated message\" not found: \(id).") }
+        let payload = try await service.getMessage(url, id: id, viewer: nil, extras: [])
+        var object = (try JSONSerialization.jsonObject(with: try WireCoding.encoder.encode(payload))) as? [String: Any] ?? [:]
+        object["message"] = kept["original"] ?? ""
+        object["filtered_message"] = kept["filtered"] ?? payload.message
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
     }
 
     // MARK: Reports

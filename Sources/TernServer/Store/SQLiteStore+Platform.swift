@@ -127,6 +127,36 @@ extension SQLiteStore {
         }
     }
 
+    public func dailyMessageStats(firstDay: Int64, lastDay: Int64) async throws -> [Int64: (messages: Int, senders: Int, channels: Int)] {
+        try await pool.read { db in
+            var out: [Int64: (messages: Int, senders: Int, channels: Int)] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT created_at / 86400000 AS day, COUNT(*) AS n, COUNT(DISTINCT sender_id) AS s, COUNT(DISTINCT channel_url) AS c
+                    FROM messages WHERE created_at >= ? AND created_at < ? GROUP BY day
+                    """,
+                arguments: [firstDay * 86_400_000, (lastDay + 1) * 86_400_000])
+            {
+                out[row["day"]] = (row["n"], row["s"], row["c"])
+            }
+            return out
+        }
+    }
+
+    public func dailyCreatedChannels(firstDay: Int64, lastDay: Int64) async throws -> [Int64: Int] {
+        try await pool.read { db in
+            var out: [Int64: Int] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT created_at / 86400 AS day, COUNT(*) AS n FROM group_channels WHERE created_at >= ? AND created_at < ? GROUP BY day",
+                arguments: [firstDay * 86_400, (lastDay + 1) * 86_400])
+            {
+                out[row["day"]] = row["n"]
+            }
+            return out
+        }
+    }
+
     public func exportChannels(channelUrls: [String]?, limit: Int) async throws -> [ChannelRecord] {
         try await pool.read { db in
             var sql = "SELECT channel_url FROM group_channels"

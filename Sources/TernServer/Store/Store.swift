@@ -236,6 +236,10 @@ public protocol PlatformStore: Sendable {
     /// Messages created in `[from, to]` (ms), oldest first, at most `limit`, optionally only in
     /// these channels and from these senders (for data exports).
     func exportMessages(from: Int64, to: Int64, channelUrls: [String]?, senderIds: [String]?, limit: Int) async throws -> [MessageRecord]
+    /// Per UTC day from `firstDay` to `lastDay`: messages created, distinct senders, distinct channels.
+    func dailyMessageStats(firstDay: Int64, lastDay: Int64) async throws -> [Int64: (messages: Int, senders: Int, channels: Int)]
+    /// Per UTC day: channels created.
+    func dailyCreatedChannels(firstDay: Int64, lastDay: Int64) async throws -> [Int64: Int]
     /// Every channel (group and open), by URL, optionally only these.
     func exportChannels(channelUrls: [String]?, limit: Int) async throws -> [ChannelRecord]
     /// A user's restrictions of a kind that hold at `now`, by channel URL after `afterChannelUrl`.
