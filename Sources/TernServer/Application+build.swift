@@ -117,6 +117,9 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     EmojiRoutes(rest: rest).register(on: router)
     ApplicationSettingsRoutes(rest: rest).register(on: router)
     ExportRoutes(rest: rest).register(on: router)
+    AnnouncementRoutes(rest: rest).register(on: router)
+    // Announcements still scheduled from before a restart wait (or go out) again.
+    Task { await service.resumeAnnouncements() }
 
     let gateway = WebSocketGateway(service: service, logger: logger)
     let wsRouter = Router(context: GatewayRequestContext.self)

@@ -228,6 +228,18 @@ struct AuthorizationMatrixTests {
         "GET /v3/privacy/gdpr": Row(.platform),
         "GET /v3/privacy/gdpr/{request_id}": Row(.platform),
         "DELETE /v3/privacy/gdpr/{request_id}": Row(.platform),
+        // Announcements (to a channel that does not exist: stored, sent nowhere)
+        "POST /v3/announcements": Row(.platform, ["message": ["type": "ADMM", "content": "hello"], "target_list": ["none"], "unique_id": "ann-$N"]),
+        "GET /v3/announcements": Row(.platform),
+        "GET /v3/announcements/{unique_id}": Row(.platform),
+        "PUT /v3/announcements/{unique_id}": Row(.platform, ["action": "pause"]),
+        "GET /v3/announcement_open_status/{unique_id}": Row(.platform),
+        "GET /v3/announcement_open_rate/{unique_id}": Row(.platform),
+        "GET /v3/announcement_open_rate_by_group/{announcement_group}": Row(.platform),
+        "GET /v3/announcement_group": Row(.platform),
+        "GET /v3/announcement_stats/daily": Row(.platform),
+        "GET /v3/announcement_stats/weekly": Row(.platform),
+        "GET /v3/announcement_stats/monthly": Row(.platform),
         // Push settings
         "POST /v3/users/{user_id}/push/{token_type}": Row(.selfOnly, ["gcm_reg_token": "tok"]),
         "GET /v3/users/{user_id}/push/{token_type}": Row(.selfOnly),
@@ -404,6 +416,25 @@ struct AuthorizationMatrixTests {
         return value
     }
 
+    /// Path parameters other than the channel, message and user, and what the matrix puts there.
+    static let placeholders: [(String, String)] = [
+        ("{target_id}", "target"),
+        ("{key}", "k"),
+        ("{token_type}", "gcm"),
+        ("{token}", "tok"),
+        ("{custom_type}", "matrix-type"),
+        ("{api_token}", "no-such-token"),
+        ("{bot_userid}", "no-such-bot"),
+        ("{emoji_category_id}", "1"),
+        ("{emoji_key}", "smile"),
+        ("{provider_id}", "no-such-provider"),
+        ("{template_name}", "default"),
+        ("{data_type}", "messages"),
+        ("{request_id}", "no-such-request"),
+        ("{unique_id}", "no-such-announcement"),
+        ("{announcement_group}", "no-such-group"),
+    ]
+
     @Test("Each route answers each caller as the table says: allowed, or refused with a Sendbird code")
     func matrix() async throws {
         try await withServer({ $0.linkPreviews = false }) { s in
@@ -463,19 +494,7 @@ struct AuthorizationMatrixTests {
                             .replacingOccurrences(of: "{channel_url}", with: open ? f.open : f.group)
                             .replacingOccurrences(of: "{message_id}", with: "\(open ? f.openMessage : f.message)")
                             .replacingOccurrences(of: "{user_id}", with: pathUser)
-                            .replacingOccurrences(of: "{target_id}", with: "target")
-                            .replacingOccurrences(of: "{key}", with: "k")
-                            .replacingOccurrences(of: "{token_type}", with: "gcm")
-                            .replacingOccurrences(of: "{token}", with: "tok")
-                            .replacingOccurrences(of: "{custom_type}", with: "matrix-type")
-                            .replacingOccurrences(of: "{api_token}", with: "no-such-token")
-                            .replacingOccurrences(of: "{bot_userid}", with: "no-such-bot")
-                            .replacingOccurrences(of: "{emoji_category_id}", with: "1")
-                            .replacingOccurrences(of: "{emoji_key}", with: "smile")
-                            .replacingOccurrences(of: "{provider_id}", with: "no-such-provider")
-                            .replacingOccurrences(of: "{template_name}", with: "default")
-                            .replacingOccurrences(of: "{data_type}", with: "messages")
-                            .replacingOccurrences(of: "{request_id}", with: "no-such-request")
+                        for (name, value) in Self.placeholders { path = path.replacingOccurrences(of: name, with: value) }
                         if template.hasPrefix("/v3/storage/file/") { path = f.filePath }
                         let me = isSession ? caller : row.platformActsAs
                         path += row.query.replacingOccurrences(of: "$ME", with: me)
