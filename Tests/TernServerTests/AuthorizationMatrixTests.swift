@@ -224,6 +224,7 @@ struct AuthorizationMatrixTests {
         "GET /v3/export/{data_type}": Row(.platform),
         "GET /v3/export/{data_type}/{request_id}": Row(.platform),
         "GET /v3/export/{data_type}/{request_id}/file": Row(.platform),
+        "POST /v3/migration/{target_channel_url}": Row(.platform, ["messages": [["message_type": "ADMM", "message": "old", "timestamp": 1_600_000_000_000]]]),
         "POST /v3/privacy/gdpr": Row(.platform, ["action": "access", "user_id": "target"]),
         "GET /v3/privacy/gdpr": Row(.platform),
         "GET /v3/privacy/gdpr/{request_id}": Row(.platform),
@@ -433,6 +434,7 @@ struct AuthorizationMatrixTests {
         ("{request_id}", "no-such-request"),
         ("{unique_id}", "no-such-announcement"),
         ("{announcement_group}", "no-such-group"),
+        ("{target_channel_url}", "no-such-channel"),
     ]
 
     @Test("Each route answers each caller as the table says: allowed, or refused with a Sendbird code")

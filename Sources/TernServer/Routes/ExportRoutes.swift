@@ -20,6 +20,7 @@ struct ExportRoutes: Sendable {
         router.get("/v3/export/:data_type/:request_id") { req, ctx in try await view(req, ctx) }
         router.get("/v3/export/:data_type/:request_id/file") { req, ctx in try await download(req, ctx) }
         router.post("/v3/privacy/gdpr") { req, ctx in try await gdpr(req, ctx) }
+        router.post("/v3/migration/:target_channel_url") { req, ctx in try await migrate(req, ctx) }
         router.get("/v3/privacy/gdpr") { req, ctx in try await gdprList(req, ctx) }
         router.get("/v3/privacy/gdpr/:request_id") { req, ctx in try await gdprView(req, ctx) }
         router.delete("/v3/privacy/gdpr/:request_id") { req, ctx in try await gdprCancel(req, ctx) }
@@ -192,6 +193,66 @@ struct ExportRoutes: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = format == "csv" ? "text/csv; charset=utf-8" : "application/json"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+
+    // MARK: Migration
+
+    /// Imports messages from another service into a channel with their original times
+    /// (`messages: [{message_type: MESG|ADMM|FILE, user_id, message, timestamp (ms), custom_type,
+    /// data, mention_type, mentioned_user_ids, url/file_name/file_size/file_type for FILE}]`, at
+    /// most 100 a call). Nobody is notified and no unread count changes; the channel's last message
+    /// moves only when an imported one is newer. Answers the new ids.
+    func migrate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+        try await rest.caller(req).requirePlatform()
+        let url = try rest.param(ctx, "target_channel_url")
+        let channel = try await service.requireChannel(url)
+        let b = try await rest.body(req)
+        guard let raw = b.object["messages"] else { throw SendbirdError.missing("messages") }
+        guard let items = raw as? [[String: Any]], !items.isEmpty else { throw SendbirdErrorFactory.wrongType("messages", "non-empty list of objects") }
+        if items.count > 100 { throw SendbirdError(.tooManyItems, "At most 100 messages a call.") }
+        var out: [NewMessage] = []
+        for item in items {
+            let m = JSONBody(object: item)
+            let type = (try m.string("message_type") ?? "MESG").uppercased()
+            guard ["MESG", "ADMM", "FILE"].contains(type) else { throw SendbirdError(.invalidValue, "Invalid value: \"message_type\" must be MESG, ADMM or FILE.") }
+            guard let ts = try m.int("timestamp"), ts > 0 else { throw SendbirdError.missing("timestamp") }
+            if ts > service.now() { throw SendbirdError(.invalidValue, "Invalid value: \"timestamp\" is in the future.") }
+            var sender: String?
+            if type != "ADMM" {
+                guard let u = try m.string("user_id"), !u.isEmpty else { throw SendbirdError.missing("user_id") }
+                try Identifier.check(u, field: "user_id")
+                guard try await service.store.user(u) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(u).") }
+                sender = u
+            }
+            let text = try m.string("message") ?? ""
+            if type != "FILE" && text.isEmpty { throw SendbirdError.missing("message") }
+            try TextLimit.message(service.config.maxMessageLength).check(text)
+            let customType = try m.string("custom_type") ?? ""
+            try TextLimit.customType.check(customType)
+            let data = try m.string("data") ?? ""
+            try TextLimit.data.check(data)
+            let mentioned = try m.stringArray("mentioned_user_ids") ?? []
+            try Identifier.check(mentioned, field: "mentioned_user_ids")
+            var files: String?
+            if type == "FILE" {
+                guard let fileURL = try m.string("url"), let scheme = URL(string: fileURL)?.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
+                    throw SendbirdError(.invalidValue, "Invalid value: \"url\" must be an http(s) URL.")
+                }
+                try TextLimit.fileUrl.check(fileURL)
+                let file = FilePayload(
+                    url: fileURL, name: try m.string("file_name") ?? "", size: Int(try m.int("file_size") ?? 0), type: try m.string("file_type") ?? "",
+                    thumbnails: [])
+                files = String(decoding: try JSONEncoder().encode([file]), as: UTF8.self)
+            }
+            out.append(
+                NewMessage(
+                    channelUrl: channel.channelUrl, type: type, senderId: sender, message: text, customType: customType, data: data,
+                    mentionType: try m.string("mention_type") == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
+                    isOpMsg: false, createdAt: ts, reqId: nil, persist: true, markSenderRead: false, files: files))
+        }
+        let ids = try await service.store.importMessages(channel.channelUrl, out)
+        service.invalidateChannel(channel.channelUrl)
+        return try document(["message_ids": ids])
     }
 
     // MARK: GDPR

@@ -157,6 +157,38 @@ extension SQLiteStore {
         }
     }
 
+    public func importMessages(_ channelUrl: String, _ messages: [NewMessage]) async throws -> [Int64] {
+        try await pool.write { db in
+            guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
+            var ids: [Int64] = []
+            var newest: (id: Int64, ts: Int64)?
+            for m in messages {
+                try db.execute(
+                    sql: """
+                        INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
+                          mentioned_user_ids, silent, is_op_msg, created_at, req_id, sorted_metaarray, parent_message_id, files)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', 0, ?)
+                        """,
+                    arguments: [
+                        channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType, Self.json(m.mentionedUserIds),
+                        m.silent, m.isOpMsg, m.createdAt, m.reqId, m.files,
+                    ])
+                let id = db.lastInsertedRowID
+                ids.append(id)
+                if newest == nil || m.createdAt >= newest!.ts { newest = (id, m.createdAt) }
+            }
+            if let newest {
+                try db.execute(
+                    sql: """
+                        UPDATE group_channels SET last_message_id = ?, last_message_ts = ?
+                        WHERE channel_url = ? AND (last_message_ts IS NULL OR last_message_ts <= ?)
+                        """,
+                    arguments: [newest.id, newest.ts, channelUrl, newest.ts])
+            }
+            return ids
+        }
+    }
+
     public func exportChannels(channelUrls: [String]?, limit: Int) async throws -> [ChannelRecord] {
         try await pool.read { db in
             var sql = "SELECT channel_url FROM group_channels"

@@ -240,6 +240,9 @@ public protocol PlatformStore: Sendable {
     func dailyMessageStats(firstDay: Int64, lastDay: Int64) async throws -> [Int64: (messages: Int, senders: Int, channels: Int)]
     /// Per UTC day: channels created.
     func dailyCreatedChannels(firstDay: Int64, lastDay: Int64) async throws -> [Int64: Int]
+    /// Stores historical messages (a migration) with their own times, in one transaction: no
+    /// unread counts change, and the channel's last message moves only to a newer one. Returns the ids.
+    func importMessages(_ channelUrl: String, _ messages: [NewMessage]) async throws -> [Int64]
     /// Every channel (group and open), by URL, optionally only these.
     func exportChannels(channelUrls: [String]?, limit: Int) async throws -> [ChannelRecord]
     /// A user's restrictions of a kind that hold at `now`, by channel URL after `afterChannelUrl`.
