@@ -30,8 +30,12 @@ struct ChannelListTests {
                 Set(urls(try await s.request("GET", "/v3/users/Harry/my_group_channels?show_empty=true&\(q)", headers: sdk(logi))))
             }
             #expect(try await mine("members_exactly_in=John,Jay") == [a])
-            #expect(try await mine("members_include_in=John,Jay,Jin&query_type=AND") == [a, b])
+            // AND: channels that include all of them; OR: any of them (issue 20 §8).
+            #expect(try await mine("members_include_in=John,Jay,Jin&query_type=AND") == [b])
+            #expect(try await mine("members_include_in=John,Jay,Jin") == [b], "AND is the default")
             #expect(try await mine("members_include_in=John,Jay,Jin&query_type=OR") == [a, b])
+            #expect(try await mine("members_include_in=Jin&query_type=OR") == [b])
+            #expect(try await mine("members_include_in=John,Jay&query_type=AND") == [a, b])
             #expect(try await mine("members_exactly_in=John,Jay,Jin") == [b])
             await harry.close()
         }

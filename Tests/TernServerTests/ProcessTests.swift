@@ -179,12 +179,25 @@ extension ProcessTests {
         }
         let server = try TerndProcess.start(dataDirectory: makeTempDirectory(), extra: ["--max-messages-per-second", "5"])
         defer { _ = server.stop() }
+        // Issue 20: a webhook receiver on loopback gets signed events for what the SDK sends.
+        let receiver = try await HookReceiver()
+        defer { Task { await receiver.stop() } }
+        let api = HTTPHelper(base: "http://127.0.0.1:\(server.port)", token: server.apiToken)
+        let hook = try await api.call(
+            "PUT", "/v3/applications/settings/webhook",
+            ["enabled": true, "url": receiver.url, "enabled_events": ["group_channel:create", "group_channel:message_send"]])
+        #expect((hook["webhook"] as? [String: Any])?["enabled"] as? Bool == true, "\(hook)")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/sdk-conformance/js-acceptance.mjs").path
         let (status, output) = try await runTool(
             ["node", "--experimental-websocket", script],
             env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "SENDBIRD_SDK": sdk, "TERND_API_TOKEN": server.apiToken])
         #expect(status == 0, "js-acceptance.mjs failed:\n\(output)")
+        let hits = await receiver.wait(for: 2)
+        let sends = hits.filter { $0.json["category"] as? String == "group_channel:message_send" }
+        #expect(!sends.isEmpty, "the SDK's messages reached the webhook: \(hits.map { String(decoding: $0.body, as: UTF8.self) })")
+        #expect(hits.contains { $0.json["category"] as? String == "group_channel:create" }, "the SDK's channel creation too")
+        for h in hits { #expect(h.signature == WebhookDispatcher.signature(h.body, key: server.apiToken)) }
     }
 }
 

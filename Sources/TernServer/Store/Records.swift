@@ -338,7 +338,7 @@ public struct ChannelListQuery: Sendable {
     public var memberStateFilter: String
     public var membersExactlyIn: [String]?
     public var membersIncludeIn: [String]?
-    /// `AND` or `OR` for `membersIncludeIn` (seed 000: both return the channels including any of them).
+    /// `AND` (channels including all of `membersIncludeIn`) or `OR` (including any of them).
     public var queryType = "AND"
     public var membersNicknameContains: String?
     /// `unhidden_only` (default for my channels), `hidden_only`, `hidden_allow_auto_unhide`,

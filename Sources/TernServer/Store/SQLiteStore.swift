@@ -776,11 +776,20 @@ public final class SQLiteStore: Store {
                 args.append(ids.count)
             }
             if let include = q.membersIncludeIn, !include.isEmpty {
-                // Seed 000 (Harry, John, Jay, Jin): with AND as with OR, a channel including any of the users matches.
-                wheres.append(
-                    "EXISTS (SELECT 1 FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(include.count))))"
-                )
-                args += include
+                // Seed 000 (Harry, John, Jay, Jin): AND matches the channels that include all of the
+                // users, OR those that include any (the seed's line that both give A and B is a slip;
+                // Sendbird and its SDK docs agree on "all").
+                let ids = Array(Set(include))
+                if q.queryType.uppercased() == "OR" {
+                    wheres.append(
+                        "EXISTS (SELECT 1 FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(ids.count))))")
+                    args += ids
+                } else {
+                    wheres.append(
+                        "(SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(ids.count)))) = ?")
+                    args += ids
+                    args.append(ids.count)
+                }
             }
             if let nick = q.membersNicknameContains, !nick.isEmpty {
                 wheres.append(
