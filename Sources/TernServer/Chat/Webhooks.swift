@@ -143,6 +143,38 @@ public final class WebhookDispatcher: Sendable {
 }
 
 extension ChatService {
+    static let autoEventKinds = ["join": "user_join", "leave": "user_leave", "create": "channel_create", "changed": "channel_change"]
+
+    /// Auto event messages (`PUT /v3/applications/settings/auto_event_message`): an admin message
+    /// (custom type `SENDBIRD:AUTO_EVENT_MESSAGE`, `data` naming the event) in a group channel when
+    /// a user joins or leaves, or the channel is created or changed, for each kind turned on.
+    func autoEventMessage(_ action: String, _ channel: ChannelRecord, users: [String], actor: String?) async {
+        guard !channel.isOpen, let kind = Self.autoEventKinds[action],
+            let json = try? await store.setting(scope: "application", key: "auto_event_message"),
+            let settings = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any],
+            (settings[kind] as? [String: Any])?["enabled"] as? Bool == true
+        else { return }
+        var names: [String] = []
+        for id in users { names.append((try? await store.user(id))?.nickname.nonEmpty ?? id) }
+        let who = names.joined(separator: ", ")
+        let text: String
+        switch kind {
+        case "user_join": text = "\(who) joined."
+        case "user_leave": text = "\(who) left."
+        case "channel_create":
+            if let actor {
+                let name = (try? await store.user(actor))?.nickname.nonEmpty ?? actor
+                text = "\(name) created the channel."
+            } else {
+                text = "The channel was created."
+            }
+        default: text = "The channel was changed."
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: ["type": kind.uppercased(), "details": ["user_ids": users]], options: [.sortedKeys]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? ""
+        _ = try? await sendAdminMessage(channelUrl: channel.channelUrl, message: text, customType: "SENDBIRD:AUTO_EVENT_MESSAGE", data: data)
+    }
+
     /// The `channel` object of a webhook event.
     func webhookChannel(_ c: ChannelRecord) -> [String: Any] {
         [
@@ -189,8 +221,10 @@ extension ChatService {
         webhooks.emit(body, to: s.url)
     }
 
-    /// A channel event (`action`: create, changed, remove, invite, join, leave) with its users.
+    /// A channel event (`action`: create, changed, remove, invite, join, leave) with its users:
+    /// the webhook, and the automatic event message the application asked for.
     func webhookChannelEvent(_ action: String, _ channel: ChannelRecord, users: [String] = [], inviter: String? = nil) async {
+        await autoEventMessage(action, channel, users: users, actor: inviter)
         let category = (channel.isOpen ? "open_channel:" : "group_channel:") + action
         guard let s = await webhooks.wants(category, store) else { return }
         var body: [String: Any] = ["category": category, "app_id": config.appId, "channel": webhookChannel(channel), "created_at": now()]
@@ -208,4 +242,9 @@ extension ChatService {
         if let roster = try? await roster(channel.channelUrl), let members = await webhookMembers(roster, s) { body["members"] = members }
         webhooks.emit(body, to: s.url)
     }
+}
+
+extension String {
+    /// The string, or nil when it is empty.
+    var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -269,8 +269,7 @@ struct ApplicationSettingsRoutes: Sendable {
         return try document(["auto_event_message": try await autoEventSettings()])
     }
 
-    /// Stores which channel events would post an automatic admin message (stored and answered;
-    /// `ternd` does not post them).
+    /// Which channel events post an automatic admin message (``ChatService/autoEventMessage(_:_:users:actor:)``).
     func updateAutoEvents(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let b = try await rest.body(req)
