@@ -89,6 +89,8 @@ public actor ChatApp {
         do {
             try await client.connect()
             state.offlineStart = false
+            // The reaction palette: the server's emojis (none configured: any key goes).
+            Task { if let keys = try? await client.emojiKeys() { self.dispatch(.emojisLoaded(keys)) } }
             // With a cache, the engine's catch-up after login reads the list (and announces it).
             if client.cache == nil {
                 let list = try await client.loadAllChannels()

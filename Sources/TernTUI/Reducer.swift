@@ -175,6 +175,10 @@ public struct Reducer: Sendable {
             state.notice = text
             return []
 
+        case .emojisLoaded(let keys):
+            state.emojiKeys = keys
+            return []
+
         case .threadLoaded(let t):
             guard var view = state.thread, view.parent.messageId == t.parent.messageId else { return [] }
             view.parent = t.parent
@@ -487,7 +491,11 @@ public struct Reducer: Sendable {
                 return []
             case "react":
                 guard words.count == 2 else {
-                    state.notice = "usage: /react KEY (e.g. /react thumbsup or /react :heart:) — Ctrl-R then + picks"
+                    if state.emojiKeys.isEmpty {
+                        state.notice = "usage: /react KEY (e.g. /react thumbsup or /react :heart:) — Ctrl-R then + picks"
+                    } else {
+                        state.notice = "reactions: " + state.emojiKeys.prefix(20).map { ":\($0):" }.joined(separator: " ") + " — /react KEY"
+                    }
                     return []
                 }
                 let key = words[1].trimmingCharacters(in: CharacterSet(charactersIn: ":"))

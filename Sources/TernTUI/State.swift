@@ -107,6 +107,8 @@ public struct AppState: Sendable, Equatable {
     public var editing: Message?
     /// The message the next send replies to.
     public var replyingTo: Message?
+    /// The reactions the server offers (its emoji keys; empty: any key).
+    public var emojiKeys: [String] = []
     /// Picking a message (Ctrl-R) to reply to, react to, edit, delete or open its thread.
     public var picker: MessagePicker?
     /// A thread on screen instead of the channel: sending replies to its parent.
@@ -290,6 +292,8 @@ public enum Action: Sendable {
     case historyFailed(url: String, error: String)
     case opened(GroupChannel)
     case failed(String)
+    /// The server's emoji keys (the reaction palette).
+    case emojisLoaded([String])
     /// A line for the status bar.
     case notice(String)
     /// Channels for the browser, for the query they answer.

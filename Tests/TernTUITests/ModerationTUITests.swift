@@ -162,3 +162,17 @@ struct ModerationTUITests {
         try assertGolden(screen.render(s, width: 80, height: 12, now: 0), "people-80x12")
     }
 }
+
+@Suite("The reaction palette")
+struct ReactionPaletteTUITests {
+    @Test func reactWithoutAKeyListsTheServersEmojis() {
+        let t = ModerationTUITests()
+        var s = t.state()
+        _ = t.submit("/react", &s)
+        #expect(s.notice?.hasPrefix("usage: /react KEY") == true, "no emojis from the server: any key")
+        _ = t.reducer.reduce(&s, .emojisLoaded(["smile", "party"]))
+        _ = t.submit("/react", &s)
+        #expect(s.notice == "reactions: :smile: :party: — /react KEY")
+        #expect(t.submit("/react party", &s) == [.react(s.messages["c1"]![0], key: "party", add: true)])
+    }
+}

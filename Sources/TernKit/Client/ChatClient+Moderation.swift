@@ -86,6 +86,24 @@ extension ChatClient {
         return page.users.map(User.init)
     }
 
+    // MARK: Emojis
+
+    struct EmojiCatalog: Decodable {
+        struct Category: Decodable {
+            struct Emoji: Decodable { let key: String }
+            let emojis: [Emoji]
+        }
+        let emojiCategories: [Category]
+        enum CodingKeys: String, CodingKey { case emojiCategories = "emoji_categories" }
+    }
+
+    /// The application's emoji keys (`GET /v3/emoji_categories`), in category order: what the
+    /// reaction palette offers.
+    public func emojiKeys() async throws -> [String] {
+        let catalog = try await rest.request("GET", "/v3/emoji_categories", sessionKey: try requireSession(), as: EmojiCatalog.self)
+        return catalog.emojiCategories.flatMap { $0.emojis.map(\.key) }
+    }
+
     // MARK: Bans and mutes
 
     /// Bans a user (operators only): out of the channel at once, refused until `seconds` pass (-1: for ever).
