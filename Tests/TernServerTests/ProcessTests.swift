@@ -109,9 +109,9 @@ struct ProcessTests {
         if hasSDK.terminationStatus != 0 {
             // CI installs it (.ci/run); elsewhere say how.
             if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("sendbird-platform-sdk is not installed: pip install sendbird-platform-sdk")
+                Issue.record("sendbird-platform-sdk is not installed: pip install sendbird-platform-sdk==2.1.5")
             } else {
-                print("skipping: pip install sendbird-platform-sdk to run the Python Platform SDK conformance test")
+                print("skipping: pip install sendbird-platform-sdk==2.1.5 to run the Python Platform SDK conformance test")
             }
             return
         }

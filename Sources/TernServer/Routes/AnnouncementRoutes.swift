@@ -23,12 +23,6 @@ struct AnnouncementRoutes: Sendable {
         }
     }
 
-    func document(_ object: Any) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
-    }
 
     /// The stored announcement with its counts as they are now.
     func present(_ a: [String: Any]) async throws -> [String: Any] {
@@ -116,7 +110,7 @@ struct AnnouncementRoutes: Sendable {
         try await apply(b, to: &a)
         try await service.saveAnnouncement(a)
         try await service.schedule(id)
-        return try document(try await present(try await service.announcement(id) ?? a))
+        return try rest.document(try await present(try await service.announcement(id) ?? a))
     }
 
     func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -131,12 +125,12 @@ struct AnnouncementRoutes: Sendable {
         var page: [[String: Any]] = []
         for a in all.dropFirst(offset).prefix(limit) { page.append(try await present(a)) }
         let next = offset + limit < all.count ? RESTSupport.encodeToken(String(offset + limit)) : ""
-        return try document(["announcements": page, "next": next])
+        return try rest.document(["announcements": page, "next": next])
     }
 
     func view(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        return try document(try await present(try await requireAnnouncement(ctx)))
+        return try rest.document(try await present(try await requireAnnouncement(ctx)))
     }
 
     /// `action`: pause / resume (scheduled ones), cancel (before it is sent), stop (while it is
@@ -164,7 +158,7 @@ struct AnnouncementRoutes: Sendable {
         }
         try await service.saveAnnouncement(a)
         if a["status"] as? String == "scheduled" { try await service.schedule(id) }
-        return try document(try await present(try await service.announcement(id) ?? a))
+        return try rest.document(try await present(try await service.announcement(id) ?? a))
     }
 
     func openStatus(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -179,7 +173,7 @@ struct AnnouncementRoutes: Sendable {
             ["user_id": $0.user, "channel_url": $0.channel, "has_opened": $0.opened, "sent_at": $0.sentAt, "open_at": $0.openAt] as [String: Any]
         }
         let next = offset + limit < rows.count ? RESTSupport.encodeToken(String(offset + limit)) : ""
-        return try document(["open_status": Array(page), "next": next])
+        return try rest.document(["open_status": Array(page), "next": next])
     }
 
     /// Opens per day over the seven days after sending (and cumulative), for one announcement or a group.
@@ -214,13 +208,13 @@ struct AnnouncementRoutes: Sendable {
         answer["open_rates"] = counts.map(rate)
         answer["cumulative_open_counts"] = cumulative
         answer["cumulative_open_rates"] = cumulative.map(rate)
-        return try document(answer)
+        return try rest.document(answer)
     }
 
     func groups(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let names = Set(try await service.allAnnouncements().compactMap { $0["announcement_group"] as? String }.filter { !$0.isEmpty })
-        return try document(["announcement_groups": names.sorted(), "next": ""])
+        return try rest.document(["announcement_groups": names.sorted(), "next": ""])
     }
 
     /// Messages sent by announcements per day, week (Monday first) or month, between `start_date`
@@ -252,6 +246,6 @@ struct AnnouncementRoutes: Sendable {
             buckets[key, default: 0] += perDay[d] ?? 0
         }
         let list = buckets.keys.sorted().map { ["date": ApplicationRoutes.dateText($0), "value": buckets[$0]!] as [String: Any] }
-        return try document(["statistics": list])
+        return try rest.document(["statistics": list])
     }
 }

@@ -150,6 +150,21 @@ extension ApplicationRoutes {
         return f.string(from: Date(timeIntervalSince1970: TimeInterval(day * 86_400)))
     }
 
+    /// The days (UTC day numbers) from `start_year/start_month[/start_day]` to
+    /// `end_year/end_month[/end_day]`, inclusive; the last 30 days by default; at most ten years.
+    func dayRange(_ q: QueryParameters) throws -> (first: Int64, last: Int64) {
+        func date(_ prefix: String, _ fallback: Int64) throws -> Int64 {
+            guard let y = try q.int("\(prefix)_year"), let m = try q.int("\(prefix)_month") else { return fallback }
+            let d = try q.int("\(prefix)_day") ?? (prefix == "start" ? 1 : 28)
+            return try Self.day(String(format: "%04d-%02d-%02d", y, m, d), field: "\(prefix)_year/_month/_day", now: 0)
+        }
+        let today = service.now() / 86_400_000
+        let first = try date("start", today - 30)
+        let last = try date("end", today)
+        if last < first || last - first > 3_660 { throw SendbirdError(.invalidValue, "Invalid value: the range (at most ten years, start first).") }
+        return (first, last)
+    }
+
     /// The first day of the month that holds `day`.
     static func monthStart(_ day: Int64) -> Int64 {
         var cal = Calendar(identifier: .gregorian)
@@ -182,15 +197,7 @@ extension ApplicationRoutes {
         guard ["daily", "weekly", "monthly"].contains(dimension) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"time_dimension\" must be daily, weekly or monthly.")
         }
-        func date(_ prefix: String, _ fallback: Int64) throws -> Int64 {
-            guard let y = try q.int("\(prefix)_year"), let m = try q.int("\(prefix)_month") else { return fallback }
-            let d = try q.int("\(prefix)_day") ?? (prefix == "start" ? 1 : 28)
-            return try Self.day(String(format: "%04d-%02d-%02d", y, m, d), field: "\(prefix)_year/_month/_day", now: 0)
-        }
-        let today = service.now() / 86_400_000
-        let first = try date("start", today - 30)
-        let last = try date("end", today)
-        if last < first || last - first > 3_660 { throw SendbirdError(.invalidValue, "Invalid value: the range (at most ten years, start first).") }
+        let (first, last) = try dayRange(q)
         let daily = try await service.dailyPeaks(firstDay: first, lastDay: last)
         var buckets: [Int64: Int] = [:]
         for d in first...last {
@@ -220,15 +227,7 @@ extension ApplicationRoutes {
         }
         let dimension = (q.nonEmpty("time_dimension") ?? "daily").lowercased()
         guard ["daily", "monthly"].contains(dimension) else { throw SendbirdError(.invalidValue, "Invalid value: \"time_dimension\" must be daily or monthly.") }
-        func date(_ prefix: String, _ fallback: Int64) throws -> Int64 {
-            guard let y = try q.int("\(prefix)_year"), let m = try q.int("\(prefix)_month") else { return fallback }
-            let d = try q.int("\(prefix)_day") ?? (prefix == "start" ? 1 : 28)
-            return try Self.day(String(format: "%04d-%02d-%02d", y, m, d), field: "\(prefix)_year/_month/_day", now: 0)
-        }
-        let today = service.now() / 86_400_000
-        let first = try date("start", today - 30)
-        let last = try date("end", today)
-        if last < first || last - first > 3_660 { throw SendbirdError(.invalidValue, "Invalid value: the range (at most ten years, start first).") }
+        let (first, last) = try dayRange(q)
         let stats = try await service.store.dailyMessageStats(firstDay: first, lastDay: last)
         let created = try await service.store.dailyCreatedChannels(firstDay: first, lastDay: last)
         // Sum per bucket; senders and channels are counted per day, then summed per month.

@@ -46,22 +46,8 @@ struct ApplicationSettingsRoutes: Sendable {
 
     // MARK: Documents
 
-    func document(_ object: Any) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
-    }
 
-    func load(_ scope: String, _ key: String) async throws -> [String: Any]? {
-        guard let json = try await service.store.setting(scope: scope, key: key) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
-    }
 
-    func save(_ scope: String, _ key: String, _ object: [String: Any]) async throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        try await service.store.setSetting(scope: scope, key: key, json: String(decoding: data, as: UTF8.self))
-    }
 
     /// The fields of a JSON body, or of a multipart form (the APNs certificate is uploaded as one):
     /// text parts as strings, a file part as its SHA-256 fingerprint and size.
@@ -125,14 +111,14 @@ struct ApplicationSettingsRoutes: Sendable {
         }
         let id = Credentials.randomToken(bytes: 8)
         let config = try Self.sanitise(f, type: type, into: ["id": id, "push_type": type, "push_sound": "default"])
-        try await save("push_configuration", "\(type)/\(id)", config)
-        return try document(["push_configurations": [config]])
+        try await rest.saveDocument("push_configuration", "\(type)/\(id)", config)
+        return try rest.document(["push_configurations": [config]])
     }
 
     func requirePush(_ type: String, _ ctx: some RequestContext) async throws -> (key: String, config: [String: Any]) {
         let id = try rest.param(ctx, "provider_id")
         let key = "\(type)/\(id)"
-        guard let c = try await load("push_configuration", key) else { throw SendbirdError(.notFound, "\"Push configuration\" not found: \(id).") }
+        guard let c = try await rest.loadDocument("push_configuration", key) else { throw SendbirdError(.notFound, "\"Push configuration\" not found: \(id).") }
         return (key, c)
     }
 
@@ -140,8 +126,8 @@ struct ApplicationSettingsRoutes: Sendable {
         try await rest.caller(req).requirePlatform()
         let (key, current) = try await requirePush(type, ctx)
         let config = try Self.sanitise(try await fields(req), type: type, into: current)
-        try await save("push_configuration", key, config)
-        return try document(["push_configurations": [config]])
+        try await rest.saveDocument("push_configuration", key, config)
+        return try rest.document(["push_configurations": [config]])
     }
 
     func listPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
@@ -149,19 +135,19 @@ struct ApplicationSettingsRoutes: Sendable {
         let all = try await service.store.settings(scope: "push_configuration", keyPrefix: type + "/").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
         }
-        return try document(["push_configurations": all])
+        return try rest.document(["push_configurations": all])
     }
 
     func viewPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        return try document(["push_configurations": [try await requirePush(type, ctx).config]])
+        return try rest.document(["push_configurations": [try await requirePush(type, ctx).config]])
     }
 
     func removePush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let (key, _) = try await requirePush(type, ctx)
         try await service.store.setSetting(scope: "push_configuration", key: key, json: nil)
-        return try document(["push_configurations": [try rest.param(ctx, "provider_id")]])
+        return try rest.document(["push_configurations": [try rest.param(ctx, "provider_id")]])
     }
 
     func removeCertificate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -169,8 +155,8 @@ struct ApplicationSettingsRoutes: Sendable {
         var (key, config) = try await requirePush("apns", ctx)
         config["apns_cert_fingerprint"] = nil
         config["apns_cert_size"] = nil
-        try await save("push_configuration", key, config)
-        return try document(["push_configurations": [try rest.param(ctx, "provider_id")]])
+        try await rest.saveDocument("push_configuration", key, config)
+        return try rest.document(["push_configurations": [try rest.param(ctx, "provider_id")]])
     }
 
     // MARK: Templates
@@ -183,7 +169,7 @@ struct ApplicationSettingsRoutes: Sendable {
     func template(_ name: String) async throws -> [String: Any] {
         guard let base = Self.defaultTemplates[name] else { throw SendbirdError(.notFound, "\"Template\" not found: \(name).") }
         var t: [String: Any] = base
-        for (k, v) in try await load("push_template_app", name) ?? [:] { t[k] = v }
+        for (k, v) in try await rest.loadDocument("push_template_app", name) ?? [:] { t[k] = v }
         return ["template_name": name, "template": t]
     }
 
@@ -191,7 +177,7 @@ struct ApplicationSettingsRoutes: Sendable {
         try await rest.caller(req).requirePlatform()
         var out: [[String: Any]] = []
         for n in name.map({ [$0] }) ?? ["default", "alternative"] { out.append(try await template(n)) }
-        return try document(["push_message_templates": out])
+        return try rest.document(["push_message_templates": out])
     }
 
     func updateTemplate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -199,15 +185,15 @@ struct ApplicationSettingsRoutes: Sendable {
         let name = try rest.param(ctx, "template_name")
         _ = try await template(name)
         let b = try await rest.body(req)
-        var stored = try await load("push_template_app", name) ?? [:]
+        var stored = try await rest.loadDocument("push_template_app", name) ?? [:]
         for key in ["mesg", "file", "admm"] {
             if let v = try b.string(key) {
                 try TextLimit.customType.check(v)
                 stored[key] = v
             }
         }
-        try await save("push_template_app", name, stored)
-        return try document(["push_message_templates": [try await template(name)]])
+        try await rest.saveDocument("push_template_app", name, stored)
+        return try rest.document(["push_message_templates": [try await template(name)]])
     }
 
     // MARK: Profanity and domain filters
@@ -259,14 +245,14 @@ struct ApplicationSettingsRoutes: Sendable {
 
     func autoEventSettings() async throws -> [String: Any] {
         var out: [String: Any] = [:]
-        let stored = try await load("application", "auto_event_message") ?? [:]
+        let stored = try await rest.loadDocument("application", "auto_event_message") ?? [:]
         for key in Self.autoEventKeys { out[key] = stored[key] ?? ["enabled": false] }
         return out
     }
 
     func autoEvents(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        return try document(["auto_event_message": try await autoEventSettings()])
+        return try rest.document(["auto_event_message": try await autoEventSettings()])
     }
 
     /// Which channel events post an automatic admin message (``ChatService/autoEventMessage(_:_:users:actor:)``).
@@ -282,22 +268,22 @@ struct ApplicationSettingsRoutes: Sendable {
             guard let obj = value as? [String: Any] else { throw SendbirdErrorFactory.wrongType(key, "object") }
             current[key] = obj
         }
-        try await save("application", "auto_event_message", current)
-        return try document(["auto_event_message": current])
+        try await rest.saveDocument("application", "auto_event_message", current)
+        return try rest.document(["auto_event_message": current])
     }
 
     // MARK: IP allow-list
 
     func allowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        return try document(["ip_whitelist_addresses": try await service.ipAllowList().map(\.text)])
+        return try rest.document(["ip_whitelist_addresses": try await service.ipAllowList().map(\.text)])
     }
 
     func addToAllowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let add = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? []
         if add.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
-        return try document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: add, remove: []).map(\.text)])
+        return try rest.document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: add, remove: []).map(\.text)])
     }
 
     func removeFromAllowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -305,6 +291,6 @@ struct ApplicationSettingsRoutes: Sendable {
         var remove = QueryParameters(req.uri.query).list("ip_whitelist_addresses") ?? []
         if remove.isEmpty { remove = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? [] }
         if remove.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
-        return try document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: [], remove: remove).map(\.text)])
+        return try rest.document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: [], remove: remove).map(\.text)])
     }
 }

@@ -28,22 +28,8 @@ struct ExportRoutes: Sendable {
 
     var directory: String { service.config.dataDirectory + "/exports" }
 
-    func document(_ object: Any) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
-    }
 
-    func load(_ scope: String, _ key: String) async throws -> [String: Any]? {
-        guard let json = try await service.store.setting(scope: scope, key: key) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
-    }
 
-    func save(_ scope: String, _ key: String, _ object: [String: Any]) async throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        try await service.store.setSetting(scope: scope, key: key, json: String(decoding: data, as: UTF8.self))
-    }
 
     /// Writes a file under `exports/` (0600) and returns its path.
     func write(_ data: Data, name: String) throws -> String {
@@ -152,8 +138,8 @@ struct ExportRoutes: Sendable {
             "file": ["url": fileURL(req, type, id), "expires_at": t + Self.lifetime],
         ]
         for key in ["channel_urls", "sender_ids", "user_ids"] { if let v = try b.stringArray(key) { record[key] = v } }
-        try await save("export", "\(type)/\(id)", record)
-        return try document(record)
+        try await rest.saveDocument("export", "\(type)/\(id)", record)
+        return try rest.document(record)
     }
 
     func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -163,19 +149,19 @@ struct ExportRoutes: Sendable {
             (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
         }
         all.sort { (($0["created_at"] as? NSNumber)?.int64Value ?? 0) > (($1["created_at"] as? NSNumber)?.int64Value ?? 0) }
-        return try document(["exported_data": all, "next": ""])
+        return try rest.document(["exported_data": all, "next": ""])
     }
 
     func requireExport(_ ctx: some RequestContext, orGDPR: Bool = false) async throws -> [String: Any] {
         let type = try dataType(ctx, orGDPR: orGDPR)
         let id = try rest.param(ctx, "request_id")
-        guard let r = try await load("export", "\(type)/\(id)") else { throw SendbirdError(.notFound, "\"Export\" not found: \(id).") }
+        guard let r = try await rest.loadDocument("export", "\(type)/\(id)") else { throw SendbirdError(.notFound, "\"Export\" not found: \(id).") }
         return r
     }
 
     func view(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        return try document(try await requireExport(ctx))
+        return try rest.document(try await requireExport(ctx))
     }
 
     /// The file of an export (or of a GDPR access request), with the Api-Token, until it expires.
@@ -252,7 +238,7 @@ struct ExportRoutes: Sendable {
         }
         let ids = try await service.store.importMessages(channel.channelUrl, out)
         service.invalidateChannel(channel.channelUrl)
-        return try document(["message_ids": ids])
+        return try rest.document(["message_ids": ids])
     }
 
     // MARK: GDPR
@@ -305,9 +291,9 @@ struct ExportRoutes: Sendable {
             service.invalidateAll()
             try await service.endSessions(userId: user, code: .invalidAccessToken, message: "The user was deleted.")
         }
-        try await save("gdpr", id, record)
-        if action == "access" { try await save("export", "gdpr/\(id)", record) }
-        return try document(record)
+        try await rest.saveDocument("gdpr", id, record)
+        if action == "access" { try await rest.saveDocument("export", "gdpr/\(id)", record) }
+        return try rest.document(record)
     }
 
     func gdprList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -316,21 +302,21 @@ struct ExportRoutes: Sendable {
             (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
         }
         all.sort { (($0["created_at"] as? NSNumber)?.int64Value ?? 0) > (($1["created_at"] as? NSNumber)?.int64Value ?? 0) }
-        return try document(["requests": all, "next": ""])
+        return try rest.document(["requests": all, "next": ""])
     }
 
     func gdprView(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "request_id")
-        guard let r = try await load("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
-        return try document(r)
+        guard let r = try await rest.loadDocument("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
+        return try rest.document(r)
     }
 
     /// Cancelling: requests are carried out when they are registered, so a finished one cannot be.
     func gdprCancel(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "request_id")
-        guard let r = try await load("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
+        guard let r = try await rest.loadDocument("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
         if r["status"] as? String == "done" {
             throw SendbirdError(.invalidValue, "The request \(id) has been carried out and cannot be cancelled.")
         }

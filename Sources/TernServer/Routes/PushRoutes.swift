@@ -61,23 +61,8 @@ struct PushRoutes: Sendable {
         }
     }
 
-    /// A JSON document answered as stored.
-    func document(_ object: [String: Any]) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
-    }
 
-    func load(_ scope: String, _ key: String) async throws -> [String: Any]? {
-        guard let json = try await service.store.setting(scope: scope, key: key) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
-    }
 
-    func save(_ scope: String, _ key: String, _ object: [String: Any]) async throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        try await service.store.setSetting(scope: scope, key: key, json: String(decoding: data, as: UTF8.self))
-    }
 
     // MARK: Device tokens
 
@@ -168,13 +153,13 @@ struct PushRoutes: Sendable {
         guard let name = try await rest.body(req).string("name"), ["default", "alternative"].contains(name) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"name\" must be default or alternative.")
         }
-        try await save("push_template", user.userId, ["name": name])
+        try await rest.saveDocument("push_template", user.userId, ["name": name])
         return try rest.json(Template(name: name))
     }
 
     func getTemplate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
-        let stored = try await load("push_template", user.userId)
+        let stored = try await rest.loadDocument("push_template", user.userId)
         return try rest.json(Template(name: stored?["name"] as? String ?? "default"))
     }
 
@@ -191,7 +176,7 @@ struct PushRoutes: Sendable {
 
     func preferences(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
-        return try document(try await load("push_preference", user.userId) ?? Self.defaults)
+        return try rest.document(try await rest.loadDocument("push_preference", user.userId) ?? Self.defaults)
     }
 
     /// Checks each given preference and merges it into the stored ones (400111 for a bad value).
@@ -258,17 +243,17 @@ struct PushRoutes: Sendable {
 
     func updatePreferences(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
-        let current = try await load("push_preference", user.userId) ?? Self.defaults
+        let current = try await rest.loadDocument("push_preference", user.userId) ?? Self.defaults
         let merged = try Self.merge(try await rest.body(req), into: current)
-        try await save("push_preference", user.userId, merged)
-        return try document(merged)
+        try await rest.saveDocument("push_preference", user.userId, merged)
+        return try rest.document(merged)
     }
 
     func resetPreferences(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         try await service.store.setSetting(scope: "push_preference", key: user.userId, json: nil)
         _ = try await service.store.deleteSettings(scope: "push_preference_channel", keyPrefix: user.userId + "\u{1F}")
-        return try document(Self.defaults)
+        return try rest.document(Self.defaults)
     }
 
     /// The per-channel preference of a member: `{enable, push_trigger_option, push_sound}`.
@@ -284,15 +269,15 @@ struct PushRoutes: Sendable {
 
     func channelPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let (_, key) = try await channelKey(req, ctx)
-        var p = try await load("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]
+        var p = try await rest.loadDocument("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]
         p["enable"] = (p["push_trigger_option"] as? String) != "off"
-        return try document(p)
+        return try rest.document(p)
     }
 
     func updateChannelPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let (_, key) = try await channelKey(req, ctx)
         let b = try await rest.body(req)
-        var p = try await load("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]
+        var p = try await rest.loadDocument("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]
         if let t = try b.string("push_trigger_option") {
             guard Self.channelTriggerOptions.contains(t) else {
                 throw SendbirdError(.invalidValue, "Invalid value: \"push_trigger_option\" must be default, all, mention_only or off.")
@@ -304,8 +289,8 @@ struct PushRoutes: Sendable {
             try TextLimit.customType.check(sound)
             p["push_sound"] = sound
         }
-        try await save("push_preference_channel", key, p)
+        try await rest.saveDocument("push_preference_channel", key, p)
         p["enable"] = (p["push_trigger_option"] as? String) != "off"
-        return try document(p)
+        return try rest.document(p)
     }
 }

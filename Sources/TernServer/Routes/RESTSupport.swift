@@ -112,6 +112,26 @@ struct RESTSupport: Sendable {
     /// `{}`: what a call with nothing to return answers (the SDKs fail on an empty body).
     func empty() throws -> Response { try json(EmptyObject()) }
 
+    /// A JSON object built at run time (settings documents), keys sorted.
+    func document(_ object: Any) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+
+    /// A settings document of the store as a JSON object, or nil.
+    func loadDocument(_ scope: String, _ key: String) async throws -> [String: Any]? {
+        guard let json = try await service.store.setting(scope: scope, key: key) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+    }
+
+    /// Stores a settings document (keys sorted).
+    func saveDocument(_ scope: String, _ key: String, _ object: [String: Any]) async throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        try await service.store.setSetting(scope: scope, key: key, json: String(decoding: data, as: UTF8.self))
+    }
+
     struct EmptyObject: Encodable {}
 
     /// Paging cursors are opaque to clients.
