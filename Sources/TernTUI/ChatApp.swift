@@ -16,6 +16,12 @@ public protocol TerminalSurface: AnyObject, Sendable {
     /// Shows a frame (the adapter writes only what changed since the last one).
     func present(_ grid: CellGrid)
     func size() -> (width: Int, height: Int)
+    /// Calls the user's attention: the bell and a desktop notification.
+    func alert(title: String, body: String)
+}
+
+extension TerminalSurface {
+    public func alert(title: String, body: String) {}
 }
 
 /// Runs the client: engine events and keys go through the reducer; effects go to the engine;
@@ -91,6 +97,8 @@ public actor ChatApp {
             state.offlineStart = false
             // The reaction palette: the server's emojis (none configured: any key goes).
             Task { if let keys = try? await client.emojiKeys() { self.dispatch(.emojisLoaded(keys)) } }
+            // When to alert: the user's push preferences on the server (global, then per channel).
+            Task { await self.loadNotificationRules() }
             // With a cache, the engine's catch-up after login reads the list (and announces it).
             if client.cache == nil {
                 let list = try await client.loadAllChannels()
@@ -104,6 +112,26 @@ public actor ChatApp {
     }
 
     func markDirty() { dirty = true }
+
+    /// The user's push preferences as alert rules; each channel's own trigger option too.
+    func loadNotificationRules() async {
+        guard let p = try? await client.pushPreferences() else { return }
+        var rules = NotificationRules()
+        rules.triggerOption = p.pushTriggerOption ?? "all"
+        rules.doNotDisturb = p.doNotDisturb ?? false
+        rules.startHour = p.startHour ?? 0
+        rules.startMinute = p.startMin ?? 0
+        rules.endHour = p.endHour ?? 0
+        rules.endMinute = p.endMin ?? 0
+        rules.timeZone = p.timezone ?? "UTC"
+        rules.snoozeEnabled = p.snoozeEnabled ?? false
+        rules.snoozeStart = p.snoozeStartTs ?? 0
+        rules.snoozeEnd = p.snoozeEndTs ?? 0
+        for channel in state.channels {
+            if let t = try? await client.pushTrigger(in: channel.url), t != "default" { rules.channelTriggers[channel.url] = t }
+        }
+        dispatch(.notificationRulesLoaded(rules))
+    }
 
     /// A channel's history through its message collection: a first load starts a new collection
     /// (the cache at once, also offline, then the server's page replaces it); older pages come from
@@ -189,6 +217,8 @@ public actor ChatApp {
     func perform(_ effect: Effect) {
         let client = self.client
         switch effect {
+        case .alert(let title, let body):
+            surface.alert(title: title, body: body)
         case .send(let text, let url):
             Task { await client.sendMessage(text, to: url) }
         case .sendMessage(let params, let url):

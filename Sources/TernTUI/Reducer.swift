@@ -179,6 +179,10 @@ public struct Reducer: Sendable {
             state.emojiKeys = keys
             return []
 
+        case .notificationRulesLoaded(let rules):
+            state.notificationRules = rules
+            return []
+
         case .threadLoaded(let t):
             guard var view = state.thread, view.parent.messageId == t.parent.messageId else { return [] }
             view.parent = t.parent
@@ -766,6 +770,7 @@ public struct Reducer: Sendable {
             if let i = state.typers[m.channelUrl]?.firstIndex(where: { $0.userId == m.sender?.userId }) {
                 state.typers[m.channelUrl]?.remove(at: i)
             }
+            return Self.alertEffects(m, state)
         case .typingStarted(let url, let user):
             if !(state.typers[url] ?? []).contains(where: { $0.userId == user.userId }) { state.typers[url, default: []].append(user) }
         case .typingEnded(let url, let user, _):

@@ -109,6 +109,8 @@ public struct AppState: Sendable, Equatable {
     public var replyingTo: Message?
     /// The reactions the server offers (its emoji keys; empty: any key).
     public var emojiKeys: [String] = []
+    /// When to alert, from the user's push preferences on the server.
+    public var notificationRules = NotificationRules()
     /// Picking a message (Ctrl-R) to reply to, react to, edit, delete or open its thread.
     public var picker: MessagePicker?
     /// A thread on screen instead of the channel: sending replies to its parent.
@@ -294,6 +296,8 @@ public enum Action: Sendable {
     case failed(String)
     /// The server's emoji keys (the reaction palette).
     case emojisLoaded([String])
+    /// The user's push preferences (when to alert).
+    case notificationRulesLoaded(NotificationRules)
     /// A line for the status bar.
     case notice(String)
     /// Channels for the browser, for the query they answer.
@@ -314,6 +318,8 @@ public enum Action: Sendable {
 
 /// What the reducer asks the outside world to do.
 public enum Effect: Sendable, Equatable {
+    /// The terminal bell and a desktop notification (OSC 777).
+    case alert(title: String, body: String)
     case send(text: String, channelUrl: String)
     /// A message with mentions or a parent.
     case sendMessage(UserMessageParams, channelUrl: String)

@@ -17,6 +17,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     private let sink: AsyncStream<TerminalInput>.Continuation
     private let lock = NSLock()
     private var pending: CellGrid?
+    private var alerts: [String] = []
     private var width = 80
     private var height = 24
     private var running = true
@@ -37,6 +38,19 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     public func present(_ grid: CellGrid) {
         lock.lock()
         pending = grid
+        lock.unlock()
+    }
+
+    /// The bell, and OSC 777 (`notify;TITLE;BODY`) for terminals that show desktop notifications,
+    /// wrapped for tmux when it runs inside one; written by the curses thread after its next frame.
+    public func alert(title: String, body: String) {
+        func clean(_ s: String) -> String { String(s.unicodeScalars.filter { $0.value >= 0x20 && $0 != ";" && $0.value != 0x7F }.map(Character.init)) }
+        var osc = "\u{1B}]777;notify;\(clean(title));\(clean(body))\u{7}"
+        if ProcessInfo.processInfo.environment["TMUX"] != nil {
+            osc = "\u{1B}Ptmux;" + osc.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
+        }
+        lock.lock()
+        alerts.append("\u{7}" + osc)
         lock.unlock()
     }
 
@@ -90,8 +104,14 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             lock.lock()
             let frame = pending
             pending = nil
+            let ring = alerts
+            alerts = []
             lock.unlock()
             if let frame { draw(frame) }
+            if !ring.isEmpty {
+                for a in ring { fputs(a, stdout) }
+                fflush(stdout)
+            }
         }
         endwin()
         stopped.signal()

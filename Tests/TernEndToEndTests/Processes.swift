@@ -133,6 +133,15 @@ final class TerndChild: @unchecked Sendable {
 
     /// A Platform API call with the API token.
     @discardableResult
+    /// The URL of one of a user's group channels, by name ("" when there is none).
+    func channelUrl(of user: String, named name: String) async throws -> String {
+        var req = URLRequest(url: URL(string: url + "/v3/users/\(user)/my_group_channels?show_empty=true&name_contains=\(name)")!)
+        req.setValue(apiToken, forHTTPHeaderField: "Api-Token")
+        let (data, _) = try await URLSession.shared.data(for: req)
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return ((json["channels"] as? [[String: Any]])?.first?["channel_url"] as? String) ?? ""
+    }
+
     func platform(_ method: String, _ path: String, _ body: [String: Any]) async throws -> [String: Any] {
         var req = URLRequest(url: URL(string: url + path)!)
         req.httpMethod = method

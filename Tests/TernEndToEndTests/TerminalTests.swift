@@ -108,6 +108,42 @@ struct TerminalEndToEndTests {
         await server.stop()
     }
 
+    /// Whether the session's window got a bell within 10 s (tmux sets the flag for a detached session).
+    static func bellRings(_ tmux: Tmux, _ session: String) async -> Bool {
+        for _ in 0..<100 {
+            if await tmux.run(["display", "-p", "-t", session, "#{window_bell_flag}"]).hasPrefix("1") { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test func aMentionOffScreenRingsTheBellAPlainMessageDoesNot() async throws {
+        try await Self.withTerminals(["alice"]) { tmux, server in
+            for u in ["bob", "carol"] { _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u.capitalized, "profile_url": ""]) }
+            _ = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "team", "name": "team"])
+            _ = try await server.platform("POST", "/v3/group_channels/team/messages", ["message_type": "MESG", "user_id": "carol", "message": "morning"])
+            try await tmux.waitScreen("alice", "the team channel open") { $0.contains("Carol: morning") }
+            // Another group, made from the keyboard, then left for "team" again: not on screen.
+            await tmux.text("alice", "/create ops bob carol")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("alice", "ops open") { $0.contains("#ops") }
+            let opsUrl = try await server.channelUrl(of: "alice", named: "ops")
+            await tmux.keys("alice", "C-n")
+            try await tmux.waitScreen("alice", "team open again") { $0.contains("#team") && $0.contains("Carol: morning") }
+            // A plain message there shows as unread and stays quiet.
+            _ = try await server.platform("POST", "/v3/group_channels/\(opsUrl)/messages", ["message_type": "MESG", "user_id": "bob", "message": "deploy at 5"])
+            try await tmux.waitScreen("alice", "ops unread in the list") { Self.listRow($0, "ops")?.hasSuffix(" 1") == true }
+            let quiet = await tmux.run(["display", "-p", "-t", "alice", "#{window_bell_flag}"])
+            #expect(quiet.hasPrefix("0"), "a plain group message off screen does not ring")
+            // A mention there rings the terminal bell (the OSC 777 notification goes with it).
+            _ = try await server.platform(
+                "POST", "/v3/group_channels/\(opsUrl)/messages",
+                ["message_type": "MESG", "user_id": "bob", "message": "@alice can you look?", "mentioned_user_ids": ["alice"]])
+            let rang = await Self.bellRings(tmux, "alice")
+            #expect(rang, "a mention in a channel not on screen rings the bell")
+        }
+    }
+
     @Test func twoClientsSeeMessagesTypingAndUnread() async throws {
         try await Self.withTerminals(["alice", "bob"]) { tmux, server in
             // Alice opens the 1:1 with bob (created on the way; bob sees it once it has a message).

@@ -104,6 +104,45 @@ extension ChatClient {
         return catalog.emojiCategories.flatMap { $0.emojis.map(\.key) }
     }
 
+    // MARK: Push preferences
+
+    public struct PushPreferences: Sendable, Equatable, Decodable {
+        public var pushTriggerOption: String?
+        public var doNotDisturb: Bool?
+        public var startHour: Int?
+        public var startMin: Int?
+        public var endHour: Int?
+        public var endMin: Int?
+        public var timezone: String?
+        public var snoozeEnabled: Bool?
+        public var snoozeStartTs: Int64?
+        public var snoozeEndTs: Int64?
+        enum CodingKeys: String, CodingKey {
+            case pushTriggerOption = "push_trigger_option", doNotDisturb = "do_not_disturb", startHour = "start_hour", startMin = "start_min"
+            case endHour = "end_hour", endMin = "end_min", timezone, snoozeEnabled = "snooze_enabled", snoozeStartTs = "snooze_start_ts"
+            case snoozeEndTs = "snooze_end_ts"
+        }
+    }
+
+    struct ChannelPushPreference: Decodable {
+        let pushTriggerOption: String?
+        enum CodingKeys: String, CodingKey { case pushTriggerOption = "push_trigger_option" }
+    }
+
+    /// The signed-in user's push preferences (`GET /v3/users/{me}/push_preference`).
+    public func pushPreferences() async throws -> PushPreferences {
+        let key = try requireSession()
+        return try await rest.request("GET", "/v3/users/\(RESTClient.segment(me))/push_preference", sessionKey: key, as: PushPreferences.self)
+    }
+
+    /// A channel's push trigger option for the signed-in user (`default`, `all`, `mention_only`, `off`).
+    public func pushTrigger(in url: String) async throws -> String {
+        let key = try requireSession()
+        let p = try await rest.request(
+            "GET", "/v3/users/\(RESTClient.segment(me))/push_preference/\(RESTClient.segment(url))", sessionKey: key, as: ChannelPushPreference.self)
+        return p.pushTriggerOption ?? "default"
+    }
+
     // MARK: Bans and mutes
 
     /// Bans a user (operators only): out of the channel at once, refused until `seconds` pass (-1: for ever).

@@ -1,0 +1,63 @@
+import Foundation
+import TernKit
+
+/// When `tern` alerts (the terminal bell and an OSC 777 desktop notification) for a message from
+/// someone else: a mention or a 1-on-1 message, in a channel that is not on screen — as the
+/// user's push preferences on the server allow (`/v3/users/{me}/push_preference` and its
+/// per-channel form): the trigger option (`all`, `mention_only`, `off`; a channel's `default`
+/// follows the global one), do-not-disturb (a daily window in the user's time zone) and snooze.
+/// A pure function of the state and the message's own time, so it can be tested without a clock.
+public struct NotificationRules: Sendable, Equatable {
+    public var triggerOption = "all"
+    public var doNotDisturb = false
+    public var startHour = 0, startMinute = 0, endHour = 0, endMinute = 0
+    public var timeZone = "UTC"
+    public var snoozeEnabled = false
+    /// ms.
+    public var snoozeStart: Int64 = 0, snoozeEnd: Int64 = 0
+    /// Per channel: `default`, `all`, `mention_only` or `off`.
+    public var channelTriggers: [String: String] = [:]
+    public init() {}
+
+    /// Whether `at` (ms) falls in the do-not-disturb window (which may wrap past midnight) or the snooze.
+    public func quiet(at ms: Int64) -> Bool {
+        if snoozeEnabled && ms >= snoozeStart && ms <= snoozeEnd { return true }
+        guard doNotDisturb else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.hour, .minute], from: Date(timeIntervalSince1970: TimeInterval(ms) / 1000))
+        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        let start = startHour * 60 + startMinute, end = endHour * 60 + endMinute
+        if start == end { return false }
+        return start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
+    }
+
+    /// The trigger for a channel: its own, or the global one when it says `default`.
+    public func trigger(for url: String) -> String {
+        let own = channelTriggers[url] ?? "default"
+        return own == "default" ? triggerOption : own
+    }
+}
+
+extension Reducer {
+    /// The alert a received message raises, if any.
+    static func alertEffects(_ m: Message, _ state: AppState) -> [Effect] {
+        guard m.kind != .admin, let sender = m.sender, sender.userId != state.me.userId, !m.silent else { return [] }
+        // On screen already: nothing to call attention to.
+        if state.selected == m.channelUrl { return [] }
+        let mentioned = m.mentionedUserIds.contains(state.me.userId) || m.mentionType == "channel"
+        let direct = (state.channels.first { $0.url == m.channelUrl }?.memberCount ?? 0) == 2
+        guard mentioned || direct else { return [] }
+        let rules = state.notificationRules
+        switch rules.trigger(for: m.channelUrl) {
+        case "off": return []
+        case "mention_only" where !mentioned: return []
+        default: break
+        }
+        if rules.quiet(at: m.createdAt) { return [] }
+        let name = sender.nickname.isEmpty ? sender.userId : sender.nickname
+        let label = channelLabel(m.channelUrl, state)
+        let text = m.kind == .file ? (m.files.first?.name ?? "a file") : m.text
+        return [.alert(title: direct ? name : "\(name) in \(label)", body: String(text.prefix(200)))]
+    }
+}
