@@ -1,6 +1,7 @@
 import Foundation
 import TernProtocol
 import TernServer
+import TernTestSupport
 import Testing
 
 @testable import TernKit
@@ -175,14 +176,10 @@ struct TLSClientTests {
     }
 }
 
-/// A throwaway certificate authority and a server certificate it signed (for 127.0.0.1 and localhost
-/// unless told), made with the `openssl` command line in a temporary directory.
-struct ThrowawayCA: Sendable {
-    let directory: String
-    var caCertificate: String { directory + "/ca.pem" }
-    var serverCertificate: String { directory + "/server.pem" }
-    var serverKey: String { directory + "/server.key" }
+/// The throwaway CA of the test support (``TestCertificates``), with how a server serves it.
+typealias ThrowawayCA = TestCertificates
 
+extension TestCertificates {
     /// Sets a server configuration to serve https/wss with this CA's server certificate.
     var serve: @Sendable (inout ServerConfiguration) -> Void {
         let (cert, key) = (serverCertificate, serverKey)
@@ -191,35 +188,4 @@ struct ThrowawayCA: Sendable {
             config.tlsKeyPath = key
         }
     }
-
-    static func make(subjectAltName: String = "IP:127.0.0.1,DNS:localhost") throws -> ThrowawayCA {
-        let dir = LocalServer.tempDirectory()
-        let ext = dir + "/san.ext"
-        try "subjectAltName=\(subjectAltName)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: ext, atomically: true, encoding: .utf8)
-        let steps: [[String]] = [
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/ca.key", "-out", dir + "/ca.pem", "-days", "2",
-             "-subj", "/CN=Tern Kit Test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/server.key", "-out", dir + "/server.csr", "-subj", "/CN=localhost"],
-            ["x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key", "-CAcreateserial",
-             "-out", dir + "/server.pem", "-days", "2", "-extfile", ext],
-        ]
-        for args in steps {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["openssl"] + args
-            let err = Pipe()
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = err
-            try p.run()
-            let detail = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            guard p.terminationStatus == 0 else {
-                throw TestFailure("openssl \(args[0]) failed (\(p.terminationStatus)): \(detail)")
-            }
-        }
-        return ThrowawayCA(directory: dir)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: directory) }
 }

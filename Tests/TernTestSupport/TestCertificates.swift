@@ -13,15 +13,17 @@ public struct TestCertificates: Sendable {
         public let description: String
     }
 
-    /// Makes the CA and the server certificate. Throws when `openssl` is missing or fails.
-    public static func make() throws -> TestCertificates {
+    /// Makes the CA and a server certificate it signed for `subjectAltName`. Throws when `openssl`
+    /// is missing or fails (with what it said).
+    public static func make(subjectAltName: String = "IP:127.0.0.1,DNS:localhost") throws -> TestCertificates {
         let dir = NSTemporaryDirectory() + "tern-tls-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let ext = dir + "/san.ext"
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n".write(toFile: ext, atomically: true, encoding: .utf8)
+        try "subjectAltName=\(subjectAltName)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+            .write(toFile: ext, atomically: true, encoding: .utf8)
         let steps: [[String]] = [
             ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/ca.key", "-out", dir + "/ca.pem", "-days", "2",
-             "-subj", "/CN=Tern Test CA"],
+             "-subj", "/CN=Tern Test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
             ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/server.key", "-out", dir + "/server.csr", "-subj", "/CN=localhost"],
             ["x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key", "-CAcreateserial",
              "-out", dir + "/server.pem", "-days", "2", "-extfile", ext],
@@ -30,11 +32,15 @@ public struct TestCertificates: Sendable {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             p.arguments = ["openssl"] + args
-            p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            let err = Foundation.Pipe()
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = err
             try p.run()
+            let detail = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
-            guard p.terminationStatus == 0 else { throw Failure(description: "openssl \(args[0]) failed (\(p.terminationStatus))") }
+            guard p.terminationStatus == 0 else {
+                throw Failure(description: "openssl \(args[0]) failed (\(p.terminationStatus)): \(detail)")
+            }
         }
         return TestCertificates(directory: dir)
     }

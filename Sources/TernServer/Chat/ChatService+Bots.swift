@@ -45,14 +45,6 @@ extension ChatService {
         bots.withLock { $0 = nil }
     }
 
-    /// Checks a bot callback URL: http or https with a host.
-    static func checkCallbackURL(_ url: String) throws {
-        try TextLimit.fileUrl.check(url)
-        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), ["http", "https"].contains(scheme), u.host != nil else {
-            throw SendbirdError(.invalidValue, "Invalid value: \"bot_callback_url\" must be an http(s) URL.")
-        }
-    }
-
     /// Tells the bots among a channel's members about a message (not their own).
     func notifyBots(_ m: MessageRecord, roster: ChannelRoster) async {
         guard m.type != "ADMM", !roster.channel.isOpen else { return }

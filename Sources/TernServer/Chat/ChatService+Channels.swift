@@ -67,7 +67,7 @@ extension ChatService {
             operatorIds: r.operatorIds.filter { ids.contains($0) }, isDistinct: r.isDistinct, isPublic: r.isPublic,
             isSuper: r.isSuper, isEphemeral: r.isEphemeral, createdAt: t / 1000, nowMs: t, invitedIds: invited)
         let (channel, created) = try await store.createGroupChannel(new)
-        if created { await webhookChannelEvent("create", channel, users: ids, inviter: r.creator) }
+        if created { await channelEventHappened("create", channel, users: ids, inviter: r.creator) }
         return (channel, created)
     }
 

@@ -58,8 +58,8 @@ extension ChatService {
             push(ChannelEventFrame(cat: ChannelEvent.joined, channelUrl: channelUrl, data: j, ts: t), to: audience)
         }
         pushMemberCount(updated, to: audience)
-        await webhookChannelEvent("invite", updated, users: added.map(\.userId), inviter: inviter)
-        if !joined.isEmpty { await webhookChannelEvent("join", updated, users: joined.map(\.userId)) }
+        await channelEventHappened("invite", updated, users: added.map(\.userId), inviter: inviter)
+        if !joined.isEmpty { await channelEventHappened("join", updated, users: joined.map(\.userId)) }
         return updated
     }
 
@@ -127,7 +127,7 @@ extension ChatService {
         let audience = Self.joinedIds(members)
         push(ChannelEventFrame(cat: ChannelEvent.joined, channelUrl: channelUrl, data: data, ts: t), to: audience)
         pushMemberCount(updated, to: audience)
-        await webhookChannelEvent("join", updated, users: [userId])
+        await channelEventHappened("join", updated, users: [userId])
         return updated
     }
 
@@ -149,7 +149,7 @@ extension ChatService {
         // The leaver's devices: with their unread totals, which lost this channel's count.
         try await pushOwn(event, to: userId)
         pushMemberCount(updated, to: Self.joinedIds(members))
-        await webhookChannelEvent("leave", updated, users: [userId])
+        await channelEventHappened("leave", updated, users: [userId])
     }
 
     // MARK: Channel-wide changes
@@ -215,7 +215,7 @@ extension ChatService {
         push(
             ChannelEventFrame(cat: ChannelEvent.changed, channelUrl: channelUrl, data: Empty(), ts: now()),
             to: Self.joinedIds(members))
-        await webhookChannelEvent("changed", channel)
+        await channelEventHappened("changed", channel)
         return channel
     }
 
@@ -229,7 +229,7 @@ extension ChatService {
         // Each member's devices get their totals without the channel's unread.
         let event = ChannelEventFrame(cat: ChannelEvent.deleted, channelUrl: channelUrl, data: Empty(), ts: now())
         for id in Set(members.map(\.userId)) { try await pushOwn(event, to: id) }
-        await webhookChannelEvent("remove", channel)
+        await channelEventHappened("remove", channel)
     }
 
     // MARK: One member's view

@@ -54,7 +54,7 @@ extension ChatService {
             isDistinct: false, isPublic: true, isSuper: false, isEphemeral: r.isEphemeral, freeze: false, lastMessageId: nil,
             memberCount: 0, joinedMemberCount: 0, channelType: "open", operatorIds: operators)
         let created = try await store.createOpenChannel(record)
-        await webhookChannelEvent("create", created)
+        await channelEventHappened("create", created)
         return created
     }
 

@@ -42,6 +42,8 @@ public final class ChatService: Sendable {
     let allowList = Mutex<[IPRange]?>(nil)
     /// Profanity and domain filters by key (`global`, `type:<custom type>`; nil until loaded).
     let filters = Mutex<[String: ContentFilter]?>(nil)
+    /// Auto event message kinds turned on (nil until loaded).
+    let autoEventsOn = Mutex<Set<String>?>(nil)
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.store = store

@@ -102,3 +102,14 @@ public struct TextLimit: Sendable {
     public static let pathParameter = TextLimit.bytes("path parameter", 2048)
     public static func message(_ characters: Int) -> TextLimit { TextLimit("message", characters: characters) }
 }
+
+/// A URL the server will call or hand out (webhooks, bot callbacks, emoji images): http or https
+/// with a host, within the file URL's length limit; 400111 otherwise.
+public enum WebURL {
+    public static func check(_ url: String, field: String) throws {
+        try TextLimit.fileUrl.check(url)
+        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), ["http", "https"].contains(scheme), u.host != nil else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"\(field)\" must be an http(s) URL.")
+        }
+    }
+}

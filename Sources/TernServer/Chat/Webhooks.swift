@@ -149,11 +149,7 @@ extension ChatService {
     /// (custom type `SENDBIRD:AUTO_EVENT_MESSAGE`, `data` naming the event) in a group channel when
     /// a user joins or leaves, or the channel is created or changed, for each kind turned on.
     func autoEventMessage(_ action: String, _ channel: ChannelRecord, users: [String], actor: String?) async {
-        guard !channel.isOpen, let kind = Self.autoEventKinds[action],
-            let json = try? await store.setting(scope: "application", key: "auto_event_message"),
-            let settings = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any],
-            (settings[kind] as? [String: Any])?["enabled"] as? Bool == true
-        else { return }
+        guard !channel.isOpen, let kind = Self.autoEventKinds[action], (try? await autoEventKindsOn())?.contains(kind) == true else { return }
         var names: [String] = []
         for id in users { names.append((try? await store.user(id))?.nickname.nonEmpty ?? id) }
         let who = names.joined(separator: ", ")
@@ -174,6 +170,21 @@ extension ChatService {
             .map { String(decoding: $0, as: UTF8.self) } ?? ""
         _ = try? await sendAdminMessage(channelUrl: channel.channelUrl, message: text, customType: "SENDBIRD:AUTO_EVENT_MESSAGE", data: data)
     }
+
+    /// The auto event kinds turned on (read from the store once; ``autoEventSettingsChanged()`` forgets it).
+    func autoEventKindsOn() async throws -> Set<String> {
+        if let known = autoEventsOn.withLock({ $0 }) { return known }
+        var on: Set<String> = []
+        if let json = try await store.setting(scope: "application", key: "auto_event_message"),
+            let settings = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+        {
+            for (kind, value) in settings where (value as? [String: Any])?["enabled"] as? Bool == true { on.insert(kind) }
+        }
+        autoEventsOn.withLock { $0 = on }
+        return on
+    }
+
+    func autoEventSettingsChanged() { autoEventsOn.withLock { $0 = nil } }
 
     /// The `channel` object of a webhook event.
     func webhookChannel(_ c: ChannelRecord) -> [String: Any] {
@@ -221,10 +232,15 @@ extension ChatService {
         webhooks.emit(body, to: s.url)
     }
 
-    /// A channel event (`action`: create, changed, remove, invite, join, leave) with its users:
-    /// the webhook, and the automatic event message the application asked for.
-    func webhookChannelEvent(_ action: String, _ channel: ChannelRecord, users: [String] = [], inviter: String? = nil) async {
+    /// A channel event (`action`: create, changed, remove, invite, join, leave) with its users, for
+    /// what follows one: the automatic event message the application asked for, and the webhook.
+    func channelEventHappened(_ action: String, _ channel: ChannelRecord, users: [String] = [], inviter: String? = nil) async {
         await autoEventMessage(action, channel, users: users, actor: inviter)
+        await webhookChannelEvent(action, channel, users: users, inviter: inviter)
+    }
+
+    /// The webhook of a channel event.
+    func webhookChannelEvent(_ action: String, _ channel: ChannelRecord, users: [String], inviter: String?) async {
         let category = (channel.isOpen ? "open_channel:" : "group_channel:") + action
         guard let s = await webhooks.wants(category, store) else { return }
         var body: [String: Any] = ["category": category, "app_id": config.appId, "channel": webhookChannel(channel), "created_at": now()]

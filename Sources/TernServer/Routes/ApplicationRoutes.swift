@@ -43,12 +43,7 @@ struct ApplicationRoutes: Sendable {
         var s = try await service.webhooks.settings(service.store)
         if let enabled = try b.bool("enabled") { s.enabled = enabled }
         if let url = try b.string("url") {
-            try TextLimit.fileUrl.check(url)
-            if !url.isEmpty {
-                guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), ["http", "https"].contains(scheme), u.host != nil else {
-                    throw SendbirdError(.invalidValue, "Invalid value: \"url\" must be an http(s) URL.")
-                }
-            }
+            if !url.isEmpty { try WebURL.check(url, field: "url") }
             s.url = url
         }
         if let members = try b.bool("include_members") { s.includeMembers = members }
@@ -254,10 +249,7 @@ extension ApplicationRoutes {
             }
             return ["date": Self.dateText(key), "value": value]
         }
-        let data = try JSONSerialization.data(withJSONObject: ["statistics": list, "metric_type": type, "time_dimension": dimension], options: [.sortedKeys])
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+        return try rest.document(["statistics": list, "metric_type": type, "time_dimension": dimension])
     }
 
     struct InvitationDefault: Encodable {

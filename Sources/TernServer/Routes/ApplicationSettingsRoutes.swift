@@ -93,7 +93,7 @@ struct ApplicationSettingsRoutes: Sendable {
                 try TextLimit.fileUrl.check(s)
                 if secrets.contains(key) {
                     out[key] = "****" + String(s.suffix(4))
-                    out[key + "_fingerprint"] = SHA256.hash(data: Data(s.utf8)).map { String(format: "%02x", $0) }.joined()
+                    out[key + "_fingerprint"] = Credentials.hash(s)
                     continue
                 }
             }
@@ -269,6 +269,7 @@ struct ApplicationSettingsRoutes: Sendable {
             current[key] = obj
         }
         try await rest.saveDocument("application", "auto_event_message", current)
+        service.autoEventSettingsChanged()
         return try rest.document(["auto_event_message": current])
     }
 

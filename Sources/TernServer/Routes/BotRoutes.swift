@@ -66,7 +66,7 @@ struct BotRoutes: Sendable {
         guard let nickname = try b.string("bot_nickname") else { throw SendbirdError.missing("bot_nickname") }
         try ChatService.checkNickname(nickname)
         guard let callback = try b.string("bot_callback_url"), !callback.isEmpty else { throw SendbirdError.missing("bot_callback_url") }
-        try ChatService.checkCallbackURL(callback)
+        try WebURL.check(callback, field: "bot_callback_url")
         let type = try b.string("bot_type") ?? ""
         try TextLimit.customType.check(type)
         let profile = try b.string("bot_profile_url") ?? ""
@@ -114,7 +114,7 @@ struct BotRoutes: Sendable {
         var bot = try await requireBot(ctx)
         let b = try await rest.body(req)
         if let callback = try b.string("bot_callback_url") {
-            try ChatService.checkCallbackURL(callback)
+            try WebURL.check(callback, field: "bot_callback_url")
             bot.callbackUrl = callback
         }
         if let v = try b.bool("is_privacy_mode") { bot.isPrivacyMode = v }

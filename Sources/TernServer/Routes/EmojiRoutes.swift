@@ -68,13 +68,6 @@ struct EmojiRoutes: Sendable {
     /// Reading: any signed-in user or the Platform API.
     func reader(_ req: Request) async throws { _ = try await rest.caller(req) }
 
-    static func checkURL(_ url: String, field: String) throws {
-        try TextLimit.fileUrl.check(url)
-        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), ["http", "https"].contains(scheme), u.host != nil else {
-            throw SendbirdError(.invalidValue, "Invalid value: \"\(field)\" must be an http(s) URL.")
-        }
-    }
-
     /// Emojis of a body (`emojis: [{key, url}]`), checked: keys unique in the catalog.
     func newEmojis(_ b: JSONBody, _ catalog: inout Catalog) throws -> [Emoji] {
         guard let raw = b.object["emojis"] else { throw SendbirdError.missing("emojis") }
@@ -86,7 +79,7 @@ struct EmojiRoutes: Sendable {
             guard let key = try e.string("key"), !key.isEmpty else { throw SendbirdError.missing("key") }
             try TextLimit("key", characters: ChatService.maxReactionKeyLength).check(key)
             guard let url = try e.string("url") else { throw SendbirdError.missing("url") }
-            try Self.checkURL(url, field: "url")
+            try WebURL.check(url, field: "url")
             guard taken.insert(key).inserted else {
                 throw SendbirdError(.alreadyExists, "\"key\" violates a unique constraint: \(key) already exists.")
             }
@@ -124,7 +117,7 @@ struct EmojiRoutes: Sendable {
             guard let name = try c.string("name"), !name.isEmpty else { throw SendbirdError.missing("name") }
             try TextLimit.channelName.check(name)
             let url = try c.string("url") ?? ""
-            if !url.isEmpty { try Self.checkURL(url, field: "url") }
+            if !url.isEmpty { try WebURL.check(url, field: "url") }
             let id = catalog.takeId()
             let emojis = c.has("emojis") ? try newEmojis(c, &catalog) : []
             let category = Category(id: id, name: name, url: url, emojis: emojis)
@@ -155,7 +148,7 @@ struct EmojiRoutes: Sendable {
         let i = try categoryIndex(ctx, catalog)
         let b = try await rest.body(req)
         guard let url = try b.string("url") else { throw SendbirdError.missing("url") }
-        try Self.checkURL(url, field: "url")
+        try WebURL.check(url, field: "url")
         catalog.categories[i].url = url
         if let name = try b.string("name"), !name.isEmpty {
             try TextLimit.channelName.check(name)
@@ -215,7 +208,7 @@ struct EmojiRoutes: Sendable {
         var catalog = try await load()
         let (ci, ei) = try emojiIndex(ctx, catalog)
         guard let url = try await rest.body(req).string("url") else { throw SendbirdError.missing("url") }
-        try Self.checkURL(url, field: "url")
+        try WebURL.check(url, field: "url")
         catalog.categories[ci].emojis[ei].url = url
         try await save(catalog)
         return try rest.json(catalog.categories[ci].emojis[ei])

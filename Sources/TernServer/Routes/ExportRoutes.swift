@@ -41,11 +41,7 @@ struct ExportRoutes: Sendable {
         return path
     }
 
-    func fileURL(_ req: Request, _ type: String, _ id: String) -> String {
-        let host = req.head.authority ?? "\(service.config.host):\(service.config.port)"
-        let scheme = service.config.tlsCertificatePath == nil ? "http://" : "https://"
-        return "\(scheme)\(host)/v3/export/\(type)/\(id)/file"
-    }
+    func fileURL(_ req: Request, _ type: String, _ id: String) -> String { rest.baseURL(req) + "/v3/export/\(type)/\(id)/file" }
 
     // MARK: Exports
 

@@ -54,13 +54,6 @@ struct FileRoutes: Sendable {
         return parts
     }
 
-    /// This server as the client reached it.
-    func baseURL(_ req: Request) -> String {
-        let host = req.head.authority ?? "\(service.config.host):\(service.config.port)"
-        let scheme = service.config.tlsCertificatePath == nil ? "http://" : "https://"
-        return scheme + host
-    }
-
     func upload(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
         guard let type = req.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
@@ -92,7 +85,7 @@ struct FileRoutes: Sendable {
         let data = Data(buffer: file.body)
         let uploaded = try await service.upload(
             userId: caller.userId, channelUrl: channelUrl, name: file.filename ?? "file", type: file.contentType ?? "", data: data,
-            thumbnailSizes: sizes, baseURL: baseURL(req))
+            thumbnailSizes: sizes, baseURL: rest.baseURL(req))
         return try rest.json(uploaded)
     }
 

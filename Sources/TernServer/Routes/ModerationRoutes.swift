@@ -233,10 +233,7 @@ struct ModerationRoutes: Sendable {
         var object = (try JSONSerialization.jsonObject(with: try WireCoding.encoder.encode(payload))) as? [String: Any] ?? [:]
         object["message"] = kept["original"] ?? ""
         object["filtered_message"] = kept["filtered"] ?? payload.message
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+        return try rest.document(object)
     }
 
     // MARK: Reports

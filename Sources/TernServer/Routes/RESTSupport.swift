@@ -45,8 +45,23 @@ extension HTTPField.Name {
 struct RESTSupport: Sendable {
     let service: ChatService
 
+    /// The caller of the request being served, once known: a route's type check and its handler
+    /// both ask, and a session key is looked up once (``SendbirdErrorMiddleware`` sets a fresh box
+    /// for each request).
+    final class CallerMemo: @unchecked Sendable {
+        var caller: Caller?
+    }
+    @TaskLocal static var memo: CallerMemo?
+
     /// Reads `Api-Token` or `Session-Key` (header names are case-insensitive).
     func caller(_ request: Request) async throws -> Caller {
+        if let known = Self.memo?.caller { return known }
+        let found = try await authenticate(request)
+        Self.memo?.caller = found
+        return found
+    }
+
+    func authenticate(_ request: Request) async throws -> Caller {
         if let token = request.headers[.apiToken] {
             guard try await service.isAPIToken(token) else {
                 throw SendbirdError(.invalidApiToken, "Invalid value: \"Api-Token\".")
@@ -112,6 +127,12 @@ struct RESTSupport: Sendable {
     /// `{}`: what a call with nothing to return answers (the SDKs fail on an empty body).
     func empty() throws -> Response { try json(EmptyObject()) }
 
+    /// This server as the client reached it (`https://` when it serves TLS).
+    func baseURL(_ req: Request) -> String {
+        let host = req.head.authority ?? "\(service.config.host):\(service.config.port)"
+        return (service.config.tlsCertificatePath == nil ? "http://" : "https://") + host
+    }
+
     /// A JSON object built at run time (settings documents), keys sorted.
     func document(_ object: Any) throws -> Response {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
@@ -149,7 +170,7 @@ struct SendbirdErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             try QueryParameters(request.uri.query).checkIdentifiers()
             return try await WireDialect.$platform.withValue(request.headers[.apiToken] != nil) {
-                try await next(request, context)
+                try await RESTSupport.$memo.withValue(RESTSupport.CallerMemo()) { try await next(request, context) }
             }
         } catch let e as SendbirdError {
             return Self.response(e.code, e.message, status: .init(code: e.code.httpStatus))

@@ -109,12 +109,14 @@ extension SQLiteStore {
                 sql += " LIMIT ?"
                 args.append(limit)
             }
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map { row in
-                RestrictionRecord(
-                    channelUrl: row["channel_url"], userId: row["user_id"], kind: RestrictionRecord.Kind(rawValue: row["kind"]) ?? kind,
-                    startAt: row["start_at"], endAt: row["end_at"], description: row["description"])
-            }
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.restrictionRecord)
         }
+    }
+
+    static func restrictionRecord(_ row: Row) -> RestrictionRecord {
+        RestrictionRecord(
+            channelUrl: row["channel_url"], userId: row["user_id"], kind: RestrictionRecord.Kind(rawValue: row["kind"]) ?? .ban,
+            startAt: row["start_at"], endAt: row["end_at"], description: row["description"])
     }
 
     public func mutedUsers(ofChannels channelUrls: [String], now: Int64) async throws -> [String: Set<String>] {

@@ -221,11 +221,7 @@ extension SQLiteStore {
                     ORDER BY channel_url LIMIT ?
                     """,
                 arguments: [userId, kind.rawValue, now, afterChannelUrl ?? "", limit]
-            ).map { row in
-                RestrictionRecord(
-                    channelUrl: row["channel_url"], userId: row["user_id"], kind: kind, startAt: row["start_at"], endAt: row["end_at"],
-                    description: row["description"])
-            }
+            ).map(Self.restrictionRecord)
         }
     }
 }
