@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // Wire types only: REST JSON models, the WebSocket frame codec, error codes. Foundation only.
@@ -62,7 +63,7 @@ let package = Package(
             ]
         ),
         // UI state, key map, reducer and views into a cell grid. Never calls curses.
-        .target(name: "TernTUI", dependencies: ["TernKit"]),
+        .target(name: "TernTUI", dependencies: ["TernKit", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The ncursesw C shim; only TernTerminal imports it.
         .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),
         // The thin terminal adapter: the only code that calls ncurses.

@@ -7,6 +7,9 @@ public enum TerminalInput: Sendable, Equatable {
     case key(Key)
     case paste(String)
     case resize
+    /// Focus in (true) or out (DECSET 1004).
+    case focus(Bool)
+    case mouse(MouseEvent)
 }
 
 /// The terminal as the app sees it: a size, a stream of input, and a place to put frames. The
@@ -16,22 +19,45 @@ public protocol TerminalSurface: AnyObject, Sendable {
     /// Shows a frame (the adapter writes only what changed since the last one).
     func present(_ grid: CellGrid)
     func size() -> (width: Int, height: Int)
-    /// Calls the user's attention: the bell and a desktop notification.
-    func alert(title: String, body: String)
+    /// Calls the user's attention: any of `bell`, `osc777`, `osc9` (desktop notifications).
+    func alert(title: String, body: String, styles: [String])
+    /// The terminal's title (OSC 2).
+    func setTitle(_ title: String)
+    /// Mouse reporting on or off.
+    func setMouse(_ on: Bool)
+    /// Draw everything again on the next frame (Ctrl-L).
+    func redrawAll()
+    /// Hands the terminal to a program (`$EDITOR`) until it exits; its exit status (-1: it did not run).
+    func runInTerminal(_ argv: [String]) async -> Int32
 }
 
 extension TerminalSurface {
-    public func alert(title: String, body: String) {}
+    public func alert(title: String, body: String, styles: [String]) {}
+    public func setTitle(_ title: String) {}
+    public func setMouse(_ on: Bool) {}
+    public func redrawAll() {}
+    public func runInTerminal(_ argv: [String]) async -> Int32 { -1 }
 }
 
 /// Runs the client: engine events and keys go through the reducer; effects go to the engine;
-/// the screen is redrawn at most once per frame (~30/s), and once a second for countdowns.
+/// the screen is redrawn after what changed it (at most once per 16 ms), and once a second only
+/// while a countdown is on screen — nothing runs while nothing happens.
 public actor ChatApp {
     let client: ChatClient
     let surface: any TerminalSurface
-    let screen: Screen
-    let reducer: Reducer
+    var screen: Screen
+    var reducer: Reducer
     var state: AppState
+    /// Where `/save` writes the settings.
+    let configPath: String?
+    /// Where the user's own themes are.
+    let themesDirectory: String
+    /// Colours off (`NO_COLOR`).
+    let noColor: Bool
+    var drawScheduled = false
+    var tickScheduled = false
+    var lastDraw = ContinuousClock.now
+    var title = ""
     var dirty = true
     var finished: CheckedContinuation<Void, Never>?
     var done = false
@@ -41,12 +67,21 @@ public actor ChatApp {
     /// paging back goes through it).
     var collections: [String: MessageCollection] = [:]
 
-    public init(client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String) {
+    public init(
+        client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String, settings: Settings = Settings(),
+        configPath: String? = nil, themesDirectory: String = "", noColor: Bool = false
+    ) {
         self.client = client
         self.surface = surface
         self.screen = screen
         reducer = Reducer(keys: screen.keys, timeZone: screen.timeZone)
+        let dir = themesDirectory
+        reducer.themesAvailable = { Theme.available(themesDirectory: dir) }
         state = AppState(me: User(userId: user), server: server)
+        state.settings = settings
+        self.configPath = configPath
+        self.themesDirectory = themesDirectory
+        self.noColor = noColor
     }
 
     /// Runs until the user quits.
@@ -60,22 +95,14 @@ public actor ChatApp {
                     switch i {
                     case .key(let k): await self.dispatch(.key(k))
                     case .paste(let s): await self.dispatch(.paste(s))
+                    case .focus(let f): await self.dispatch(.focus(f))
+                    case .mouse(let m): await self.dispatch(.mouse(m))
                     case .resize: await self.resized()
                     }
                 }
             },
-            Task {
-                var last = Date()
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(33))
-                    if Date().timeIntervalSince(last) >= 1 {
-                        last = Date()
-                        await self.markDirty()
-                    }
-                    await self.draw()
-                }
-            },
         ]
+        surface.setMouse(state.settings.mouse)
         resized()
         Task { await self.start() }
         await withCheckedContinuation { cont in
@@ -111,7 +138,38 @@ public actor ChatApp {
         }
     }
 
-    func markDirty() { dirty = true }
+    func markDirty() {
+        dirty = true
+        scheduleDraw()
+    }
+
+    /// A frame soon: after the work already queued (a burst of events makes one frame), at most one per 16 ms.
+    func scheduleDraw() {
+        guard !drawScheduled, !done else { return }
+        drawScheduled = true
+        Task {
+            let since = ContinuousClock.now - self.lastDraw
+            if since < .milliseconds(16) {
+                try? await Task.sleep(for: .milliseconds(16) - since)
+            } else {
+                await Task.yield()
+            }
+            self.drawScheduled = false
+            self.draw()
+        }
+    }
+
+    /// Once a second while the screen shows a countdown (reconnecting in Ns).
+    func scheduleTick() {
+        guard !tickScheduled, !done else { return }
+        guard case .reconnecting(_, let at?) = state.connection, at > SystemEngineClock().now() else { return }
+        tickScheduled = true
+        Task {
+            try? await Task.sleep(for: .seconds(1))
+            self.tickScheduled = false
+            self.markDirty()
+        }
+    }
 
     /// The user's push preferences as alert rules; each channel's own trigger option too.
     func loadNotificationRules() async {
@@ -198,8 +256,15 @@ public actor ChatApp {
     func draw() {
         guard dirty, !done else { return }
         dirty = false
+        lastDraw = ContinuousClock.now
         let (w, h) = surface.size()
         surface.present(screen.render(state, width: w, height: h, now: SystemEngineClock().now()))
+        let t = Screen.title(state)
+        if t != title {
+            title = t
+            surface.setTitle(t)
+        }
+        scheduleTick()
     }
 
     func dispatch(_ action: Action) {
@@ -209,16 +274,123 @@ public actor ChatApp {
         default:
             break
         }
+        let before = state.settings
         let effects = reducer.reduce(&state, action)
-        dirty = true
+        if state.settings != before { settingsChanged(from: before) }
+        markDirty()
         for e in effects { perform(e) }
+    }
+
+    /// A setting changed (`/set`): the key map, the mouse.
+    func settingsChanged(from old: Settings) {
+        let s = state.settings
+        if s.keymap != old.keymap || s.keys != old.keys || s.normalKeys != old.normalKeys {
+            do {
+                let table = try s.keyTable()
+                reducer.keys = table
+                reducer.layout.keys = table
+                screen.keys = table
+            } catch {
+                state.settings = old
+                state.notice = "\(error)"
+            }
+        }
+        if s.mouse != old.mouse { surface.setMouse(s.mouse) }
+        if s.timestampFormat != old.timestampFormat { screen.timestampFormat = s.timestampFormat }
+    }
+
+    /// `/theme NAME`: the theme at once.
+    func applyTheme(_ name: String) {
+        do {
+            let t = try Theme.named(name, themesDirectory: themesDirectory)
+            screen.theme = noColor ? t.withoutColor() : t
+            state.settings.theme = name
+            state.notice = "theme \(name) · /save keeps it"
+            surface.redrawAll()
+        } catch {
+            state.notice = "\(error)"
+        }
+        markDirty()
+    }
+
+    /// `/save`.
+    func save(_ settings: Settings) {
+        guard let path = configPath else {
+            state.notice = "no config file to save to"
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try settings.toml().write(toFile: path, atomically: true, encoding: .utf8)
+            state.notice = "saved to \(path)"
+        } catch {
+            state.notice = "cannot save \(path): \(error.localizedDescription)"
+        }
+        markDirty()
+    }
+
+    /// Ctrl-X Ctrl-E: the draft in `$VISUAL` / `$EDITOR` (else vi), in a private temporary file.
+    func editDraft(_ text: String) async {
+        let path = NSTemporaryDirectory() + "tern-draft-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).md"
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            dispatch(.editorFinished(nil))
+            return
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let status = await surface.runInTerminal(["/bin/sh", "-c", "${VISUAL:-${EDITOR:-vi}} \"$1\"", "sh", path])
+        surface.redrawAll()
+        guard status == 0, let data = FileManager.default.contents(atPath: path) else {
+            dispatch(.editorFinished(nil))
+            return
+        }
+        dispatch(.editorFinished(String(decoding: data, as: UTF8.self)))
+    }
+
+    /// Alt-O: the file of a message, downloaded into the cache, opened with `$BROWSER` or `xdg-open`.
+    func openFile(_ m: Message) async {
+        let env = ProcessInfo.processInfo.environment
+        let base = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? NSTemporaryDirectory()) + "/.cache")
+        let dir = base + "/tern/files"
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            guard let path = try await client.download(m, to: dir).first else { return }
+            let opener = env["BROWSER"].flatMap { $0.isEmpty ? nil : $0 } ?? "xdg-open"
+            let program = String(opener.split(separator: " ").first ?? "")
+            let found = program.contains("/")
+                ? FileManager.default.isExecutableFile(atPath: program)
+                : (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+            guard found else {
+                dispatch(.notice("saved \(path) (no $BROWSER or xdg-open to show it)"))
+                return
+            }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "exec $1 \"$2\"", "sh", opener, path]
+            p.standardInput = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            dispatch(.notice("opened \(path)"))
+        } catch {
+            dispatch(.failed("open: " + Self.describe(error)))
+        }
     }
 
     func perform(_ effect: Effect) {
         let client = self.client
         switch effect {
         case .alert(let title, let body):
-            surface.alert(title: title, body: body)
+            surface.alert(title: title, body: body, styles: state.settings.notifyStyle)
+        case .externalEditor(let text):
+            Task { await self.editDraft(text) }
+        case .openFile(let m):
+            Task { await self.openFile(m) }
+        case .applyTheme(let name):
+            applyTheme(name)
+        case .saveSettings(let s):
+            save(s)
+        case .redraw:
+            surface.redrawAll()
         case .send(let text, let url):
             Task { await client.sendMessage(text, to: url) }
         case .sendMessage(let params, let url):

@@ -40,23 +40,58 @@ public struct NotificationRules: Sendable, Equatable {
 }
 
 extension Reducer {
-    /// The alert a received message raises, if any.
-    static func alertEffects(_ m: Message, _ state: AppState) -> [Effect] {
+    /// Whether `text` names one of the highlight words (case-insensitive, whole words).
+    public static func highlighted(_ text: String, words: [String]) -> Bool {
+        guard !words.isEmpty else { return false }
+        let lower = text.lowercased()
+        for w in words where !w.isEmpty {
+            var from = lower.startIndex
+            let needle = w.lowercased()
+            while let r = lower.range(of: needle, range: from..<lower.endIndex) {
+                let before = r.lowerBound == lower.startIndex ? nil : lower[lower.index(before: r.lowerBound)]
+                let after = r.upperBound == lower.endIndex ? nil : lower[r.upperBound]
+                if !(before.map(isWord) ?? false) && !(after.map(isWord) ?? false) { return true }
+                from = r.upperBound
+            }
+        }
+        return false
+    }
+
+    /// Whether `ms` falls in the config's do-not-disturb window (local time).
+    static func locallyQuiet(_ settings: Settings, at ms: Int64, timeZone: TimeZone) -> Bool {
+        guard let (start, end) = settings.quietWindow, start != end else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: Date(timeIntervalSince1970: TimeInterval(ms) / 1000))
+        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        return start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
+    }
+
+    /// The alert a received message raises, if any: not for the channel being looked at; by the channel's
+    /// notify level (`all`, `mentions`: mentions, highlight words and 1-on-1s, `none`), the server's push
+    /// preferences (trigger option, do-not-disturb, snooze) and the config's do-not-disturb window.
+    static func alertEffects(_ m: Message, _ state: AppState, timeZone: TimeZone = .current) -> [Effect] {
         guard m.kind != .admin, let sender = m.sender, sender.userId != state.me.userId, !m.silent else { return [] }
-        // On screen already: nothing to call attention to.
-        if state.selected == m.channelUrl { return [] }
-        let mentioned = m.mentionedUserIds.contains(state.me.userId) || m.mentionType == "channel"
-        let direct = (state.channels.first { $0.url == m.channelUrl }?.memberCount ?? 0) == 2
-        guard mentioned || direct else { return [] }
+        // On screen and seen already: nothing to call attention to.
+        if state.selected == m.channelUrl && state.seeing { return [] }
+        let highlight = highlighted(m.text, words: state.settings.highlights)
+        let mentioned = m.mentionedUserIds.contains(state.me.userId) || m.mentionType == "channel" || highlight
+        let channel = state.channels.first { $0.url == m.channelUrl }
+        let direct = (channel?.memberCount ?? 0) == 2
+        let label = channelLabel(m.channelUrl, state)
+        switch state.settings.notifyLevel(url: m.channelUrl, name: String(label.dropFirst())) {
+        case "none": return []
+        case "all": break
+        default: guard mentioned || direct else { return [] }
+        }
         let rules = state.notificationRules
         switch rules.trigger(for: m.channelUrl) {
         case "off": return []
         case "mention_only" where !mentioned: return []
         default: break
         }
-        if rules.quiet(at: m.createdAt) { return [] }
+        if rules.quiet(at: m.createdAt) || locallyQuiet(state.settings, at: m.createdAt, timeZone: timeZone) { return [] }
         let name = sender.nickname.isEmpty ? sender.userId : sender.nickname
-        let label = channelLabel(m.channelUrl, state)
         let text = m.kind == .file ? (m.files.first?.name ?? "a file") : m.text
         return [.alert(title: direct ? name : "\(name) in \(label)", body: String(text.prefix(200)))]
     }

@@ -232,7 +232,7 @@ extension Reducer {
     func searchKey(_ key: Key, _ state: inout AppState) -> [Effect] {
         guard var s = state.search else { return [] }
         switch key {
-        case .escape, .ctrl("k"):
+        case .escape, .ctrl("s"):
             state.search = nil
             return []
         case .up, .ctrl("p"):

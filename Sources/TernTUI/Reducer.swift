@@ -6,13 +6,49 @@ public struct Reducer: Sendable {
     public var keys: KeyTable
     /// Lays out messages the way the screen does, so scrolling knows how many lines there are.
     public var layout: Screen
+    /// A directory's entries (path completion); tests give their own.
+    public var listDirectory: @Sendable (String) -> [DirectoryEntry] = Reducer.readDirectory
+    /// The theme names `/theme` completes.
+    public var themesAvailable: @Sendable () -> [String] = { ["default"] + bundledThemeTexts.keys.sorted() }
+
+    public struct DirectoryEntry: Sendable, Equatable {
+        public var name: String
+        public var isDirectory: Bool
+        public init(name: String, isDirectory: Bool) {
+            self.name = name
+            self.isDirectory = isDirectory
+        }
+    }
 
     public init(keys: KeyTable = .standard, timeZone: TimeZone = .current) {
         self.keys = keys
         layout = Screen(theme: .builtin, keys: keys, timeZone: timeZone)
     }
 
+    @Sendable public static func readDirectory(_ path: String) -> [DirectoryEntry] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.prefix(2000).map { name in
+            var isDir: ObjCBool = false
+            FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDir)
+            return DirectoryEntry(name: name, isDirectory: isDir.boolValue)
+        }
+    }
+
     public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
+        let effects = reduceScrolled(&state, action)
+        // The input grows with its lines: the message pane shrinks.
+        if state.terminal.width > 0 {
+            let pane = Screen.messagePane(
+                width: state.terminal.width, height: state.terminal.height, sidePane: state.sidePane, inputRows: Screen.inputRows(state))
+            if pane != state.pane {
+                state.pane = pane
+                state.scroll = min(state.scroll, maxScroll(state))
+            }
+        }
+        return effects
+    }
+
+    func reduceScrolled(_ state: inout AppState, _ action: Action) -> [Effect] {
         // Reading older messages: new lines arriving below must not move what is on screen. Only a message
         // in the channel on screen adds lines, so only then are they counted (a full layout).
         guard state.scroll > 0, state.pane.width > 0, case .event(let event) = action, Self.messageChannel(event) == state.selected
@@ -47,61 +83,43 @@ public struct Reducer: Sendable {
             return []
 
         case .key(let key):
+            let presence = becomePresent(&state)
             state.notice = nil
             if state.showHelp, key != .ctrl("c") {
-                state.showHelp = false
-                return []
-            }
-            if state.reporting != nil, key != .ctrl("c") { return reportKey(key, &state) }
-            if state.people != nil, key != .ctrl("c") { return peopleKey(key, &state) }
-            if state.browser != nil, key != .ctrl("c") { return browserKey(key, &state) }
-            if let url = state.info, key != .ctrl("c") { return infoKey(key, url: url, &state) }
-            if state.search != nil, key != .ctrl("c") { return searchKey(key, &state) }
-            if state.picker != nil, key != .ctrl("c") { return pickerKey(key, &state) }
-            switch key {
-            case .up where state.input.isEmpty:
-                if !startEditing(&state) { state.notice = "nothing of yours to edit here" }
-                return []
-            case .escape where state.editing != nil || state.replyingTo != nil:
-                state.editing = nil
-                state.replyingTo = nil
-                state.input = []
-                state.cursor = 0
-                return []
-            case .escape where state.thread != nil:
-                state.thread = nil
-                state.scroll = 0
-                return []
-            case .ctrl("r"):
-                guard !Self.visibleMessages(state).isEmpty else {
-                    state.notice = "no message to pick"
-                    return []
+                switch key {
+                case .down, .char("j"), .ctrl("n"): state.helpScroll += 1
+                case .up, .char("k"), .ctrl("p"): state.helpScroll = max(0, state.helpScroll - 1)
+                case .pageDown, .char(" "): state.helpScroll += max(1, state.terminal.height - 6)
+                case .pageUp: state.helpScroll = max(0, state.helpScroll - max(1, state.terminal.height - 6))
+                default:
+                    state.showHelp = false
+                    state.helpScroll = 0
                 }
-                state.picker = MessagePicker()
-                return []
-            case .ctrl("k"):
-                state.search = SearchView()
-                return []
-            case .tab:
-                completeMention(&state)
-                return []
-            default:
-                break
+                return presence
             }
-            if let command = keys.command(for: key) { return run(command, &state) }
-            switch key {
-            case .char(let c):
-                state.input.insert(c, at: state.cursor)
-                state.cursor += 1
-                return typingEffect(state)
-            default:
-                return []
-            }
+            if state.switcher != nil, key != .ctrl("c") { return presence + switcherKey(key, &state) }
+            if state.reporting != nil, key != .ctrl("c") { return presence + reportKey(key, &state) }
+            if state.people != nil, key != .ctrl("c") { return presence + peopleKey(key, &state) }
+            if state.browser != nil, key != .ctrl("c") { return presence + browserKey(key, &state) }
+            if let url = state.info, key != .ctrl("c") { return presence + infoKey(key, url: url, &state) }
+            if state.search != nil, key != .ctrl("c") { return presence + searchKey(key, &state) }
+            if state.picker != nil, key != .ctrl("c") { return presence + pickerKey(key, &state) }
+            return presence + inputKey(key, &state)
 
         case .paste(let text):
-            let chars = Array(text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: " "))
-            state.input.insert(contentsOf: chars, at: state.cursor)
-            state.cursor += chars.count
+            return paste(text, &state)
+
+        case .focus(let focused):
+            return focusChanged(focused, &state)
+
+        case .mouse(let e):
+            return mouse(e, &state)
+
+        case .editorFinished(let text):
+            return editorFinished(text, &state)
+
+        case .previewLoaded(let id, let preview):
+            state.previews[id] = preview
             return []
 
         case .event(let event):
@@ -239,6 +257,8 @@ public struct Reducer: Sendable {
     }
 
     func run(_ command: Command, _ state: inout AppState) -> [Effect] {
+        if let effects = edit(command, &state) { return effects }
+        if let n = command.jumpNumber { return jump(n, &state) }
         switch command {
         case .send:
             return submit(&state)
@@ -249,25 +269,35 @@ public struct Reducer: Sendable {
             let n = order.count
             let j = command == .nextChannel ? (i + 1) % n : (i - 1 + n) % n
             return select(order[j], &state)
-        case .scrollUp:
-            guard let url = state.selected else { return [] }
-            let page = max(1, state.pane.height - 1)
-            let top = maxScroll(state)
-            state.scroll = min(state.scroll + page, top)
-            // Load older history while the top is still a page away, so it is there when reached.
-            if state.hasPrevious[url] ?? true, !state.loadingHistory.contains(url), state.scroll + page >= top {
-                state.loadingHistory.insert(url)
-                return [.loadHistory(channelUrl: url, before: state.messages[url]?.first { $0.status == .succeeded }?.createdAt)]
-            }
+        case .nextActivity:
+            return nextActivity(&state)
+        case .switcher:
+            state.switcher = Switcher()
             return []
+        case .scrollUp:
+            return scrollLines(max(1, state.pane.height - 1), &state)
         case .scrollDown:
             state.scroll = max(0, min(state.scroll, maxScroll(state)) - max(1, state.pane.height - 1))
+            return []
+        case .lineUp:
+            return scrollLines(1, &state)
+        case .lineDown:
+            return scrollLines(-1, &state)
+        case .halfPageUp:
+            return scrollLines(max(1, state.pane.height / 2), &state)
+        case .halfPageDown:
+            return scrollLines(-max(1, state.pane.height / 2), &state)
+        case .scrollTop:
+            return scrollLines(maxScroll(state) - state.scroll + 1, &state)
+        case .scrollBottom:
+            state.scroll = 0
             return []
         case .quit:
             state.quitting = true
             return [.quit]
         case .help:
             state.showHelp.toggle()
+            state.helpScroll = 0
             return []
         case .channelInfo:
             guard let url = state.selected else {
@@ -280,32 +310,59 @@ public struct Reducer: Sendable {
             return openBrowser(.publicChannels, &state)
         case .togglePeople:
             return togglePeoplePane(&state)
-        case .cursorLeft:
-            state.cursor = max(0, state.cursor - 1)
-        case .cursorRight:
-            state.cursor = min(state.input.count, state.cursor + 1)
-        case .cursorHome:
-            state.cursor = 0
-        case .cursorEnd:
-            state.cursor = state.input.count
-        case .deleteBackward:
-            if state.cursor > 0 {
-                state.input.remove(at: state.cursor - 1)
-                state.cursor -= 1
+        case .pickMessage:
+            guard !Self.visibleMessages(state).isEmpty else {
+                state.notice = "no message to pick"
+                return []
             }
-        case .deleteForward:
-            if state.cursor < state.input.count { state.input.remove(at: state.cursor) }
-        case .deleteLine:
-            state.input = []
+            state.picker = MessagePicker()
+            return []
+        case .editLast:
+            if !startEditing(&state) { state.notice = "nothing of yours to edit here" }
+            return []
+        case .search, .searchPrompt:
+            state.search = SearchView()
+            return []
+        case .openImage:
+            guard let m = Self.visibleMessages(state).last(where: { $0.files.contains { $0.type.hasPrefix("image/") } && $0.status == .succeeded }) else {
+                state.notice = "no image here"
+                return []
+            }
+            return [.openFile(m)]
+        case .redraw:
+            return [.redraw]
+        case .editor:
+            return [.externalEditor(state.inputText)]
+        case .completeNext, .completePrevious:
+            complete(forward: command == .completeNext, &state)
+            return []
+        case .normalMode:
+            if keys.preset == .vi, state.mode == .insert {
+                state.mode = .normal
+                state.cursor = max(0, state.cursor - 1)
+            }
+            return []
+        case .insertMode:
+            state.mode = .insert
+        case .insertAfter:
+            state.mode = .insert
+            state.cursor = min(state.input.count, state.cursor + 1)
+        case .insertAtStart:
+            state.mode = .insert
             state.cursor = 0
-        case .deleteWord:
-            var i = state.cursor
-            while i > 0 && state.input[i - 1] == " " { i -= 1 }
-            while i > 0 && state.input[i - 1] != " " { i -= 1 }
-            state.input.removeSubrange(i..<state.cursor)
-            state.cursor = i
+        case .appendAtEnd:
+            state.mode = .insert
+            state.cursor = state.input.count
+        case .commandLine:
+            state.mode = .insert
+            if state.input.first != "/" {
+                pushUndo(&state)
+                state.input = ["/"]
+            }
+            state.cursor = state.input.count
+        default:
+            break
         }
-        if state.input.isEmpty, let url = state.selected { return [.typing(channelUrl: url, started: false)] }
         return []
     }
 
@@ -392,11 +449,26 @@ public struct Reducer: Sendable {
     }
 
     /// Enter: a command, or a message to the channel on screen.
-    func submit(_ state: inout AppState) -> [Effect] {
-        let text = state.inputText.trimmingCharacters(in: .whitespaces)
+    func submit(_ state: inout AppState, confirmed: Bool = false) -> [Effect] {
+        let text = state.inputText.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return [] }
+        if !text.hasPrefix("/") || text.hasPrefix("//") {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+            if text.count > Self.messageLimit {
+                state.notice = "too long: \(text.count) characters, the limit is \(Self.messageLimit) (nothing was sent)"
+                return []
+            }
+            if lines > state.settings.pasteConfirmLines, !confirmed {
+                state.confirmSend = true
+                state.notice = "send \(lines) lines as one message? y sends, any other key keeps editing"
+                return []
+            }
+        }
+        remember(text, &state)
+        pushUndo(&state)
         state.input = []
         state.cursor = 0
+        state.typingRun = false
         if text.hasPrefix("/") && !text.hasPrefix("//") {
             let words = text.dropFirst().split(separator: " ").map(String.init)
             switch words.first ?? "" {
@@ -606,6 +678,39 @@ public struct Reducer: Sendable {
                     return []
                 }
                 return [.nick(name)]
+            case "set":
+                return setCommand(words, text: text, &state)
+            case "save":
+                return [.saveSettings(state.settings)]
+            case "theme":
+                guard words.count == 2 else {
+                    state.notice = "usage: /theme NAME (\(themesAvailable().joined(separator: ", "))); now: \(state.settings.theme)"
+                    return []
+                }
+                return [.applyTheme(words[1])]
+            case "keymap":
+                return setCommand(["set", "keymap"] + words.dropFirst(), text: text, &state)
+            case "dnd":
+                return setCommand(["set", "dnd"] + words.dropFirst(), text: text, &state)
+            case "notify":
+                guard let url = state.selected, words.count == 2, ["all", "mentions", "none", "default"].contains(words[1]) else {
+                    state.notice = "usage: /notify all|mentions|none|default (this channel's alerts)"
+                    return []
+                }
+                state.settings.channels[url] = words[1] == "default" ? nil : Settings.ChannelSettings(notify: words[1])
+                state.notice = "\(Self.channelLabel(url, state)) alerts: \(words[1] == "default" ? state.settings.notify + " (the default)" : words[1]) · /save keeps it"
+                return []
+            case "go", "switch":
+                let query = words.dropFirst().joined(separator: " ")
+                guard !query.isEmpty else {
+                    state.switcher = Switcher()
+                    return []
+                }
+                guard let best = Self.switcherMatches(query, state).first else {
+                    state.notice = "no channel matches \(query)"
+                    return []
+                }
+                return select(best.url, &state)
             case "help", "?":
                 state.showHelp = true
                 return []
@@ -626,15 +731,49 @@ public struct Reducer: Sendable {
         return [.typing(channelUrl: url, started: false)] + sendEffects(body, url: url, &state)
     }
 
+    /// `/set` (lists), `/set KEY` (shows), `/set KEY VALUE` (changes at once; `/save` keeps it).
+    func setCommand(_ words: [String], text: String, _ state: inout AppState) -> [Effect] {
+        guard words.count >= 2 else {
+            state.notice = Settings.settable.map { "\($0.key)=\(state.settings.value($0.key) ?? "")" }.joined(separator: " ")
+            return []
+        }
+        let key = words[1]
+        guard words.count >= 3 else {
+            if let v = state.settings.value(key) {
+                state.notice = "\(key) = \(v)"
+            } else {
+                state.notice = "unknown setting \(key) (one of: \(Settings.settable.map(\.key).joined(separator: ", ")))"
+            }
+            return []
+        }
+        let value = words.dropFirst(2).joined(separator: " ")
+        if key == "theme" { return [.applyTheme(value)] }
+        var s = state.settings
+        do {
+            try s.set(key, value)
+            if key == "keymap" { state.mode = .insert }
+            state.settings = s
+            state.notice = "\(key) = \(s.value(key) ?? value) · /save keeps it"
+        } catch let e as Settings.SettingsError {
+            state.notice = e.message
+        } catch {
+            state.notice = "\(error)"
+        }
+        return []
+    }
+
     func select(_ url: String, _ state: inout AppState) -> [Effect] {
         guard url != state.selected else { return [] }
         var effects: [Effect] = []
-        if let old = state.selected {
+        let old = state.selected
+        if let old {
             effects.append(.unview(channelUrl: old))
             if !state.input.isEmpty { effects.append(.typing(channelUrl: old, started: false)) }
         }
+        swapDrafts(from: old, to: url, &state)
         state.selected = url
         state.scroll = 0
+        state.highlight = nil
         return effects + enter(url, &state) + paneRefresh(url, state)
     }
 
@@ -648,6 +787,13 @@ public struct Reducer: Sendable {
             return [.loadHistory(channelUrl: url, before: nil)]
         }
         guard let i = state.channels.firstIndex(where: { $0.url == url }), state.channels[i].myMemberState != "invited" else { return [] }
+        // Shown but not seen (tern opened it by itself, or the terminal is not focused): its history loads, it
+        // stays unread until the user is there.
+        guard state.seeing else {
+            guard state.messages[url] == nil, !state.loadingHistory.contains(url) else { return [] }
+            state.loadingHistory.insert(url)
+            return [.loadHistory(channelUrl: url, before: nil)]
+        }
         let c = state.channels[i]
         if c.unreadMessageCount > 0 {
             state.unreadSince[url] = c.readReceipt[state.me.userId] ?? 0
@@ -657,7 +803,7 @@ public struct Reducer: Sendable {
         state.channels[i].unreadMessageCount = 0
         state.channels[i].unreadMentionCount = 0
         var effects: [Effect] = [.view(channelUrl: url)]
-        if state.messages[url] == nil {
+        if state.messages[url] == nil, !state.loadingHistory.contains(url) {
             state.loadingHistory.insert(url)
             effects.append(.loadHistory(channelUrl: url, before: nil))
         }
@@ -666,7 +812,7 @@ public struct Reducer: Sendable {
 
     func upsert(_ channel: GroupChannel, _ state: inout AppState) {
         var c = channel
-        if c.url == state.selected {
+        if c.url == state.selected, state.seeing {
             c.unreadMessageCount = 0
             c.unreadMentionCount = 0
         }
@@ -770,7 +916,7 @@ public struct Reducer: Sendable {
             if let i = state.typers[m.channelUrl]?.firstIndex(where: { $0.userId == m.sender?.userId }) {
                 state.typers[m.channelUrl]?.remove(at: i)
             }
-            return Self.alertEffects(m, state)
+            return Self.alertEffects(m, state, timeZone: layout.timeZone)
         case .typingStarted(let url, let user):
             if !(state.typers[url] ?? []).contains(where: { $0.userId == user.userId }) { state.typers[url, default: []].append(user) }
         case .typingEnded(let url, let user, _):

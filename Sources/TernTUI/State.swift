@@ -1,73 +1,6 @@
 import Foundation
 import TernKit
 
-/// A key as the terminal adapter reports it.
-public enum Key: Hashable, Sendable {
-    case char(Character)
-    case ctrl(Character)
-    case enter, backspace, delete, left, right, home, end, up, down, pageUp, pageDown, tab, escape
-    case altUp, altDown
-}
-
-/// What a key does (one table maps keys to these, so keys can be rebound later).
-public enum Command: String, Hashable, Sendable, CaseIterable {
-    case send, nextChannel, previousChannel, scrollUp, scrollDown, quit, help, channelInfo, browseChannels, togglePeople
-    case cursorLeft, cursorRight, cursorHome, cursorEnd, deleteBackward, deleteForward, deleteLine, deleteWord
-}
-
-/// The key table: emacs-style defaults.
-public struct KeyTable: Sendable, Equatable {
-    public var bindings: [Key: Command]
-
-    public static let standard = KeyTable(bindings: [
-        .enter: .send, .ctrl("n"): .nextChannel, .ctrl("p"): .previousChannel, .altDown: .nextChannel, .altUp: .previousChannel,
-        .pageUp: .scrollUp, .pageDown: .scrollDown, .ctrl("c"): .quit, .ctrl("d"): .quit, .left: .cursorLeft, .ctrl("b"): .cursorLeft,
-        .right: .cursorRight, .ctrl("f"): .cursorRight, .home: .cursorHome, .ctrl("a"): .cursorHome, .end: .cursorEnd,
-        .ctrl("e"): .cursorEnd, .backspace: .deleteBackward, .delete: .deleteForward, .ctrl("u"): .deleteLine,
-        .ctrl("w"): .deleteWord, .escape: .help, .ctrl("o"): .channelInfo, .ctrl("g"): .browseChannels, .ctrl("t"): .togglePeople,
-    ])
-
-    public func command(for key: Key) -> Command? { bindings[key] }
-
-    /// Lines for `/help`.
-    public var helpLines: [(keys: String, what: String)] {
-        func keys(_ c: Command) -> String {
-            bindings.filter { $0.value == c }.map { Self.name($0.key) }.sorted().joined(separator: ", ")
-        }
-        return [
-            (keys(.send), "send the message"), (keys(.nextChannel), "next channel"), (keys(.previousChannel), "previous channel"),
-            (keys(.scrollUp), "scroll up (older history loads at the top)"), (keys(.scrollDown), "scroll down"),
-            (keys(.quit), "quit"), (keys(.cursorHome) + ", " + keys(.cursorEnd), "start / end of the line"),
-            (keys(.deleteLine), "clear the line"), (keys(.deleteWord), "delete the word before the cursor"),
-            (keys(.channelInfo), "this channel: members, flags, actions"), (keys(.togglePeople), "people pane: who is here (/pane)"), (keys(.browseChannels), "public channels to join; Tab: hidden ones"),
-            ("↑ (empty line)", "edit your last message"), ("Ctrl-R", "pick a message: reply, thread, react, edit, delete, download"),
-            ("Ctrl-K", "search messages"), ("Tab", "complete @mentions"), ("Esc", "cancel an edit or reply; leave a thread"),
-        ]
-    }
-
-    static func name(_ k: Key) -> String {
-        switch k {
-        case .char(let c): String(c)
-        case .ctrl(let c): "Ctrl-" + c.uppercased()
-        case .enter: "Enter"
-        case .backspace: "Backspace"
-        case .delete: "Delete"
-        case .left: "←"
-        case .right: "→"
-        case .home: "Home"
-        case .end: "End"
-        case .up: "↑"
-        case .down: "↓"
-        case .pageUp: "PgUp"
-        case .pageDown: "PgDn"
-        case .tab: "Tab"
-        case .escape: "Esc"
-        case .altUp: "Alt-↑"
-        case .altDown: "Alt-↓"
-        }
-    }
-}
-
 /// Everything the screen shows.
 public struct AppState: Sendable, Equatable {
     public var me: User
@@ -134,10 +67,48 @@ public struct AppState: Sendable, Equatable {
     /// How many lines tern added to channels itself (moderation results); numbers them.
     public var localEvents = 0
 
+    /// The settings (from the config file; `/set` changes them live).
+    public var settings = Settings()
+    /// vi's mode (emacs: always insert).
+    public var mode: KeyTable.Mode = .insert
+    /// Keys typed so far of a longer binding (`C-x` of `C-x C-e`).
+    public var pendingKeys: [Key] = []
+    /// What the last kill (Ctrl-K, Ctrl-U, Ctrl-W, Alt-D…) deleted: Ctrl-Y puts it back.
+    public var killBuffer: [Character] = []
+    /// Earlier states of the input, newest last (undo).
+    public var undo: [InputSnapshot] = []
+    /// The last edit was typing (a run of typed characters is undone at once).
+    public var typingRun = false
+    /// Per channel, what was sent there (newest last); the position while walking it, and the line being
+    /// written before the walk started.
+    public var history: [String: [String]] = [:]
+    public var historyIndex: Int?
+    public var historyDraft: [Character] = []
+    /// Per channel, the unsent input left there.
+    public var drafts: [String: [Character]] = [:]
+    /// Tab completion in progress: cycling through its candidates.
+    public var completion: Completion?
+    /// The fuzzy channel switcher.
+    public var switcher: Switcher?
+    /// A long paste waits for y/n before it is sent as one message.
+    public var confirmSend = false
+    /// The terminal has focus (focus reporting; true when the terminal does not report it).
+    public var focused = true
+    /// The user has been at the terminal since tern started (a key, a click, focus coming in): until then a
+    /// channel tern opened by itself is shown but not marked read.
+    public var present = false
+    /// The help screen's first line (it scrolls).
+    public var helpScroll = 0
+    /// The image preview of a file message, rendered by the terminal adapter: message id → cell rows.
+    public var previews: [Int64: ImagePreview] = [:]
+
     public init(me: User, server: String) {
         self.me = me
         self.server = server
     }
+
+    /// The channel on screen is being seen: on screen, the terminal focused and the user there.
+    public var seeing: Bool { focused && present }
 
     public var selectedChannel: GroupChannel? { channels.first { $0.url == selected } }
     public var selectedOpenChannel: OpenChannel? { openChannels.first { $0.url == selected } }
@@ -147,6 +118,39 @@ public struct AppState: Sendable, Equatable {
         return selectedChannel?.myRole == "operator"
     }
     public var inputText: String { String(input) }
+}
+
+/// The input at one moment (undo).
+public struct InputSnapshot: Sendable, Equatable {
+    public var input: [Character]
+    public var cursor: Int
+}
+
+/// Tab completion: the word being completed (from `start` to the cursor), the candidates, the one shown.
+public struct Completion: Sendable, Equatable {
+    public var start: Int
+    public var candidates: [String]
+    public var index: Int
+    /// The input as it was before the first Tab (Esc puts it back).
+    public var original: [Character]
+    public var originalCursor: Int
+}
+
+/// The fuzzy channel switcher (Alt-J): a query, the channels matching it best first, the one chosen.
+public struct Switcher: Sendable, Equatable {
+    public var query = ""
+    public var selected = 0
+    public init() {}
+}
+
+/// A small picture of an image, as coloured cells (rendered by the terminal adapter with libchafa).
+public struct ImagePreview: Sendable, Equatable {
+    public var width: Int
+    public var rows: [[Cell]]
+    public init(width: Int, rows: [[Cell]]) {
+        self.width = width
+        self.rows = rows
+    }
 }
 
 /// Picking one message of the pane: `index` counts from the newest (0).
@@ -285,6 +289,13 @@ public struct PaneSize: Sendable, Equatable {
 /// What happens to the state: keys, engine events, results of requests.
 public enum Action: Sendable {
     case key(Key)
+    /// The terminal gained (true) or lost focus (DECSET 1004).
+    case focus(Bool)
+    case mouse(MouseEvent)
+    /// `$EDITOR` returned the draft (nil: it failed).
+    case editorFinished(String?)
+    /// An image message's preview is ready.
+    case previewLoaded(messageId: Int64, ImagePreview)
     /// The terminal has this size now.
     case resized(width: Int, height: Int)
     case paste(String)
@@ -320,6 +331,16 @@ public enum Action: Sendable {
 public enum Effect: Sendable, Equatable {
     /// The terminal bell and a desktop notification (OSC 777).
     case alert(title: String, body: String)
+    /// Edit this draft in `$EDITOR` (the terminal is handed over meanwhile).
+    case externalEditor(String)
+    /// Open a file message's file (the full image) with `$BROWSER` / `xdg-open`.
+    case openFile(Message)
+    /// Load the theme the settings name now (`/theme`, `/set theme`).
+    case applyTheme(String)
+    /// Write the settings to the config file (`/save`).
+    case saveSettings(Settings)
+    /// Draw the whole screen again (Ctrl-L).
+    case redraw
     case send(text: String, channelUrl: String)
     /// A message with mentions or a parent.
     case sendMessage(UserMessageParams, channelUrl: String)

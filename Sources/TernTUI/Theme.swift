@@ -7,6 +7,8 @@ public struct Theme: Sendable, Equatable {
     public var name: String
     public var background: String
     public private(set) var styles: [String: Style]
+    /// The colours nicknames take (by a stable hash of the user id); `[meta] nick_colors = 6 2 3 …`.
+    public var nickPalette: [Color] = [6, 2, 3, 5, 4, 1, 14, 10, 11, 13, 12, 9].map { .index($0) }
 
     /// Every key a theme may set.
     public static let keys: Set<String> = [
@@ -38,6 +40,35 @@ public struct Theme: Sendable, Equatable {
         return styles["default"] ?? .plain
     }
 
+    /// A nickname's style: `timeline.nick`'s attributes in the user's own colour (stable: a hash of the id).
+    public func nickStyle(_ userId: String) -> Style {
+        var s = style("timeline.nick")
+        guard !nickPalette.isEmpty else { return s }
+        var h: UInt32 = 2_166_136_261
+        for b in userId.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        s.fg = nickPalette[Int(h % UInt32(nickPalette.count))]
+        return s
+    }
+
+    /// A theme by name: a path (with a `/` or ending in `.theme`), `NAME.theme` in the user's themes
+    /// directory, or one of the themes tern carries (default, dark, light, high-contrast).
+    public static func named(_ name: String, themesDirectory: String) throws -> Theme {
+        if name.contains("/") || name.hasSuffix(".theme") { return try load(path: name) }
+        let own = themesDirectory + "/\(name).theme"
+        if FileManager.default.fileExists(atPath: own) { return try load(path: own) }
+        if name == "default" { return .builtin }
+        if let text = bundledThemeTexts[name] { return try parse(text, source: name) }
+        let names = (["default"] + bundledThemeTexts.keys.sorted()).joined(separator: ", ")
+        throw ParseError(source: name, line: 0, message: "no such theme (tern has \(names); yours go in \(themesDirectory))")
+    }
+
+    /// The theme names tern carries and the user's own.
+    public static func available(themesDirectory: String) -> [String] {
+        let own = ((try? FileManager.default.contentsOfDirectory(atPath: themesDirectory)) ?? [])
+            .filter { $0.hasSuffix(".theme") }.map { String($0.dropLast(6)) }
+        return Array(Set(["default"] + bundledThemeTexts.keys + own)).sorted()
+    }
+
     /// The same attributes without any colour (`NO_COLOR`).
     public func withoutColor() -> Theme {
         var t = self
@@ -47,6 +78,7 @@ public struct Theme: Sendable, Equatable {
             m.bg = .default
             return m
         }
+        t.nickPalette = []
         return t
     }
 
@@ -103,6 +135,16 @@ public struct Theme: Sendable, Equatable {
                         throw ParseError(source: source, line: n, message: "background must be dark or light, not \"\(value)\"")
                     }
                     theme.background = value
+                case "nick_colors":
+                    var list: [Color] = []
+                    for w in value.split(separator: " ") {
+                        guard let c = color(String(w), palette: palette) else {
+                            throw ParseError(source: source, line: n, message: "unknown colour \"\(w)\" in nick_colors")
+                        }
+                        list.append(c)
+                    }
+                    guard !list.isEmpty else { throw ParseError(source: source, line: n, message: "nick_colors needs at least one colour") }
+                    theme.nickPalette = list
                 case "min_colors", "description": break
                 default: throw ParseError(source: source, line: n, message: "unknown meta key \"\(key)\"")
                 }

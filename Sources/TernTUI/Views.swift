@@ -6,11 +6,39 @@ public struct Screen: Sendable {
     public var theme: Theme
     public var keys: KeyTable
     public var timeZone: TimeZone
+    /// How message times show (a date format: `HH:mm`, `HH:mm:ss`, `h:mm a`).
+    public var timestampFormat: String
+    /// Nicknames in their own colours.
+    public var nickColors = true
 
-    public init(theme: Theme = .builtin, keys: KeyTable = .standard, timeZone: TimeZone = .current) {
+    public init(theme: Theme = .builtin, keys: KeyTable = .standard, timeZone: TimeZone = .current, timestampFormat: String = "HH:mm") {
         self.theme = theme
         self.keys = keys
         self.timeZone = timeZone
+        self.timestampFormat = timestampFormat
+    }
+
+    /// The most rows the input grows to (multi-line messages).
+    public static let maxInputRows = 5
+
+    /// The rows the input takes for this state.
+    public static func inputRows(_ state: AppState) -> Int {
+        min(maxInputRows, state.input.reduce(1) { $0 + ($1 == "\n" ? 1 : 0) })
+    }
+
+    /// The terminal's title: unread counts first, so a tab or a tmux window shows them.
+    public static func title(_ state: AppState) -> String {
+        let channels = state.channels.filter { $0.myMemberState != "invited" && $0.unreadMessageCount > 0 }.count
+        let mentions = state.channels.reduce(0) { $0 + $1.unreadMentionCount }
+        var t = "tern"
+        if mentions > 0 { t = "(@\(mentions)) " + t }
+        if state.totalUnread > 0 { t = "(\(state.totalUnread) in \(channels)) " + t }
+        if let c = state.selectedChannel {
+            t += " · #" + c.displayName(me: state.me.userId)
+        } else if let o = state.selectedOpenChannel {
+            t += " · #" + o.displayName
+        }
+        return t
     }
 
     public func render(_ state: AppState, width: Int, height: Int, now: Millis) -> CellGrid {
@@ -25,16 +53,20 @@ public struct Screen: Sendable {
         let x0 = listWidth + 1
         let side = Self.sidePaneWidth(width, shown: state.sidePane)
         let paneWidth = width - x0 - (side > 0 ? side + 1 : 0)
-        drawMessages(state, &g, x: x0, width: paneWidth, height: height - 3, now: now)
+        let rows = min(Self.inputRows(state), max(1, height - 5))
+        let paneHeight = height - 2 - rows
+        drawMessages(state, &g, x: x0, width: paneWidth, height: paneHeight, now: now)
         if side > 0 {
-            for y in 0..<(height - 3) { g.write("│", x: x0 + paneWidth, y: y, style: theme.style("border")) }
-            drawSidePane(state, &g, x: x0 + paneWidth + 1, width: side, height: height - 3)
+            for y in 0..<paneHeight { g.write("│", x: x0 + paneWidth, y: y, style: theme.style("border")) }
+            drawSidePane(state, &g, x: x0 + paneWidth + 1, width: side, height: paneHeight)
         }
-        drawTyping(state, &g, x: x0, y: height - 3, width: paneWidth)
-        drawInput(state, &g, x: x0, y: height - 2, width: paneWidth)
+        drawTyping(state, &g, x: x0, y: paneHeight, width: paneWidth)
+        drawInput(state, &g, x: x0, y: paneHeight + 1, width: paneWidth, rows: rows)
         drawStatus(state, &g, y: height - 1, width: width, now: now)
         if state.showHelp {
-            drawHelp(&g)
+            drawHelp(state, &g)
+        } else if let s = state.switcher {
+            drawSwitcher(s, state, &g)
         } else if let p = state.people {
             drawPeople(p, state, &g)
         } else if let b = state.browser {
@@ -55,10 +87,10 @@ public struct Screen: Sendable {
     static func listWidth(_ width: Int) -> Int { min(26, max(14, width / 4)) }
 
     /// The size of the message pane's text area on a terminal of this size (what scrolling pages through).
-    public static func messagePane(width: Int, height: Int, sidePane: Bool = false) -> PaneSize {
+    public static func messagePane(width: Int, height: Int, sidePane: Bool = false, inputRows: Int = 1) -> PaneSize {
         guard width >= 24, height >= 6 else { return PaneSize() }
         let side = sidePaneWidth(width, shown: sidePane)
-        return PaneSize(width: width - listWidth(width) - 2 - (side > 0 ? side + 1 : 0), height: height - 3)
+        return PaneSize(width: width - listWidth(width) - 2 - (side > 0 ? side + 1 : 0), height: height - 2 - min(inputRows, max(1, height - 5)))
     }
 
     /// The people pane's width: only on terminals wide enough to keep the messages readable.
@@ -128,29 +160,8 @@ public struct Screen: Sendable {
             g.write("/dm USER", x: 1, y: 3, style: theme.style("timeline.event"), limit: width)
             return
         }
-        // Rows: invitations in their own section first, then the channels.
-        enum Row { case header(String), channel(GroupChannel), open(OpenChannel) }
-        let invited = state.channels.filter { $0.myMemberState == "invited" }
-        let joined = state.channels.filter { $0.myMemberState != "invited" }
-        var rows: [Row] = []
-        if !invited.isEmpty { rows.append(.header("Invitations")) }
-        rows += invited.map(Row.channel)
-        rows.append(.header("Channels"))
-        rows += joined.map(Row.channel)
-        if !state.openChannels.isEmpty {
-            rows.append(.header("Open"))
-            rows += state.openChannels.map(Row.open)
-        }
-        // Keep the selected channel visible.
-        let index =
-            rows.firstIndex {
-                switch $0 {
-                case .channel(let c): c.url == state.selected
-                case .open(let o): o.url == state.selected
-                case .header: false
-                }
-            } ?? 0
-        let first = max(0, min(index - height + 1, rows.count - height))
+        let rows = Self.listRows(state)
+        let first = Self.firstListRow(rows, state, height: height)
         for (i, row) in rows.dropFirst(first).prefix(height).enumerated() {
             let y = i
             switch row {
@@ -186,6 +197,47 @@ public struct Screen: Sendable {
         }
     }
 
+    /// The channel list's rows: invitations in their own section first, then the channels, then open channels.
+    public enum ListRow: Sendable {
+        case header(String), channel(GroupChannel), open(OpenChannel)
+        public var url: String? {
+            switch self {
+            case .channel(let c): c.url
+            case .open(let o): o.url
+            case .header: nil
+            }
+        }
+    }
+
+    public static func listRows(_ state: AppState) -> [ListRow] {
+        let invited = state.channels.filter { $0.myMemberState == "invited" }
+        let joined = state.channels.filter { $0.myMemberState != "invited" }
+        var rows: [ListRow] = []
+        if !invited.isEmpty { rows.append(.header("Invitations")) }
+        rows += invited.map(ListRow.channel)
+        rows.append(.header("Channels"))
+        rows += joined.map(ListRow.channel)
+        if !state.openChannels.isEmpty {
+            rows.append(.header("Open"))
+            rows += state.openChannels.map(ListRow.open)
+        }
+        return rows
+    }
+
+    /// The first row shown, so the selected channel stays visible.
+    static func firstListRow(_ rows: [ListRow], _ state: AppState, height: Int) -> Int {
+        let index = rows.firstIndex { $0.url != nil && $0.url == state.selected } ?? 0
+        return max(0, min(index - height + 1, rows.count - height))
+    }
+
+    /// The channel on row `y` of the list on a terminal `height` rows tall (a click).
+    public static func channel(atRow y: Int, _ state: AppState, height: Int) -> String? {
+        let rows = listRows(state)
+        let i = firstListRow(rows, state, height: height - 1) + y
+        guard y >= 0, y < height - 1, rows.indices.contains(i) else { return nil }
+        return rows[i].url
+    }
+
     /// A channel's badge: its unread count ("99+" past 99), with "@N" first when it has mentions.
     public static func badge(unread: Int, mentions: Int) -> String {
         func n(_ v: Int) -> String { v > 99 ? "99+" : String(v) }
@@ -214,7 +266,7 @@ public struct Screen: Sendable {
     func lines(for state: AppState, width: Int) -> [Line] {
         guard let url = state.selected else { return [] }
         let channel = state.selectedChannel
-        let time = formatter("HH:mm")
+        let time = formatter(timestampFormat)
         let day = formatter("EEE d MMM yyyy")
         var out: [Line] = []
         if state.loadingHistory.contains(url) {
@@ -303,7 +355,7 @@ public struct Screen: Sendable {
                 var parts: [(String, Style)] = []
                 if i == 0 {
                     parts.append((stamp, theme.style("timeline.timestamp")))
-                    parts.append((nick, theme.style(mine ? "timeline.nick.self" : "timeline.nick")))
+                    parts.append((nick, mine ? theme.style("timeline.nick.self") : nickColors && m.kind != .admin ? theme.nickStyle(m.sender?.userId ?? nick) : theme.style("timeline.nick")))
                     parts.append((": ", theme.style("timeline.text")))
                 } else {
                     parts.append((String(repeating: " ", count: min(indent, width - 1)), theme.style("timeline")))
@@ -409,24 +461,69 @@ public struct Screen: Sendable {
         }
     }
 
-    func drawInput(_ state: AppState, _ g: inout CellGrid, x: Int, y: Int, width: Int) {
+    func drawInput(_ state: AppState, _ g: inout CellGrid, x: Int, y: Int, width: Int, rows: Int) {
         var prompt = "> "
-        if state.editing != nil {
+        if state.confirmSend {
+            prompt = "send? y/n> "
+        } else if state.editing != nil {
             prompt = "edit> "
         } else if let r = state.replyingTo {
             prompt = "↱ \(Self.clip(r.sender?.displayName ?? "*", 12))> "
         } else if state.thread != nil {
             prompt = "thread> "
         }
+        if keys.preset == .vi && state.mode == .normal { prompt = "[N] " + prompt }
         let px = g.write(prompt, x: x, y: y, style: theme.style("input.prompt"))
-        let room = width - CellWidth.of(prompt) - 1
+        // The length counter near Sendbird's limit.
+        var counter = ""
+        if state.input.count > Reducer.messageLimit * 4 / 5 { counter = " \(state.input.count)/\(Reducer.messageLimit)" }
+        let room = max(1, width - CellWidth.of(prompt) - 1 - CellWidth.of(counter))
         let style = theme.style(state.input.first == "/" ? "input.command" : "input")
-        // Scroll the line so the cursor stays visible.
-        var startIndex = 0
-        while CellWidth.of(String(state.input[startIndex..<state.cursor])) > room { startIndex += 1 }
-        let shown = String(state.input[startIndex...])
-        g.write(shown, x: px, y: y, style: style, limit: x + width)
-        g.cursor = (px + CellWidth.of(String(state.input[startIndex..<state.cursor])), y)
+        // Lines of the input; the rows shown keep the cursor's line in view.
+        var lines: [(start: Int, end: Int)] = []
+        var s = 0
+        for (i, c) in state.input.enumerated() where c == "\n" {
+            lines.append((s, i))
+            s = i + 1
+        }
+        lines.append((s, state.input.count))
+        let cursorLine = lines.firstIndex { state.cursor >= $0.start && state.cursor <= $0.end } ?? lines.count - 1
+        let firstLine = max(0, min(cursorLine - rows + 1, lines.count - rows))
+        for (row, line) in lines.dropFirst(firstLine).prefix(rows).enumerated() {
+            let chars = state.input[line.start..<line.end]
+            var startIndex = line.start
+            if firstLine + row == cursorLine {
+                // Scroll the line so the cursor stays visible.
+                while CellWidth.of(String(state.input[startIndex..<state.cursor])) > room { startIndex += 1 }
+                g.cursor = (px + CellWidth.of(String(state.input[startIndex..<state.cursor])), y + row)
+            }
+            g.write(String(chars.dropFirst(startIndex - line.start)), x: px, y: y + row, style: style, limit: x + width - CellWidth.of(counter))
+        }
+        if lines.count > rows, firstLine + rows < lines.count {
+            let more = "+\(lines.count - firstLine - rows)"
+            g.write(more, x: x, y: y + rows - 1, style: theme.style("timeline.event"))
+        }
+        if !counter.isEmpty {
+            g.write(counter, x: x + width - CellWidth.of(counter), y: y, style: theme.style(state.input.count > Reducer.messageLimit ? "timeline.failed" : "timeline.event"))
+        }
+    }
+
+    /// The fuzzy channel switcher (Alt-J).
+    func drawSwitcher(_ s: Switcher, _ state: AppState, _ g: inout CellGrid) {
+        let matches = Reducer.switcherMatches(s.query, state)
+        let box = drawBox(&g, title: "Go to channel (type, ↑/↓, Enter; Esc)", width: 50, height: min(g.height - 2, max(6, matches.count + 4)))
+        g.write("> " + s.query, x: box.x, y: box.y, style: theme.style("input"), limit: box.x + box.w)
+        g.cursor = (box.x + 2 + CellWidth.of(s.query), box.y)
+        let room = box.h - 1
+        let first = max(0, s.selected - room + 1)
+        if matches.isEmpty { g.write("no channel matches", x: box.x + 1, y: box.y + 1, style: theme.style("timeline.event")) }
+        for (i, m) in matches.enumerated().dropFirst(first).prefix(room) {
+            let y = box.y + 1 + i - first
+            let style = theme.style(i == s.selected ? "roomlist.selected" : "roomlist")
+            g.fill(x: box.x, y: y, width: box.w, height: 1, style: style)
+            let n = (Reducer.channelOrder(state).firstIndex(of: m.url) ?? 0) + 1
+            g.write(" \(n). #\(m.name)", x: box.x, y: y, style: style, limit: box.x + box.w)
+        }
     }
 
     func drawStatus(_ state: AppState, _ g: inout CellGrid, y: Int, width: Int, now: Millis) {
@@ -453,12 +550,29 @@ public struct Screen: Sendable {
             col = g.write(" │ ", x: col, y: y, style: theme.style("status"))
             col = g.write(activity, x: col, y: y, style: theme.style("status.activity"))
         }
+        let hot = Reducer.hotlist(state)
+        if !hot.isEmpty {
+            // weechat's hotlist: the channel numbers (Alt-N) with news, mentions first.
+            let entries = hot.prefix(8).map { h in
+                "\(h.number):" + String(Reducer.channelLabel(h.url, state).dropFirst().prefix(10)) + (h.mentions > 0 ? "@" : "")
+            }
+            col = g.write(" │ Act: ", x: col, y: y, style: theme.style("status"))
+            col = g.write(entries.joined(separator: " ") + (hot.count > 8 ? " …" : ""), x: col, y: y, style: theme.style("status.activity"))
+        }
         if let notice = state.notice {
             col = g.write(" │ " + notice, x: col, y: y, style: theme.style("status"))
         } else {
-            let hint = "Esc: help "
+            let helpKey = Self.helpKeyName(keys, mode: state.mode)
+            let hint = "\(helpKey): help "
             if col + CellWidth.of(hint) + 1 < width { g.write(hint, x: width - CellWidth.of(hint), y: y, style: theme.style("status")) }
         }
+    }
+
+    /// The key the status bar names for help: Esc when it is one, else the shortest.
+    static func helpKeyName(_ keys: KeyTable, mode: KeyTable.Mode) -> String {
+        let names: [String] = keys.table(mode).filter { $0.value == .help }.keys.map { KeyTable.name($0) }
+        if names.contains("Esc") { return "Esc" }
+        return names.min { a, b in a.count != b.count ? a.count < b.count : a < b } ?? "/help"
     }
 
     /// The status bar's unread summary: the user's total as the server counts it, the channels with
@@ -702,7 +816,7 @@ public struct Screen: Sendable {
         }
     }
 
-    func drawHelp(_ g: inout CellGrid) {
+    func drawHelp(_ state: AppState, _ g: inout CellGrid) {
         var lines: [(String, String)] = [
             ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME [USER…]", "create a group channel"),
             ("/invite USER…", "invite users to this channel"), ("/accept, /decline", "answer this channel's invitation"),
@@ -721,18 +835,32 @@ public struct Screen: Sendable {
             ("/ban USER [SECS] [WHY]", "operators: ban (for ever without SECS); /unban"), ("/mute USER [SECS] [WHY]", "operators: mute; /unmute"),
             ("/banned, /muted", "operators: who is banned or muted here"), ("/report [WHAT] CATEGORY", "report the channel (or user U, message)"),
             ("/whois USER", "who someone is"), ("/users [FILTER]", "browse users: nickname prefix, key:value"), ("/nick NAME", "change your nickname"),
+            ("/go NAME", "switch to the channel best matching NAME"), ("/notify all|mentions|none", "this channel's alerts"),
+            ("/theme NAME", "switch theme (default, dark, light, high-contrast, yours)"), ("/set [KEY [VALUE]]", "show or change a setting"),
+            ("/save", "write the settings to the config file"), ("/dnd HH:MM-HH:MM|off", "do not disturb"), ("/keymap emacs|vi", "key preset"),
             ("/help", "this help"), ("/quit", "quit"),
         ]
-        lines += keys.helpLines.map { ($0.keys, $0.what) }
+        if keys.preset == .vi {
+            lines.append(("", ""))
+            lines.append(("Normal mode (vi)", ""))
+            lines += keys.helpLines(mode: .normal).map { ($0.keys, $0.what) }
+            lines.append(("", ""))
+            lines.append(("Insert mode (vi)", ""))
+        } else {
+            lines.append(("", ""))
+            lines.append(("Keys (emacs)", ""))
+        }
+        lines += keys.helpLines(mode: .insert).map { ($0.keys, $0.what) }
         let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0
         // Border, one blank column, keys, two columns, text, one blank column, border.
         let width = 1 + 1 + keyWidth + 2 + (lines.map { CellWidth.of($0.1) }.max() ?? 0) + 1 + 1
-        let box = drawBox(&g, title: "Keys and commands (any key closes)", width: width, height: lines.count + 4)
+        let box = drawBox(&g, title: "Keys and commands (↑/↓ PgUp/PgDn scroll, any other key closes)", width: width, height: lines.count + 4)
         let room = box.h - 2
         if lines.count > room, room > 1 {
-            // Say what does not fit rather than dropping it silently.
-            let hidden = lines.count - (room - 1)
-            lines = Array(lines.prefix(room - 1)) + [("…", "\(hidden) more lines: a taller terminal shows them")]
+            // Scrolled; say what does not fit rather than dropping it silently.
+            let first = min(state.helpScroll, lines.count - (room - 1))
+            let below = lines.count - first - (room - 1)
+            lines = Array(lines.dropFirst(first).prefix(room - 1)) + [(below > 0 ? "↓" : "", below > 0 ? "\(below) more lines (↓, PgDn)" : "— end —")]
         }
         for (i, (k, what)) in lines.prefix(room).enumerated() {
             let y = box.y + 1 + i

@@ -9,49 +9,116 @@ public enum TernTerminal {
 }
 
 /// The terminal through ncursesw. Every curses call happens on one dedicated thread (input,
-/// drawing, resize), never on Swift's cooperative pool: it polls standard input, drains keys
-/// into ``inputs``, and draws the newest frame handed to ``present(_:)`` — only the cells that
-/// changed since the frame before.
+/// drawing, resize), never on Swift's cooperative pool. The thread sleeps in `poll` on standard
+/// input and a wake-up pipe (a new frame, a resize, a request) — no timer ticks while nothing
+/// happens. Input bytes go through ``InputDecoder`` (Alt keys, bracketed paste, focus, mouse);
+/// frames are drawn as the cells that changed since the frame before.
 public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     public let inputs: AsyncStream<TerminalInput>
     private let sink: AsyncStream<TerminalInput>.Continuation
     private let lock = NSLock()
     private var pending: CellGrid?
-    private var alerts: [String] = []
+    private var outbox: [String] = []
     private var width = 80
     private var height = 24
     private var running = true
+    private var wantMouse = false
+    private var mouseOn = false
+    private var fullRedraw = false
+    private var handOver: (argv: [String], done: CheckedContinuation<Int32, Never>)?
     private let started = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
     private let useColor: Bool
+    private let inTmux = ProcessInfo.processInfo.environment["TMUX"] != nil
+    private var wakeRead: Int32 = -1
+    private var wakeWrite: Int32 = -1
 
     /// Takes over the terminal; `color: false` draws attributes only (`NO_COLOR`).
     public init(color: Bool) {
         (inputs, sink) = AsyncStream<TerminalInput>.makeStream()
         useColor = color
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            wakeRead = fds[0]
+            wakeWrite = fds[1]
+            _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
+            _ = fcntl(wakeWrite, F_SETFL, O_NONBLOCK)
+        }
         let thread = Thread { [unowned self] in self.loop() }
         thread.name = "tern-curses"
         thread.start()
         started.wait()
     }
 
+    private func wake() {
+        var b: UInt8 = 1
+        _ = write(wakeWrite, &b, 1)
+    }
+
     public func present(_ grid: CellGrid) {
         lock.lock()
         pending = grid
         lock.unlock()
+        wake()
     }
 
-    /// The bell, and OSC 777 (`notify;TITLE;BODY`) for terminals that show desktop notifications,
-    /// wrapped for tmux when it runs inside one; written by the curses thread after its next frame.
-    public func alert(title: String, body: String) {
+    /// Wraps an escape sequence for tmux's passthrough when tern runs inside tmux.
+    private func passthrough(_ seq: String) -> String {
+        guard inTmux else { return seq }
+        return "\u{1B}Ptmux;" + seq.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
+    }
+
+    /// The bell, OSC 777 (`notify;TITLE;BODY`) and/or OSC 9 (`BODY`), wrapped for tmux when inside one;
+    /// written by the curses thread after its next frame.
+    public func alert(title: String, body: String, styles: [String]) {
         func clean(_ s: String) -> String { String(s.unicodeScalars.filter { $0.value >= 0x20 && $0 != ";" && $0.value != 0x7F }.map(Character.init)) }
-        var osc = "\u{1B}]777;notify;\(clean(title));\(clean(body))\u{7}"
-        if ProcessInfo.processInfo.environment["TMUX"] != nil {
-            osc = "\u{1B}Ptmux;" + osc.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
-        }
+        var out = ""
+        if styles.contains("bell") { out += "\u{7}" }
+        if styles.contains("osc777") { out += passthrough("\u{1B}]777;notify;\(clean(title));\(clean(body))\u{7}") }
+        if styles.contains("osc9") { out += passthrough("\u{1B}]9;\(clean(title)): \(clean(body))\u{7}") }
+        guard !out.isEmpty else { return }
+        send(out)
+    }
+
+    public func setTitle(_ title: String) {
+        let clean = String(title.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        send("\u{1B}]2;\(clean)\u{7}")
+    }
+
+    public func setMouse(_ on: Bool) {
         lock.lock()
-        alerts.append("\u{7}" + osc)
+        wantMouse = on
         lock.unlock()
+        wake()
+    }
+
+    public func redrawAll() {
+        lock.lock()
+        fullRedraw = true
+        lock.unlock()
+        wake()
+    }
+
+    /// Leaves curses, runs the program on the terminal, waits for it, and takes the terminal back.
+    public func runInTerminal(_ argv: [String]) async -> Int32 {
+        await withCheckedContinuation { cont in
+            lock.lock()
+            if handOver != nil || !running {
+                lock.unlock()
+                cont.resume(returning: -1)
+                return
+            }
+            handOver = (argv, cont)
+            lock.unlock()
+            wake()
+        }
+    }
+
+    private func send(_ raw: String) {
+        lock.lock()
+        outbox.append(raw)
+        lock.unlock()
+        wake()
     }
 
     public func size() -> (width: Int, height: Int) {
@@ -66,7 +133,10 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         let wasRunning = running
         running = false
         lock.unlock()
-        if wasRunning { stopped.wait() }
+        if wasRunning {
+            wake()
+            stopped.wait()
+        }
         sink.finish()
     }
 
@@ -74,8 +144,20 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
 
     private var pairs: [Style: Int16] = [:]
     private var drawn: CellGrid?
-    private var altUp: Int32 = -1
-    private var altDown: Int32 = -1
+    private var lastFrame: CellGrid?
+    private var decoder = InputDecoder()
+
+    /// Bracketed paste and focus reporting on (and mouse reporting when asked).
+    private func modesOn() {
+        fputs("\u{1B}[?2004h\u{1B}[?1004h", stdout)
+        if mouseOn { fputs("\u{1B}[?1000h\u{1B}[?1006h", stdout) }
+        fflush(stdout)
+    }
+
+    private func modesOff() {
+        fputs("\u{1B}[?2004l\u{1B}[?1004l\u{1B}[?1000l\u{1B}[?1006l", stdout)
+        fflush(stdout)
+    }
 
     private func loop() {
         setlocale(LC_ALL, "")
@@ -83,15 +165,15 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         raw()
         noecho()
         nonl()
-        keypad(win, true)
+        // Keys are decoded here (InputDecoder), not by curses: every byte comes through.
+        keypad(win, false)
         nodelay(win, true)
-        set_escdelay(25)
         if useColor && has_colors() {
             start_color()
             use_default_colors()
         }
-        altUp = cnc_key_code("kUP3")
-        altDown = cnc_key_code("kDN3")
+        cnc_install_winch(wakeWrite)
+        modesOn()
         updateSize()
         started.signal()
         while true {
@@ -99,22 +181,89 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             let go = running
             lock.unlock()
             if !go { break }
-            _ = cnc_wait_stdin(16)
-            readKeys()
+            // Sleep until input or a wake-up; a lone Esc waits 25 ms for the rest of its sequence.
+            let ready = cnc_wait_input(wakeRead, decoder.isPending ? 25 : -1)
+            if ready & 2 != 0 {
+                var buf = [UInt8](repeating: 0, count: 64)
+                while read(wakeRead, &buf, 64) > 0 {}
+            }
+            if ready & 1 != 0 {
+                readKeys()
+            } else if decoder.isPending && ready == 0 {
+                for i in decoder.flush() { sink.yield(i) }
+            }
+            checkSize()
             lock.lock()
             let frame = pending
             pending = nil
-            let ring = alerts
-            alerts = []
+            let raw = outbox
+            outbox = []
+            let mouse = wantMouse
+            let full = fullRedraw
+            fullRedraw = false
+            let request = handOver
+            handOver = nil
             lock.unlock()
+            if let request {
+                request.done.resume(returning: hand(request.argv))
+                continue
+            }
+            if mouse != mouseOn {
+                mouseOn = mouse
+                fputs(mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : "\u{1B}[?1000l\u{1B}[?1006l", stdout)
+                fflush(stdout)
+            }
+            if full {
+                drawn = nil
+                clearok(cnc_stdscr(), true)
+                if frame == nil, let last = lastFrame { draw(last) }
+            }
             if let frame { draw(frame) }
-            if !ring.isEmpty {
-                for a in ring { fputs(a, stdout) }
+            if !raw.isEmpty {
+                for a in raw { fputs(a, stdout) }
                 fflush(stdout)
             }
         }
+        modesOff()
         endwin()
         stopped.signal()
+    }
+
+    /// Runs a program on the terminal (curses off meanwhile); its exit status.
+    private func hand(_ argv: [String]) -> Int32 {
+        modesOff()
+        def_prog_mode()
+        endwin()
+        var pid: pid_t = 0
+        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGWINCH)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTSTP)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var status: Int32 = -1
+        if posix_spawn(&pid, argv[0], nil, &attributes, &cArgs, environ) == 0 {
+            var ws: Int32 = 0
+            while waitpid(pid, &ws, 0) < 0 && errno == EINTR {}
+            status = (ws & 0x7F) == 0 ? (ws >> 8) & 0xFF : 128 + (ws & 0x7F)
+        }
+        reset_prog_mode()
+        refresh()
+        modesOn()
+        drawn = nil
+        clearok(cnc_stdscr(), true)
+        checkSize()
+        sink.yield(.resize)
+        return status
     }
 
     private func updateSize() {
@@ -126,51 +275,27 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// After a SIGWINCH (or any wake-up): the kernel's size, and curses resized to it.
+    private func checkSize() {
+        var w: Int32 = 0, h: Int32 = 0
+        guard cnc_term_size(&w, &h) == 0 else { return }
+        if Int(w) != Int(getmaxx(cnc_stdscr())) || Int(h) != Int(getmaxy(cnc_stdscr())) {
+            resizeterm(h, w)
+            updateSize()
+            drawn = nil
+            clear()
+            sink.yield(.resize)
+        }
+    }
+
     private func readKeys() {
         var ch: wint_t = 0
         while true {
             let r = get_wch(&ch)
             if r == ERR { return }
-            if r == KEY_CODE_YES {
-                let code = Int32(ch)
-                if code == KEY_RESIZE {
-                    updateSize()
-                    drawn = nil
-                    clear()
-                    sink.yield(.resize)
-                    continue
-                }
-                if let k = functionKey(code) { sink.yield(.key(k)) }
-                continue
-            }
-            let v = UInt32(ch)
-            switch v {
-            case 10, 13: sink.yield(.key(.enter))
-            case 127, 8: sink.yield(.key(.backspace))
-            case 9: sink.yield(.key(.tab))
-            case 27: sink.yield(.key(.escape))
-            case 1...26: sink.yield(.key(.ctrl(Character(Unicode.Scalar(v + 96)!))))
-            default:
-                if let s = Unicode.Scalar(v) { sink.yield(.key(.char(Character(s)))) }
-            }
-        }
-    }
-
-    private func functionKey(_ code: Int32) -> Key? {
-        switch code {
-        case KEY_UP: .up
-        case KEY_DOWN: .down
-        case KEY_LEFT: .left
-        case KEY_RIGHT: .right
-        case KEY_HOME: .home
-        case KEY_END: .end
-        case KEY_PPAGE: .pageUp
-        case KEY_NPAGE: .pageDown
-        case KEY_BACKSPACE: .backspace
-        case KEY_DC: .delete
-        case KEY_ENTER: .enter
-        default:
-            code == altUp ? .altUp : code == altDown ? .altDown : nil
+            if r == KEY_CODE_YES { continue }
+            guard let scalar = Unicode.Scalar(UInt32(ch)) else { continue }
+            for i in decoder.feed(scalar) { sink.yield(i) }
         }
     }
 
@@ -236,5 +361,6 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         }
         refresh()
         drawn = frame
+        lastFrame = frame
     }
 }

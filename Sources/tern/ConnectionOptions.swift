@@ -21,8 +21,7 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The configuration from the options and the environment; with no server given anywhere, the embedded
     /// local server (started if it is not running), as the interactive client does.
-    func clientConfiguration() throws -> ClientConfiguration {
-        let env = ProcessInfo.processInfo.environment
+    func clientConfiguration(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> ClientConfiguration {
         var address = server ?? env["TERN_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
         if address == nil { address = try EmbeddedServer.ensure() }
         return try ClientConfiguration.fromEnvironment(env, server: address, userId: userId, caFile: caFile)

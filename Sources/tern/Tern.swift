@@ -24,29 +24,49 @@ struct Tern: AsyncParsableCommand {
               TERN_ACCESS_TOKEN   the user's access token, if the server needs one
               TERN_TOKEN_COMMAND  a command printing the token (without the above)
               TERN_APP_ID         the application id (default: LOCAL)
-              TERN_THEME          a theme file, or NAME for
-                                  $XDG_CONFIG_HOME/tern/themes/NAME.theme
+              TERN_THEME          a theme file, or NAME: default, dark, light,
+                                  high-contrast, or $XDG_CONFIG_HOME/tern/themes/NAME.theme
               NO_COLOR            set: no colours, attributes only
             In the client: Enter sends; Ctrl-N/Ctrl-P (Alt-↓/Alt-↑) switch channel;
             PgUp/PgDn scroll (older history loads at the top); Ctrl-O shows the
             channel (members, flags) with one-key actions; Ctrl-G browses public
-            channels to join (Tab: your hidden ones); Esc lists the keys; Ctrl-C
+            channels to join (Tab: your hidden ones); F1/Esc lists the keys; Ctrl-C
             quits. Commands: /dm USER, /create NAME [USER…], /invite USER…, /accept,
             /decline, /autoaccept on|off, /join [NAME], /leave, /hide, /archive,
             /hidden, /unhide, /freeze, /unfreeze, /rename NAME, /info,
             /count all|messages|mentions|off, /readall, /block USER, /unblock USER,
             /blocked, /reply [TEXT], /thread, /edit [TEXT], /delete, /react KEY,
-            /search WORDS, /upload PATH, /cancel, /download [DIR], /help, /quit.
-            ↑ on an empty line edits your last message; Ctrl-R picks a message to
-            reply to, react to, edit, delete or open as a thread; Ctrl-K searches;
-            Tab completes @mentions.
+            /search WORDS, /upload PATH, /cancel, /download [DIR], /go NAME,
+            /notify all|mentions|none, /theme NAME, /set KEY VALUE, /save,
+            /dnd HH:MM-HH:MM|off, /keymap emacs|vi, /help, /quit.
+            Notifications: on a mention, a highlight word or a 1-on-1 message in a
+            channel you are not looking at, the bell and/or OSC 777 / OSC 9 (through
+            tmux too), as notify, notify_style and the server's push preferences say;
+            the status bar's "Act:" lists channels with news (Alt-A goes there) and
+            the terminal title shows unread counts. A message is read once seen: its
+            channel on screen, the terminal focused (focus reporting) and you there.
             Channels, messages and unsent messages are cached in
             $XDG_CACHE_HOME/tern (else ~/.cache/tern), one file per server and user:
             tern starts with them at once, also while the server is down, and
             messages written offline go out when it is back.
             Logs go to $XDG_STATE_HOME/tern/tern.log. Scripts use `tern send` and
             `tern tail`.
-            """,
+
+            KEYS (emacs preset; keymap = "vi" for vi's modes; F1 or Esc lists the live
+            keymap): Enter sends, Alt-Enter a new line, Ctrl-X Ctrl-E edits the draft in
+            $EDITOR; readline: Ctrl-A/E/B/F/D/H/W/U/K/Y, Alt-B/F/D/Backspace,
+            Ctrl-←/→, Ctrl-_ undo; ↑/↓ input history of the channel (Alt-E edits your
+            last message); Tab/Shift-Tab complete @nick, /command, #channel, :emoji:,
+            paths after /upload; Alt-1…9, Alt-0 channel N; Alt-A next channel with
+            activity (mentions first); Alt-J switch channel by name; Ctrl-S search;
+            Ctrl-R pick a message; Alt-O open the last image; Ctrl-L redraw.
+            A pasted block is one message (asks first above paste_confirm_lines).
+
+            CONFIG: $XDG_CONFIG_HOME/tern/config.toml (or --config PATH); the
+            environment and options win over it. /set KEY VALUE changes a setting
+            live, /save writes the file. The example, with every key:
+
+            """ + exampleConfig,
         version: TernKit.sdkVersion,
         subcommands: [SendCommand.self, TailCommand.self, ServeEmbeddedCommand.self]
     )
@@ -62,33 +82,61 @@ struct Tern: AsyncParsableCommand {
     @Option(name: .customLong("cache-size"), help: "Largest offline cache in MB (the least recently opened channels' messages go first).")
     var cacheSizeMB: Int = 256
 
+    @Option(name: .customLong("config"), help: "The config file (default: $XDG_CONFIG_HOME/tern/config.toml).")
+    var configPath: String?
+
     func run() async throws {
         if stopServer {
             do { print(try EmbeddedServer.stop()) } catch { throw fail(error) }
             return
         }
-        let env = ProcessInfo.processInfo.environment
+        var env = ProcessInfo.processInfo.environment
+        let configFile = configPath ?? Paths.config + "/config.toml"
+        let settings: Settings
+        do {
+            if let configPath, !FileManager.default.fileExists(atPath: configPath) {
+                throw SendbirdError(.invalidParameter, "--config: no such file: \(configPath)")
+            }
+            settings = try Settings.load(path: configFile)
+        } catch let e as Settings.SettingsError {
+            throw fail(SendbirdError(.invalidParameter, e.description))
+        } catch {
+            throw fail(error)
+        }
+        // The config fills in what the environment leaves out.
+        for (key, value) in [("TERN_SERVER", settings.server), ("TERN_USER_ID", settings.user), ("TERN_TOKEN_COMMAND", settings.tokenCommand),
+                             ("TERN_APP_ID", settings.appId), ("TERN_CA_FILE", settings.caFile)] {
+            if let value, !value.isEmpty, (env[key] ?? "").isEmpty { env[key] = value }
+        }
         try? FileManager.default.createDirectory(atPath: Paths.state, withIntermediateDirectories: true)
         let sink = FileLogHandler.Sink(path: Paths.state + "/tern.log")
         LoggingSystem.bootstrap { label in FileLogHandler(label: label, sink: sink) }
         let config: ClientConfiguration
         let theme: Theme
+        let keys: KeyTable
         do {
-            var c = try connection.clientConfiguration()
+            var c = try connection.clientConfiguration(env)
             if !noCache {
                 guard cacheSizeMB >= 1 else { throw SendbirdError(.invalidParameter, "--cache-size must be at least 1 (MB)") }
                 c.cacheDirectory = LocalCache.defaultDirectory(env)
                 c.cacheMaxBytes = Int64(cacheSizeMB) * 1024 * 1024
             }
             config = c
-            theme = try loadTheme(env)
+            theme = try loadTheme(env, settings: settings)
+            keys = try settings.keyTable()
+        } catch let e as Settings.SettingsError {
+            throw fail(SendbirdError(.invalidParameter, "\(configFile): \(e.message)"))
         } catch {
             throw fail(error)
         }
         let client = ChatClient(configuration: config)
-        let terminal = CursesTerminal(color: env["NO_COLOR"].map { $0.isEmpty } ?? true)
-        let screen = Screen(theme: env["NO_COLOR"].map { $0.isEmpty ? theme : theme.withoutColor() } ?? theme)
-        let app = ChatApp(client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase)
+        let noColor = !(env["NO_COLOR"] ?? "").isEmpty
+        let terminal = CursesTerminal(color: !noColor)
+        var screen = Screen(theme: noColor ? theme.withoutColor() : theme, keys: keys, timestampFormat: settings.timestampFormat)
+        screen.nickColors = settings.nickColors
+        let app = ChatApp(
+            client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase, settings: settings,
+            configPath: configFile, themesDirectory: Paths.config + "/themes", noColor: noColor)
         let stop = SignalWatch([SIGTERM, SIGHUP])
         let quitOnSignal = Task {
             await stop.wait()
@@ -100,10 +148,10 @@ struct Tern: AsyncParsableCommand {
         terminal.stop()
     }
 
-    func loadTheme(_ env: [String: String]) throws -> Theme {
-        guard let choice = env["TERN_THEME"], !choice.isEmpty else { return .builtin }
-        let path = choice.contains("/") || choice.hasSuffix(".theme") ? choice : Paths.config + "/themes/\(choice).theme"
-        do { return try Theme.load(path: path) } catch let e as Theme.ParseError {
+    /// `TERN_THEME`, else the config's theme: a file, a theme in $XDG_CONFIG_HOME/tern/themes, or one tern carries.
+    func loadTheme(_ env: [String: String], settings: Settings) throws -> Theme {
+        let choice = (env["TERN_THEME"] ?? "").isEmpty ? settings.theme : env["TERN_THEME"]!
+        do { return try Theme.named(choice, themesDirectory: Paths.config + "/themes") } catch let e as Theme.ParseError {
             throw SendbirdError(.invalidParameter, "theme: \(e)")
         }
     }

@@ -14,6 +14,7 @@ struct ModerationTUITests {
 
     func state() -> AppState {
         var s = AppState(me: alice, server: "test")
+        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
         var c = GroupChannel(url: "c1", name: "team", members: [Member(user: alice, role: "operator"), Member(user: bob)])
         c.createdAt = 1
         c.myRole = "operator"
@@ -188,6 +189,7 @@ struct AlertRulesTUITests {
 
     func state() -> AppState {
         var s = AppState(me: alice, server: "test")
+        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
         var dm = GroupChannel(url: "dm", name: "", members: [Member(user: alice), Member(user: bob)])
         dm.memberCount = 2
         var team = GroupChannel(url: "team", name: "team", members: [Member(user: alice), Member(user: bob)])

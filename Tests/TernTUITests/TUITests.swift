@@ -89,6 +89,7 @@ struct ReducerTests {
 
     func state() -> AppState {
         var s = AppState(me: User(userId: "alice"), server: "test")
+        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
         for (i, url) in ["c1", "c2", "c3"].enumerated() {
             var c = GroupChannel(url: url, name: url, members: [Member(user: User(userId: "alice")), Member(user: User(userId: "bob"))])
             c.createdAt = Int64(100 - i)
@@ -357,6 +358,7 @@ struct GoldenTests {
 
     func sample() -> AppState {
         var s = AppState(me: User(userId: "alice", nickname: "Alice"), server: "test")
+        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
         var dm = GroupChannel(url: "dm", members: [Member(user: User(userId: "alice", nickname: "Alice")), Member(user: User(userId: "bob", nickname: "Bob"))])
         dm.isDistinct = true
         dm.readReceipt = ["bob": 1_795_300_000_000]
