@@ -532,7 +532,7 @@ public struct Reducer: Sendable {
                     return []
                 }
                 return [.cancelUpload(requestId: id)]
-            case "download", "save":
+            case "download":
                 guard let m = Self.visibleMessages(state).last(where: { !$0.files.isEmpty && $0.status == .succeeded }) else {
                     state.notice = "no file here to download (Ctrl-R, then f, picks one)"
                     return []

@@ -82,7 +82,10 @@ struct TerminalEndToEndTests {
 
     /// Runs `tern` for each of `users` in its own tmux session against one real `ternd`, waits until all are
     /// connected, runs `body` (which may replace the server), and always tears everything down.
-    static func withTerminals(_ users: [String], _ body: (Tmux, inout TerndChild) async throws -> Void) async throws {
+    static func withTerminals(
+        _ users: [String], configs: [String: String] = [:], env extraEnv: String = "", size: (Int, Int) = (90, 20),
+        _ body: (Tmux, inout TerndChild) async throws -> Void
+    ) async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
             print("note: tmux is not installed: the terminal test was skipped")
             return
@@ -94,8 +97,14 @@ struct TerminalEndToEndTests {
         do {
             let tern = try builtBinary("tern")
             for user in users {
-                let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
-                await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "20", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
+                // A user with a config of their own gets their own config directory.
+                let configHome = configs[user] == nil ? "\(dir)/config" : "\(dir)/config-\(user)"
+                if let text = configs[user] {
+                    try FileManager.default.createDirectory(atPath: configHome + "/tern", withIntermediateDirectories: true)
+                    try text.write(toFile: configHome + "/tern/config.toml", atomically: true, encoding: .utf8)
+                }
+                let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(configHome) XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user) \(extraEnv)"
+                await tmux.run(["new-session", "-d", "-s", user, "-x", String(size.0), "-y", String(size.1), "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
             }
             for user in users { try await tmux.waitScreen(user, "connected") { $0.contains("connected") } }
             try await body(tmux, &server)
@@ -235,8 +244,8 @@ struct TerminalEndToEndTests {
             await tmux.text("bob", "hi back")
             await tmux.keys("bob", "Enter")
             try await tmux.waitScreen("alice", "the reply with its quote") { $0.contains("↱ alice: hello from alice") && $0.contains("bob: hi back") }
-            // Alice edits her message with ↑: bob sees it changed.
-            await tmux.keys("alice", "Up")
+            // Alice edits her last message (Alt-E): bob sees it changed.
+            await tmux.keys("alice", "M-e")
             try await tmux.waitScreen("alice", "the edit prompt") { $0.contains("edit> hello from alice") }
             await tmux.keys("alice", "C-u")
             await tmux.text("alice", "hello, edited")
@@ -256,7 +265,7 @@ struct TerminalEndToEndTests {
             try await tmux.waitScreen("alice", "the file saved") { $0.contains("saved ") }
             #expect(FileManager.default.contents(atPath: files + "/saved/notes.txt") == Data(content.utf8))
             // Alice searches (Ctrl-K) and jumps to the result.
-            await tmux.keys("alice", "C-k")
+            await tmux.keys("alice", "C-s")
             try await tmux.waitScreen("alice", "the search view") { $0.contains("Search messages") }
             await tmux.text("alice", "edited")
             await tmux.keys("alice", "Enter")
