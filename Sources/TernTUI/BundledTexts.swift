@@ -4,41 +4,42 @@
 public let exampleConfig = #"""
     # tern's config: $XDG_CONFIG_HOME/tern/config.toml (else ~/.config/tern/config.toml), or tern --config PATH.
     # Every key is optional. In tern, /set KEY VALUE changes a setting at once and /save writes them here.
-    
+
     # The connection, when the environment (TERN_SERVER, TERN_USER_ID, …) and the command line leave it out.
     # server = "https://chat.example.com"      # or http://HOST:PORT, sendbird://APP_ID; unset: the embedded local server
     # user = "alice"
     # token_command = "pass show chat/alice"   # prints the access token
     # app_id = "LOCAL"
     # ca_file = "/etc/ssl/private-ca.pem"
-    
+
     # Looks: default, dark, light, high-contrast, or NAME for $XDG_CONFIG_HOME/tern/themes/NAME.theme (/theme NAME).
     theme = "default"
     timestamp_format = "HH:mm"        # e.g. "HH:mm:ss", "h:mm a"
     nick_colors = true                # each nickname in its own stable colour
     image_previews = true             # a small picture under an image message
     mouse = true                      # click a channel, wheel scrolls (hold Shift to select text)
-    
+
     # Keys: "emacs" (readline keys) or "vi" (Esc: normal mode with h j k l, / search, : commands).
     keymap = "emacs"
-    
+
     # Notifications: the bell and/or a desktop notification through the terminal (OSC 777 or OSC 9, also in tmux).
     notify_style = ["bell", "osc777"]
     notify = "mentions"               # all | mentions (mentions, highlight words, 1-on-1s) | none
     highlights = ["deploy", "outage"] # words that count as a mention of you
     # dnd = "22:00-07:30"             # do not disturb (local time)
     paste_confirm_lines = 5           # a paste longer than this asks before it is sent
-    
+
     # Any command on any key: "KEY" = "command" ("none" unbinds). Keys: C-x, M-x (Alt), S-Tab, F1, PgUp, "C-x C-e".
     [keys]
     "M-s" = "search"
     # "C-k" = "kill-line"
     # [keys.normal]                   # vi's normal mode
     # "q" = "quit"
-    
+
     # Per channel, by name or URL.
     [channels.random]
     notify = "none"
+
     """#
 
 /// The themes shipped in themes/ besides the default one, by name.
@@ -49,7 +50,7 @@ public let bundledThemeTexts: [String: String] = [
         name = dark
         background = dark
         nick_colors = 75 114 221 176 80 209 141 150 117 216
-        
+
         [palette]
         bg = 234
         panel = 236
@@ -60,7 +61,7 @@ public let bundledThemeTexts: [String: String] = [
         warn = 221
         bad = 203
         pink = 176
-        
+
         [styles]
         default = fg on bg
         border = 239 on bg
@@ -106,6 +107,7 @@ public let bundledThemeTexts: [String: String] = [
         status.user = 231 on panel bold
         help = fg on panel
         help.key = accent on panel bold
+
         """#,
     "high-contrast": #"""
         # Tern high contrast: black and white with bright accents, attributes carry meaning too (16 colours).
@@ -113,14 +115,14 @@ public let bundledThemeTexts: [String: String] = [
         name = high-contrast
         background = dark
         nick_colors = bright-cyan bright-green bright-yellow bright-magenta bright-blue bright-red
-        
+
         [palette]
         bg = black
         fg = bright-white
         accent = bright-cyan
         warn = bright-yellow
         bad = bright-red
-        
+
         [styles]
         default = fg on bg
         border = fg on bg
@@ -166,6 +168,7 @@ public let bundledThemeTexts: [String: String] = [
         status.user = bg on fg bold
         help = fg on bg
         help.key = warn on bg bold
+
         """#,
     "light": #"""
         # Tern light: for light backgrounds, 256 colours.
@@ -173,7 +176,7 @@ public let bundledThemeTexts: [String: String] = [
         name = light
         background = light
         nick_colors = 25 28 130 127 30 166 91 64 24 94
-        
+
         [palette]
         bg = 255
         panel = 253
@@ -184,7 +187,7 @@ public let bundledThemeTexts: [String: String] = [
         warn = 130
         bad = 160
         pink = 127
-        
+
         [styles]
         default = fg on bg
         border = 250 on bg
@@ -230,5 +233,6 @@ public let bundledThemeTexts: [String: String] = [
         status.user = 16 on panel bold
         help = fg on panel
         help.key = accent on panel bold
+
         """#,
 ]

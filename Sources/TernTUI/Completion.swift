@@ -96,7 +96,7 @@ extension Reducer {
         if typed.isEmpty {
             (dir, prefix) = (".", "")
         } else if expanded.hasSuffix("/") {
-            (dir, prefix) = (expanded, "")
+            (dir, prefix) = (expanded.count > 1 ? String(expanded.dropLast()) : expanded, "")
         } else {
             let d = (expanded as NSString).deletingLastPathComponent
             (dir, prefix) = (d.isEmpty ? "." : d, (expanded as NSString).lastPathComponent)
