@@ -67,7 +67,9 @@ let package = Package(
         // The ncursesw C shim; only TernTerminal imports it.
         .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),
         // The thin terminal adapter: the only code that calls ncurses.
-        .target(name: "TernTerminal", dependencies: ["TernTUI", "CNCursesw"]),
+        .target(name: "TernTerminal", dependencies: ["TernTUI", "CNCursesw", "CImage"]),
+        // Image previews: libgd decodes, libchafa draws symbols; both loaded with dlopen on the first preview.
+        .systemLibrary(name: "CImage", providers: [.apt(["libgd-dev", "libchafa-dev"])]),
         .executableTarget(
             name: "ternd",
             dependencies: [
@@ -123,7 +125,7 @@ let package = Package(
             ]
         ),
         // The real binaries as processes: `tern send` / `tern tail` against `ternd`.
-        .testTarget(name: "TernEndToEndTests", dependencies: ["tern", "ternd", "TernKit", "TernProtocol", "TernTUI"]),
+        .testTarget(name: "TernEndToEndTests", dependencies: ["tern", "ternd", "TernKit", "TernProtocol", "TernTUI", "TernTerminal", "TernTestSupport"]),
         .testTarget(name: "TernTUITests", dependencies: ["TernTUI", "TernKit"], resources: [.copy("Golden")]),
     ]
 )

@@ -29,6 +29,9 @@ public protocol TerminalSurface: AnyObject, Sendable {
     func redrawAll()
     /// Hands the terminal to a program (`$EDITOR`) until it exits; its exit status (-1: it did not run).
     func runInTerminal(_ argv: [String]) async -> Int32
+    /// An image (PNG, JPEG, GIF, WebP, BMP bytes) as at most `columns` × `maxRows` coloured cells; nil when the
+    /// terminal adapter cannot draw images.
+    func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview?
 }
 
 extension TerminalSurface {
@@ -37,6 +40,7 @@ extension TerminalSurface {
     public func setMouse(_ on: Bool) {}
     public func redrawAll() {}
     public func runInTerminal(_ argv: [String]) async -> Int32 { -1 }
+    public func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview? { nil }
 }
 
 /// Runs the client: engine events and keys go through the reducer; effects go to the engine;
@@ -58,6 +62,8 @@ public actor ChatApp {
     var tickScheduled = false
     var lastDraw = ContinuousClock.now
     var title = ""
+    /// Image messages whose preview was asked for (once each).
+    var previewsAsked: Set<Int64> = []
     var dirty = true
     var finished: CheckedContinuation<Void, Never>?
     var done = false
@@ -279,6 +285,24 @@ public actor ChatApp {
         if state.settings != before { settingsChanged(from: before) }
         markDirty()
         for e in effects { perform(e) }
+        askPreviews()
+    }
+
+    /// Image messages on screen get a preview (the server's thumbnail, else the image), drawn by the adapter.
+    func askPreviews() {
+        guard state.settings.imagePreviews, let url = state.selected, state.pane.width > 12 else { return }
+        let columns = min(48, state.pane.width - 8)
+        for m in (state.messages[url] ?? []).suffix(40) where m.status == .succeeded && !previewsAsked.contains(m.messageId) {
+            guard m.kind == .file, m.files.first?.type.lowercased().hasPrefix("image/") == true else { continue }
+            previewsAsked.insert(m.messageId)
+            let client = client, surface = surface
+            Task {
+                guard let data = try? await client.previewImageData(m),
+                    let preview = surface.renderImage(Array(data), columns: columns, maxRows: 10)
+                else { return }
+                self.dispatch(.previewLoaded(messageId: m.messageId, preview))
+            }
+        }
     }
 
     /// A setting changed (`/set`): the key map, the mouse.

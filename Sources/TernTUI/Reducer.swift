@@ -82,6 +82,11 @@ public struct Reducer: Sendable {
             if state.pane.width > 0 { state.scroll = min(state.scroll, maxScroll(state)) }
             return []
 
+        case .key(.alt(let c)) where keys.match([.alt(c)], mode: state.mode) == .none && state.pendingKeys.isEmpty
+            && !(state.switcher != nil && c == "j"):
+            // Esc and a key typed right after it arrive like an Alt key; one nothing is bound to is read as the two.
+            return reduceAction(&state, .key(.escape)) + reduceAction(&state, .key(.char(c)))
+
         case .key(let key):
             let presence = becomePresent(&state)
             state.notice = nil

@@ -329,7 +329,9 @@ public struct Screen: Sendable {
                 }
             }
             var textStyle = theme.style(m.kind == .admin ? "timeline.admin" : mine ? "timeline.text.self" : "timeline.text")
-            if !mine, m.kind != .admin, m.mentions(state.me.userId) { textStyle = theme.style("timeline.mention") }
+            if !mine, m.kind != .admin, m.mentions(state.me.userId) || Reducer.highlighted(m.text, words: state.settings.highlights) {
+                textStyle = theme.style("timeline.mention")
+            }
             if m.messageId != 0 && m.messageId == state.highlight { textStyle = theme.style("timeline.highlight") }
             if m.messageId != 0 && m.messageId == picked { textStyle = theme.style("timeline.picked") }
             let indent = CellWidth.of(stamp)
@@ -371,6 +373,13 @@ public struct Screen: Sendable {
                 out.append(Line(parts: parts))
             }
             let room = max(1, width - indent)
+            if let image = state.previews[m.messageId] {
+                for row in image.rows {
+                    var parts: [(String, Style)] = [(pad, theme.style("timeline"))]
+                    for cell in row.prefix(room) { parts.append((cell.text, cell.style)) }
+                    out.append(Line(parts: parts))
+                }
+            }
             if let og = m.preview, og.title != nil || og.description != nil {
                 let text = "🔗 " + [og.title, og.description].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
                 out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.preview"))]))

@@ -1,3 +1,4 @@
+@preconcurrency import CImage
 @preconcurrency import CNCursesw
 import Foundation
 import TernTUI
@@ -112,6 +113,44 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             lock.unlock()
             wake()
         }
+    }
+
+    public func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview? {
+        Self.renderImage(data, columns: columns, maxRows: maxRows)
+    }
+
+    /// libgd decodes, libchafa draws symbols in 256-colour pens (both loaded on the first image).
+    public static func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview? {
+        guard columns > 0, maxRows > 0, !data.isEmpty else { return nil }
+        let n = columns * maxRows
+        var chars = [UInt32](repeating: 32, count: n)
+        var fg = [Int32](repeating: -1, count: n)
+        var bg = [Int32](repeating: -1, count: n)
+        var used: Int32 = 0
+        let rows = data.withUnsafeBytes { raw in
+            Int(cti_render(raw.baseAddress, Int32(data.count), Int32(columns), Int32(maxRows), &chars, &fg, &bg, &used))
+        }
+        guard rows > 0 else { return nil }
+        var out: [[Cell]] = []
+        for y in 0..<rows {
+            var row: [Cell] = []
+            for x in 0..<Int(used) {
+                let i = y * columns + x
+                let ch = Unicode.Scalar(chars[i]).map { String(Character($0)) } ?? " "
+                let style = Style(fg: Self.pen(fg[i]), bg: Self.pen(bg[i]))
+                row.append(Cell(ch, style))
+            }
+            out.append(row)
+        }
+        return ImagePreview(width: Int(used), rows: out)
+    }
+
+    /// A chafa pen as a colour: -1 none, 0–255 the palette, else packed RGB (to the 256-colour cube).
+    static func pen(_ v: Int32) -> Color {
+        if v < 0 { return .default }
+        if v < 256 { return .index(Int(v)) }
+        func level(_ c: Int32) -> Int { c < 48 ? 0 : c < 115 ? 1 : Int((c - 35) / 40) }
+        return .index(16 + 36 * level((v >> 16) & 255) + 6 * level((v >> 8) & 255) + level(v & 255))
     }
 
     private func send(_ raw: String) {
@@ -306,8 +345,10 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         }
     }
 
-    private func attributes(_ s: Style) -> Int32 {
+    /// The attributes and colour pair of a style (pairs past 255 do not fit in the attributes: attr_set takes them apart).
+    private func attributes(_ s: Style) -> (attrs: Int32, pair: Int16) {
         var a: Int32 = 0
+        var pair: Int16 = 0
         if s.bold { a |= Int32(cnc_a_bold()) }
         if s.dim { a |= Int32(cnc_a_dim()) }
         if s.underline { a |= Int32(cnc_a_underline()) }
@@ -318,20 +359,16 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             key.fg = s.fg
             key.bg = s.bg
             if key.fg != .default || key.bg != .default {
-                let pair: Int16
                 if let p = pairs[key] {
                     pair = p
-                } else if pairs.count + 1 < Int(cnc_color_pairs()) {
+                } else if pairs.count + 1 < min(Int(cnc_color_pairs()), Int(Int16.max)) {
                     pair = Int16(pairs.count + 1)
                     init_pair(pair, colorNumber(key.fg), colorNumber(key.bg))
                     pairs[key] = pair
-                } else {
-                    pair = 0
                 }
-                a |= Int32(COLOR_PAIR(Int32(pair)))
             }
         }
-        return a
+        return (a, pair)
     }
 
     private func draw(_ frame: CellGrid) {
@@ -345,7 +382,8 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
                     x += 1
                     continue
                 }
-                attrset(attributes(cell.style))
+                let (attrs, pair) = attributes(cell.style)
+                attr_set(attr_t(truncatingIfNeeded: UInt32(bitPattern: attrs)), pair, nil)
                 var wide = cell.text.unicodeScalars.map { wchar_t(bitPattern: $0.value) } + [0]
                 // The bottom-right cell cannot be written without scrolling; skip it.
                 if !(run.y == h - 1 && x == w - 1) { _ = mvaddwstr(Int32(run.y), Int32(x), &wide) }

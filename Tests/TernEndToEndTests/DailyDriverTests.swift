@@ -1,4 +1,7 @@
 import Foundation
+import TernTUI
+import TernTerminal
+import TernTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -213,6 +216,47 @@ struct DailyDriverTests {
             try await tmux.waitScreen("bob", "dd cleared the line") { $0.contains("[N] >") && Self.inputLine($0).isEmpty }
             await tmux.keys("bob", "u")
             try await tmux.waitScreen("bob", "u brought it back") { Self.inputLine($0) == "some text" }
+        }
+    }
+
+    @Test func imagesRenderAsColouredCells() throws {
+        let preview = try #require(CursesTerminal.renderImage(Array(TestImages.png(width: 64, height: 32)), columns: 20, maxRows: 8))
+        #expect(preview.width == 20 && preview.rows.count == 5, "64×32 pixels at 20 columns: 5 rows (cells are twice as tall)")
+        let colours = Set(preview.rows.flatMap { $0 }.flatMap { [$0.style.fg, $0.style.bg] })
+        #expect(colours.count > 3 && !colours.contains(.default), "a gradient takes several colours: \(colours)")
+        #expect(CursesTerminal.renderImage(Array("not an image".utf8), columns: 20, maxRows: 8) == nil)
+    }
+
+    @Test func anImageMessageShowsAPreviewAndOpens() async throws {
+        let files = tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: files) }
+        try FileManager.default.createDirectory(atPath: files + "/opened", withIntermediateDirectories: true)
+        try TestImages.png(width: 120, height: 60).write(to: URL(fileURLWithPath: files + "/pic.png"))
+        try await T.withTerminals(["alice", "bob"], env: "BROWSER='cp -t \(files)/opened'") { tmux, server in
+            _ = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "channel_url": "pics", "name": "pics"])
+            _ = try await server.platform("POST", "/v3/group_channels/pics/messages", ["message_type": "MESG", "user_id": "bob", "message": "send it"])
+            try await tmux.waitScreen("alice", "pics open") { $0.contains("bob: send it") }
+            try await tmux.waitScreen("bob", "pics open") { $0.contains("bob: send it") }
+            await tmux.text("alice", "/upload \(files)/pic.png")
+            await tmux.keys("alice", "Enter")
+            try await tmux.waitScreen("bob", "the file message") { $0.contains("pic.png") }
+            // Under the file line: rows of coloured cells (256-colour backgrounds) — the preview.
+            var coloured = 0
+            for _ in 0..<50 {
+                let rows = await DailyDriverTests.colours(tmux, "bob").split(separator: "\n")
+                if let at = rows.firstIndex(where: { $0.contains("pic.png") }) {
+                    coloured = rows[(at + 1)...].prefix(8).filter { $0.contains("48;5;") || $0.contains("38;5;") }.count
+                    if coloured >= 3 { break }
+                }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            let shown = await DailyDriverTests.colours(tmux, "bob").replacingOccurrences(of: "\u{1B}", with: "^")
+            #expect(coloured >= 3, "the preview's rows are on bob's screen:\n\(shown)")
+            // Alt-O opens the image with $BROWSER (here: a copy into a directory).
+            await tmux.keys("bob", "M-o")
+            try await tmux.waitScreen("bob", "opened") { $0.contains("opened") }
+            for _ in 0..<50 where !FileManager.default.fileExists(atPath: files + "/opened/pic.png") { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(FileManager.default.fileExists(atPath: files + "/opened/pic.png"))
         }
     }
 }

@@ -378,6 +378,13 @@ struct ComposingTUITests {
         #expect(s.notice == "keymap takes emacs or vi, not \"vim\"" && s.settings.keymap == .emacs)
     }
 
+    @Test func anUnboundAltKeyIsEscThenTheKey() {
+        var s = state()
+        s.showHelp = true
+        _ = key(.alt("/"), &s)
+        #expect(!s.showHelp && s.inputText == "/", "Esc closed the help, / was typed")
+    }
+
     @Test func mouseClicksChannelsAndWheelScrolls() {
         var s = state()
         // Row 0 is the "Channels" header, then team, ops, the 1-on-1.

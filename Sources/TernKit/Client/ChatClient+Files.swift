@@ -161,6 +161,23 @@ extension ChatClient {
     }
 
     /// A file URL with this user's download key when the server wants one.
+    /// The bytes of an image message's picture for a preview: its smallest thumbnail, else the image itself when
+    /// it is at most `maxBytes`.
+    public func previewImageData(_ message: Message, maxBytes: Int = 8 << 20) async throws -> Data {
+        guard let f = message.files.first, f.type.lowercased().hasPrefix("image/") else {
+            throw SendbirdError(.invalidParameter, "the message has no image")
+        }
+        let thumb = f.thumbnails.filter { !$0.url.isEmpty }.min { $0.width * $0.height < $1.width * $1.height }
+        guard thumb != nil || f.size <= maxBytes else { throw SendbirdError(.invalidParameter, "the image is too large to preview") }
+        let url = authorizedURL(thumb?.url ?? f.url)
+        guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw SendbirdError(.invalidParameter, "bad file URL \(url)")
+        }
+        let reply = try await rest.fetch(url, maxBytes: maxBytes, timeout: 60)
+        guard (200..<300).contains(reply.status) else { throw SendbirdError(.requestFailed, "preview: HTTP \(reply.status)") }
+        return reply.body
+    }
+
     public func authorizedURL(_ url: String) -> String {
         guard let key = fileKey, url.hasPrefix(rest.baseURL) else { return url }
         return url + (url.contains("?") ? "&" : "?") + "auth=" + RESTClient.segment(key)

@@ -160,6 +160,13 @@ public final class RESTClient: Sendable {
         return try await send(req, timeout: timeout, maxBytes: Self.maxAnswerBytes)
     }
 
+    /// GETs `url` into memory, at most `maxBytes`.
+    func fetch(_ url: String, maxBytes: Int, timeout: TimeInterval) async throws -> Reply {
+        let response = try await http.execute(HTTPClientRequest(url: url), timeout: .milliseconds(Int64(timeout * 1000)))
+        let buffer = try await response.body.collect(upTo: maxBytes)
+        return Reply(status: Int(response.status.code), body: Data(buffer.readableBytesView))
+    }
+
     /// GETs `url` into the file at `path` (created; removed again if the transfer fails). Returns
     /// the status and, when it is not 2xx, the answer's body (nothing is written then).
     func download(_ url: String, to path: String, timeout: TimeInterval) async throws -> Reply {
