@@ -80,8 +80,11 @@ let package = Package(
         .executableTarget(
             name: "tern",
             dependencies: [
-                "TernServer", "TernKit", "TernTUI", "TernTerminal",
+                // The embedded local server is `ternd serve-embedded`, a process of its own: the client links
+                // none of the server (no SQLite server store, libgd, libcurl), so it starts small.
+                "TernKit", "TernTUI", "TernTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
-import TernServer
 
 /// Where things live (XDG base directories).
 enum Paths {
@@ -15,9 +13,10 @@ enum Paths {
     static var config: String { base("XDG_CONFIG_HOME", ".config") + "/tern" }
 }
 
-/// The local server `tern` starts when no server is configured: the `tern` binary itself, run
-/// detached as `tern serve-embedded`, on 127.0.0.1, with its port and pid in
-/// `DATA/embedded.json`, guarded by `DATA/embedded.lock` (flock) so two `tern`s never start two.
+/// The local server `tern` starts when no server is configured: `ternd serve-embedded` (the `ternd`
+/// next to `tern`, else on `PATH`, or `TERN_TERND`), run detached on 127.0.0.1, with its port and
+/// pid in `DATA/embedded.json`, guarded by `DATA/embedded.lock` (flock) so two `tern`s never start
+/// two. The server is its own process so the client never loads what only the server needs.
 enum EmbeddedServer {
     struct Record: Codable {
         var pid: Int32
@@ -54,8 +53,10 @@ enum EmbeddedServer {
             let log = Paths.state + "/server.log"
             FileManager.default.createFile(atPath: log, contents: nil)
             let p = Process()
-            let me = URL(fileURLWithPath: CommandLine.arguments[0]).path
-            let binary = me.contains("/") ? me : (Bundle.main.executablePath ?? me)
+            guard let binary = terndBinary() else {
+                throw ValidationError(
+                    "the embedded local server needs ternd next to tern or on PATH (or TERN_TERND=PATH); or set TERN_SERVER to a running server")
+            }
             if FileManager.default.isExecutableFile(atPath: "/usr/bin/setsid") {
                 p.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
                 p.arguments = [binary, "serve-embedded", "--data-dir", Paths.serverData]
@@ -78,6 +79,20 @@ enum EmbeddedServer {
         }
     }
 
+    /// The `ternd` to run: `TERN_TERND`, the one beside this `tern`, else the first on `PATH`.
+    static func terndBinary() -> String? {
+        let fm = FileManager.default
+        let env = Paths.env
+        if let own = env["TERN_TERND"], !own.isEmpty { return fm.isExecutableFile(atPath: own) ? own : nil }
+        let me = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? Bundle.main.executablePath ?? CommandLine.arguments[0]
+        let beside = (me as NSString).deletingLastPathComponent + "/ternd"
+        if fm.isExecutableFile(atPath: beside) { return beside }
+        for dir in (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where fm.isExecutableFile(atPath: "\(dir)/ternd") {
+            return "\(dir)/ternd"
+        }
+        return nil
+    }
+
     /// `tern --stop-server`.
     static func stop() throws -> String {
         try locked {
@@ -90,46 +105,5 @@ enum EmbeddedServer {
             try? FileManager.default.removeItem(atPath: recordPath)
             return "stopped the embedded server (pid \(r.pid), port \(r.port))"
         }
-    }
-}
-
-/// `tern serve-embedded`: the embedded server process (started by `tern`, not by hand).
-struct ServeEmbeddedCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve-embedded", abstract: "Run the embedded local server (tern starts it by itself).", shouldDisplay: false)
-
-    @Option(name: .long) var dataDir: String
-    @Option(name: .long, help: "Exit after this many seconds without connections.") var idleSeconds: Int64 = 600
-
-    func run() async throws {
-        DataDirectory.restrictNewFiles()
-        var logger = Logger(label: "tern.embedded")
-        logger.logLevel = .info
-        let tokenFile = try APITokenFile.loadOrCreate(dataDirectory: dataDir)
-        let dir = dataDir
-        var config = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDir, apiToken: tokenFile.token)
-        config.onListening = { _, port in
-            let record = EmbeddedServer.Record(pid: getpid(), port: port)
-            if let data = try? JSONEncoder().encode(record) {
-                FileManager.default.createFile(atPath: dir + "/embedded.json", contents: data, attributes: [.posixPermissions: 0o600])
-            }
-            print("listening 127.0.0.1:\(port)")
-        }
-        let app = try await buildApplication(config, logger: logger)
-        let idle = idleSeconds
-        let registry = app.service.registry
-        let watch = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(min(5, max(1, idle))))
-                let quietFor = Int64(Date().timeIntervalSince1970) - registry.lastConnectionChange
-                if registry.connectionCount == 0 && quietFor >= idle {
-                    logger.info("no connections for \(quietFor) s: stopping")
-                    kill(getpid(), SIGTERM)
-                    return
-                }
-            }
-        }
-        try await app.run()
-        watch.cancel()
     }
 }

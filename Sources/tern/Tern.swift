@@ -68,7 +68,7 @@ struct Tern: AsyncParsableCommand {
 
             """ + exampleConfig,
         version: TernKit.sdkVersion,
-        subcommands: [SendCommand.self, TailCommand.self, ServeEmbeddedCommand.self]
+        subcommands: [SendCommand.self, TailCommand.self]
     )
 
     @OptionGroup var connection: ConnectionOptions

@@ -76,7 +76,7 @@ struct EmbeddedServerTests {
     @Test func exitsWhenIdle() async throws {
         let dir = tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Child(try builtBinary("tern"), ["serve-embedded", "--data-dir", dir, "--idle-seconds", "1"])
+        let server = try Child(try builtBinary("ternd"), ["serve-embedded", "--data-dir", dir, "--idle-seconds", "1"])
         defer { server.signal(SIGKILL) }
         let status = await server.finish(timeout: 60)
         #expect(status == 0, "stdout: \(server.stdout) stderr: \(server.stderr)")
