@@ -273,13 +273,15 @@ extension ChatClient {
     public func markAsRead(_ url: String) async throws {
         switch reads.request(url, now: clock.now()) {
         case .sendNow: try await sendRead(url)
-        case .deferred: break
+        case .deferred: armTicker()
         }
     }
 
     func requestRead(_ url: String) {
         if case .sendNow = reads.request(url, now: clock.now()) {
             Task { try? await self.sendRead(url) }
+        } else {
+            armTicker()
         }
     }
 

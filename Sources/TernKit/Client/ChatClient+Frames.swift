@@ -289,6 +289,7 @@ extension ChatClient {
         switch e.cat {
         case ChannelEvent.typingStart:
             guard let u = e.user, u.userId != me else { return }
+            defer { armTicker() }
             if typing.start(User(u), in: e.channelUrl, now: now) {
                 emit(.typingStarted(channelUrl: e.channelUrl, user: User(u)))
             }

@@ -25,6 +25,10 @@ public actor ChatClient {
     var generation = 0
     var token: String?
     var ticker: Task<Void, Never>?
+    /// When the armed ticker fires (the earliest timer when it was armed); nil: not armed.
+    var tickerWake: Millis?
+    /// Timers run at all (between connect and disconnect).
+    var timersOn = false
 
     var loginWaiters: [CheckedContinuation<User, any Error>] = []
     var acks: [String: AckWaiter] = [:]
@@ -167,7 +171,7 @@ public actor ChatClient {
         if let tlsProblem { throw tlsProblem }
         if case .closed = machine.state {
             token = try configuration.token.resolve()
-            startTicker()
+            timersOn = true
         }
         return try await withCheckedThrowingContinuation { cont in
             loginWaiters.append(cont)
@@ -178,8 +182,10 @@ public actor ChatClient {
     /// Closes the connection; no reconnection follows.
     public func disconnect() {
         apply(machine.handle(.disconnect, now: clock.now()))
+        timersOn = false
         ticker?.cancel()
         ticker = nil
+        tickerWake = nil
     }
 
     /// Disconnects and ends every event stream.
@@ -193,15 +199,28 @@ public actor ChatClient {
         socket?.abort()
     }
 
-    func startTicker() {
-        guard ticker == nil else { return }
-        let interval = configuration.tickInterval
+    /// The earliest timer: the connection machine's deadline, a typing expiry, a deferred read.
+    var nextWake: Millis? { [machine.nextDeadline, typing.nextExpiry, reads.nextDue].compactMap { $0 }.min() }
+
+    /// Sleeps until the earliest timer — nothing wakes while none is due (no polling). A timer set later than
+    /// the armed one waits for it (the tick re-arms); an earlier one re-arms now.
+    func armTicker() {
+        guard timersOn, let wake = nextWake else { return }
+        if ticker != nil, let armed = tickerWake, armed <= wake { return }
+        ticker?.cancel()
+        tickerWake = wake
+        let delay = max(configuration.tickInterval / 10, wake - clock.now())
         ticker = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(interval))
-                await self?.tick()
-            }
+            try? await Task.sleep(for: .milliseconds(delay))
+            guard !Task.isCancelled else { return }
+            await self?.tickerFired()
         }
+    }
+
+    func tickerFired() {
+        ticker = nil
+        tickerWake = nil
+        tick()
     }
 
     /// Runs due timers: reconnection, ping watchdog, login timeout, typing expiry, deferred reads.
@@ -216,11 +235,13 @@ public actor ChatClient {
         for url in reads.takeDue(now: now) {
             Task { try? await self.sendRead(url) }
         }
+        armTicker()
     }
 
     // MARK: - Machine effects
 
     func apply(_ effects: [ConnectionMachine.Effect]) {
+        defer { armTicker() }
         for effect in effects {
             switch effect {
             case .openSocket(let key):

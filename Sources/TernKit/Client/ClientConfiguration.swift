@@ -97,7 +97,7 @@ public struct ClientConfiguration: Sendable {
     public var reconnectJitter: Double = 0.1
     /// Replaces the server's `reconnect` policy (tests; `nil` follows the server).
     public var reconnectPolicy: ReconnectPolicy?
-    /// How often the engine checks its timers (ms).
+    /// The engine sleeps until its earliest timer; ticks come at most this often / 10 (ms).
     public var tickInterval: Millis = 100
     /// Where the offline cache lives (one SQLite file per server and user); nil: no cache.
     public var cacheDirectory: String?
