@@ -250,12 +250,27 @@ def run_irc(a, tmp, kind):
 def measure(a, client, paint, say):
     pid = client.pid
     joined_rss = rss_kb(pid)
+    if a.smaps:
+        # Resident memory by mapping (binary, each library, heap), largest first.
+        by = {}
+        cur = None
+        with open(f"/proc/{pid}/smaps") as f:
+            for line in f:
+                parts = line.split()
+                if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                    cur = parts[5] if len(parts) > 5 else "[anon]"
+                elif parts[0] == "Rss:":
+                    by[cur] = by.get(cur, 0) + int(parts[1])
+        with open(a.smaps, "w") as out:
+            for k, v in sorted(by.items(), key=lambda x: -x[1]):
+                out.write(f"{v}\t{k}\n")
     # Idle CPU: nothing happens for IDLE seconds.
     c0, t0 = cpu_seconds(pid), time.monotonic()
     time.sleep(a.idle)
     idle = (cpu_seconds(pid) - c0) / (time.monotonic() - t0) * 100
     # The burst: RATE lines a second for SECONDS, then time to catch up.
     n = int(a.rate * a.seconds)
+    perf = subprocess.Popen(["perf", "record", "-g", "-q", "-o", a.perf, "-p", str(pid)], stderr=subprocess.DEVNULL) if a.perf else None
     c0 = cpu_seconds(pid)
     start = time.monotonic()
     for i in range(n):
@@ -265,6 +280,9 @@ def measure(a, client, paint, say):
             time.sleep(delay)
     time.sleep(3)
     per_line_ms = (cpu_seconds(pid) - c0) / n * 1000
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        perf.wait(30)
     burst_rss = rss_kb(pid)
     client.stop()
     return {"first_paint_ms": round(paint * 1000, 1), "rss_after_join_mib": round(joined_rss / 1024, 1),
@@ -285,6 +303,8 @@ def main():
     p.add_argument("--settle", type=float, default=5)
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--no-pin", action="store_true", help="do not pin (server/IRC on core 0, client on core 1)")
+    p.add_argument("--perf", help="record the client with perf during the burst into this file")
+    p.add_argument("--smaps", help="write the client's resident memory by mapping after the join into this file")
     a = p.parse_args()
     for r in range(a.rounds):
         for kind in a.client.split(","):

@@ -44,7 +44,7 @@ extension TerminalSurface {
 }
 
 /// Runs the client: engine events and keys go through the reducer; effects go to the engine;
-/// the screen is redrawn after what changed it (at most once per 16 ms), and once a second only
+/// the screen is redrawn after what changed it (within 25 ms, or 100 ms for news in other channels), and once a second only
 /// while a countdown is on screen — nothing runs while nothing happens.
 public actor ChatApp {
     let client: ChatClient
@@ -59,8 +59,9 @@ public actor ChatApp {
     /// Colours off (`NO_COLOR`).
     let noColor: Bool
     var drawScheduled = false
+    var urgentDrawScheduled = false
     var tickScheduled = false
-    var lastDraw = ContinuousClock.now
+    var lastDraw = ContinuousClock.now - .seconds(1)
     var title = ""
     /// Image messages whose preview was asked for (once each).
     var previewsAsked: Set<Int64> = []
@@ -144,23 +145,27 @@ public actor ChatApp {
         }
     }
 
-    func markDirty() {
+    func markDirty(urgent: Bool = true) {
         dirty = true
-        scheduleDraw()
+        scheduleDraw(urgent: urgent)
     }
 
-    /// A frame soon: after the work already queued (a burst of events makes one frame), at most one per 16 ms.
-    func scheduleDraw() {
-        guard !drawScheduled, !done else { return }
-        drawScheduled = true
+    /// A frame soon: after the work already queued (a burst of events makes one frame). What the user did or
+    /// sees change (a key, the channel on screen) draws within 25 ms; news elsewhere (a badge, the hotlist)
+    /// within 100 ms, so a burst of messages in other channels costs a few frames a second.
+    func scheduleDraw(urgent: Bool) {
+        guard !done else { return }
+        if urgent ? urgentDrawScheduled : (urgentDrawScheduled || drawScheduled) { return }
+        if urgent { urgentDrawScheduled = true } else { drawScheduled = true }
+        let interval: Duration = urgent ? .milliseconds(25) : .milliseconds(100)
         Task {
             let since = ContinuousClock.now - self.lastDraw
-            if since < .milliseconds(16) {
-                try? await Task.sleep(for: .milliseconds(16) - since)
+            if since < interval {
+                try? await Task.sleep(for: interval - since)
             } else {
                 await Task.yield()
             }
-            self.drawScheduled = false
+            if urgent { self.urgentDrawScheduled = false } else { self.drawScheduled = false }
             self.draw()
         }
     }
@@ -283,7 +288,7 @@ public actor ChatApp {
         let before = state.settings
         let effects = reducer.reduce(&state, action)
         if state.settings != before { settingsChanged(from: before) }
-        markDirty()
+        markDirty(urgent: Self.isUrgent(action, state))
         for e in effects { perform(e) }
         askPreviews()
     }
@@ -302,6 +307,23 @@ public actor ChatApp {
                 else { return }
                 self.dispatch(.previewLoaded(messageId: m.messageId, preview))
             }
+        }
+    }
+
+    /// Whether an action changes what the user is looking at (else only badges, counts, the hotlist).
+    nonisolated static func isUrgent(_ action: Action, _ state: AppState) -> Bool {
+        guard case .event(let e) = action else { return true }
+        switch e {
+        case .messageReceived(let m), .messageSent(let m), .messagePending(let m), .messageFailed(let m), .messageUpdated(let m):
+            return m.channelUrl == state.selected || m.parentMessageId == state.thread?.parent.messageId
+        case .channelUpdated(let c):
+            return c.url == state.selected
+        case .unreadCountChanged(let url, _, _, _):
+            return url == state.selected
+        case .typingStarted(let url, _), .typingEnded(let url, _, _):
+            return url == state.selected
+        default:
+            return true
         }
     }
 
@@ -510,6 +532,8 @@ public actor ChatApp {
             Task { await client.openChannel(url) }
         case .unview(let url):
             Task { await client.closeChannel(url) }
+        case .show(let url):
+            Task { await client.showChannel(url) }
         case .typing(let url, let started):
             Task { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
         case .channel(let command, let url):

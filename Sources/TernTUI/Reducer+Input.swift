@@ -21,7 +21,7 @@ extension Reducer {
         state.focused = focused
         if !focused {
             guard let url = state.selected, state.present else { return [] }
-            return [.unview(channelUrl: url)]
+            return [.show(channelUrl: url)]
         }
         if !state.present { return becomePresent(&state) }
         guard let url = state.selected else { return [] }

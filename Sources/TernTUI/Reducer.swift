@@ -795,9 +795,9 @@ public struct Reducer: Sendable {
         // Shown but not seen (tern opened it by itself, or the terminal is not focused): its history loads, it
         // stays unread until the user is there.
         guard state.seeing else {
-            guard state.messages[url] == nil, !state.loadingHistory.contains(url) else { return [] }
+            guard state.messages[url] == nil, !state.loadingHistory.contains(url) else { return [.show(channelUrl: url)] }
             state.loadingHistory.insert(url)
-            return [.loadHistory(channelUrl: url, before: nil)]
+            return [.show(channelUrl: url), .loadHistory(channelUrl: url, before: nil)]
         }
         let c = state.channels[i]
         if c.unreadMessageCount > 0 {

@@ -360,6 +360,8 @@ public enum Effect: Sendable, Equatable {
     /// The channel is on screen now (mark it read; keep marking while open).
     case view(channelUrl: String)
     case unview(channelUrl: String)
+    /// The channel is on screen but not seen (kept current, not marked read).
+    case show(channelUrl: String)
     case typing(channelUrl: String, started: Bool)
     /// A membership or channel command on a channel.
     case channel(ChannelCommand, channelUrl: String)

@@ -255,34 +255,38 @@ public struct Screen: Sendable {
         var parts: [(String, Style)]
     }
 
-    func formatter(_ format: String) -> DateFormatter {
-        let f = DateFormatter()
-        f.timeZone = timeZone
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = format
-        return f
-    }
+    func formatter(_ format: String) -> TimeFormat { TimeFormat(format, timeZone: timeZone) }
 
-    func lines(for state: AppState, width: Int) -> [Line] {
+    /// The message pane's lines; with `last`, only enough for the newest `last` lines (each message takes at
+    /// least one): a frame lays out what it shows, not the whole history.
+    func lines(for state: AppState, width: Int, last: Int? = nil) -> [Line] {
         guard let url = state.selected else { return [] }
         let channel = state.selectedChannel
         let time = formatter(timestampFormat)
         let day = formatter("EEE d MMM yyyy")
         var out: [Line] = []
-        if state.loadingHistory.contains(url) {
+        let all = Reducer.visibleMessages(state)
+        let start = last.map { max(0, all.count - $0) } ?? 0
+        var lastDay = ""
+        var newLineShown = false
+        if start > 0 {
+            // Lines above the ones laid out: the day they end on, whether the new-messages line is among them.
+            lastDay = day.string(from: Date(timeIntervalSince1970: Double(all[start - 1].createdAt) / 1000))
+            if let since = state.unreadSince[url] {
+                newLineShown = all[..<start].contains { $0.createdAt > since && $0.sender?.userId != state.me.userId && $0.status == .succeeded }
+            }
+        } else if state.loadingHistory.contains(url) {
             out.append(Line(parts: [("loading history…", theme.style("timeline.event"))]))
         } else if state.hasPrevious[url] == false {
             out.append(Line(parts: [("— beginning of the conversation —", theme.style("timeline.event"))]))
         }
-        var lastDay = ""
-        var newLineShown = false
-        if let t = state.thread {
+        if start == 0, let t = state.thread {
             let label = "── thread: \(t.parent.sender?.displayName ?? "*") · \(t.replies.count) \(t.replies.count == 1 ? "reply" : "replies") · Esc: back "
             out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.thread"))]))
             if t.loading { out.append(Line(parts: [("loading the thread…", theme.style("timeline.event"))])) }
         }
         let picked = Reducer.picked(state)?.messageId
-        for m in Reducer.visibleMessages(state) {
+        for m in all[start...] {
             // Above the first message that was unread when the channel was opened.
             if !newLineShown, let since = state.unreadSince[url], m.createdAt > since, m.sender?.userId != state.me.userId,
                 m.status == .succeeded
@@ -438,7 +442,7 @@ public struct Screen: Sendable {
             }
             return
         }
-        let all = lines(for: state, width: width - 1)
+        let all = lines(for: state, width: width - 1, last: height + state.scroll)
         let maxScroll = max(0, all.count - height)
         let scroll = min(state.scroll, maxScroll)
         let end = all.count - scroll

@@ -1,3 +1,4 @@
+import Synchronization
 /// How many terminal cells text takes: per scalar, like `wcwidth`, with the overrides terminals
 /// agree on today (emoji presentation and VS16 are two cells, ZWJ sequences one glyph).
 public enum CellWidth {
@@ -63,8 +64,27 @@ public enum CellWidth {
 
     /// Splits text into lines of at most `width` cells, breaking at spaces where it can and
     /// inside a word only when the word alone is too long. Newlines always break.
+    /// Wrapped text, remembered: a frame wraps the same messages as the one before.
     public static func wrap(_ text: String, width: Int) -> [String] {
         guard width > 0 else { return [] }
+        let key = WrapKey(text: text, width: width)
+        if let hit = wrapMemo.withLock({ $0[key] }) { return hit }
+        let lines = wrapUncached(text, width: width)
+        wrapMemo.withLock { memo in
+            if memo.count >= 4096 { memo.removeAll(keepingCapacity: true) }
+            memo[key] = lines
+        }
+        return lines
+    }
+
+    struct WrapKey: Hashable, Sendable {
+        var text: String
+        var width: Int
+    }
+
+    static let wrapMemo = Mutex<[WrapKey: [String]]>([:])
+
+    static func wrapUncached(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""

@@ -1,8 +1,11 @@
 import Foundation
 import Logging
+import TernTUI
 
 /// Log lines appended to a file (the screen belongs to the client).
 struct FileLogHandler: LogHandler {
+    /// ISO 8601 in UTC (no DateFormatter: see TimeFormat).
+    static let stamp = TimeFormat("yyyy-MM-dd'T'HH:mm:ss'Z'", timeZone: TimeZone(identifier: "UTC")!)
     final class Sink: @unchecked Sendable {
         let handle: FileHandle?
         let lock = NSLock()
@@ -26,6 +29,6 @@ struct FileLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
     func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        sink.write("\(ISO8601DateFormatter().string(from: Date())) \(level) \(label): \(message)\n")
+        sink.write("\(Self.stamp.string(from: Date())) \(level) \(label): \(message)\n")
     }
 }

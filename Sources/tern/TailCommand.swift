@@ -52,7 +52,7 @@ struct TailCommand: AsyncParsableCommand {
                         // The session is over (after the first connection, which reports below).
                         if stop.ended.load(ordering: .relaxed) == 0 {
                             _ = fail(e)
-                            stop.ended.store(1, ordering: .relaxed)
+                            stop.end(1)
                         }
                     case .requested:
                         break
@@ -66,7 +66,7 @@ struct TailCommand: AsyncParsableCommand {
             if let channel { _ = try await client.channel(channel) }
             try await client.loadAllChannels()
         } catch {
-            stop.ended.store(2, ordering: .relaxed)
+            stop.end(2)
             await client.shutdown()
             printer.cancel()
             throw fail(error)
@@ -81,22 +81,51 @@ struct TailCommand: AsyncParsableCommand {
 
 /// Set by the signal handler; read by ``SignalWatch``.
 let signalled = Atomic<Int32>(0)
+/// The write end of ``SignalWatch``'s pipe: the handler writes a byte to it (async-signal-safe).
+let signalPipe = Atomic<Int32>(-1)
 
-/// Waits for one of the given signals, or for the session to end by itself (`ended`). A plain handler sets a flag (all a handler may safely
-/// do) and the watcher polls it: ignored signals never reach a Dispatch source on Linux.
+/// Waits for one of the given signals, or for the session to end by itself (``end(_:)``), without
+/// polling: a plain handler sets a flag and writes a byte to a pipe (all a handler may safely do),
+/// and a thread blocked reading that pipe wakes the waiter. (Ignored signals never reach a Dispatch
+/// source on Linux, hence the handler.)
 final class SignalWatch: Sendable {
     /// Non-zero once the session ended by itself (1: the server ended it).
     let ended = Atomic<Int32>(0)
+    let readEnd: Int32
+    let writeEnd: Int32
 
     init(_ signals: [Int32]) {
+        var fds: [Int32] = [-1, -1]
+        _ = pipe(&fds)
+        readEnd = fds[0]
+        writeEnd = fds[1]
+        signalPipe.store(fds[1], ordering: .relaxed)
         for sig in signals {
-            signal(sig) { s in signalled.store(s, ordering: .relaxed) }
+            signal(sig) { s in
+                signalled.store(s, ordering: .relaxed)
+                var b: UInt8 = 1
+                _ = write(signalPipe.load(ordering: .relaxed), &b, 1)
+            }
         }
     }
 
+    /// The session is over by itself (`status`: 1 the server ended it, 2 it never started).
+    func end(_ status: Int32) {
+        ended.store(status, ordering: .relaxed)
+        var b: UInt8 = 1
+        _ = write(writeEnd, &b, 1)
+    }
+
     func wait() async {
-        while signalled.load(ordering: .relaxed) == 0 && ended.load(ordering: .relaxed) == 0 {
-            try? await Task.sleep(for: .milliseconds(50))
+        let fd = readEnd
+        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+            let t = Thread {
+                var b: UInt8 = 0
+                while read(fd, &b, 1) < 0 && errno == EINTR {}
+                cont.resume()
+            }
+            t.name = "tern-signals"
+            t.start()
         }
     }
 }

@@ -129,11 +129,16 @@ struct Tern: AsyncParsableCommand {
         } catch {
             throw fail(error)
         }
-        let client = ChatClient(configuration: config)
         let noColor = !(env["NO_COLOR"] ?? "").isEmpty
         let terminal = CursesTerminal(color: !noColor)
         var screen = Screen(theme: noColor ? theme.withoutColor() : theme, keys: keys, timestampFormat: settings.timestampFormat)
         screen.nickColors = settings.nickColors
+        // The first frame before anything else (the cache opens, the server answers): the screen is there at once.
+        var first = AppState(me: User(userId: config.userId), server: config.server.apiBase)
+        first.settings = settings
+        let (w, h) = terminal.size()
+        terminal.present(screen.render(first, width: w, height: h, now: SystemEngineClock().now()))
+        let client = ChatClient(configuration: config)
         let app = ChatApp(
             client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase, settings: settings,
             configPath: configFile, themesDirectory: Paths.config + "/themes", noColor: noColor)

@@ -327,7 +327,7 @@ struct ComposingTUITests {
         c.unreadMessageCount = 3
         // tern opens the first channel by itself: history loads, nothing is marked read.
         let opened = reducer.reduce(&s, .channelsLoaded([c]))
-        #expect(s.selected == "c1" && opened == [.loadHistory(channelUrl: "c1", before: nil)])
+        #expect(s.selected == "c1" && opened == [.show(channelUrl: "c1"), .loadHistory(channelUrl: "c1", before: nil)])
         #expect(s.channels[0].unreadMessageCount == 3)
         // A message arrives and the server counts it: still unread, and it alerts (not seen).
         c.unreadMessageCount = 4
@@ -339,7 +339,7 @@ struct ComposingTUITests {
         let seen = reducer.reduce(&s, .key(.char("x")))
         #expect(seen.contains(.view(channelUrl: "c1")) && s.channels[0].unreadMessageCount == 0)
         // Focus out: unviewed; new messages count; focus in: read again.
-        #expect(reducer.reduce(&s, .focus(false)) == [.unview(channelUrl: "c1")])
+        #expect(reducer.reduce(&s, .focus(false)) == [.show(channelUrl: "c1")], "kept current, no longer read")
         c.unreadMessageCount = 1
         _ = reducer.reduce(&s, .event(.channelUpdated(c)))
         #expect(s.channels[0].unreadMessageCount == 1 && Reducer.hotlist(s).map(\.url) == ["c1"])
@@ -412,5 +412,25 @@ struct ComposingTUITests {
         s.mode = .normal
         s.input = Array("draft")
         try assertGolden(vi.render(s, width: 72, height: 8, now: 0), "vi-normal-72x8")
+    }
+}
+
+@Suite("Time formats")
+struct TimeFormatTests {
+    @Test func patternsMatchDateFormatter() {
+        let zones = [TimeZone(identifier: "UTC")!, TimeZone(identifier: "Asia/Kolkata")!, TimeZone(identifier: "America/Los_Angeles")!]
+        let patterns = ["HH:mm", "HH:mm:ss", "h:mm a", "EEE d MMM yyyy", "d MMM HH:mm", "yyyy-MM-dd'T'HH:mm", "EEEE, MMMM d", "yy/M/d"]
+        for zone in zones {
+            for t: Double in [0, 951_782_400, 1_795_300_000.5, 1_709_164_800, -34_560_000] {
+                let date = Date(timeIntervalSince1970: t)
+                for p in patterns {
+                    let f = DateFormatter()
+                    f.locale = Locale(identifier: "en_US_POSIX")
+                    f.timeZone = zone
+                    f.dateFormat = p
+                    #expect(TimeFormat(p, timeZone: zone).string(from: date) == f.string(from: date), "\(p) at \(t) in \(zone.identifier)")
+                }
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import Logging
 import TernProtocol
@@ -35,6 +36,20 @@ public final class LocalCache: Sendable {
     public let movedAside: String?
     let db: DatabaseQueue
     let logger: Logger
+    /// Channel saves and live messages wait here up to ``batchDelay`` and go in one transaction: a busy
+    /// session writes once a second, not three times a message. Every other write and every read takes
+    /// them first, so the order stays and reads see them.
+    let pending = Mutex(Pending())
+    struct Pending {
+        var channels: [String: GroupChannel] = [:]
+        var channelOrder: [String] = []
+        var live: [(message: Message, extend: Bool)] = []
+        var scheduled = false
+        var isEmpty: Bool { channels.isEmpty && live.isEmpty }
+    }
+    static let flushQueue = DispatchQueue(label: "tern.cache.flush")
+    /// How long writes may wait to be batched (ms).
+    public static let batchDelay = 1000
 
     /// 'TERN' in `PRAGMA application_id`: a file without it is not ours.
     static let applicationId: Int32 = 0x5445_524E
@@ -162,7 +177,36 @@ public final class LocalCache: Sendable {
     }
 
     public func close() {
+        flushPending()
         try? db.close()
+    }
+
+    /// Writes what waits in the batch now.
+    public func flushPending() {
+        let batch = pending.withLock { p -> Pending in
+            let b = p
+            p = Pending()
+            return b
+        }
+        guard !batch.isEmpty else { return }
+        writeNow("batch") { db in
+            for url in batch.channelOrder {
+                guard let c = batch.channels[url] else { continue }
+                try Self.saveChannel(c, db)
+            }
+            for (m, extend) in batch.live { try Self.saveLive(m, extend: extend, db) }
+        }
+    }
+
+    func enqueue(_ change: (inout Pending) -> Void) {
+        let schedule = pending.withLock { p -> Bool in
+            change(&p)
+            if p.scheduled || p.isEmpty { return false }
+            p.scheduled = true
+            return true
+        }
+        guard schedule else { return }
+        Self.flushQueue.asyncAfter(deadline: .now() + .milliseconds(Self.batchDelay)) { [weak self] in self?.flushPending() }
     }
 
     // MARK: - Plumbing
@@ -172,6 +216,12 @@ public final class LocalCache: Sendable {
 
     @discardableResult
     func write<T>(_ what: String, _ body: (Database) throws -> T) -> T? {
+        flushPending()
+        return writeNow(what, body)
+    }
+
+    @discardableResult
+    func writeNow<T>(_ what: String, _ body: (Database) throws -> T) -> T? {
         do { return try db.write(body) } catch {
             logger.warning("cache write (\(what)) failed: \(error)")
             return nil
@@ -179,6 +229,7 @@ public final class LocalCache: Sendable {
     }
 
     func read<T>(_ what: String, _ body: (Database) throws -> T) -> T? {
+        flushPending()
         do { return try db.read(body) } catch {
             logger.warning("cache read (\(what)) failed: \(error)")
             return nil
@@ -209,18 +260,23 @@ public final class LocalCache: Sendable {
 
     // MARK: - Channels
 
+    /// Saved with the next batch (the newest state of each channel).
     public func saveChannels(_ channels: [GroupChannel]) {
         guard !channels.isEmpty else { return }
-        write("channels") { db in
+        enqueue { p in
             for c in channels {
-                try db.execute(
-                    sql: """
-                        INSERT INTO channels(url, json, last_activity) VALUES (?, ?, ?)
-                        ON CONFLICT(url) DO UPDATE SET json = excluded.json, last_activity = excluded.last_activity
-                        """,
-                    arguments: [c.url, try Self.encoder.encode(c), c.lastActivity])
+                if p.channels.updateValue(c, forKey: c.url) == nil { p.channelOrder.append(c.url) }
             }
         }
+    }
+
+    static func saveChannel(_ c: GroupChannel, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO channels(url, json, last_activity) VALUES (?, ?, ?)
+                ON CONFLICT(url) DO UPDATE SET json = excluded.json, last_activity = excluded.last_activity
+                """,
+            arguments: [c.url, try encoder.encode(c), c.lastActivity])
     }
 
     /// A channel left the list (deleted, left, hidden): it goes with its messages and unsent ones.
@@ -291,8 +347,12 @@ public final class LocalCache: Sendable {
     /// the run now reaches this message; otherwise it is kept but the run waits for a gap fill.
     public func saveLive(_ message: Message, extend: Bool) {
         guard message.messageId > 0 else { return }
-        write("live") { db in
-            try Self.upsert([message], db)
+        enqueue { $0.live.append((message, extend)) }
+    }
+
+    static func saveLive(_ message: Message, extend: Bool, _ db: Database) throws {
+        do {
+            try upsert([message], db)
             if extend {
                 try db.execute(
                     sql: "UPDATE ranges SET newest = max(newest, ?) WHERE channel_url = ?", arguments: [message.createdAt, message.channelUrl])

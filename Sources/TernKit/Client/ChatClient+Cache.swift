@@ -89,7 +89,7 @@ extension ChatClient {
             if liveWrites >= 500 {
                 // A busy session grows the cache too: check its size now and then.
                 liveWrites = 0
-                cache.enforceLimit(keep: viewing)
+                cache.enforceLimit(keep: viewing.union(shown))
             }
         case .messageUpdated(let m):
             cache.updateMessage(m)
@@ -167,7 +167,7 @@ extension ChatClient {
             if case .open = machine.state { cache.extendToHeld(url) }
             synced.insert(url)
         }
-        cache.enforceLimit(keep: viewing.union([url]))
+        cache.enforceLimit(keep: viewing.union(shown).union([url]))
     }
 
     // MARK: - Sending while offline
@@ -260,7 +260,7 @@ extension ChatClient {
         // What waited goes first, so later sends stay behind it.
         Task { await self.runOutbox() }
         await syncChannels(loginTs: loginTs, first: first)
-        for url in viewing.sorted() where isCached(url) {
+        for url in viewing.union(shown).sorted() where isCached(url) {
             guard run == syncRuns, case .open = machine.state else { break }
             await syncChannelMessages(url)
         }

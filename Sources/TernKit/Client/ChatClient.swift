@@ -40,6 +40,8 @@ public actor ChatClient {
     var reads: ReadThrottle
     /// Channels the user has open on screen: their messages do not count as unread.
     var viewing: Set<String> = []
+    /// Channels on screen that the user has not seen yet (not read): kept current like viewed ones.
+    var shown: Set<String> = []
     /// Channels being fetched because an event named them first.
     var fetching: Set<String> = []
     /// Bumped whenever a channel leaves the list: a fetch started before it must not bring the channel back.
@@ -191,6 +193,7 @@ public actor ChatClient {
     /// Disconnects and ends every event stream.
     public func shutdown() {
         disconnect()
+        cache?.flushPending()
         hub.finish()
     }
 
