@@ -341,8 +341,35 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     private func colorNumber(_ c: Color) -> Int16 {
         switch c {
         case .default: return -1
-        case .index(let i): return Int16(i < Int(cnc_colors()) ? i : i % 8)
+        case .index(let i): return Int16(Self.fit(i, colors: Int(cnc_colors())))
         }
+    }
+
+    /// A palette colour on a terminal with fewer colours: the nearest of the 16 (or 8) ANSI colours.
+    public static func fit(_ i: Int, colors: Int) -> Int {
+        if i < colors { return i }
+        let ansi: [(Int, Int, Int)] = [
+            (0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205), (229, 229, 229),
+            (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255),
+        ]
+        let rgb: (Int, Int, Int)
+        if i < 16 {
+            rgb = ansi[i]
+        } else if i < 232 {
+            let v = i - 16
+            func level(_ n: Int) -> Int { n == 0 ? 0 : 55 + 40 * n }
+            rgb = (level(v / 36), level(v / 6 % 6), level(v % 6))
+        } else {
+            let g = 8 + 10 * (i - 232)
+            rgb = (g, g, g)
+        }
+        let usable = min(colors, 16)
+        var best = 0, bestDistance = Int.max
+        for (n, c) in ansi.prefix(max(usable, 1)).enumerated() {
+            let d = (c.0 - rgb.0) * (c.0 - rgb.0) + (c.1 - rgb.1) * (c.1 - rgb.1) + (c.2 - rgb.2) * (c.2 - rgb.2)
+            if d < bestDistance { (best, bestDistance) = (n, d) }
+        }
+        return best
     }
 
     /// The attributes and colour pair of a style (pairs past 255 do not fit in the attributes: attr_set takes them apart).

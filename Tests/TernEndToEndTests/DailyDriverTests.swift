@@ -11,12 +11,23 @@ import FoundationNetworking
 /// The real `tern` in tmux, tried as a weechat or irssi user would in their first hour: a config file with a
 /// custom key and a theme, readline keys, completion, a multi-line paste, `$EDITOR`, Alt-A through activity,
 /// the switcher, the vi preset, and reads that wait until the user is there.
+/// Nested in the terminal suite, so its tmux sessions run one at a time with the others (never all at once).
+extension TerminalEndToEndTests {
 @Suite("tern as a daily driver (tmux)", .serialized)
 struct DailyDriverTests {
     typealias T = TerminalEndToEndTests
 
     /// The screen with its colours (`capture-pane -e`).
     static func colours(_ tmux: Tmux, _ session: String) async -> String { await tmux.run(["capture-pane", "-e", "-p", "-t", session]) }
+
+    /// Whether the screen shows `code` in its colours within 15 s (a capture can come back empty under load).
+    static func showsColour(_ tmux: Tmux, _ session: String, _ code: String) async -> Bool {
+        for _ in 0..<75 {
+            if await colours(tmux, session).contains(code) { return true }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
 
     /// The input line's text (after the `> ` prompt on the last-but-one row).
     static func inputLine(_ screen: String) -> String {
@@ -61,7 +72,7 @@ struct DailyDriverTests {
             try await tmux.waitScreen("alice", "team open") { $0.contains("bob: morning") }
             try await tmux.waitScreen("bob", "team open") { $0.contains("bob: morning") }
             // The theme from the config: dark's 256-colour background.
-            #expect(await Self.colours(tmux, "alice").contains("48;5;234"), "the config's dark theme is on screen")
+            #expect(await Self.showsColour(tmux, "alice", "48;5;234"), "the config's dark theme is on screen")
             // A highlight word from the config, in a channel not on screen, rings the bell.
             let quiet = await tmux.run(["display", "-p", "-t", "alice", "#{window_bell_flag}"])
             #expect(quiet.hasPrefix("0"))
@@ -153,7 +164,7 @@ struct DailyDriverTests {
             await tmux.text("alice", "/theme light")
             await tmux.keys("alice", "Enter")
             try await tmux.waitScreen("alice", "the light theme") { $0.contains("theme light") }
-            #expect(await Self.colours(tmux, "alice").contains("48;5;255"), "the light theme's background")
+            #expect(await Self.showsColour(tmux, "alice", "48;5;255"), "the light theme's background")
             await tmux.keys("alice", "F1")
             try await tmux.waitScreen("alice", "the help") { $0.contains("Keys and commands") }
             var seen = await tmux.screen("alice")
@@ -242,7 +253,7 @@ struct DailyDriverTests {
             try await tmux.waitScreen("bob", "the file message") { $0.contains("pic.png") }
             // Under the file line: rows of coloured cells (256-colour backgrounds) — the preview.
             var coloured = 0
-            for _ in 0..<50 {
+            for _ in 0..<100 {
                 let rows = await DailyDriverTests.colours(tmux, "bob").split(separator: "\n")
                 if let at = rows.firstIndex(where: { $0.contains("pic.png") }) {
                     coloured = rows[(at + 1)...].prefix(8).filter { $0.contains("48;5;") || $0.contains("38;5;") }.count
@@ -258,5 +269,47 @@ struct DailyDriverTests {
             for _ in 0..<50 where !FileManager.default.fileExists(atPath: files + "/opened/pic.png") { try await Task.sleep(for: .milliseconds(100)) }
             #expect(FileManager.default.fileExists(atPath: files + "/opened/pic.png"))
         }
+    }
+
+    @Test func aMentionRingsAndSendsDesktopNotificationsThroughTmux() async throws {
+        let dir = tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = "notify_style = [\"bell\", \"osc777\", \"osc9\"]\n"
+        try await T.withTerminals(["alice"], configs: ["alice": config], rawOutput: dir + "/raw") { tmux, server in
+            for u in ["bob", "carol"] { _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u.capitalized, "profile_url": ""]) }
+            _ = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "team", "name": "team"])
+            _ = try await server.platform("POST", "/v3/group_channels/team/messages", ["message_type": "MESG", "user_id": "carol", "message": "morning"])
+            try await tmux.waitScreen("alice", "team") { $0.contains("Carol: morning") }
+            _ = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "ops-room", "name": "ops"])
+            _ = try await server.platform(
+                "POST", "/v3/group_channels/ops-room/messages",
+                ["message_type": "MESG", "user_id": "bob", "message": "@alice can you look?", "mentioned_user_ids": ["alice"]])
+            #expect(await T.bellRings(tmux, "alice"))
+            // What tern wrote: OSC 777 and OSC 9, wrapped for tmux's passthrough (Esc doubled inside), and the
+            // title with the unread counts.
+            var raw = ""
+            for _ in 0..<50 {
+                raw = (try? String(contentsOfFile: dir + "/raw-alice", encoding: .utf8)) ?? ""
+                if raw.contains("]777;notify;") && raw.contains("]9;") && raw.contains("\u{1B}]2;(2 in 2) (@1) tern") { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            // (The channel may not be in the list yet when its first message alerts: then it is named by its URL.)
+            #expect(raw.contains("\u{1B}Ptmux;\u{1B}\u{1B}]777;notify;Bob in #ops") && raw.contains(";@alice can you look?\u{7}\u{1B}\\"))
+            #expect(raw.contains("\u{1B}Ptmux;\u{1B}\u{1B}]9;Bob in #ops") && raw.contains(": @alice can you look?\u{7}\u{1B}\\"))
+            #expect(raw.contains("\u{1B}]2;(2 in 2) (@1) tern"), "the title counts the unread")
+            #expect(raw.contains("\u{1B}[?2004h") && raw.contains("\u{1B}[?1004h"), "bracketed paste and focus reporting on")
+        }
+    }
+}
+}
+
+@Suite("Colours on smaller palettes")
+struct ColourFitTests {
+    @Test func paletteColoursFallToTheNearestAnsiColour() {
+        #expect(CursesTerminal.fit(196, colors: 256) == 196)
+        #expect(CursesTerminal.fit(196, colors: 16) == 9, "bright red")
+        #expect(CursesTerminal.fit(196, colors: 8) == 1, "red")
+        #expect(CursesTerminal.fit(255, colors: 16) == 7 && CursesTerminal.fit(234, colors: 16) == 0, "greys: the nearest grey")
+        #expect(CursesTerminal.fit(12, colors: 8) == 4, "bright blue on 8 colours: blue")
     }
 }

@@ -84,7 +84,7 @@ struct TerminalEndToEndTests {
     /// connected, runs `body` (which may replace the server), and always tears everything down.
     static func withTerminals(
         _ users: [String], configs: [String: String] = [:], env extraEnv: String = "", size: (Int, Int) = (90, 20),
-        _ body: (Tmux, inout TerndChild) async throws -> Void
+        rawOutput: String? = nil, _ body: (Tmux, inout TerndChild) async throws -> Void
     ) async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
             print("note: tmux is not installed: the terminal test was skipped")
@@ -104,7 +104,9 @@ struct TerminalEndToEndTests {
                     try text.write(toFile: configHome + "/tern/config.toml", atomically: true, encoding: .utf8)
                 }
                 let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(configHome) XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user) \(extraEnv)"
-                await tmux.run(["new-session", "-d", "-s", user, "-x", String(size.0), "-y", String(size.1), "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
+                // With `rawOutput`, tern runs under script(1), which keeps every byte it writes (escape sequences too).
+                let command = rawOutput.map { "\(env) script -q -f -c \(tern) \($0)-\(user)" } ?? "\(env) \(tern)"
+                await tmux.run(["new-session", "-d", "-s", user, "-x", String(size.0), "-y", String(size.1), "\(command); echo TERN-EXITED-$?; sleep 120"])
             }
             for user in users { try await tmux.waitScreen(user, "connected") { $0.contains("connected") } }
             try await body(tmux, &server)
