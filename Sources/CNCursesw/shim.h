@@ -39,12 +39,14 @@ static inline void cnc_install_winch(int fd) {
     sa.sa_flags = SA_RESTART;
     sigaction(SIGWINCH, &sa, NULL);
 }
-/// Waits (ms < 0: for ever) until standard input or the wake-up pipe is readable: bit 1 input, bit 2 wake.
+/// Waits (ms < 0: for ever) until standard input or the wake-up pipe is readable: bit 1 input, bit 2 wake,
+/// bit 4 the terminal is gone (hang-up, error).
 static inline int cnc_wait_input(int wakefd, int ms) {
     struct pollfd p[2] = { { 0, POLLIN, 0 }, { wakefd, POLLIN, 0 } };
     int r = poll(p, 2, ms);
     if (r <= 0) return 0;
-    return ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) ? 1 : 0) | ((p[1].revents & POLLIN) ? 2 : 0);
+    return ((p[0].revents & POLLIN) ? 1 : 0) | ((p[1].revents & POLLIN) ? 2 : 0)
+        | ((p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) ? 4 : 0);
 }
 /// The terminal's size from the kernel; 0 on success.
 static inline int cnc_term_size(int *w, int *h) {

@@ -10,6 +10,8 @@ public enum TerminalInput: Sendable, Equatable {
     /// Focus in (true) or out (DECSET 1004).
     case focus(Bool)
     case mouse(MouseEvent)
+    /// The terminal is gone: tern quits.
+    case hangup
 }
 
 /// The terminal as the app sees it: a size, a stream of input, and a place to put frames. The
@@ -104,6 +106,7 @@ public actor ChatApp {
                     case .paste(let s): await self.dispatch(.paste(s))
                     case .focus(let f): await self.dispatch(.focus(f))
                     case .mouse(let m): await self.dispatch(.mouse(m))
+                    case .hangup: await self.perform(.quit)
                     case .resize: await self.resized()
                     }
                 }

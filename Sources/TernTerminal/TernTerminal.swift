@@ -231,6 +231,14 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             } else if decoder.isPending && ready == 0 {
                 for i in decoder.flush() { sink.yield(i) }
             }
+            if ready & 4 != 0 {
+                // The terminal went away (its window closed without a SIGHUP reaching us): quit, do not spin.
+                sink.yield(.hangup)
+                lock.lock()
+                running = false
+                lock.unlock()
+                break
+            }
             checkSize()
             lock.lock()
             let frame = pending

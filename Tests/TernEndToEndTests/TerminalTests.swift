@@ -103,7 +103,7 @@ struct TerminalEndToEndTests {
                     try FileManager.default.createDirectory(atPath: configHome + "/tern", withIntermediateDirectories: true)
                     try text.write(toFile: configHome + "/tern/config.toml", atomically: true, encoding: .utf8)
                 }
-                let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(configHome) XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user) \(extraEnv)"
+                let env = "env -u NO_COLOR LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(configHome) XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user) \(extraEnv)"
                 // With `rawOutput`, tern runs under script(1), which keeps every byte it writes (escape sequences too).
                 let command = rawOutput.map { "\(env) script -q -f -c \(tern) \($0)-\(user)" } ?? "\(env) \(tern)"
                 await tmux.run(["new-session", "-d", "-s", user, "-x", String(size.0), "-y", String(size.1), "\(command); echo TERN-EXITED-$?; sleep 120"])
