@@ -2,34 +2,42 @@
 
 /// The commented example config (docs/config.example.toml).
 public let exampleConfig = #"""
-    # tern's config: $XDG_CONFIG_HOME/tern/config.toml (else ~/.config/tern/config.toml), or tern --config PATH.
-    # Every key is optional. In tern, /set KEY VALUE changes a setting at once and /save writes them here.
+    # tern's config: $XDG_CONFIG_HOME/tern/config.toml
+    # (else ~/.config/tern/config.toml), or tern --config PATH.
+    # Every key is optional. In tern, /set KEY VALUE changes a setting at once
+    # and /save writes them here.
 
-    # The connection, when the environment (TERN_SERVER, TERN_USER_ID, …) and the command line leave it out.
-    # server = "https://chat.example.com"      # or http://HOST:PORT, sendbird://APP_ID; unset: the embedded local server
+    # The connection, when the environment (TERN_SERVER, TERN_USER_ID, ...) and
+    # the command line leave it out. Unset server: the embedded local server.
+    # server = "https://chat.example.com"    # or http://HOST:PORT, sendbird://ID
     # user = "alice"
-    # token_command = "pass show chat/alice"   # prints the access token
+    # token_command = "pass show chat/alice" # prints the access token
     # app_id = "LOCAL"
     # ca_file = "/etc/ssl/private-ca.pem"
 
-    # Looks: default, dark, light, high-contrast, or NAME for $XDG_CONFIG_HOME/tern/themes/NAME.theme (/theme NAME).
+    # Looks: default, dark, light, high-contrast, or NAME for
+    # $XDG_CONFIG_HOME/tern/themes/NAME.theme (/theme NAME switches live).
     theme = "default"
     timestamp_format = "HH:mm"        # e.g. "HH:mm:ss", "h:mm a"
     nick_colors = true                # each nickname in its own stable colour
     image_previews = true             # a small picture under an image message
-    mouse = true                      # click a channel, wheel scrolls (hold Shift to select text)
+    mouse = true                      # click a channel, wheel scrolls
+                                      # (hold Shift to select text)
 
-    # Keys: "emacs" (readline keys) or "vi" (Esc: normal mode with h j k l, / search, : commands).
+    # Keys: "emacs" (readline keys) or "vi" (Esc: normal mode with h j k l,
+    # / search, : commands).
     keymap = "emacs"
 
-    # Notifications: the bell and/or a desktop notification through the terminal (OSC 777 or OSC 9, also in tmux).
+    # Notifications: the bell and/or a desktop notification through the
+    # terminal (OSC 777 or OSC 9, also inside tmux).
     notify_style = ["bell", "osc777"]
-    notify = "mentions"               # all | mentions (mentions, highlight words, 1-on-1s) | none
+    notify = "mentions"   # all | mentions (+ highlight words, 1-on-1s) | none
     highlights = ["deploy", "outage"] # words that count as a mention of you
     # dnd = "22:00-07:30"             # do not disturb (local time)
-    paste_confirm_lines = 5           # a paste longer than this asks before it is sent
+    paste_confirm_lines = 5           # a longer paste asks before it is sent
 
-    # Any command on any key: "KEY" = "command" ("none" unbinds). Keys: C-x, M-x (Alt), S-Tab, F1, PgUp, "C-x C-e".
+    # Any command on any key: "KEY" = "command" ("none" unbinds). Keys: C-x,
+    # M-x (Alt), S-Tab, F1, PgUp, "C-x C-e". Commands: see F1 in tern.
     [keys]
     "M-s" = "search"
     # "C-k" = "kill-line"
