@@ -40,7 +40,7 @@ extension Reducer {
         if before.hasPrefix("/"), before.filter({ $0 == " " }).count == 1 {
             let command = String(before.dropFirst().dropLast())
             if command == "theme" {
-                return (start, themeNames.filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
+                return (start, themesAvailable().filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
             }
             if let args = Self.commandArguments[command] { return (start, args.filter { $0.hasPrefix(lowerWord) }.map { $0 + " " }) }
             if ["dm", "msg", "query", "whois", "invite", "ban", "mute", "op", "deop", "unban", "unmute", "block", "unblock"].contains(command) {
@@ -86,8 +86,6 @@ extension Reducer {
             return ra != rb ? ra < rb : a.id.lowercased() < b.id.lowercased()
         }.map(\.id)
     }
-
-    var themeNames: [String] { themesAvailable() }
 
     /// Files whose path starts with `typed` (`~` for home); directories end with `/`.
     func pathCandidates(_ typed: String) -> [String] {

@@ -306,18 +306,22 @@ public struct KeyTable: Sendable, Equatable {
 
     public static func name(_ keys: [Key]) -> String { keys.map { name($0) }.joined(separator: " ") }
 
-    /// The live key map for the help screen: one line per command, with every key bound to it.
+    /// The live key map for the help screen: one line per command, with every key bound to it; the ten
+    /// channel jumps on one line (in the short form while they are the preset's Alt-digits).
     public func helpLines(mode: Mode = .insert) -> [(keys: String, what: String)] {
         var byCommand: [Command: [String]] = [:]
         for (k, c) in table(mode) { byCommand[c, default: []].append(Self.name(k)) }
-        var seen = Set<String>()
         var out: [(String, String)] = []
+        var jumps: [String] = []
         for c in Command.allCases {
             guard let names = byCommand[c] else { continue }
             let keys = names.sorted { ($0.count, $0) < ($1.count, $1) }.joined(separator: ", ")
-            if c.jumpNumber != nil {
-                // One line for the ten jumps.
-                if seen.insert("jump").inserted { out.append(("Alt-1…Alt-9, Alt-0", c.summary)) }
+            if let n = c.jumpNumber {
+                jumps.append(keys)
+                if n == 10 || c == Command.allCases.last(where: { $0.jumpNumber != nil && byCommand[$0] != nil }) {
+                    let preset = (1...10).map { "Alt-\($0 % 10)" }
+                    out.append((jumps == preset ? "Alt-1…Alt-9, Alt-0" : jumps.joined(separator: ", "), c.summary))
+                }
                 continue
             }
             out.append((keys, c.summary))

@@ -23,12 +23,18 @@ public struct NotificationRules: Sendable, Equatable {
     public func quiet(at ms: Int64) -> Bool {
         if snoozeEnabled && ms >= snoozeStart && ms <= snoozeEnd { return true }
         guard doNotDisturb else { return false }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.hour, .minute], from: Date(timeIntervalSince1970: TimeInterval(ms) / 1000))
-        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
-        let start = startHour * 60 + startMinute, end = endHour * 60 + endMinute
-        if start == end { return false }
+        return Self.inWindow(
+            ms, start: startHour * 60 + startMinute, end: endHour * 60 + endMinute,
+            timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
+    }
+
+    /// Whether `ms` falls in the daily window from minute `start` to minute `end` (may pass midnight; an
+    /// empty window never) in `timeZone`.
+    public static func inWindow(_ ms: Int64, start: Int, end: Int, timeZone: TimeZone) -> Bool {
+        guard start != end else { return false }
+        let date = Date(timeIntervalSince1970: TimeInterval(ms) / 1000)
+        let local = Int(ms / 1000) + timeZone.secondsFromGMT(for: date)
+        let minute = ((local % 86_400 + 86_400) % 86_400) / 60
         return start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
     }
 
@@ -59,12 +65,8 @@ extension Reducer {
 
     /// Whether `ms` falls in the config's do-not-disturb window (local time).
     static func locallyQuiet(_ settings: Settings, at ms: Int64, timeZone: TimeZone) -> Bool {
-        guard let (start, end) = settings.quietWindow, start != end else { return false }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.hour, .minute], from: Date(timeIntervalSince1970: TimeInterval(ms) / 1000))
-        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
-        return start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
+        guard let (start, end) = settings.quietWindow else { return false }
+        return NotificationRules.inWindow(ms, start: start, end: end, timeZone: timeZone)
     }
 
     /// The alert a received message raises, if any: not for the channel being looked at; by the channel's

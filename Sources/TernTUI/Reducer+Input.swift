@@ -342,10 +342,11 @@ extension Reducer {
     /// Channels with something new, as weechat's hotlist: mentions first, then 1-on-1s, then the rest;
     /// each with its number in the channel order (Alt-N).
     public static func hotlist(_ state: AppState) -> [(number: Int, url: String, mentions: Int, unread: Int)] {
-        let order = channelOrder(state)
+        var number: [String: Int] = [:]
+        for (i, url) in channelOrder(state).enumerated() { number[url] = i }
         var out: [(number: Int, url: String, mentions: Int, unread: Int, rank: Int)] = []
         for c in state.channels where c.myMemberState != "invited" && (c.unreadMessageCount > 0 || c.unreadMentionCount > 0) {
-            guard let i = order.firstIndex(of: c.url), c.url != state.selected || !state.seeing else { continue }
+            guard let i = number[c.url], c.url != state.selected || !state.seeing else { continue }
             let rank = c.unreadMentionCount > 0 ? 0 : c.memberCount == 2 ? 1 : 2
             out.append((i + 1, c.url, c.unreadMentionCount, c.unreadMessageCount, rank))
         }

@@ -203,30 +203,6 @@ extension Reducer {
         return ("users", ids)
     }
 
-    /// Tab after `@pre`: completes a member's id (several: the common start, and the choices in the status bar).
-    func completeMention(_ state: inout AppState) {
-        var start = state.cursor
-        while start > 0 && state.input[start - 1] != " " { start -= 1 }
-        let word = String(state.input[start..<state.cursor])
-        guard word.hasPrefix("@"), let channel = state.selectedChannel else { return }
-        let prefix = String(word.dropFirst()).lowercased()
-        let names = channel.members.filter { $0.userId != state.me.userId && $0.state == "joined" }
-            .map(\.userId).filter { $0.lowercased().hasPrefix(prefix) }.sorted()
-        guard !names.isEmpty else {
-            state.notice = "no member starts with \(prefix)"
-            return
-        }
-        var completion = names[0]
-        if names.count > 1 {
-            completion = names.dropFirst().reduce(names[0]) { common, n in String(zip(common, n).prefix { $0 == $1 }.map(\.0)) }
-            if completion.count < prefix.count { completion = String(word.dropFirst()) }
-            state.notice = names.prefix(8).map { "@" + $0 }.joined(separator: " ")
-        }
-        let replacement = Array("@" + completion + (names.count == 1 ? " " : ""))
-        state.input.replaceSubrange(start..<state.cursor, with: replacement)
-        state.cursor = start + replacement.count
-    }
-
     /// Keys while the search view is open: type the query, Enter searches (or, on results, jumps),
     /// ↑/↓ choose, Esc closes.
     func searchKey(_ key: Key, _ state: inout AppState) -> [Effect] {

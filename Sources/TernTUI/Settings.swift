@@ -55,10 +55,10 @@ public struct Settings: Sendable, Equatable {
                 } else if let c = Command(rawValue: name) {
                     command = c
                 } else {
-                    throw SettingsError(line: nil, message: "keys: unknown command \"\(name)\" for \"\(seq)\" (see tern --help for the names)")
+                    throw SettingsError(line: nil, message: "keys: unknown command \"\(name)\" for \"\(seq)\" (see tern --help for the names)", key: seq)
                 }
                 do { try t.bind(seq, to: command, mode: mode) } catch let e as KeyTable.BindingError {
-                    throw SettingsError(line: nil, message: "keys: \(e.message)")
+                    throw SettingsError(line: nil, message: "keys: \(e.message)", key: seq)
                 }
             }
         }
@@ -91,6 +91,14 @@ public struct Settings: Sendable, Equatable {
         public var line: Int?
         public var message: String
         public var source = ""
+        /// The key sequence a `[keys]` error is about.
+        public var key: String?
+        public init(line: Int?, message: String, source: String = "", key: String? = nil) {
+            self.line = line
+            self.message = message
+            self.source = source
+            self.key = key
+        }
         public var description: String {
             line.map { "\(source.isEmpty ? "config" : source):\($0): \(message)" } ?? (source.isEmpty ? message : "\(source): \(message)")
         }
@@ -268,7 +276,7 @@ public struct Settings: Sendable, Equatable {
         }
         do { _ = try s.keyTable() } catch var e as SettingsError {
             e.source = source
-            if let seq = e.message.split(separator: "\"").dropFirst(3).first { e.line = line(String(seq), section: "keys") }
+            if let seq = e.key { e.line = line(seq, section: "keys") }
             throw e
         }
         return s

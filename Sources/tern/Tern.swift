@@ -24,6 +24,8 @@ struct Tern: AsyncParsableCommand {
               TERN_ACCESS_TOKEN   the user's access token, if the server needs one
               TERN_TOKEN_COMMAND  a command printing the token (without the above)
               TERN_APP_ID         the application id (default: LOCAL)
+              TERN_TERND          the ternd that runs the embedded server (default:
+                                  the one beside tern, else on PATH)
               TERN_THEME          a theme file, or NAME: default, dark, light,
                                   high-contrast, or $XDG_CONFIG_HOME/tern/themes/NAME.theme
               NO_COLOR            set: no colours, attributes only

@@ -103,6 +103,7 @@ struct KeyMapSettingsTests {
         #expect(error("theme = \n")?.line == 1, "TOML syntax errors name their line")
         #expect(error("[keys]\n\"C-q\" = \"fly\"\n")?.line == 2)
         #expect(error("[channels.x]\nnotify = \"loud\"\n")?.line == 2)
+        #expect(error("theme = \"dark\"\n[keys]\n\"C-é\" = \"search\"\n")?.line == 3, "a key that cannot be bound names its line too")
         // The example config shipped in docs/ parses, and is the one in --help.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let file = try String(contentsOf: root.appendingPathComponent("docs/config.example.toml"), encoding: .utf8)

@@ -351,16 +351,14 @@ public final class LocalCache: Sendable {
     }
 
     static func saveLive(_ message: Message, extend: Bool, _ db: Database) throws {
-        do {
-            try upsert([message], db)
-            if extend {
+        try upsert([message], db)
+        if extend {
+            try db.execute(
+                sql: "UPDATE ranges SET newest = max(newest, ?) WHERE channel_url = ?", arguments: [message.createdAt, message.channelUrl])
+            if db.changesCount == 0 {
                 try db.execute(
-                    sql: "UPDATE ranges SET newest = max(newest, ?) WHERE channel_url = ?", arguments: [message.createdAt, message.channelUrl])
-                if db.changesCount == 0 {
-                    try db.execute(
-                        sql: "INSERT INTO ranges(channel_url, oldest, newest, reaches_start) VALUES (?, ?, ?, 0)",
-                        arguments: [message.channelUrl, message.createdAt, message.createdAt])
-                }
+                    sql: "INSERT INTO ranges(channel_url, oldest, newest, reaches_start) VALUES (?, ?, ?, 0)",
+                    arguments: [message.channelUrl, message.createdAt, message.createdAt])
             }
         }
     }
