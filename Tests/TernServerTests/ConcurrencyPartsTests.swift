@@ -1,4 +1,7 @@
 import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOWebSocket
 import Synchronization
 import Testing
 
@@ -6,31 +9,72 @@ import Testing
 
 @Suite("Outbox, per-channel ordering, flood limit, query parsing")
 struct ConcurrencyPartsTests {
-    @Test("An outbox hands over everything queued at once, and cuts off a reader past its byte limit")
-    func outbox() async {
-        let o = Outbox(limit: 100)
-        #expect(o.enqueue("MESG{}\n"))
-        #expect(o.enqueue("READ{}\n"))
-        let batch = await o.next()
-        #expect(batch == ["MESG{}\n", "READ{}\n"])
-        #expect(o.enqueue(String(repeating: "x", count: 60)))
-        #expect(!o.enqueue(String(repeating: "y", count: 60)), "past 100 queued bytes the outbox overflows")
-        #expect(o.closeReason == .overflow)
-        #expect(await o.next() == nil, "nothing more is handed out after an overflow")
-        #expect(!o.enqueue("late"))
+    /// An outbox on a real NIO channel (an embedded one: its event loop runs when told).
+    func embeddedOutbox(limit: Int, maxMessage: Int = 1 << 20) throws -> (Outbox, EmbeddedChannel) {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let flusher = LoopFlusher(loop: channel.embeddedEventLoop, coalescing: .zero)
+        return (Outbox(limit: limit, maxMessage: maxMessage, channel: channel, flusher: flusher), channel)
     }
 
-    @Test("A normal close still hands out what was queued, then ends; a waiting writer wakes")
-    func outboxClose() async {
-        let o = Outbox(limit: 1 << 20)
-        let waiter = Task { await o.next() }
-        try? await Task.sleep(for: .milliseconds(20))
-        o.enqueue("A")
-        #expect(await waiter.value == ["A"])
-        o.enqueue("B")
+    func texts(_ channel: EmbeddedChannel) throws -> [String] {
+        var out: [String] = []
+        while let frame = try channel.readOutbound(as: WebSocketFrame.self) {
+            #expect(frame.opcode == .text && frame.fin)
+            out.append(String(buffer: frame.data))
+        }
+        return out
+    }
+
+    @Test("An outbox writes everything queued before its loop's turn as one WebSocket message, flushed once")
+    func outbox() throws {
+        let (o, channel) = try embeddedOutbox(limit: 100)
+        #expect(o.enqueue("MESG{}\n"))
+        #expect(o.enqueue { $0.writeString("READ{}\n") })
+        #expect(try texts(channel).isEmpty, "nothing is written before the event loop runs")
+        channel.embeddedEventLoop.run()
+        #expect(try texts(channel) == ["MESG{}\nREAD{}\n"])
+        #expect(o.queuedBytes == 0)
+        o.enqueue("PONG{}\n")
+        channel.embeddedEventLoop.run()
+        #expect(try texts(channel) == ["PONG{}\n"])
+    }
+
+    @Test("A peer that stops reading keeps frames queued until writable again; past the byte limit it is cut off")
+    func outboxBackpressure() throws {
+        let (o, channel) = try embeddedOutbox(limit: 100)
+        channel.isWritable = false
+        #expect(o.enqueue(String(repeating: "x", count: 60)))
+        channel.embeddedEventLoop.run()
+        #expect(try texts(channel).isEmpty, "not writable: the bytes wait in the outbox")
+        #expect(o.queuedBytes == 60)
+        channel.isWritable = true
+        o.writabilityChanged()
+        #expect(try texts(channel) == [String(repeating: "x", count: 60)])
+        channel.isWritable = false
+        #expect(o.enqueue(String(repeating: "y", count: 60)))
+        #expect(!o.enqueue(String(repeating: "z", count: 60)), "past 100 queued bytes the outbox overflows")
+        #expect(o.closeReason == .overflow)
+        #expect(!o.enqueue("late"))
+        channel.isWritable = true
+        o.writabilityChanged()
+        #expect(try texts(channel).isEmpty, "nothing more is written after an overflow")
+    }
+
+    @Test("Frames are grouped into messages no larger than the frame limit; a normal close still drains")
+    func outboxMessageSize() throws {
+        let (o, channel) = try embeddedOutbox(limit: 1 << 20, maxMessage: 10)
+        o.enqueue("aaaaaa")
+        o.enqueue("bbbbbb")
+        o.enqueue(String(repeating: "c", count: 12))
+        o.enqueue("d")
+        channel.embeddedEventLoop.run()
+        #expect(try texts(channel) == ["aaaaaa", "bbbbbb", String(repeating: "c", count: 12), "d"])
+        o.enqueue("EROR{}\n")
         o.close()
-        #expect(await o.next() == ["B"])
-        #expect(await o.next() == nil)
+        #expect(!o.enqueue("after close"))
+        channel.embeddedEventLoop.run()
+        #expect(try texts(channel) == ["EROR{}\n"], "what was queued before a normal close is still written")
     }
 
     @Test("Jobs with one key run one at a time in arrival order; other keys do not wait")

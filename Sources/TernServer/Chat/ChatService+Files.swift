@@ -159,7 +159,7 @@ extension ChatService {
         try TextLimit.data.check(out.data)
         if let r = out.reqId { try TextLimit.reqId.check(r) }
         try Self.checkMetaarray(out.sortedMetaarray)
-        try await requireVisibleParent(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
+        let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
         try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
         let payloads = out.files.map { FilePayload(url: $0.url, name: $0.name, size: $0.size, type: $0.type, thumbnails: $0.thumbnails) }
         let filesJSON = String(decoding: try JSONEncoder().encode(payloads), as: UTF8.self)
@@ -170,17 +170,20 @@ extension ChatService {
             let known = Set(try await store.users(out.mentionedUserIds).map(\.userId))
             mentioned = Self.mentionable(out.mentionedUserIds.filter { known.contains($0) }, in: channel)
         }
-        return try await sendQueue.run(channel.channelUrl) {
-            let new = NewMessage(
-                channelUrl: channel.channelUrl, type: "FILE", senderId: userId, message: "", customType: out.customType, data: out.data,
-                mentionType: out.mentionType == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
-                isOpMsg: me.role == "operator", createdAt: now(), reqId: out.reqId, persist: !channel.isEphemeral,
-                markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
-                parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, files: filesJSON)
-            let stored = try await store.insertMessage(new)
-            return try await deliverStored(
-                stored, command: "FILE", sender: senderPayload, users: [:], roster: roster, connection: connection, reqId: out.reqId)
+        let new = NewMessage(
+            channelUrl: channel.channelUrl, type: "FILE", senderId: userId, message: "", customType: out.customType, data: out.data,
+            mentionType: out.mentionType == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
+            isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
+            markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
+            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, files: filesJSON)
+        let reqId = out.reqId
+        let (stored, payload) = try await pipeline.submit(new) { stored in
+            try self.deliverNow(
+                stored, command: "FILE", sender: senderPayload, users: [:], roster: roster, parentInfo: parentInfo,
+                connection: connection, reqId: reqId)
         }
+        try await afterDelivery(stored, roster: roster)
+        return payload
     }
 
     /// A file name with no path and no control characters.

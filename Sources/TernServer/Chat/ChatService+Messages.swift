@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import TernProtocol
 
 /// Where a request came from: codes differ between the WebSocket and REST.
@@ -61,7 +62,7 @@ extension ChatService {
         if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
         if let r = out.reqId { try TextLimit.reqId.check(r) }
         try Self.checkMetaarray(out.sortedMetaarray)
-        try await requireVisibleParent(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
+        let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
         // Flood protection per user in a channel: the excess is refused and not stored.
         try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
         let senderPayload = try await sender(userId)
@@ -81,40 +82,50 @@ extension ChatService {
                 fetchPreview = true
             }
         }
-        return try await sendQueue.run(channel.channelUrl) {
-            let new = NewMessage(
-                channelUrl: channel.channelUrl, type: "MESG", senderId: userId, message: out.message,
-                customType: out.customType, data: out.data, mentionType: out.mentionType == "channel" ? "channel" : "users",
-                mentionedUserIds: Self.mentionable(out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, in: channel), silent: out.silent,
-                isOpMsg: me.role == "operator", createdAt: now(), reqId: out.reqId, persist: !channel.isEphemeral,
-                markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
-                parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview)
-            let stored = try await store.insertMessage(new)
-            if fetchPreview, let link, !stored.duplicate, !channel.isEphemeral {
+        let new = NewMessage(
+            channelUrl: channel.channelUrl, type: "MESG", senderId: userId, message: out.message,
+            customType: out.customType, data: out.data, mentionType: out.mentionType == "channel" ? "channel" : "users",
+            mentionedUserIds: Self.mentionable(out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, in: channel), silent: out.silent,
+            isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
+            markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
+            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview)
+        let reqId = out.reqId
+        let users = mentionedUsers
+        let (stored, payload) = try await pipeline.submit(new) { stored in
+            try self.deliverNow(
+                stored, command: "MESG", sender: senderPayload, users: users, roster: roster, parentInfo: parentInfo,
+                connection: connection, reqId: reqId)
+        }
+        if !stored.duplicate {
+            if fetchPreview, let link, !channel.isEphemeral {
                 let id = stored.message.messageId
                 let url = channel.channelUrl
                 Task { await self.fetchPreview(link, messageId: id, channelUrl: url) }
             }
-            if original != out.message, !stored.duplicate {
+            if original != out.message {
                 let kept = try JSONSerialization.data(withJSONObject: ["original": original, "filtered": out.message], options: [.sortedKeys])
                 try await store.setSetting(
                     scope: "moderated_message", key: "\(channel.channelUrl)/\(stored.message.messageId)", json: String(decoding: kept, as: UTF8.self))
             }
-            return try await deliverStored(
-                stored, command: "MESG", sender: senderPayload, users: mentionedUsers, roster: roster, connection: connection, reqId: out.reqId)
         }
+        try await afterDelivery(stored, roster: roster)
+        return payload
     }
 
     /// A reply's parent must be one the sender can read: not hidden from them and not older than
-    /// their history (`ts_message_offset`); the reply carries the parent's text to the sender.
-    /// (The store checks that it is in the same channel and not itself a reply.)
-    func requireVisibleParent(_ parentId: Int64, channelUrl: String, for me: MemberRecord, origin: RequestOrigin) async throws {
-        guard parentId != 0 else { return }
+    /// their history (`ts_message_offset`); the reply carries the parent's text (and its sender) to
+    /// everyone. (The store checks that it is in the same channel and not itself a reply.)
+    /// - Returns: what the reply shows of its parent; nil for a message that is no reply.
+    func visibleParentInfo(_ parentId: Int64, channelUrl: String, for me: MemberRecord, origin: RequestOrigin) async throws
+        -> ParentMessageInfo?
+    {
+        guard parentId != 0 else { return nil }
         guard let parent = try await store.message(channelUrl, id: parentId),
             parent.hiddenFor != me.userId, parent.createdAt > me.tsMessageOffset
         else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(parentId) (the parent).")
         }
+        return Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
     }
 
     /// The channel and the sender's membership for a send: unknown channel (900500 / 400201), not a
@@ -151,13 +162,13 @@ extension ChatService {
         return (roster, me)
     }
 
-    /// Delivers a message just stored: presented once (a reply with its parent), the copy with
-    /// `req_id` to the sending socket, the same bytes (each with the recipient's `unread_cnt`) to every
-    /// member, and the parent's thread (`MTHD`). Returns the sender's view of it.
-    func deliverStored(
+    /// Delivers a message just stored (in commit order, without waiting): presented and encoded
+    /// once (a reply with its parent), the copy with `req_id` to the sending socket, the same bytes
+    /// (each with the recipient's `unread_cnt`) to every member. Returns the sender's view of it.
+    func deliverNow(
         _ stored: StoredMessage, command: String, sender: SenderPayload?, users known: [String: UserRecord], roster: ChannelRoster,
-        connection: ClientConnection?, reqId: String?
-    ) async throws -> MessagePayload {
+        parentInfo: ParentMessageInfo?, connection: ClientConnection?, reqId: String?
+    ) throws -> MessagePayload {
         var users = known
         if let s = sender {
             users[s.userId] = UserRecord(
@@ -165,14 +176,7 @@ extension ChatService {
                 lastSeenAt: 0, hasEverLoggedIn: true, isActive: true)
         }
         var payload = Presenter.message(stored.message, users: users, channelType: roster.channel.channelType)
-        var parentRecord = stored.parent
-        if parentRecord == nil && stored.message.parentMessageId != 0 {
-            parentRecord = try await store.message(stored.message.channelUrl, id: stored.message.parentMessageId)
-        }
-        if let parent = parentRecord {
-            // A reply carries what the others need to show its parent.
-            payload.parentMessageInfo = Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
-        }
+        if stored.message.parentMessageId != 0 { payload.parentMessageInfo = parentInfo }
         let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
         if let conn = connection, let req = reqId { conn.send(command + Self.withReqId(json, req) + "\n") }
         if !stored.duplicate {
@@ -183,12 +187,17 @@ extension ChatService {
             } else {
                 fanOutMessage(command, json, to: roster.members, except: connection, stored: stored)
             }
-            if let parent = stored.parent { try await pushThreadInfo(parent, in: roster) }
-            await webhookMessage("message_send", stored.message, roster: roster)
-            await notifyBots(stored.message, roster: roster)
         }
         payload.reqId = reqId
         return payload
+    }
+
+    /// What follows a delivery and may wait: the parent's thread (`MTHD`), webhooks, bots.
+    func afterDelivery(_ stored: StoredMessage, roster: ChannelRoster) async throws {
+        guard !stored.duplicate else { return }
+        if let parent = stored.parent { try await pushThreadInfo(parent, in: roster) }
+        await webhookMessage("message_send", stored.message, roster: roster)
+        await notifyBots(stored.message, roster: roster)
     }
 
     /// Who a message mentions: in an open channel at most the first 10 (seed 001), elsewhere all.
@@ -219,16 +228,26 @@ extension ChatService {
     /// Fans a new message out to the channel's members: each recipient's copy carries their new
     /// unread totals (`unread_cnt`); a member the message is hidden from (a 1:1 block) gets nothing.
     func fanOutMessage(_ command: String, _ json: String, to members: [MemberRecord], except: ClientConnection?, stored: StoredMessage) {
-        let body = json.dropFirst()
+        // Encoded once; each recipient's copy is spliced on bytes straight into its outbox.
+        let whole = ByteBuffer(string: json)
+        let spliceable = json.utf8.first == UInt8(ascii: "{") && json.utf8.count > 2
+        let afterBrace = whole.getSlice(at: whole.readerIndex + 1, length: max(0, whole.readableBytes - 1)) ?? whole
         for m in members where m.state == "joined" && m.userId != stored.message.hiddenFor {
-            let text: String
-            if let totals = stored.totals[m.userId], json.first == "{" {
-                text = command + "{\"unread_cnt\":" + Self.unreadJSON(totals) + "," + body + "\n"
-            } else {
-                text = command + json + "\n"
-            }
+            let totals = spliceable ? stored.totals[m.userId] : nil
             for c in registry.connections(of: m.userId) where c.id != except?.id {
-                if !c.send(text) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
+                let queued = c.outbox.enqueue { buffer in
+                    buffer.writeString(command)
+                    if let totals {
+                        buffer.writeStaticString("{\"unread_cnt\":")
+                        Self.writeUnread(totals, into: &buffer)
+                        buffer.writeInteger(UInt8(ascii: ","))
+                        buffer.writeImmutableBuffer(afterBrace)
+                    } else {
+                        buffer.writeImmutableBuffer(whole)
+                    }
+                    buffer.writeInteger(UInt8(ascii: "\n"))
+                }
+                if !queued { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
             }
         }
     }
@@ -243,19 +262,18 @@ extension ChatService {
         if message.isEmpty { throw SendbirdError.missing("message") }
         try TextLimit.adminMessage.check(message)
         try TextLimit.customType.check(customType)
-        return try await sendQueue.run(channel.channelUrl) {
-            let members = try await store.members(channel.channelUrl)
-            let new = NewMessage(
-                channelUrl: channel.channelUrl, type: "ADMM", senderId: nil, message: message, customType: customType,
-                data: data, mentionType: "users", mentionedUserIds: [], silent: false, isOpMsg: false, createdAt: now(),
-                reqId: nil, persist: !channel.isEphemeral, markSenderRead: false,
-                totalsFor: onlineRecipients(members, sender: nil))
-            let stored = try await store.insertMessage(new)
+        let members = try await store.members(channel.channelUrl)
+        let new = NewMessage(
+            channelUrl: channel.channelUrl, type: "ADMM", senderId: nil, message: message, customType: customType,
+            data: data, mentionType: "users", mentionedUserIds: [], silent: false, isOpMsg: false, createdAt: 0,
+            reqId: nil, persist: !channel.isEphemeral, markSenderRead: false,
+            totalsFor: onlineRecipients(members, sender: nil))
+        return try await pipeline.submit(new) { stored in
             let payload = Presenter.message(stored.message, users: [:])
             let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
-            fanOutMessage(Command.adminMessage.rawValue, json, to: members, except: nil, stored: stored)
+            self.fanOutMessage(Command.adminMessage.rawValue, json, to: members, except: nil, stored: stored)
             return payload
-        }
+        }.1
     }
 
     /// History of a channel for a viewer (nil: the Platform API, which may read any channel).
@@ -430,14 +448,29 @@ extension ChatService {
     /// `unread_cnt` as JSON, written directly (this runs once per recipient of every message, where
     /// a `JSONEncoder` per recipient showed in the benchmark's CPU per delivery).
     static func unreadJSON(_ u: UnreadCount) -> String {
-        var out = "{\"all\":\(u.all),\"custom_types\":{"
-        var first = true
-        for key in u.customTypes.keys.sorted() {
-            if !first { out += "," }
-            first = false
-            out += jsonString(key) + ":" + String(u.customTypes[key] ?? 0)
+        var buffer = ByteBuffer()
+        writeUnread(u, into: &buffer)
+        return String(buffer: buffer)
+    }
+
+    /// Writes `{"all":N,"custom_types":{…},"ts":T}` (keys sorted) without building a String.
+    static func writeUnread(_ u: UnreadCount, into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("{\"all\":")
+        buffer.writeString(String(u.all))
+        buffer.writeStaticString(",\"custom_types\":{")
+        if !u.customTypes.isEmpty {
+            var first = true
+            for key in u.customTypes.keys.sorted() {
+                if !first { buffer.writeInteger(UInt8(ascii: ",")) }
+                first = false
+                buffer.writeString(jsonString(key))
+                buffer.writeInteger(UInt8(ascii: ":"))
+                buffer.writeString(String(u.customTypes[key] ?? 0))
+            }
         }
-        return out + "},\"ts\":\(u.ts)}"
+        buffer.writeStaticString("},\"ts\":")
+        buffer.writeString(String(u.ts))
+        buffer.writeInteger(UInt8(ascii: "}"))
     }
 
     /// A JSON string literal.

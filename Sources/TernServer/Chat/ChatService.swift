@@ -12,6 +12,8 @@ public final class ChatService: Sendable {
     public let config: ServerConfiguration
     public let logger: Logger
     let sendQueue = KeyedSerialQueue()
+    /// New messages: group commit, delivered in commit order (``SendPipeline``).
+    let pipeline: SendPipeline
     let rateLimiter: RateLimiter
     /// The same limit for changes to messages (edits, deletions, reactions).
     let editLimiter: RateLimiter
@@ -50,6 +52,8 @@ public final class ChatService: Sendable {
         self.config = config
         self.logger = logger
         self.registry = ConnectionRegistry()
+        let clock = config.clock
+        self.pipeline = SendPipeline(store: store, clock: { clock.nowMs() })
         self.rateLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.editLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()

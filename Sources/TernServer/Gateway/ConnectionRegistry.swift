@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Synchronization
 
 /// One authenticated WebSocket connection.
@@ -35,8 +36,22 @@ public final class ConnectionRegistry: Sendable {
     let open = Atomic<Int>(0)
     let lastChange = Atomic<Int64>(Int64(Date().timeIntervalSince1970))
 
+    /// One flusher per event loop, made on its first connection.
+    let flushers = Mutex<[ObjectIdentifier: LoopFlusher]>([:])
+
     public init() {
         shards = (0..<Self.shardCount).map { _ in Shard() }
+    }
+
+    /// The flusher that writes the outboxes of connections on `loop`.
+    public func flusher(for loop: any EventLoop, coalescingMicroseconds: Int64) -> LoopFlusher {
+        flushers.withLock { map in
+            let key = ObjectIdentifier(loop)
+            if let f = map[key] { return f }
+            let f = LoopFlusher(loop: loop, coalescing: .microseconds(coalescingMicroseconds))
+            map[key] = f
+            return f
+        }
     }
 
     func shard(_ userId: String) -> Shard {

@@ -1,95 +1,159 @@
+import NIOCore
+import NIOWebSocket
 import Synchronization
 
-/// The bounded outbound queue of one WebSocket connection.
+/// The bounded outbound queue of one WebSocket connection, written straight into its NIO channel.
 ///
-/// Producers (any task fanning out a message) append encoded frames without waiting; the
-/// connection's writer task takes everything queued at once and writes it as one WebSocket
-/// message, so frames produced in a burst share a write (BRIEF §7, "coalesce writes"). Past
-/// `limit` queued bytes the outbox closes itself: the reader is too slow and is cut off rather
-/// than slowing the channel (guarantee G6).
+/// Producers (any thread fanning out a message) append encoded frames (`CMD4{…}\n`) to the
+/// connection's pending bytes without waiting. The first frame that finds the outbox idle hands it
+/// to its event loop's ``LoopFlusher``, which, on its next turn, writes every waiting outbox of that
+/// loop: each as one WebSocket message (or a few, at the frame size limit) and one flush, so frames
+/// produced in a burst share a write (BRIEF §7, "coalesce writes"). No task, continuation or actor
+/// hop per recipient: one closure per event loop per burst.
+///
+/// While the channel is not writable (the peer does not read; NIO's buffer is past its high-water
+/// mark) frames stay here, and past `limit` queued bytes the outbox closes itself and the
+/// connection: the reader is too slow and is cut off rather than slowing the channel (guarantee
+/// G6). An outbox without a channel only queues (a connection made up by a unit test).
 public final class Outbox: Sendable {
     /// Why the outbox stopped.
     public enum CloseReason: Sendable, Equatable { case normal, overflow }
 
     struct State {
-        var frames: [String] = []
+        /// Complete WebSocket messages waiting for the channel.
+        var ready: [ByteBuffer] = []
+        /// The message being filled; empty (no storage) while the connection is idle.
+        var current = ByteBuffer()
+        /// Bytes queued and not yet handed to the channel.
         var bytes = 0
+        /// Handed to the flusher and not yet flushed.
+        var scheduled = false
         var closed: CloseReason?
-        var waiter: CheckedContinuation<Void, Never>?
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let state = Mutex(State())
     let limit: Int
+    /// Frames are grouped into WebSocket messages of at most this many bytes (a larger frame goes alone).
+    let maxMessage: Int
+    let channel: (any Channel)?
+    let flusher: LoopFlusher?
 
-    public init(limit: Int) { self.limit = limit }
+    /// An outbox writing into `channel` through `flusher` (which must run on the channel's event loop).
+    public init(limit: Int, maxMessage: Int = 1 << 20, channel: (any Channel)?, flusher: LoopFlusher?) {
+        self.limit = limit
+        self.maxMessage = maxMessage
+        self.channel = channel
+        self.flusher = flusher
+    }
 
-    /// Queues one encoded frame (`CMD4{…}\n`). Returns false when the outbox is closed or overflowed.
+    /// An outbox that only queues (no connection behind it).
+    public convenience init(limit: Int) {
+        self.init(limit: limit, channel: nil, flusher: nil)
+    }
+
+    /// Queues one encoded frame. Returns false when the outbox is closed or has just overflowed.
     @discardableResult
     public func enqueue(_ frame: String) -> Bool {
-        let overflowed = state.withLock { s -> Bool? in
-            guard s.closed == nil else { return nil }
-            s.bytes += frame.utf8.count
-            return s.bytes > limit
+        enqueue { buffer in buffer.writeString(frame) }
+    }
+
+    /// Queues one frame that `write` appends to the pending bytes (it must append exactly one whole
+    /// frame). Returns false when the outbox is closed or has just overflowed.
+    @discardableResult
+    public func enqueue(_ write: (inout ByteBuffer) -> Void) -> Bool {
+        enum Outcome { case queued, schedule, refused, overflow }
+        let outcome = state.withLock { s -> Outcome in
+            guard s.closed == nil else { return .refused }
+            let before = s.current.readableBytes
+            write(&s.current)
+            let added = s.current.readableBytes - before
+            if before > 0 && s.current.readableBytes > maxMessage {
+                // The frame does not fit the message being filled: that one is complete, the frame
+                // starts the next.
+                s.ready.append(s.current.getSlice(at: s.current.readerIndex, length: before)!)
+                s.current = s.current.getSlice(at: s.current.readerIndex + before, length: added)!
+            }
+            s.bytes += added
+            if s.bytes > limit { return .overflow }
+            if s.scheduled { return .queued }
+            s.scheduled = true
+            return .schedule
         }
-        switch overflowed {
-        case nil:
-            return false
-        case true?:
+        switch outcome {
+        case .queued: return true
+        case .schedule:
+            flusher?.add(self)
+            return true
+        case .refused: return false
+        case .overflow:
             close(.overflow)
             return false
-        case false?:
-            let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-                guard s.closed == nil else { return nil }
-                s.frames.append(frame)
-                let w = s.waiter
-                s.waiter = nil
-                return w
-            }
-            waiter?.resume()
-            return true
         }
     }
 
-    /// Waits for frames and takes all of them; nil once closed (queued frames are still handed out
-    /// after a normal close, never after an overflow).
-    public func next() async -> [String]? {
-        while true {
-            let taken: [String]? = state.withLock { s in
-                if !s.frames.isEmpty {
-                    let f = s.frames
-                    s.frames.removeAll(keepingCapacity: true)
-                    s.bytes = 0
-                    return f
-                }
-                return nil
+    /// Runs on the channel's event loop: hands everything queued to the channel and flushes once.
+    /// While the channel is not writable the bytes stay queued (``writabilityChanged()`` comes back).
+    /// - Returns: the last write's future, when something was written and `promise` was asked for.
+    @discardableResult
+    func flushOnLoop(promise: Bool = false) -> EventLoopFuture<Void>? {
+        guard let channel else { return nil }
+        let messages = state.withLock { s -> [ByteBuffer] in
+            s.scheduled = false
+            guard s.closed != .overflow, channel.isWritable else { return [] }
+            var out = s.ready
+            s.ready = []
+            if s.current.readableBytes > 0 {
+                out.append(s.current)
+                s.current = ByteBuffer()
             }
-            if let taken { return taken }
-            let isClosed = state.withLock { $0.closed != nil }
-            if isClosed { return nil }
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { s -> Bool in
-                    if !s.frames.isEmpty || s.closed != nil { return true }
-                    s.waiter = c
-                    return false
-                }
-                if resumeNow { c.resume() }
-            }
+            s.bytes = 0
+            return out
+        }
+        guard !messages.isEmpty else { return nil }
+        var last: EventLoopPromise<Void>?
+        for (i, m) in messages.enumerated() {
+            if promise && i == messages.count - 1 { last = channel.eventLoop.makePromise() }
+            channel.write(WebSocketFrame(fin: true, opcode: .text, data: m), promise: last)
+        }
+        channel.flush()
+        return last?.futureResult
+    }
+
+    /// The channel became writable again (on its event loop): write what waited.
+    func writabilityChanged() {
+        guard channel?.isWritable == true else { return }
+        flushOnLoop()
+    }
+
+    /// Writes what is queued and waits (at most `seconds`) until the channel has sent it: what was
+    /// queued before a close (an `EROR` saying why, `EXPR`) reaches the client before the socket
+    /// closes, and a peer that does not read costs at most `seconds`.
+    func drain(seconds: Double) async {
+        guard let channel else { return }
+        let written = channel.eventLoop.submit { self.flushOnLoop(promise: true) }
+        guard let sent = try? await written.get() else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await sent.get() }
+            group.addTask { try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) }
+            await group.next()
+            group.cancelAll()
         }
     }
 
-    /// Stops accepting frames and wakes the writer.
+    /// Stops accepting frames. After an overflow the queued bytes are dropped and the channel is closed.
     public func close(_ reason: CloseReason = .normal) {
-        let (w, closeWaiters) = state.withLock { s -> (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
+        let closeWaiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             if s.closed == nil { s.closed = reason }
-            if reason == .overflow { s.frames.removeAll() }
-            let w = s.waiter
-            s.waiter = nil
+            if reason == .overflow {
+                s.ready = []
+                s.current = ByteBuffer()
+                s.bytes = 0
+            }
             let cw = s.closeWaiters
             s.closeWaiters = []
-            return (w, cw)
+            return cw
         }
-        w?.resume()
         for c in closeWaiters { c.resume() }
     }
 
@@ -107,4 +171,69 @@ public final class Outbox: Sendable {
 
     /// Why the outbox closed, if it has.
     public var closeReason: CloseReason? { state.withLock { $0.closed } }
+
+    /// Bytes queued and not yet handed to the channel.
+    public var queuedBytes: Int { state.withLock { $0.bytes } }
+}
+
+/// Writes the waiting outboxes of one event loop in one job per burst.
+///
+/// With `coalescing` above zero, a loop that has just flushed waits that long before the next
+/// round, so frames arriving meanwhile share a write; the first frame after a quiet spell still
+/// goes at once (tern-bench, docs/benchmarks.md).
+public final class LoopFlusher: Sendable {
+    let loop: any EventLoop
+    let coalescing: TimeAmount
+
+    struct State {
+        var waiting: [Outbox] = []
+        var scheduled = false
+        var quietUntil = NIODeadline.uptimeNanoseconds(0)
+    }
+    let state = Mutex(State())
+
+    public init(loop: any EventLoop, coalescing: TimeAmount) {
+        self.loop = loop
+        self.coalescing = coalescing
+    }
+
+    func add(_ outbox: Outbox) {
+        let start = state.withLock { s -> NIODeadline? in
+            s.waiting.append(outbox)
+            if s.scheduled { return nil }
+            s.scheduled = true
+            return s.quietUntil
+        }
+        guard let start else { return }
+        if coalescing == .zero || start <= .now() {
+            loop.execute { self.run() }
+        } else {
+            loop.scheduleTask(deadline: start) { self.run() }
+        }
+    }
+
+    /// On the loop: flushes every outbox that waited.
+    func run() {
+        let waiting = state.withLock { s -> [Outbox] in
+            let w = s.waiting
+            s.waiting.removeAll(keepingCapacity: true)
+            s.scheduled = false
+            if coalescing > .zero { s.quietUntil = .now() + coalescing }
+            return w
+        }
+        for o in waiting { o.flushOnLoop() }
+    }
+}
+
+/// Sits at the end of a WebSocket connection's pipeline and tells its outbox when the channel
+/// can take bytes again.
+final class OutboxWritabilityHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = Any
+    let outbox: Outbox
+    init(_ outbox: Outbox) { self.outbox = outbox }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        outbox.writabilityChanged()
+        context.fireChannelWritabilityChanged()
+    }
 }

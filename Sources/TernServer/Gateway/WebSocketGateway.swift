@@ -122,7 +122,14 @@ struct WebSocketGateway: Sendable {
         }
         let user = login.user
         let config = service.config
-        let outbox = Outbox(limit: config.outboundQueueLimit)
+        let maxFrame = config.maxFrameSize
+        let outbox = Outbox(
+            limit: config.outboundQueueLimit, maxMessage: maxFrame, channel: channel,
+            flusher: service.registry.flusher(for: channel.eventLoop, coalescingMicroseconds: config.writeCoalescingMicroseconds))
+        // Tells the outbox when a peer that stopped reading takes bytes again.
+        try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.addHandler(OutboxWritabilityHandler(outbox))
+        }.get()
         guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: config.maxConnectionsPerUser) else {
             await refuse(outbound, SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."))
             return
@@ -173,24 +180,6 @@ struct WebSocketGateway: Sendable {
             }
         }
         defer { expiry.cancel() }
-        let maxFrame = config.maxFrameSize
-        let coalesce = Duration.microseconds(config.writeCoalescingMicroseconds)
-        // The writer is not awaited: a socket whose peer stopped reading can block a write
-        // forever. When this handler returns the connection is closed, which ends that write.
-        let writer = Task {
-            while let batch = await outbox.next() {
-                for chunk in Self.chunks(batch, max: maxFrame) {
-                    do { try await outbound.write(.text(chunk)) } catch {
-                        outbox.close()
-                        return
-                    }
-                }
-                // Let frames gather for a moment so one write carries several under load; the
-                // first frame after a quiet spell still goes at once (tern-bench: the 100-member
-                // channel sustains about 2x the rate with it, docs/benchmarks.md).
-                if coalesce > .zero { try? await Task.sleep(for: coalesce) }
-            }
-        }
         // Why reading stopped, when the stream said: a message over the size limit (close 1009) or
         // text that is not UTF-8 (close 1007). Rethrown at the end, it becomes that close code.
         let readFailure = SharedValue<(any Error)?>(nil)
@@ -223,24 +212,18 @@ struct WebSocketGateway: Sendable {
             await group.next()
             if outbox.closeReason == .overflow {
                 logger.notice("slow consumer cut off", metadata: ["user": "\(user.userId)"])
-                writer.cancel()
                 // No close handshake: it would queue behind the bytes the peer is not reading.
                 // Closing the channel also ends the read loop.
                 channel.close(mode: .all, promise: nil)
             }
-            // Closing the outbox ends `waitClosed` (which ignores cancellation) and the writer.
+            // Closing the outbox ends `waitClosed` (which ignores cancellation).
             outbox.close()
             group.cancelAll()
         }
         if outbox.closeReason == .normal {
             // What was queued before a close (an `EROR` saying why, `EXPR`) reaches the client
             // before the socket closes; a peer that does not read costs at most a second.
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await writer.value }
-                group.addTask { try? await Task.sleep(for: .seconds(1)) }
-                await group.next()
-                group.cancelAll()
-            }
+            await outbox.drain(seconds: 1)
         }
         if let failure = readFailure.get() { throw failure }
     }
@@ -262,26 +245,6 @@ struct WebSocketGateway: Sendable {
             }
         }
         return try result.get()
-    }
-
-    /// Splits a batch of frames into WebSocket messages no larger than `max` bytes (a single
-    /// larger frame still goes alone).
-    static func chunks(_ frames: [String], max: Int) -> [String] {
-        var out: [String] = []
-        var current = ""
-        var size = 0
-        for f in frames {
-            let n = f.utf8.count
-            if size > 0 && size + n > max {
-                out.append(current)
-                current = ""
-                size = 0
-            }
-            current += f
-            size += n
-        }
-        if size > 0 { out.append(current) }
-        return out
     }
 
     func refuse(_ outbound: WebSocketOutboundWriter, _ error: any Error) async {

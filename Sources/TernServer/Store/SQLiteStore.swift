@@ -1068,162 +1068,192 @@ public final class SQLiteStore: Store {
     // MARK: - Messages
 
     public func insertMessage(_ m: NewMessage) async throws -> StoredMessage {
-        try await pool.write { db in
-            if let req = m.reqId, let sender = m.senderId,
-                let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?"),
-                    arguments: [m.channelUrl, sender, req])
-            {
-                return StoredMessage(message: Self.messageRecord(row), duplicate: true, totals: [:])
-            }
-            var record = MessageRecord(
-                messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
-                customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
-                silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: m.parentMessageId,
-                reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
-            // A reply: its parent is in this channel and is not a reply itself.
-            if m.parentMessageId != 0 {
-                guard let parent = try Row.fetchOne(
-                    db, sql: "SELECT parent_message_id FROM messages WHERE message_id = ? AND channel_url = ?",
-                    arguments: [m.parentMessageId, m.channelUrl])
-                else { throw SendbirdError(.notFound, "\"Message\" not found: \(m.parentMessageId) (the parent).") }
-                if (parent["parent_message_id"] as Int64) != 0 {
-                    throw SendbirdError(.invalidValue, "Invalid value: a reply cannot be a parent (\(m.parentMessageId) is a reply).")
+        try await pool.write { db in try self.insert(db, m) }
+    }
+
+    /// Group commit: every message in one transaction, in order, each in a savepoint of its own so
+    /// that one refused (a reply to a missing parent) leaves the others stored.
+    public func insertMessages(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
+        if batch.count == 1 {
+            do { return [.success(try await insertMessage(batch[0]))] } catch let e as SendbirdError { return [.failure(e)] }
+        }
+        return try await pool.write { db in
+            var out: [Result<StoredMessage, any Error>] = []
+            out.reserveCapacity(batch.count)
+            for m in batch {
+                var stored: StoredMessage?
+                do {
+                    try db.inSavepoint {
+                        stored = try self.insert(db, m)
+                        return .commit
+                    }
+                    out.append(.success(stored!))
+                } catch let e as SendbirdError {
+                    // Rolled back: totals it may have moved in memory are read again.
+                    self.forgetTotals(nil)
+                    out.append(.failure(e))
                 }
             }
-            // Members who block the sender (seed 003): the message does not count for them, and in a
-            // 1:1 channel it is never shown to them.
-            var blockers: [String] = []
-            if let sender = m.senderId {
-                blockers = try String.fetchAll(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT b.blocker_id FROM blocks b JOIN members mb ON mb.user_id = b.blocker_id
-                            WHERE b.blocked_id = ? AND mb.channel_url = ? AND mb.state = 'joined'
-                            """),
-                    arguments: [sender, m.channelUrl])
-                if !blockers.isEmpty,
-                    let row = try Row.fetchOne(
-                        db.cachedStatement(sql: "SELECT is_super, joined_member_count FROM group_channels WHERE channel_url = ?"),
-                        arguments: [m.channelUrl]),
-                    !(row["is_super"] as Bool), (row["joined_member_count"] as Int) <= 2
-                {
-                    record.hiddenFor = blockers.first
-                }
+            return out
+        }
+    }
+
+    /// Stores one new message inside a write transaction (see ``insertMessage(_:)``).
+    func insert(_ db: Database, _ m: NewMessage) throws -> StoredMessage {
+        if let req = m.reqId, let sender = m.senderId,
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?"),
+                arguments: [m.channelUrl, sender, req])
+        {
+            return StoredMessage(message: Self.messageRecord(row), duplicate: true, totals: [:])
+        }
+        var record = MessageRecord(
+            messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
+            customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
+            silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: m.parentMessageId,
+            reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
+        // A reply: its parent is in this channel and is not a reply itself.
+        if m.parentMessageId != 0 {
+            guard let parent = try Row.fetchOne(
+                db, sql: "SELECT parent_message_id FROM messages WHERE message_id = ? AND channel_url = ?",
+                arguments: [m.parentMessageId, m.channelUrl])
+            else { throw SendbirdError(.notFound, "\"Message\" not found: \(m.parentMessageId) (the parent).") }
+            if (parent["parent_message_id"] as Int64) != 0 {
+                throw SendbirdError(.invalidValue, "Invalid value: a reply cannot be a parent (\(m.parentMessageId) is a reply).")
             }
-            if m.persist {
-                try Self.exec(
-                    db, sql: """
-                        INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
-                          mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
-                          parent_message_id, reply_to_channel, files, og_tag)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
-                        Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, record.hiddenFor,
-                        Self.json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files, m.ogTag,
-                    ])
-                record.messageId = db.lastInsertedRowID
-                try Self.exec(
-                    db, sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ?",
-                    arguments: [record.messageId, m.createdAt, m.channelUrl])
-            } else {
-                // Ephemeral: an id from the same sequence so ids stay unique, but no row is kept.
-                try Self.exec(
-                    db, sql: "INSERT INTO messages(channel_url, type, created_at) VALUES (?, 'EPHM', ?)",
-                    arguments: [m.channelUrl, m.createdAt])
-                record.messageId = db.lastInsertedRowID
-                try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [record.messageId])
-            }
-            // A new message from someone else counts as unread (as each member's count preference says)
-            // and brings back a channel hidden with auto-unhide, in one statement over the same rows.
-            // Silent messages only unhide. Blockers are left out of both.
-            let blockedBy = Self.json(blockers)
-            let counts = m.silent ? 0 : 1
-            let bumped = try Row.fetchAll(
+        }
+        // Members who block the sender (seed 003): the message does not count for them, and in a
+        // 1:1 channel it is never shown to them.
+        var blockers: [String] = []
+        if let sender = m.senderId {
+            blockers = try String.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        UPDATE members SET
-                          unread_count = unread_count + CASE WHEN count_preference IN ('all', 'unread_message_count_only') THEN ? ELSE 0 END,
-                          hidden_state = CASE hidden_state WHEN 'hidden_allow_auto_unhide' THEN 'unhidden' ELSE hidden_state END
-                        WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
-                          AND user_id NOT IN (SELECT value FROM json_each(?))
-                        RETURNING user_id, unread_count, count_preference
+                        SELECT b.blocker_id FROM blocks b JOIN members mb ON mb.user_id = b.blocker_id
+                        WHERE b.blocked_id = ? AND mb.channel_url = ? AND mb.state = 'joined'
                         """),
-                arguments: [counts, m.channelUrl, m.senderId, blockedBy])
-            // Cached totals move by what this message added (a supergroup's count stops adding at 100).
-            if counts > 0, !bumped.isEmpty,
-                let info = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT is_super, custom_type FROM group_channels WHERE channel_url = ?"), arguments: [m.channelUrl])
+                arguments: [sender, m.channelUrl])
+            if !blockers.isEmpty,
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT is_super, joined_member_count FROM group_channels WHERE channel_url = ?"),
+                    arguments: [m.channelUrl]),
+                !(row["is_super"] as Bool), (row["joined_member_count"] as Int) <= 2
             {
-                let isSuper: Bool = info["is_super"]
-                let type: String = info["custom_type"]
-                totalsCache.withLock { cache in
-                    for row in bumped {
-                        let uid: String = row["user_id"]
-                        let preference: String = row["count_preference"]
-                        let count: Int = row["unread_count"]
-                        guard preference == "all" || preference == "unread_message_count_only", !isSuper || count <= 100,
-                            var t = cache[uid]
-                        else { continue }
-                        t.all += 1
-                        if !type.isEmpty { t.customTypes[type, default: 0] += 1 }
-                        cache[uid] = t
-                    }
-                }
+                record.hiddenFor = blockers.first
             }
-            if !m.silent {
-                let mentionable = "count_preference IN ('all', 'unread_mention_count_only') AND user_id NOT IN (SELECT value FROM json_each(?))"
-                if m.mentionType == "channel" {
-                    try Self.exec(
-                        db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ? AND \(mentionable)",
-                        arguments: [m.channelUrl, m.senderId, blockedBy])
-                } else {
-                    for uid in Set(m.mentionedUserIds) where uid != m.senderId {
-                        try Self.exec(
-                            db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined' AND \(mentionable)",
-                            arguments: [m.channelUrl, uid, blockedBy])
-                    }
-                }
-            }
-            if m.markSenderRead, let sender = m.senderId {
-                // The sender's unread count here drops to zero: their cached total loses what it counted.
-                if totalsCache.withLock({ $0[sender] != nil }),
-                    let row = try Row.fetchOne(
-                        db.cachedStatement(
-                            sql: """
-                                SELECT m.unread_count AS n, c.is_super AS s, c.custom_type AS t FROM members m
-                                JOIN group_channels c ON c.channel_url = m.channel_url
-                                WHERE m.channel_url = ? AND m.user_id = ? AND m.state = 'joined'
-                                """),
-                        arguments: [m.channelUrl, sender])
-                {
-                    let n: Int = row["n"]
-                    let counted = (row["s"] as Bool) ? min(n, 100) : n
-                    let type: String = row["t"]
-                    totalsCache.withLock { cache in
-                        guard var t = cache[sender] else { return }
-                        t.all = max(0, t.all - counted)
-                        if !type.isEmpty, let c = t.customTypes[type] {
-                            t.customTypes[type] = c - counted > 0 ? c - counted : nil
-                        }
-                        cache[sender] = t
-                    }
-                } else {
-                    forgetTotals(sender)
-                }
-                try Self.exec(
-                    db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
-                    arguments: [m.createdAt, m.channelUrl, sender])
-            }
-            var parent: MessageRecord?
-            if m.parentMessageId != 0, m.persist, let sender = m.senderId {
-                parent = try Self.addReply(db, parentId: m.parentMessageId, sender: sender, at: m.createdAt)
-            }
-            let totals = try self.totals(db, m.totalsFor, hint: m.createdAt)
-            return StoredMessage(message: record, duplicate: false, totals: totals, parent: parent)
         }
+        if m.persist {
+            try Self.exec(
+                db, sql: """
+                    INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
+                      mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
+                      parent_message_id, reply_to_channel, files, og_tag)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
+                    Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, record.hiddenFor,
+                    Self.json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files, m.ogTag,
+                ])
+            record.messageId = db.lastInsertedRowID
+            try Self.exec(
+                db, sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ?",
+                arguments: [record.messageId, m.createdAt, m.channelUrl])
+        } else {
+            // Ephemeral: an id from the same sequence so ids stay unique, but no row is kept.
+            try Self.exec(
+                db, sql: "INSERT INTO messages(channel_url, type, created_at) VALUES (?, 'EPHM', ?)",
+                arguments: [m.channelUrl, m.createdAt])
+            record.messageId = db.lastInsertedRowID
+            try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [record.messageId])
+        }
+        // A new message from someone else counts as unread (as each member's count preference says)
+        // and brings back a channel hidden with auto-unhide, in one statement over the same rows.
+        // Silent messages only unhide. Blockers are left out of both.
+        let blockedBy = Self.json(blockers)
+        let counts = m.silent ? 0 : 1
+        let bumped = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    UPDATE members SET
+                      unread_count = unread_count + CASE WHEN count_preference IN ('all', 'unread_message_count_only') THEN ? ELSE 0 END,
+                      hidden_state = CASE hidden_state WHEN 'hidden_allow_auto_unhide' THEN 'unhidden' ELSE hidden_state END
+                    WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
+                      AND user_id NOT IN (SELECT value FROM json_each(?))
+                    RETURNING user_id, unread_count, count_preference
+                    """),
+            arguments: [counts, m.channelUrl, m.senderId, blockedBy])
+        // Cached totals move by what this message added (a supergroup's count stops adding at 100).
+        if counts > 0, !bumped.isEmpty,
+            let info = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT is_super, custom_type FROM group_channels WHERE channel_url = ?"), arguments: [m.channelUrl])
+        {
+            let isSuper: Bool = info["is_super"]
+            let type: String = info["custom_type"]
+            totalsCache.withLock { cache in
+                for row in bumped {
+                    let uid: String = row["user_id"]
+                    let preference: String = row["count_preference"]
+                    let count: Int = row["unread_count"]
+                    guard preference == "all" || preference == "unread_message_count_only", !isSuper || count <= 100,
+                        var t = cache[uid]
+                    else { continue }
+                    t.all += 1
+                    if !type.isEmpty { t.customTypes[type, default: 0] += 1 }
+                    cache[uid] = t
+                }
+            }
+        }
+        if !m.silent {
+            let mentionable = "count_preference IN ('all', 'unread_mention_count_only') AND user_id NOT IN (SELECT value FROM json_each(?))"
+            if m.mentionType == "channel" {
+                try Self.exec(
+                    db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ? AND \(mentionable)",
+                    arguments: [m.channelUrl, m.senderId, blockedBy])
+            } else {
+                for uid in Set(m.mentionedUserIds) where uid != m.senderId {
+                    try Self.exec(
+                        db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined' AND \(mentionable)",
+                        arguments: [m.channelUrl, uid, blockedBy])
+                }
+            }
+        }
+        if m.markSenderRead, let sender = m.senderId {
+            // The sender's unread count here drops to zero: their cached total loses what it counted.
+            if totalsCache.withLock({ $0[sender] != nil }),
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT m.unread_count AS n, c.is_super AS s, c.custom_type AS t FROM members m
+                            JOIN group_channels c ON c.channel_url = m.channel_url
+                            WHERE m.channel_url = ? AND m.user_id = ? AND m.state = 'joined'
+                            """),
+                    arguments: [m.channelUrl, sender])
+            {
+                let n: Int = row["n"]
+                let counted = (row["s"] as Bool) ? min(n, 100) : n
+                let type: String = row["t"]
+                totalsCache.withLock { cache in
+                    guard var t = cache[sender] else { return }
+                    t.all = max(0, t.all - counted)
+                    if !type.isEmpty, let c = t.customTypes[type] {
+                        t.customTypes[type] = c - counted > 0 ? c - counted : nil
+                    }
+                    cache[sender] = t
+                }
+            } else {
+                forgetTotals(sender)
+            }
+            try Self.exec(
+                db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
+                arguments: [m.createdAt, m.channelUrl, sender])
+        }
+        var parent: MessageRecord?
+        if m.parentMessageId != 0, m.persist, let sender = m.senderId {
+            parent = try Self.addReply(db, parentId: m.parentMessageId, sender: sender, at: m.createdAt)
+        }
+        let totals = try self.totals(db, m.totalsFor, hint: m.createdAt)
+        return StoredMessage(message: record, duplicate: false, totals: totals, parent: parent)
     }
 
     /// The unread totals of `userIds` as the write just made them, with a `ts` later than any given

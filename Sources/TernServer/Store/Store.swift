@@ -85,6 +85,10 @@ public protocol Store: PlatformStore {
     /// transaction. A repeated `(channel, sender, req_id)` returns the original message with
     /// `duplicate` true and changes nothing.
     func insertMessage(_ message: NewMessage) async throws -> StoredMessage
+    /// Stores several new messages in one transaction (group commit), in order; each one's outcome
+    /// apart (a message refused with a ``SendbirdError`` leaves the others stored). Throws when the
+    /// transaction as a whole failed (nothing was stored).
+    func insertMessages(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>]
     func message(_ channelUrl: String, id: Int64) async throws -> MessageRecord?
     /// History; with a `viewer`, messages hidden from them (1:1 blocks) are left out.
     func messages(_ channelUrl: String, query: MessageQuery) async throws -> [MessageRecord]
