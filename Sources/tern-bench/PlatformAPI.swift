@@ -4,7 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The few Platform API (REST, `Api-Token`) calls the bench needs to set up a run.
+/// The few Platform API (REST, `Api-Token`) calls the bench needs to set up a run, and the
+/// listing calls `--rest-probe` times.
 struct PlatformAPI {
     let base: String
     let apiToken: String
@@ -38,5 +39,21 @@ struct PlatformAPI {
         let reply = try await post("/v3/group_channels", ["user_ids": userIds, "name": name])
         guard let url = reply["channel_url"] as? String else { throw Failure(description: "no channel_url in \(reply)") }
         return url
+    }
+
+    /// Creates an open channel at `url`; returns the URL the server gave it.
+    func createOpenChannel(url: String, name: String) async throws -> String {
+        let reply = try await post("/v3/open_channels", ["channel_url": url, "name": name])
+        guard let url = reply["channel_url"] as? String else { throw Failure(description: "no channel_url in \(reply)") }
+        return url
+    }
+
+    /// `GET path`; returns the HTTP status (the body is read and dropped).
+    func get(_ path: String) async throws -> Int {
+        guard let url = URL(string: base + path) else { throw Failure(description: "bad URL \(base + path)") }
+        var request = URLRequest(url: url)
+        request.setValue(apiToken, forHTTPHeaderField: "Api-Token")
+        let (_, response) = try await session.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 }

@@ -1,9 +1,12 @@
-/// Everything one member connection observed. Owned by that connection's read loop (no locks on
-/// the hot path) and handed to ``RunState`` when the connection ends.
+/// Everything one member connection observed. Owned by that connection's ``MemberHandler`` on its
+/// event loop (no locks on the hot path) and handed to the coordinator when the run ends.
 struct ReceiverLog: Sendable {
     let member: Int
-    /// `seen[sender][seq]`: how many times a push of that message reached this member.
-    var seen: [[UInt8]]
+    /// `seen[firstSeen[sender] + seq]`: how many times a push of that message reached this member
+    /// (one flat array: no nested copy-on-write checks on the hot path).
+    var seen: [UInt8]
+    /// Where each sender's messages start in `seen`; one more entry marks the end.
+    let firstSeen: [Int]
     /// `acks[seq]`: acknowledgements of this member's own messages (empty when not a sender).
     var acks: [UInt8]
     /// recv − scheduled, in µs, for pushes of messages due in the measured window.
@@ -26,23 +29,29 @@ struct ReceiverLog: Sendable {
 
     init(member: Int, schedule: Schedule) {
         self.member = member
-        seen = (0..<schedule.senders).map { [UInt8](repeating: 0, count: schedule.count(sender: $0)) }
+        var offsets = [0]
+        for sender in 0..<schedule.senders { offsets.append(offsets[sender] + schedule.count(sender: sender)) }
+        firstSeen = offsets
+        seen = [UInt8](repeating: 0, count: offsets[schedule.senders])
         acks = member < schedule.senders ? [UInt8](repeating: 0, count: schedule.count(sender: member)) : []
         lastSeq = [Int](repeating: -1, count: schedule.senders)
     }
 
-    /// Totals of one read batch, added to the shared counters once per WebSocket message.
+    /// How many times a push of message `seq` of `sender` reached this member.
+    func seenCount(sender: Int, seq: Int) -> Int { Int(seen[firstSeen[sender] + seq]) }
+
+    /// Totals of one socket read, added to the shared counters once per read.
     struct Counts {
         var delivered = 0
         var acked = 0
         var rejected = 0
     }
 
-    /// Records one line the server sent; `now` is when its WebSocket message arrived.
+    /// Records one line the server sent; `now` is when its WebSocket message was read.
     mutating func record(_ event: ServerEvent, now: UInt64, start: UInt64, schedule: Schedule, into counts: inout Counts) {
         switch event {
         case .message(let sender, let seq, let scheduled, let msgId, let isAck):
-            guard sender < seen.count, seq >= 0, seq < seen[sender].count, scheduled >= start else {
+            guard sender < lastSeq.count, seq >= 0, seq < firstSeen[sender + 1] - firstSeen[sender], scheduled >= start else {
                 strays += 1
                 return
             }
@@ -58,8 +67,9 @@ struct ReceiverLog: Sendable {
                 acks[seq] &+= 1
                 if measured { ackLatencyUs.append(latency) }
             } else {
-                if seen[sender][seq] == 0 { counts.delivered += 1 }
-                seen[sender][seq] &+= 1
+                let at = firstSeen[sender] + seq
+                if seen[at] == 0 { counts.delivered += 1 }
+                seen[at] &+= 1
                 if seq < lastSeq[sender] { orderViolations += 1 } else { lastSeq[sender] = seq }
                 if measured { latencyUs.append(latency) }
             }
@@ -68,7 +78,7 @@ struct ReceiverLog: Sendable {
             counts.rejected += 1
         case .unreadableMessage:
             strays += 1
-        case .login, .other:
+        case .login, .entered, .other:
             break
         }
     }

@@ -50,7 +50,7 @@ struct Report {
                 if measured { measuredScheduled += 1 }
                 var distinct = 0
                 for case let log? in byMember where log.member != sender {
-                    let n = Int(log.seen[sender][seq])
+                    let n = log.seenCount(sender: sender, seq: seq)
                     if n > 0 { distinct += 1 }
                     duplicates += max(0, n - 1)
                 }

@@ -5,9 +5,12 @@ import Synchronization
 import Glibc
 #endif
 
-/// A `ternd serve` the bench starts itself on a free port and a fresh data directory, optionally
-/// pinned to CPUs with `taskset -c`, and always stops by PID (SIGTERM, then SIGKILL).
+/// A server the bench starts itself on a free port — `ternd serve` on a fresh data directory, or
+/// this binary's own `tern-bench fanout-server` — optionally pinned to CPUs with `taskset -c`, and
+/// always stops by PID (SIGTERM, then SIGKILL).
 final class SpawnedServer: Sendable {
+    /// "ternd" or "fanout-server", for messages.
+    let name: String
     let pid: Int32
     let host: String
     let port: Int
@@ -17,7 +20,8 @@ final class SpawnedServer: Sendable {
     /// Kept so Foundation goes on watching (and reaping) the child.
     private let process: Process
 
-    private init(process: Process, host: String, port: Int, dataDir: String, apiToken: String) {
+    private init(name: String, process: Process, host: String, port: Int, dataDir: String, apiToken: String) {
+        self.name = name
         self.process = process
         self.pid = process.processIdentifier
         self.host = host
@@ -32,37 +36,55 @@ final class SpawnedServer: Sendable {
         let description: String
     }
 
-    /// Starts `ternd serve --port 0` and waits (up to 30 s) for its `listening HOST:PORT` line.
-    static func start(ternd: String, cpus: String?, appId: String, floodLimitOff: Bool) async throws -> SpawnedServer {
+    /// Starts `ternd serve --port 0` (with `extraArguments`) and waits (up to 30 s) for its
+    /// `listening HOST:PORT` line.
+    static func startTernd(_ ternd: String, cpus: String?, appId: String, extraArguments: [String]) async throws -> SpawnedServer {
+        try await start(name: "ternd", executable: ternd, cpus: cpus) { dataDir, token in
+            ["serve", "--port", "0", "--data-dir", dataDir, "--api-token", token, "--app-id", appId, "--log-level", "warning"]
+                + extraArguments
+        }
+    }
+
+    /// Starts this very binary as `tern-bench fanout-server --port 0`.
+    static func startFanout(cpus: String?, appId: String) async throws -> SpawnedServer {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return try await start(name: "fanout-server", executable: me, cpus: cpus) { _, token in
+            ["fanout-server", "--port", "0", "--api-token", token, "--app-id", appId]
+        }
+    }
+
+    /// Runs `executable` with `arguments(dataDir, apiToken)`; it must print `listening HOST:PORT` first.
+    static func start(
+        name: String, executable: String, cpus: String?, arguments: (String, String) -> [String]
+    ) async throws -> SpawnedServer {
         let dataDir = NSTemporaryDirectory() + "tern-bench-" + randomHex(6)
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         let token = randomHex(16)
-        var args = ["serve", "--port", "0", "--data-dir", dataDir, "--api-token", token, "--app-id", appId, "--log-level", "warning"]
-        if floodLimitOff { args += ["--max-messages-per-second", "0"] }
+        let args = arguments(dataDir, token)
 
         let process = Process()
         if let cpus {
-            // taskset execs ternd, so the PID is ternd's.
+            // taskset execs the server, so the PID is the server's.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-            process.arguments = ["-c", cpus, ternd] + args
+            process.arguments = ["-c", cpus, executable] + args
         } else {
-            process.executableURL = URL(fileURLWithPath: ternd)
+            process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = args
         }
         let stdout = Pipe()
         process.standardOutput = stdout
-        let logPath = dataDir + "/ternd.log"
+        let logPath = dataDir + "/server.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: logPath)
         do {
             try process.run()
         } catch {
             try? FileManager.default.removeItem(atPath: dataDir)
-            throw StartError(description: "cannot run \(process.executableURL?.path ?? ternd): \(error.localizedDescription)")
+            throw StartError(description: "cannot run \(process.executableURL?.path ?? executable): \(error.localizedDescription)")
         }
         let pid = process.processIdentifier
 
-        // If ternd never prints its line, kill it: the blocked read then sees end of file.
+        // If the server never prints its line, kill it: the blocked read then sees end of file.
         let watchdog = DispatchWorkItem { if process.isRunning { kill(pid, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
         let line = await firstLine(stdout.fileHandleForReading)
@@ -75,12 +97,12 @@ final class SpawnedServer: Sendable {
             process.waitUntilExit()
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             try? FileManager.default.removeItem(atPath: dataDir)
-            throw StartError(description: "ternd did not start (stdout: \(line ?? "nothing")); its log:\n\(log.suffix(2000))")
+            throw StartError(description: "\(name) did not start (stdout: \(line ?? "nothing")); its log:\n\(log.suffix(2000))")
         }
         var host = String(line.dropFirst("listening ".count)[..<colon])
         if host.hasPrefix("[") { host = "[" + host.dropFirst().dropLast() + "]" }
         if host == "0.0.0.0" { host = "127.0.0.1" }
-        return SpawnedServer(process: process, host: host, port: port, dataDir: dataDir, apiToken: token)
+        return SpawnedServer(name: name, process: process, host: host, port: port, dataDir: dataDir, apiToken: token)
     }
 
     /// Stops the server (SIGTERM; SIGKILL after `timeout` seconds) and removes its data directory.
@@ -91,7 +113,7 @@ final class SpawnedServer: Sendable {
             let deadline = Date().addingTimeInterval(timeout)
             while isAlive(), Date() < deadline { usleep(20_000) }
             if isAlive() {
-                FileHandle.standardError.write(Data("tern-bench: ternd \(pid) still running \(timeout) s after SIGTERM (busy with a backlog?); sending SIGKILL\n".utf8))
+                FileHandle.standardError.write(Data("tern-bench: \(name) \(pid) still running \(timeout) s after SIGTERM (busy with a backlog?); sending SIGKILL\n".utf8))
                 kill(pid, SIGKILL)
                 while isAlive() { usleep(10_000) }
             }
@@ -131,7 +153,7 @@ final class SpawnedServer: Sendable {
     }
 }
 
-/// Stops `server` and exits when the bench gets SIGINT or SIGTERM, so no ternd outlives it.
+/// Stops `server` and exits when the bench gets SIGINT or SIGTERM, so no spawned server outlives it.
 enum SignalGuard {
     nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
 
