@@ -101,7 +101,7 @@ struct Ramp {
     static func residentKB(_ pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.dropFirst("VmRSS:".count).split(separator: " ").first ?? "")
+            return Int(line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
         }
         return nil
     }
