@@ -34,6 +34,9 @@ public final class Outbox: Sendable {
 
     let state = Mutex(State())
     let limit: Int
+    /// A server frame's header is at most 10 bytes.
+    static let headroom = 10
+    static let allocator = ByteBufferAllocator()
     /// Frames are grouped into WebSocket messages of at most this many bytes (a larger frame goes alone).
     let maxMessage: Int
     let channel: (any Channel)?
@@ -65,6 +68,14 @@ public final class Outbox: Sendable {
         enum Outcome { case queued, schedule, refused, overflow }
         let outcome = state.withLock { s -> Outcome in
             guard s.closed == nil else { return .refused }
+            if s.current.readableBytes == 0 && s.current.readerIndex < Self.headroom {
+                // Room in front for the WebSocket header: the encoder writes it in place (one
+                // buffer per write, no header allocation).
+                var b = Self.allocator.buffer(capacity: 1024)
+                b.moveWriterIndex(forwardBy: Self.headroom)
+                b.moveReaderIndex(forwardBy: Self.headroom)
+                s.current = b
+            }
             let before = s.current.readableBytes
             write(&s.current)
             let added = s.current.readableBytes - before

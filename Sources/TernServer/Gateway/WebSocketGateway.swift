@@ -163,22 +163,12 @@ struct WebSocketGateway: Sendable {
         // client hears `EXPR` and logs in again (with its token); one that does not is closed a
         // little later.
         let session = SessionEnd(sessionEnds)
-        let expiry = Task {
-            while true {
-                let end = session.value
-                guard end > 0 else { return }
-                try? await Task.sleep(for: .milliseconds(max(0, end - service.now())))
-                guard !Task.isCancelled else { return }
-                // A refresh (`LOGI{token}`) moved the end: wait for the new one.
-                if session.value != end { continue }
-                conn.send(ChatService.frameText(.expiring, SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
-                try? await Task.sleep(for: .seconds(10))
-                guard !Task.isCancelled else { return }
-                if session.value != end { continue }
-                outbox.close()
-                return
-            }
+        let expiry = SessionTimer(session: session, loop: channel.eventLoop, now: { service.now() }) {
+            conn.send(ChatService.frameText(.expiring, SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
+        } close: {
+            outbox.close()
         }
+        expiry.arm()
         defer { expiry.cancel() }
         // Why reading stopped, when the stream said: a message over the size limit (close 1009) or
         // text that is not UTF-8 (close 1007). Rethrown at the end, it becomes that close code.
@@ -206,18 +196,18 @@ struct WebSocketGateway: Sendable {
                     logger.debug("websocket read ended: \(error)")
                     if !(error is CancellationError) { readFailure.set(error) }
                 }
+                // Reading ended (the peer closed, or a frame was refused): wake the wait below.
+                outbox.close()
             }
-            // A slow consumer overflows its outbox: stop reading and drop the connection.
-            group.addTask { await outbox.waitClosed() }
-            await group.next()
+            // The outbox closes when reading ends, when the server ends the session, or when a slow
+            // consumer overflows it (no task of its own: this one waits).
+            await outbox.waitClosed()
             if outbox.closeReason == .overflow {
                 logger.notice("slow consumer cut off", metadata: ["user": "\(user.userId)"])
                 // No close handshake: it would queue behind the bytes the peer is not reading.
                 // Closing the channel also ends the read loop.
                 channel.close(mode: .all, promise: nil)
             }
-            // Closing the outbox ends `waitClosed` (which ignores cancellation).
-            outbox.close()
             group.cancelAll()
         }
         if outbox.closeReason == .normal {
@@ -406,6 +396,58 @@ struct WebSocketGateway: Sendable {
         do { return try frame.decode(T.self) } catch {
             throw SendbirdError(.invalidJSON, "Malformed \(frame.command) payload.")
         }
+    }
+}
+
+/// Ends a connection's session on time, with timers on its event loop (no task per connection):
+/// `EXPR` when the session key ends, the connection closed 10 s later unless a refresh
+/// (`LOGI{token}`) moved the end meanwhile.
+final class SessionTimer: Sendable {
+    let session: SessionEnd
+    let loop: any EventLoop
+    let now: @Sendable () -> Int64
+    let warn: @Sendable () -> Void
+    let close: @Sendable () -> Void
+    let scheduled = Mutex<Scheduled<Void>?>(nil)
+    static let grace = TimeAmount.seconds(10)
+
+    init(
+        session: SessionEnd, loop: any EventLoop, now: @escaping @Sendable () -> Int64, warn: @escaping @Sendable () -> Void,
+        close: @escaping @Sendable () -> Void
+    ) {
+        self.session = session
+        self.loop = loop
+        self.now = now
+        self.warn = warn
+        self.close = close
+    }
+
+    /// Waits for the session's current end (none when it never ends).
+    func arm() {
+        let end = session.value
+        guard end > 0 else { return }
+        schedule(in: .milliseconds(max(0, end - now()))) { self.ended(end) }
+    }
+
+    func ended(_ end: Int64) {
+        // A refresh moved the end: wait for the new one.
+        guard session.value == end else { return arm() }
+        warn()
+        schedule(in: Self.grace) {
+            if self.session.value != end { self.arm() } else { self.close() }
+        }
+    }
+
+    func schedule(in delay: TimeAmount, _ body: @escaping @Sendable () -> Void) {
+        let task = loop.scheduleTask(in: delay, body)
+        scheduled.withLock { old in
+            old?.cancel()
+            old = task
+        }
+    }
+
+    func cancel() {
+        scheduled.withLock { $0?.cancel() }
     }
 }
 

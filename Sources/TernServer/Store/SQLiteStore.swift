@@ -1191,10 +1191,11 @@ public final class SQLiteStore: Store {
             let isSuper: Bool = info["is_super"]
             let type: String = info["custom_type"]
             totalsCache.withLock { cache in
+                // By position (RETURNING user_id, unread_count, count_preference): no column-name lookups.
                 for row in bumped {
-                    let uid: String = row["user_id"]
-                    let preference: String = row["count_preference"]
-                    let count: Int = row["unread_count"]
+                    let uid: String = row[0]
+                    let count: Int = row[1]
+                    let preference: String = row[2]
                     guard preference == "all" || preference == "unread_message_count_only", !isSuper || count <= 100,
                         var t = cache[uid]
                     else { continue }
@@ -1265,6 +1266,7 @@ public final class SQLiteStore: Store {
             return last
         }
         var out: [String: UnreadCount] = [:]
+        out.reserveCapacity(userIds.count)
         var missing: [String] = []
         totalsCache.withLock { cache in
             for id in userIds {
