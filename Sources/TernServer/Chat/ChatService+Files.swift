@@ -175,7 +175,8 @@ extension ChatService {
             mentionType: out.mentionType == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
             isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
             markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
-            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, files: filesJSON)
+            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, files: filesJSON,
+            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType)
         let reqId = out.reqId
         let (stored, payload) = try await pipeline.submit(new) { stored in
             try self.deliverNow(

@@ -88,7 +88,8 @@ extension ChatService {
             mentionedUserIds: Self.mentionable(out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, in: channel), silent: out.silent,
             isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
             markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
-            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview)
+            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview,
+            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType)
         let reqId = out.reqId
         let users = mentionedUsers
         let (stored, payload) = try await pipeline.submit(new) { stored in

@@ -45,10 +45,15 @@ struct ChannelRoster: Sendable {
     /// Muted and banned users → when it ends (ms, -1 forever); expired ones may still be listed.
     let muted: [String: Int64]
     let banned: [String: Int64]
+    /// Joined members whose count preference counts new messages as unread.
+    let counting: [String]
 
     init(channel: ChannelRecord, members: [MemberRecord], muted: [String: Int64] = [:], banned: [String: Int64] = [:]) {
         self.channel = channel
         self.members = members
+        counting = members.filter {
+            $0.state == "joined" && ($0.countPreference == CountPreference.all || $0.countPreference == CountPreference.messagesOnly)
+        }.map(\.userId)
         var index: [String: Int] = [:]
         for (i, m) in members.enumerated() { index[m.userId] = i }
         byUser = index

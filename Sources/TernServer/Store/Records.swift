@@ -239,6 +239,12 @@ public struct NewMessage: Sendable {
     public var files: String? = nil
     /// A cached link preview (JSON) of the first URL in the text.
     public var ogTag: String? = nil
+    /// What the sender's view of the channel (its roster) says, when it has one: the joined members
+    /// other than the sender whose count preference counts messages, and the channel's custom type.
+    /// With it the store moves the cached unread totals without reading the rows back (nil: it reads
+    /// them back; supergroups always do, for their cap at 100).
+    public var countingMembers: [String]? = nil
+    public var channelCustomType: String = ""
 }
 
 /// What storing a message did.

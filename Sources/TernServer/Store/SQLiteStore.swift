@@ -1168,43 +1168,70 @@ public final class SQLiteStore: Store {
             try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [record.messageId])
         }
         // A new message from someone else counts as unread (as each member's count preference says)
-        // and brings back a channel hidden with auto-unhide, in one statement over the same rows.
-        // Silent messages only unhide. Blockers are left out of both.
+        // and brings back a channel hidden with auto-unhide. Silent messages only unhide. Blockers
+        // are left out of both. (Two statements: `hidden_state` in the counting one would run the
+        // member-change trigger for every row.)
         let blockedBy = Self.json(blockers)
-        let counts = m.silent ? 0 : 1
-        let bumped = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    UPDATE members SET
-                      unread_count = unread_count + CASE WHEN count_preference IN ('all', 'unread_message_count_only') THEN ? ELSE 0 END,
-                      hidden_state = CASE hidden_state WHEN 'hidden_allow_auto_unhide' THEN 'unhidden' ELSE hidden_state END
-                    WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
-                      AND user_id NOT IN (SELECT value FROM json_each(?))
-                    RETURNING user_id, unread_count, count_preference
-                    """),
-            arguments: [counts, m.channelUrl, m.senderId, blockedBy])
-        // Cached totals move by what this message added (a supergroup's count stops adding at 100).
-        if counts > 0, !bumped.isEmpty,
-            let info = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT is_super, custom_type FROM group_channels WHERE channel_url = ?"), arguments: [m.channelUrl])
-        {
-            let isSuper: Bool = info["is_super"]
-            let type: String = info["custom_type"]
-            totalsCache.withLock { cache in
-                // By position (RETURNING user_id, unread_count, count_preference): no column-name lookups.
-                for row in bumped {
-                    let uid: String = row[0]
-                    let count: Int = row[1]
-                    let preference: String = row[2]
-                    guard preference == "all" || preference == "unread_message_count_only", !isSuper || count <= 100,
-                        var t = cache[uid]
-                    else { continue }
-                    t.all += 1
-                    if !type.isEmpty { t.customTypes[type, default: 0] += 1 }
-                    cache[uid] = t
+        if !m.silent {
+            if let counting = m.countingMembers {
+                // The rows are not read back (RETURNING over a whole channel costs more than the
+                // update): the cached totals move for the members the roster says count.
+                try Self.exec(
+                    db, sql: """
+                        UPDATE members SET unread_count = unread_count + 1
+                        WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
+                          AND count_preference IN ('all', 'unread_message_count_only')
+                          AND user_id NOT IN (SELECT value FROM json_each(?))
+                        """,
+                    arguments: [m.channelUrl, m.senderId, blockedBy])
+                let type = m.channelCustomType
+                totalsCache.withLock { cache in
+                    for uid in counting where uid != m.senderId && !blockers.contains(uid) {
+                        guard var t = cache[uid] else { continue }
+                        t.all += 1
+                        if !type.isEmpty { t.customTypes[type, default: 0] += 1 }
+                        cache[uid] = t
+                    }
+                }
+            } else {
+                let bumped = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            UPDATE members SET unread_count = unread_count + 1
+                            WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
+                              AND count_preference IN ('all', 'unread_message_count_only')
+                              AND user_id NOT IN (SELECT value FROM json_each(?))
+                            RETURNING user_id, unread_count
+                            """),
+                    arguments: [m.channelUrl, m.senderId, blockedBy])
+                // Cached totals move by what this message added (a supergroup's count stops adding at 100).
+                if !bumped.isEmpty,
+                    let info = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT is_super, custom_type FROM group_channels WHERE channel_url = ?"), arguments: [m.channelUrl])
+                {
+                    let isSuper: Bool = info[0]
+                    let type: String = info[1]
+                    totalsCache.withLock { cache in
+                        // By position (RETURNING user_id, unread_count): no column-name lookups.
+                        for row in bumped {
+                            let uid: String = row[0]
+                            let count: Int = row[1]
+                            guard !isSuper || count <= 100, var t = cache[uid] else { continue }
+                            t.all += 1
+                            if !type.isEmpty { t.customTypes[type, default: 0] += 1 }
+                            cache[uid] = t
+                        }
+                    }
                 }
             }
         }
+        try Self.exec(
+            db, sql: """
+                UPDATE members SET hidden_state = 'unhidden'
+                WHERE channel_url = ? AND hidden_state = 'hidden_allow_auto_unhide' AND state = 'joined' AND user_id IS NOT ?
+                  AND user_id NOT IN (SELECT value FROM json_each(?))
+                """,
+            arguments: [m.channelUrl, m.senderId, blockedBy])
         if !m.silent {
             let mentionable = "count_preference IN ('all', 'unread_mention_count_only') AND user_id NOT IN (SELECT value FROM json_each(?))"
             if m.mentionType == "channel" {
