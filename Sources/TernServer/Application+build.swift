@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
@@ -122,12 +121,6 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     Task { await service.resumeAnnouncements() }
 
     let gateway = WebSocketGateway(service: service, logger: logger)
-    let wsRouter = Router(context: GatewayRequestContext.self)
-    wsRouter.ws("/") { request, _ in
-        gateway.shouldUpgrade(request)
-    } onUpgrade: { inbound, outbound, context in
-        try await gateway.handle(inbound, outbound, request: context.request, channel: context.requestContext.channel)
-    }
 
     let onListening = config.onListening
     let sslContext: NIOSSLContext?
@@ -143,17 +136,11 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     let gate = ConnectionGate(maxTotal: cap, maxPerIP: config.maxConnectionsPerIP)
     logger.debug("connection cap \(cap)")
     service.connectionGate.withLock { $0 = gate }
-    let wsConfig = HTTP1WebSocketUpgradeChannel.Configuration(
-        http1: .init(idleTimeout: .milliseconds(Int64(config.httpIdleTimeout * 1000))),
-        // Text frames must be UTF-8: one that is not closes the socket with 1007.
-        ws: .init(
-            maxFrameSize: config.maxFrameSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5),
-            validateUTF8: true))
-    let wsResponder = wsRouter.buildResponder()
+    let http1 = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(config.httpIdleTimeout * 1000)))
     let headTimeout = TimeAmount.milliseconds(Int64(config.handshakeTimeout * 1000))
     let server = HTTPServerBuilder { responder in
         GuardedChannel(
-            HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: wsResponder, configuration: wsConfig),
+            GatewayChildChannel(responder: responder, gateway: gateway, http1: http1, maxFrameSize: config.maxFrameSize),
             headTimeout: headTimeout, sslContext: sslContext, gate: gate)
     }
     let app = Application(

@@ -30,6 +30,7 @@ public final class Outbox: Sendable {
         var scheduled = false
         var closed: CloseReason?
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        var onClose: (@Sendable (CloseReason) -> Void)?
     }
 
     let state = Mutex(State())
@@ -137,25 +138,16 @@ public final class Outbox: Sendable {
         flushOnLoop()
     }
 
-    /// Writes what is queued and waits (at most `seconds`) until the channel has sent it: what was
-    /// queued before a close (an `EROR` saying why, `EXPR`) reaches the client before the socket
-    /// closes, and a peer that does not read costs at most `seconds`.
-    func drain(seconds: Double) async {
-        guard let channel else { return }
-        let written = channel.eventLoop.submit { self.flushOnLoop(promise: true) }
-        guard let sent = try? await written.get() else { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try? await sent.get() }
-            group.addTask { try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    /// Stops accepting frames. After an overflow the queued bytes are dropped and the channel is closed.
+    /// Stops accepting frames. After an overflow the queued bytes are dropped (the connection
+    /// closes them away).
     public func close(_ reason: CloseReason = .normal) {
-        let closeWaiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            if s.closed == nil { s.closed = reason }
+        let (closeWaiters, handler) = state.withLock { s -> ([CheckedContinuation<Void, Never>], (@Sendable (CloseReason) -> Void)?) in
+            var handler: (@Sendable (CloseReason) -> Void)?
+            if s.closed == nil {
+                s.closed = reason
+                handler = s.onClose
+                s.onClose = nil
+            }
             if reason == .overflow {
                 s.ready = []
                 s.current = ByteBuffer()
@@ -163,9 +155,20 @@ public final class Outbox: Sendable {
             }
             let cw = s.closeWaiters
             s.closeWaiters = []
-            return cw
+            return (cw, handler)
         }
         for c in closeWaiters { c.resume() }
+        handler?(reason)
+    }
+
+    /// Calls `body` once, when the outbox closes (at once if it has).
+    public func onClose(_ body: @escaping @Sendable (CloseReason) -> Void) {
+        let closed = state.withLock { s -> CloseReason? in
+            if let c = s.closed { return c }
+            s.onClose = body
+            return nil
+        }
+        if let closed { body(closed) }
     }
 
     /// Returns once the outbox is closed (normally or by an overflow).
@@ -233,18 +236,5 @@ public final class LoopFlusher: Sendable {
             return w
         }
         for o in waiting { o.flushOnLoop() }
-    }
-}
-
-/// Sits at the end of a WebSocket connection's pipeline and tells its outbox when the channel
-/// can take bytes again.
-final class OutboxWritabilityHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = Any
-    let outbox: Outbox
-    init(_ outbox: Outbox) { self.outbox = outbox }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        outbox.writabilityChanged()
-        context.fireChannelWritabilityChanged()
     }
 }

@@ -1,33 +1,33 @@
 import Foundation
-import HTTPTypes
 import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 import Synchronization
 import TernProtocol
 
-/// The Sendbird WebSocket endpoint at `/`: handshake, `LOGI`, then one command loop per socket.
+/// The Sendbird WebSocket endpoint at `/`: handshake, `LOGI`, and the commands of a connection
+/// (run by ``WebSocketConnection`` on NIO channel handlers, see ``GatewayChildChannel``).
 struct WebSocketGateway: Sendable {
     let service: ChatService
     let logger: Logger
 
-    static let tokenHeader = HTTPField.Name("SENDBIRD-WS-TOKEN")!
-    static let authHeader = HTTPField.Name("SENDBIRD-WS-AUTH")!
-
-    /// Echoes the offered subprotocol (the SDK's URI-encoded `{"token":…}` / `{"auth":…}` / `{}`):
-    /// a browser or node client drops a 101 that does not name it.
-    func shouldUpgrade(_ request: Request) -> RouterShouldUpgrade {
-        var headers = HTTPFields()
-        if let offered = request.headers[.secWebSocketProtocol] {
+    /// Upgrades `GET /` only, echoing the offered subprotocol (the SDK's URI-encoded
+    /// `{"token":…}` / `{"auth":…}` / `{}`): a browser or node client drops a 101 that does not name
+    /// it. nil: no upgrade (the request is answered 400).
+    func upgradeHeaders(_ head: HTTPRequestHead) -> HTTPHeaders? {
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        guard path == "/" || path.isEmpty else { return nil }
+        var headers = HTTPHeaders()
+        if let offered = head.headers.first(name: "Sec-WebSocket-Protocol") {
             let first = offered.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? offered
-            headers[.secWebSocketProtocol] = first
+            headers.add(name: "Sec-WebSocket-Protocol", value: first)
         }
-        return .upgrade(headers)
+        return headers
     }
 
     /// The credentials a connection presents.
-    struct Handshake {
+    struct Handshake: Sendable {
         var userId: String?
         var accessToken: String?
         var sessionKey: String?
@@ -35,15 +35,18 @@ struct WebSocketGateway: Sendable {
         var nickname: String?
     }
 
-    static func credentials(of request: Request) -> Handshake {
-        let q = QueryParameters(request.uri.query)
+    /// The credentials of an upgrade request: query (`user_id`, `ai`, `nickname`, `access_token`,
+    /// `key`), the `SENDBIRD-WS-TOKEN` / `SENDBIRD-WS-AUTH` headers, the subprotocol's token.
+    static func credentials(of head: HTTPRequestHead) -> Handshake {
+        let query = head.uri.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
+        let q = QueryParameters(query)
         var c = Handshake()
         c.userId = q.nonEmpty("user_id")
         c.appId = q.nonEmpty("ai")
         c.nickname = q.nonEmpty("nickname")
-        c.accessToken = request.headers[tokenHeader].flatMap { $0.isEmpty ? nil : $0 } ?? q.nonEmpty("access_token")
-        c.sessionKey = request.headers[authHeader].flatMap { $0.isEmpty ? nil : $0 } ?? q.nonEmpty("key")
-        if let offered = request.headers[.secWebSocketProtocol] {
+        c.accessToken = head.headers.first(name: "SENDBIRD-WS-TOKEN").flatMap { $0.isEmpty ? nil : $0 } ?? q.nonEmpty("access_token")
+        c.sessionKey = head.headers.first(name: "SENDBIRD-WS-AUTH").flatMap { $0.isEmpty ? nil : $0 } ?? q.nonEmpty("key")
+        if let offered = head.headers.first(name: "Sec-WebSocket-Protocol") {
             let first = offered.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? offered
             let decoded = first.removingPercentEncoding ?? first
             if let obj = try? JSONSerialization.jsonObject(with: Data(decoded.utf8)) as? [String: Any] {
@@ -107,117 +110,6 @@ struct WebSocketGateway: Sendable {
         enum CodingKeys: String, CodingKey { case expiresIn = "expires_in", reason }
     }
 
-    /// Runs one connection from handshake to close.
-    func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request, channel: any Channel) async throws {
-        let creds = Self.credentials(of: request)
-        let login: Login
-        do {
-            // The client sends nothing before LOGI: the server answers within the login deadline
-            // or refuses, so a stalled store does not hold sockets open without end.
-            login = try await Self.withDeadline(seconds: service.config.loginTimeout) { try await authenticate(creds) }
-            if !login.user.isActive { throw SendbirdError(.userDeactivated, "The user is deactivated.") }
-        } catch {
-            await refuse(outbound, error)
-            return
-        }
-        let user = login.user
-        let config = service.config
-        let maxFrame = config.maxFrameSize
-        let outbox = Outbox(
-            limit: config.outboundQueueLimit, maxMessage: maxFrame, channel: channel,
-            flusher: service.registry.flusher(for: channel.eventLoop, coalescingMicroseconds: config.writeCoalescingMicroseconds))
-        // Tells the outbox when a peer that stopped reading takes bytes again.
-        try? await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.addHandler(OutboxWritabilityHandler(outbox))
-        }.get()
-        guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: config.maxConnectionsPerUser) else {
-            await refuse(outbound, SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."))
-            return
-        }
-        service.noteConnections()
-        defer {
-            service.connectionClosed(conn)
-            if service.registry.unregister(conn) {
-                let s = service
-                Task { try? await s.store.setLastSeen(user.userId, at: s.now()) }
-            }
-        }
-        let sessionEnds: Int64
-        do {
-            let (key, ends) = try await service.createSession(
-                userId: user.userId, tokenHash: login.tokenHash, tokenExpiresAt: login.tokenExpiresAt)
-            sessionEnds = ends
-            try await service.store.setLastSeen(user.userId, at: service.now())
-            let unread = try await service.unreadCount(userId: user.userId)
-            var payload = Presenter.user(user, online: true)
-            payload.hasEverLoggedIn = true
-            var login = LoginPayload(user: payload, key: key, loginTs: service.now(), unread: unread, appId: config.appId)
-            login.ekey = try await service.issueFileKey(userId: user.userId)
-            login.fileUploadSizeLimit = config.fileUploadSizeLimitMB
-            conn.send(ChatService.frameText(.login, login))
-        } catch {
-            await refuse(outbound, error)
-            return
-        }
-        // The session key ends after `sessionLifetime` (or with the access token it rests on): the
-        // client hears `EXPR` and logs in again (with its token); one that does not is closed a
-        // little later.
-        let session = SessionEnd(sessionEnds)
-        let expiry = SessionTimer(session: session, loop: channel.eventLoop, now: { service.now() }) {
-            conn.send(ChatService.frameText(.expiring, SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
-        } close: {
-            outbox.close()
-        }
-        expiry.arm()
-        defer { expiry.cancel() }
-        // Why reading stopped, when the stream said: a message over the size limit (close 1009) or
-        // text that is not UTF-8 (close 1007). Rethrown at the end, it becomes that close code.
-        let readFailure = SharedValue<(any Error)?>(nil)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    for try await message in inbound.messages(maxSize: maxFrame) {
-                        let arrived = service.now()
-                        let text: String
-                        switch message {
-                        case .text(let s): text = s
-                        case .binary(let b): text = String(buffer: b)
-                        }
-                        for result in FrameCodec.decode(text) {
-                            switch result {
-                            case .failure(let e):
-                                conn.send(ChatService.frameText(.error, ErrorPayload(code: .invalidJSON, message: "Malformed frame: \(e).", ts: arrived)))
-                            case .success(let frame):
-                                await dispatch(frame, conn: conn, user: user, session: session, arrived: arrived)
-                            }
-                        }
-                    }
-                } catch {
-                    logger.debug("websocket read ended: \(error)")
-                    if !(error is CancellationError) { readFailure.set(error) }
-                }
-                // Reading ended (the peer closed, or a frame was refused): wake the wait below.
-                outbox.close()
-            }
-            // The outbox closes when reading ends, when the server ends the session, or when a slow
-            // consumer overflows it (no task of its own: this one waits).
-            await outbox.waitClosed()
-            if outbox.closeReason == .overflow {
-                logger.notice("slow consumer cut off", metadata: ["user": "\(user.userId)"])
-                // No close handshake: it would queue behind the bytes the peer is not reading.
-                // Closing the channel also ends the read loop.
-                channel.close(mode: .all, promise: nil)
-            }
-            group.cancelAll()
-        }
-        if outbox.closeReason == .normal {
-            // What was queued before a close (an `EROR` saying why, `EXPR`) reaches the client
-            // before the socket closes; a peer that does not read costs at most a second.
-            await outbox.drain(seconds: 1)
-        }
-        if let failure = readFailure.get() { throw failure }
-    }
-
     /// Runs `body`, or throws 500901 when it has not finished after `seconds` (it then goes on
     /// alone and its result is dropped).
     static func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -235,19 +127,6 @@ struct WebSocketGateway: Sendable {
             }
         }
         return try result.get()
-    }
-
-    func refuse(_ outbound: WebSocketOutboundWriter, _ error: any Error) async {
-        let e = (error as? SendbirdError) ?? SendbirdError(.internalError, "Internal error.")
-        if e.code == .internalError { logger.error("login failed: \(error)") }
-        let frame = ChatService.frameText(.login, ErrorPayload(code: e.code, message: e.message))
-        try? await outbound.write(.text(frame))
-        // Let the refusal reach the client on its own before the close frame follows: a client
-        // that reads both in one go may end its stream before handing the text frame over
-        // (seen with swift-websocket's client under load: 1 run in 10 of the whole suite lost it
-        // with 100 ms). A client waits 10 s for LOGI; the server's pause costs nobody.
-        try? await Task.sleep(for: .milliseconds(300))
-        try? await outbound.close(.normalClosure, reason: nil)
     }
 
     // MARK: - Commands

@@ -1,0 +1,416 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+import Synchronization
+import TernProtocol
+
+/// HTTP/1 with the Sendbird WebSocket endpoint at `/`: plain requests go to Hummingbird's router
+/// (one task per connection while it serves requests); an upgraded WebSocket lives on NIO channel
+/// handlers only (``WebSocketConnection``), with no task while it is idle, so that an idle
+/// connection costs a few kilobytes (issue 19: 19,000 connections in one process).
+struct GatewayChildChannel: ServerChildChannel, HTTPChannelHandler {
+    enum Outcome: Sendable {
+        case webSocket
+        case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        case failedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let outcome: EventLoopFuture<Outcome>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let gateway: WebSocketGateway
+    let http1: HTTP1Channel.Configuration
+    let maxFrameSize: Int
+
+    init(responder: @escaping HTTPChannelHandler.Responder, gateway: WebSocketGateway, http1: HTTP1Channel.Configuration, maxFrameSize: Int) {
+        self.responder = Self.redirectingUpgrades(responder)
+        self.gateway = gateway
+        self.http1 = http1
+        self.maxFrameSize = maxFrameSize
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let attempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            let gateway = self.gateway
+            let maxFrameSize = self.maxFrameSize
+            let upgrader = NIOTypedWebSocketServerUpgrader<Outcome>(
+                maxFrameSize: maxFrameSize,
+                shouldUpgrade: { channel, head in
+                    attempted.value = true
+                    return channel.eventLoop.makeSucceededFuture(gateway.upgradeHeaders(head))
+                },
+                upgradePipelineHandler: { channel, head in
+                    channel.eventLoop.makeCompletedFuture {
+                        let ops = channel.pipeline.syncOperations
+                        try ops.addHandler(
+                            NIOWebSocketFrameAggregator(
+                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: maxFrameSize))
+                        try ops.addHandler(WebSocketConnection(gateway: gateway, handshake: WebSocketGateway.credentials(of: head)))
+                        return .webSocket
+                    }
+                })
+            let http1 = self.http1
+            let upgrades = NIOTypedHTTPServerUpgradeConfiguration<Outcome>(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let ops = channel.pipeline.syncOperations
+                        try ops.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try ops.addHandlers(http1.additionalChannelHandlers())
+                        try ops.addHandler(HTTPConnectionStateHandler(idleTimeout: http1.idleTimeout.map { .init($0) }, logger: logger))
+                        let asyncChannel = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                        return attempted.value ? .failedUpgrade(asyncChannel) : .http(asyncChannel)
+                    }
+                })
+            var config = NIOUpgradableHTTPServerPipelineConfiguration<Outcome>(upgradeConfiguration: upgrades)
+            config.enablePipelining = false  // NIOAsyncChannel pipelines HTTP
+            config.enableErrorHandling = false  // Hummingbird handles errors
+            config.enableResponseHeaderValidation = false  // HTTPTypes validates
+            config.decoderConfiguration.maxHeaderFieldSize = http1.httpDecoder.maxHeaderFieldSize
+            config.decoderConfiguration.maxHeaderListSize = http1.httpDecoder.maxHeaderListSize
+            config.decoderConfiguration.maxHeaderFieldCount = http1.httpDecoder.maxHeaderFieldCount
+            let outcome = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: config)
+            return Value(outcome: outcome, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.outcome.get() {
+            case .webSocket:
+                // The connection lives on in its handlers; no task waits for it.
+                return
+            case .http(let http):
+                await handleHTTP(asyncChannel: http, logger: logger)
+            case .failedUpgrade(let http):
+                try await http.executeThenClose { _, outbound in
+                    let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+                    try await outbound.write(contentsOf: [.head(head), .end(nil)])
+                }
+            }
+        } catch {
+            logger.trace("connection ended before or during the upgrade: \(error)")
+        }
+    }
+
+    /// A WebSocket upgrade asked for after a plain request on the same connection cannot be
+    /// parsed any more: the client is sent to the same URL again, on a new connection.
+    static func redirectingUpgrades(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+        struct RedirectCloseError: Error {}
+        return { request, writer, channel in
+            guard request.headers[.upgrade]?.lowercased() == "websocket" else {
+                return try await responder(request, writer, channel)
+            }
+            var path = request.uri.path
+            if let query = request.uri.query { path += "?\(query)" }
+            try await writer.writeResponse(HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: path]))
+            throw RedirectCloseError()
+        }
+    }
+}
+
+/// One Sendbird WebSocket connection, on its event loop: login (a short task), then each text
+/// message's commands in order (a task only while commands wait), pings, the close handshake, and
+/// the outbox's writes (``Outbox``). Nothing runs and no task is held while the connection is idle.
+///
+/// `@unchecked Sendable`: the `var`s are touched on the channel's event loop only; what the login
+/// and command tasks share with it is behind `state`'s lock.
+final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    let gateway: WebSocketGateway
+    let handshake: WebSocketGateway.Handshake
+
+    /// Who the connection is, once logged in.
+    struct Session: Sendable {
+        let conn: ClientConnection
+        let user: UserRecord
+        let end: SessionEnd
+        let timer: SessionTimer
+    }
+
+    struct State {
+        var session: Session?
+        /// Text messages waiting for their commands to run, in arrival order.
+        var waiting: [String] = []
+        var running = false
+        /// The socket is gone: what opens later is closed at once.
+        var inactive = false
+    }
+    let state = Mutex(State())
+
+    // Event loop only.
+    var channel: (any Channel)?
+    var outbox: Outbox?
+    var pinger: RepeatedTask?
+    var awaitingPong = false
+    var sentClose = false
+
+    static let pingInterval = TimeAmount.seconds(30)
+
+    init(gateway: WebSocketGateway, handshake: WebSocketGateway.Handshake) {
+        self.gateway = gateway
+        self.handshake = handshake
+    }
+
+    var service: ChatService { gateway.service }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        self.channel = channel
+        let config = service.config
+        let outbox = Outbox(
+            limit: config.outboundQueueLimit, maxMessage: config.maxFrameSize, channel: channel,
+            flusher: service.registry.flusher(for: channel.eventLoop, coalescingMicroseconds: config.writeCoalescingMicroseconds))
+        self.outbox = outbox
+        outbox.onClose { [self] reason in
+            channel.eventLoop.execute { self.outboxClosed(reason) }
+        }
+        // A peer that went away without a word is found by the next unanswered ping.
+        pinger = channel.eventLoop.scheduleRepeatedTask(initialDelay: Self.pingInterval, delay: Self.pingInterval) { [self] _ in
+            if awaitingPong {
+                channel.close(promise: nil)
+                return
+            }
+            awaitingPong = true
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer()), promise: nil)
+        }
+        Task { await self.login(outbox: outbox, channel: channel) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary:
+            let bytes = frame.unmaskedData
+            guard let text = String(validating: bytes.readableBytesView, as: UTF8.self) else {
+                // Text that is not UTF-8 ends the connection with 1007 (binary is read as text too).
+                return closeWith(.dataInconsistentWithMessage, context: context)
+            }
+            received(text)
+        case .ping:
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+        case .pong:
+            awaitingPong = false
+        case .connectionClose:
+            if !sentClose {
+                // Echo the peer's status code, then close.
+                var code = frame.unmaskedData
+                let echo = code.readSlice(length: min(2, code.readableBytes)) ?? ByteBuffer()
+                sentClose = true
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: echo)))
+                    .whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                context.close(promise: nil)
+            }
+        default:
+            break
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        outbox?.writabilityChanged()
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if case .accumulatedFrameSizeIsTooLarge? = error as? NIOWebSocketFrameAggregator.Error {
+            // A message over the size limit: 1009.
+            return closeWith(.messageTooLarge, context: context)
+        }
+        gateway.logger.debug("websocket error: \(error)")
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        pinger?.cancel()
+        let session = state.withLock { s -> Session? in
+            s.inactive = true
+            s.waiting = []
+            let session = s.session
+            s.session = nil
+            return session
+        }
+        outbox?.close()
+        if let session { ended(session) }
+        context.fireChannelInactive()
+    }
+
+    /// Sends a close frame with `code` and closes the connection.
+    func closeWith(_ code: WebSocketErrorCode, context: ChannelHandlerContext) {
+        guard !sentClose else { return context.close(promise: nil) }
+        sentClose = true
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)))
+            .whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// The outbox closed (on the event loop): a slow consumer is dropped without a close
+    /// handshake (it would queue behind the bytes the peer is not reading); a session the server
+    /// ended gets what was queued (an `EROR` saying why, `EXPR`), at most a second's wait, then a
+    /// close frame.
+    func outboxClosed(_ reason: Outbox.CloseReason) {
+        guard let channel, channel.isActive else { return }
+        if reason == .overflow {
+            gateway.logger.notice("slow consumer cut off", metadata: ["user": "\(handshake.userId ?? "?")"])
+            channel.close(mode: .all, promise: nil)
+            return
+        }
+        let sent = outbox?.flushOnLoop(promise: true) ?? channel.eventLoop.makeSucceededVoidFuture()
+        let deadline = channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        sent.whenComplete { [self] _ in
+            deadline.cancel()
+            guard !sentClose else { return }
+            sentClose = true
+            var data = channel.allocator.buffer(capacity: 2)
+            data.write(webSocketErrorCode: .normalClosure)
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
+                .whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    // MARK: - Login
+
+    func login(outbox: Outbox, channel: any Channel) async {
+        let gateway = self.gateway
+        let service = self.service
+        let login: WebSocketGateway.Login
+        do {
+            // The client sends nothing before LOGI: the server answers within the login deadline
+            // or refuses, so a stalled store does not hold sockets open without end.
+            let creds = handshake
+            login = try await WebSocketGateway.withDeadline(seconds: service.config.loginTimeout) { try await gateway.authenticate(creds) }
+            if !login.user.isActive { throw SendbirdError(.userDeactivated, "The user is deactivated.") }
+        } catch {
+            return refuse(error, channel: channel)
+        }
+        let user = login.user
+        let config = service.config
+        guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: config.maxConnectionsPerUser) else {
+            return refuse(SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."), channel: channel)
+        }
+        service.noteConnections()
+        let end = SessionEnd(0)
+        let timer = SessionTimer(session: end, loop: channel.eventLoop, now: { service.now() }) {
+            conn.send(ChatService.frameText(.expiring, WebSocketGateway.SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
+        } close: {
+            outbox.close()
+        }
+        let session = Session(conn: conn, user: user, end: end, timer: timer)
+        do {
+            let (key, ends) = try await service.createSession(
+                userId: user.userId, tokenHash: login.tokenHash, tokenExpiresAt: login.tokenExpiresAt)
+            end.value = ends
+            try await service.store.setLastSeen(user.userId, at: service.now())
+            let unread = try await service.unreadCount(userId: user.userId)
+            var payload = Presenter.user(user, online: true)
+            payload.hasEverLoggedIn = true
+            var logi = LoginPayload(user: payload, key: key, loginTs: service.now(), unread: unread, appId: config.appId)
+            logi.ekey = try await service.issueFileKey(userId: user.userId)
+            logi.fileUploadSizeLimit = config.fileUploadSizeLimitMB
+            conn.send(ChatService.frameText(.login, logi))
+        } catch {
+            ended(session)
+            return refuse(error, channel: channel)
+        }
+        // The session key ends after `sessionLifetime` (or with the access token it rests on).
+        timer.arm()
+        let open = state.withLock { s -> Bool in
+            guard !s.inactive else { return false }
+            s.session = session
+            return true
+        }
+        if open { runWaiting() } else { ended(session) }
+    }
+
+    /// The connection's session is over: timers stop, the registry forgets it, last seen moves.
+    func ended(_ session: Session) {
+        session.timer.cancel()
+        service.connectionClosed(session.conn)
+        if service.registry.unregister(session.conn) {
+            let service = self.service
+            let userId = session.user.userId
+            Task { try? await service.store.setLastSeen(userId, at: service.now()) }
+        }
+    }
+
+    /// Refuses the login: `LOGI` with the error, then (a moment later, so that a client reading
+    /// both in one go still sees the refusal) a close frame.
+    func refuse(_ error: any Error, channel: any Channel) {
+        let e = (error as? SendbirdError) ?? SendbirdError(.internalError, "Internal error.")
+        if e.code == .internalError { gateway.logger.error("login failed: \(error)") }
+        let text = ChatService.frameText(.login, ErrorPayload(code: e.code, message: e.message))
+        channel.eventLoop.execute { [self] in
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)), promise: nil)
+            channel.eventLoop.scheduleTask(in: .milliseconds(300)) { [self] in
+                guard channel.isActive, !sentClose else { return }
+                sentClose = true
+                var data = channel.allocator.buffer(capacity: 2)
+                data.write(webSocketErrorCode: .normalClosure)
+                channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
+                    .whenComplete { _ in channel.close(promise: nil) }
+            }
+        }
+    }
+
+    // MARK: - Commands
+
+    /// A text message arrived (on the event loop): its commands run in order after the ones before.
+    func received(_ text: String) {
+        let start = state.withLock { s -> Bool in
+            s.waiting.append(text)
+            guard s.session != nil, !s.running else { return false }
+            s.running = true
+            return true
+        }
+        if start { Task { await self.runCommands() } }
+    }
+
+    /// Starts the command task for what arrived during the login.
+    func runWaiting() {
+        let start = state.withLock { s -> Bool in
+            guard !s.waiting.isEmpty, !s.running else { return false }
+            s.running = true
+            return true
+        }
+        if start { Task { await self.runCommands() } }
+    }
+
+    /// Runs waiting commands until none is left; the task then ends.
+    func runCommands() async {
+        while true {
+            let next = state.withLock { s -> (String, Session)? in
+                guard let session = s.session, !s.waiting.isEmpty else {
+                    s.running = false
+                    return nil
+                }
+                return (s.waiting.removeFirst(), session)
+            }
+            guard let (text, session) = next else { return }
+            let arrived = service.now()
+            for result in FrameCodec.decode(text) {
+                switch result {
+                case .failure(let e):
+                    session.conn.send(
+                        ChatService.frameText(.error, ErrorPayload(code: .invalidJSON, message: "Malformed frame: \(e).", ts: arrived)))
+                case .success(let frame):
+                    await gateway.dispatch(frame, conn: session.conn, user: session.user, session: session.end, arrived: arrived)
+                }
+            }
+        }
+    }
+}
