@@ -63,8 +63,9 @@ public struct ServerConfiguration: Sendable {
     public var linkPreviews = true
     /// Also read pages on this machine or a private network for link previews (off by default).
     public var linkPreviewsPrivateHosts = false
-    /// After writing to a socket, wait this long before the next write so that frames arriving
-    /// meanwhile share one WebSocket message. Bounds the latency it adds; 0 turns it off.
+    /// After an event loop has written its waiting sockets, it waits this long before the next
+    /// round so that frames arriving meanwhile share one write per socket. Bounds the latency it
+    /// adds (the first frame after a quiet spell goes at once); 0 turns it off.
     public var writeCoalescingMicroseconds: Int64
     /// A graceful shutdown tells connected clients `BUSY` with this `retry_after` (s; 0: no notice).
     public var busyRetryAfter: Double = 3

@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-messages-per-second"), help: "Flood protection: messages per second per user in a channel (Sendbird's default 5; 0 = off).")
     var maxMessagesPerSecond: Double = 5
 
-    @Option(name: .customLong("write-coalescing-us"), help: "After a socket write, wait this many microseconds so frames arriving meanwhile share one write (0 = off).")
+    @Option(name: .customLong("write-coalescing-us"), help: "After writing to its sockets, an event loop waits this many microseconds before writing again, so frames arriving meanwhile share one write per socket (0 = off).")
     var writeCoalescingMicroseconds: Int64 = 2000
 
     @Flag(inversion: .prefixedNo, help: "Chat history: new members see the messages sent before they joined (Sendbird's default: on).")
