@@ -15,7 +15,8 @@ import NIOWebSocket
 /// `/?user_id=U`: `LOGI{"user_id":…}` at once; `ENTR` → its ack with `req_id`; `MESG` → the
 /// sender's copy with `req_id`, every other member's (or participant's) copy without, all with one
 /// channel-wide increasing `msg_id`. Frames for a connection are gathered during a loop turn and
-/// written once at its end (one write per connection per turn).
+/// written once at its end (one write per connection per turn), or `--coalescing-us` after the first
+/// of them (several messages per write, as ternd's write coalescing does).
 struct FanoutServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout-server",
@@ -33,15 +34,18 @@ struct FanoutServer: AsyncParsableCommand {
     @Option(name: .customLong("app-id"), help: "Accepted for symmetry with ternd; not checked.")
     var appId = "LOCAL"
 
+    @Option(name: .customLong("coalescing-us"), help: "Write a connection's frames this many µs after the first of them (0: at the end of the loop turn).")
+    var coalescingUs = 0
+
     func run() async throws {
         raiseOpenFileLimit()
         // One loop: the hub is that loop's alone, so it needs no lock.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let hub = try await loop.submit { NIOLoopBound(FanoutHub(loop: loop), eventLoop: loop) }.get()
+        let hub = try await loop.submit { NIOLoopBound(FanoutHub(loop: loop, coalescing: .microseconds(Int64(coalescingUs))), eventLoop: loop) }.get()
         let token = apiToken
         let upgrader = NIOWebSocketServerUpgrader(
-            maxFrameSize: WebSocketConnector.maxFrameSize,
+            maxFrameSize: WebSocketClient.maxFrameSize,
             shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
@@ -87,13 +91,18 @@ final class FanoutHub {
     }
 
     let loop: any EventLoop
+    /// How long after the first frame waiting connections are written (zero: at the end of the turn).
+    let coalescing: TimeAmount
     var rooms: [String: Room] = [:]
     var socketsByUser: [String: [FanoutSocket]] = [:]
     /// Connections with frames waiting for the end of this loop turn.
     var dirty: [FanoutSocket] = []
     var roomCount = 0
 
-    init(loop: any EventLoop) { self.loop = loop }
+    init(loop: any EventLoop, coalescing: TimeAmount) {
+        self.loop = loop
+        self.coalescing = coalescing
+    }
 
     func createRoom(url: String?, isOpen: Bool, members: [String]) -> String {
         roomCount += 1
@@ -145,10 +154,17 @@ final class FanoutHub {
         }
     }
 
-    /// Called by a socket that just got its first frame of this turn: the flush runs once, after
-    /// this turn's reads, and writes each waiting connection's frames in one WebSocket message.
+    /// Called by a socket that just got its first frame since the last flush: the flush runs once,
+    /// after this turn's reads (or `coalescing` later), and writes each waiting connection's frames
+    /// in one WebSocket message.
     func markDirty(_ socket: FanoutSocket) {
-        if dirty.isEmpty { loop.assumeIsolated().execute { [self] in flush() } }
+        if dirty.isEmpty {
+            if coalescing > .zero {
+                loop.assumeIsolated().scheduleTask(in: coalescing) { [self] in flush() }
+            } else {
+                loop.assumeIsolated().execute { [self] in flush() }
+            }
+        }
         dirty.append(socket)
     }
 

@@ -66,9 +66,8 @@ struct Ramp {
     /// One idle connection; the future completes once it has its `LOGI`.
     static func openIdle(userId: String, target: WebSocketTarget, loop: any EventLoop, state: RampState) -> EventLoopFuture<any Channel> {
         let ready = loop.makePromise(of: Void.self)
-        let connected = WebSocketConnector.connect(
-            on: loop, target: target, userId: userId, upgradeFailed: { ready.fail($0) },
-            makeHandler: { IdleHandler(ready: ready, ramp: state) })
+        let connected = WebSocketClient.connect(
+            on: loop, target: target, makeHandler: { IdleHandler(ready: ready, ramp: state, target: target, userId: userId) })
         connected.whenFailure { ready.fail($0) }
         connected.whenSuccess { channel in
             channel.closeFuture.whenComplete { _ in ready.fail(BenchError(description: "closed before LOGI")) }

@@ -1,57 +1,106 @@
-/// Everything one member connection observed. Owned by that connection's ``MemberHandler`` on its
-/// event loop (no locks on the hot path) and handed to the coordinator when the run ends.
+/// Everything one member connection observed, handed to the coordinator when the run ends (a copy
+/// of its ``ReceiverRecorder``).
 struct ReceiverLog: Sendable {
     let member: Int
-    /// `seen[firstSeen[sender] + seq]`: how many times a push of that message reached this member
-    /// (one flat array: no nested copy-on-write checks on the hot path).
-    var seen: [UInt8]
-    /// Where each sender's messages start in `seen`; one more entry marks the end.
-    let firstSeen: [Int]
+    /// `seen[seq × senders + sender]`: how many times a push of that message reached this member.
+    let seen: [UInt8]
+    let senders: Int
     /// `acks[seq]`: acknowledgements of this member's own messages (empty when not a sender).
-    var acks: [UInt8]
+    let acks: [UInt8]
     /// recv − scheduled, in µs, for pushes of messages due in the measured window.
-    var latencyUs: [UInt32] = []
+    let latencyUs: [UInt32]
     /// ack − scheduled, in µs, for own messages due in the measured window.
-    var ackLatencyUs: [UInt32] = []
+    let ackLatencyUs: [UInt32]
     /// actual write − scheduled, in µs, for own messages due in the measured window.
-    var senderLagUs: [UInt32] = []
-    var lastSeq: [Int]
-    var lastMsgId: Int64 = 0
+    let senderLagUs: [UInt32]
     /// A push whose seq is below one already seen from the same sender.
-    var orderViolations = 0
+    let orderViolations: Int
     /// A push or ack whose `msg_id` is below one already seen on this connection.
-    var channelOrderViolations = 0
+    let channelOrderViolations: Int
     /// `EROR` frames by code.
-    var errors: [Int: Int] = [:]
+    let errors: [Int: Int]
     /// `MESG` frames that are unreadable, name an unknown sender or seq, or are the member's own
     /// message without `req_id`.
-    var strays = 0
-
-    init(member: Int, schedule: Schedule) {
-        self.member = member
-        var offsets = [0]
-        for sender in 0..<schedule.senders { offsets.append(offsets[sender] + schedule.count(sender: sender)) }
-        firstSeen = offsets
-        seen = [UInt8](repeating: 0, count: offsets[schedule.senders])
-        acks = member < schedule.senders ? [UInt8](repeating: 0, count: schedule.count(sender: member)) : []
-        lastSeq = [Int](repeating: -1, count: schedule.senders)
-    }
+    let strays: Int
 
     /// How many times a push of message `seq` of `sender` reached this member.
-    func seenCount(sender: Int, seq: Int) -> Int { Int(seen[firstSeen[sender] + seq]) }
+    func seenCount(sender: Int, seq: Int) -> Int { Int(seen[seq * senders + sender]) }
+}
 
-    /// Totals of one socket read, added to the shared counters once per read.
+/// What one member connection records as it reads, owned by that connection's event loop (no
+/// locks). The hot path touches only memory allocated here once: flat buffers instead of arrays (no
+/// copy-on-write or uniqueness check per message), fields exempt from dynamic exclusivity checks
+/// (only the loop touches them), latency buffers sized for every message due in the measured window
+/// (no allocation per message). ``log()`` copies it out as a ``ReceiverLog``.
+final class ReceiverRecorder {
+    /// Totals not yet added to the run-wide counters (added at the end of each socket read).
     struct Counts {
         var delivered = 0
         var acked = 0
         var rejected = 0
     }
 
+    let member: Int
+    let schedule: Schedule
+    /// `seen[seq × senders + sender]`, as in ``ReceiverLog``: in the order the channel's messages
+    /// are due (senders take turns), so consecutive deliveries touch consecutive bytes.
+    let seen: UnsafeMutableBufferPointer<UInt8>
+    /// How many messages each sender sends.
+    let sendCounts: UnsafeMutableBufferPointer<Int>
+    let acks: UnsafeMutableBufferPointer<UInt8>
+    /// The highest seq seen from each sender (-1: none yet).
+    let lastSeq: UnsafeMutableBufferPointer<Int>
+    @exclusivity(unchecked) var latencyUs: SampleBuffer
+    @exclusivity(unchecked) var ackLatencyUs: SampleBuffer
+    /// Appended once per send, not per delivery: an ordinary array.
+    var senderLagUs: [UInt32] = []
+    /// The start of the schedule (absolute `Mono.now()` ns); 0 until the run begins.
+    @exclusivity(unchecked) var start: UInt64 = 0
+    @exclusivity(unchecked) var lastMsgId: Int64 = 0
+    @exclusivity(unchecked) var orderViolations = 0
+    @exclusivity(unchecked) var channelOrderViolations = 0
+    @exclusivity(unchecked) var strays = 0
+    @exclusivity(unchecked) var counts = Counts()
+    var errors: [Int: Int] = [:]
+
+    init(member: Int, schedule: Schedule) {
+        self.member = member
+        self.schedule = schedule
+        sendCounts = .allocate(capacity: schedule.senders)
+        lastSeq = .allocate(capacity: schedule.senders)
+        lastSeq.initialize(repeating: -1)
+        var measuredPushes = 0
+        var measuredOwn = 0
+        for sender in 0..<schedule.senders {
+            let count = schedule.count(sender: sender)
+            sendCounts[sender] = count
+            let measured = (0..<count).count(where: { schedule.isMeasured(schedule.due(sender: sender, seq: $0)) })
+            if sender == member { measuredOwn = measured } else { measuredPushes += measured }
+        }
+        // Sender 0 is due first, so it sends the most.
+        seen = .allocate(capacity: schedule.senders * sendCounts[0])
+        seen.initialize(repeating: 0)
+        acks = .allocate(capacity: member < schedule.senders ? sendCounts[member] : 0)
+        acks.initialize(repeating: 0)
+        latencyUs = SampleBuffer(capacity: measuredPushes)
+        ackLatencyUs = SampleBuffer(capacity: measuredOwn)
+    }
+
+    deinit {
+        seen.deallocate()
+        acks.deallocate()
+        sendCounts.deallocate()
+        lastSeq.deallocate()
+        latencyUs.deallocate()
+        ackLatencyUs.deallocate()
+    }
+
     /// Records one line the server sent; `now` is when its WebSocket message was read.
-    mutating func record(_ event: ServerEvent, now: UInt64, start: UInt64, schedule: Schedule, into counts: inout Counts) {
+    @inline(__always)
+    func record(_ event: ServerEvent, now: UInt64) {
         switch event {
         case .message(let sender, let seq, let scheduled, let msgId, let isAck):
-            guard sender < lastSeq.count, seq >= 0, seq < firstSeen[sender + 1] - firstSeen[sender], scheduled >= start else {
+            guard sender >= 0, sender < schedule.senders, seq >= 0, seq < sendCounts[sender], scheduled >= start else {
                 strays += 1
                 return
             }
@@ -67,7 +116,7 @@ struct ReceiverLog: Sendable {
                 acks[seq] &+= 1
                 if measured { ackLatencyUs.append(latency) }
             } else {
-                let at = firstSeen[sender] + seq
+                let at = seq * schedule.senders + sender
                 if seen[at] == 0 { counts.delivered += 1 }
                 seen[at] &+= 1
                 if seq < lastSeq[sender] { orderViolations += 1 } else { lastSeq[sender] = seq }
@@ -82,4 +131,50 @@ struct ReceiverLog: Sendable {
             break
         }
     }
+
+    /// Takes the totals gathered since the last call.
+    func takeCounts() -> Counts {
+        defer { counts = Counts() }
+        return counts
+    }
+
+    /// A copy of everything recorded.
+    func log() -> ReceiverLog {
+        ReceiverLog(
+            member: member, seen: Array(seen), senders: schedule.senders, acks: Array(acks),
+            latencyUs: latencyUs.array, ackLatencyUs: ackLatencyUs.array, senderLagUs: senderLagUs,
+            orderViolations: orderViolations, channelOrderViolations: channelOrderViolations, errors: errors, strays: strays)
+    }
+}
+
+/// A growable run of `UInt32` in memory its owner frees (``deallocate()``): appending checks only
+/// the capacity, and grows (doubling) only past the expected count.
+struct SampleBuffer {
+    var base: UnsafeMutablePointer<UInt32>
+    var count = 0
+    var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    @inline(__always)
+    mutating func append(_ value: UInt32) {
+        if count == capacity { grow() }
+        base[count] = value
+        count += 1
+    }
+
+    mutating func grow() {
+        let bigger = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity *= 2
+    }
+
+    var array: [UInt32] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    func deallocate() { base.deallocate() }
 }

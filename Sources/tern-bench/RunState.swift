@@ -3,7 +3,7 @@ import Synchronization
 /// What every member connection shares with the coordinator: the schedule, the channel, and the
 /// run-wide counters the coordinator polls to know when delivery is complete. Connections add to
 /// the counters once per socket read (a batch), never per message; everything else a connection
-/// records lives in its own ``ReceiverLog``, owned by its event loop.
+/// records lives in its own ``ReceiverRecorder``, owned by its event loop.
 final class RunState: Sendable {
     let schedule: Schedule
     let channelUrl: String

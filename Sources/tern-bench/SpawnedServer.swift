@@ -46,10 +46,10 @@ final class SpawnedServer: Sendable {
     }
 
     /// Starts this very binary as `tern-bench fanout-server --port 0`.
-    static func startFanout(cpus: String?, appId: String) async throws -> SpawnedServer {
+    static func startFanout(cpus: String?, appId: String, coalescingUs: Int) async throws -> SpawnedServer {
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return try await start(name: "fanout-server", executable: me, cpus: cpus) { _, token in
-            ["fanout-server", "--port", "0", "--api-token", token, "--app-id", appId]
+            ["fanout-server", "--port", "0", "--api-token", token, "--app-id", appId, "--coalescing-us", String(coalescingUs)]
         }
     }
 

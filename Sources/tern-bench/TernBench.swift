@@ -30,6 +30,9 @@ struct TernBench: AsyncParsableCommand {
     @Flag(name: .customLong("spawn-fanout"), help: "Start `tern-bench fanout-server` (a trivial fan-out server, to measure the bench itself) and stop it at the end.")
     var spawnFanout = false
 
+    @Option(name: .customLong("fanout-coalescing-us"), help: "With --spawn-fanout: the server writes each connection's frames this many µs after the first (several messages per read, like ternd's write coalescing); 0: once per loop turn.")
+    var fanoutCoalescingUs = 0
+
     @Option(name: .customLong("server-cpu"), help: "With --spawn or --spawn-fanout: CPUs to pin the server to (taskset -c), e.g. 0.")
     var serverCPU: String?
 
@@ -98,6 +101,8 @@ struct TernBench: AsyncParsableCommand {
         }
         if server != nil && apiToken == nil { throw ValidationError("--server needs --api-token.") }
         if server == nil && serverPid != nil { throw ValidationError("--server-pid is for --server; a spawned server's PID is known.") }
+        if !spawnFanout && fanoutCoalescingUs != 0 { throw ValidationError("--fanout-coalescing-us is for --spawn-fanout.") }
+        guard fanoutCoalescingUs >= 0 else { throw ValidationError("--fanout-coalescing-us must not be negative.") }
         if server != nil && serverCPU != nil { throw ValidationError("--server-cpu is for a spawned server; pin your own server with taskset.") }
         switch channelType {
         case .group:
@@ -135,7 +140,7 @@ struct TernBench: AsyncParsableCommand {
             }
             spawned = try await SpawnedServer.startTernd(spawn, cpus: serverCPU, appId: appId, extraArguments: extra)
         } else if spawnFanout {
-            spawned = try await SpawnedServer.startFanout(cpus: serverCPU, appId: appId)
+            spawned = try await SpawnedServer.startFanout(cpus: serverCPU, appId: appId, coalescingUs: fanoutCoalescingUs)
         } else {
             if floodLimitOff {
                 print("warning: \(fmt(perSender)) msg/s per sender is over ternd's default flood limit (5/s per user); "
@@ -269,7 +274,8 @@ struct TernBench: AsyncParsableCommand {
                 + "flood limit \(floodLimitOff ? "off (--max-messages-per-second 0)" : "on (5/s per user)")"
                 + (channelType == .open ? ", open-channel broadcast limit off, \(max(1000, s.members)) participants allowed" : ""))
         } else if let spawned {
-            print("server: spawned \(spawned.name) pid \(spawned.pid) at \(spawned.baseURL), CPUs \(pinned) (the trivial fan-out server: this run measures the bench)")
+            print("server: spawned \(spawned.name) pid \(spawned.pid) at \(spawned.baseURL), CPUs \(pinned) (the trivial fan-out server: this run measures the bench; "
+                + (fanoutCoalescingUs > 0 ? "writes coalesced for \(fanoutCoalescingUs) µs)" : "one write per connection per loop turn)"))
         } else {
             print("server: \(server ?? "") pid \(pid.map(String.init) ?? "unknown (no --server-pid: no server CPU figures)"), CPUs \(pinned)")
         }
