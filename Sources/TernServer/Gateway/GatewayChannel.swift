@@ -220,6 +220,16 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
+    /// The server allows half-closed connections (Hummingbird sets `allowRemoteHalfClosure`): a
+    /// peer that has finished sending is done with this connection, so it is closed.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let e = event as? NIOCore.ChannelEvent, e == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         outbox?.writabilityChanged()
         context.fireChannelWritabilityChanged()
