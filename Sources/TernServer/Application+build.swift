@@ -57,11 +57,17 @@ struct ShutdownNotice: Service {
     func run() async throws {
         try? await gracefulShutdown()
         let retry = service.config.busyRetryAfter
-        guard retry > 0 else { return }
-        let frame = ChatService.frameText(.busy, Busy(retryAfter: retry, message: "The server is restarting."))
-        for conn in service.registry.all() { conn.send(frame) }
-        // Give the writers a moment to put it on the wire before the sockets close.
-        try? await Task.sleep(for: .milliseconds(100))
+        if retry > 0 {
+            let frame = ChatService.frameText(.busy, Busy(retryAfter: retry, message: "The server is restarting."))
+            for conn in service.registry.all() { conn.send(frame) }
+        }
+        // WebSocket connections live on NIO handlers, not in the HTTP server's tasks: each is
+        // closed here (what was queued, `BUSY` included, goes first; then a close frame), and the
+        // shutdown waits (at most 2 s) until they are gone, before the store closes.
+        for conn in service.registry.all() { conn.outbox.close() }
+        for _ in 0..<40 where service.registry.connectionCount > 0 {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 }
 
