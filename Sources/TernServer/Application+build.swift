@@ -56,6 +56,9 @@ struct ShutdownNotice: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
+        // From now on upgrades are refused and logins in progress dropped (the listener is
+        // still open until the HTTP server stops, after this).
+        service.shuttingDown.store(true, ordering: .relaxed)
         let retry = service.config.busyRetryAfter
         if retry > 0 {
             let frame = ChatService.frameText(.busy, Busy(retryAfter: retry, message: "The server is restarting."))

@@ -21,6 +21,9 @@ public final class ChatService: Sendable {
     let rosters = ShardedCache<ChannelRoster>()
     let senders = ShardedCache<SenderPayload>()
     let sessionsCreated = Atomic<Int>(0)
+    /// Set when a graceful shutdown starts: no new WebSocket connection is taken.
+    let shuttingDown = Atomic<Bool>(false)
+    public var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
     /// Who is in which open channel (in memory: entering lasts as long as the connection).
     let rooms = OpenRooms()
     /// Messages broadcast per open channel per second.

@@ -46,6 +46,8 @@ struct GatewayChildChannel: ServerChildChannel, HTTPChannelHandler {
                 maxFrameSize: maxFrameSize,
                 shouldUpgrade: { channel, head in
                     attempted.value = true
+                    // A server shutting down takes no new connection (400: the client tries again).
+                    if gateway.service.isShuttingDown { return channel.eventLoop.makeSucceededFuture(nil) }
                     return channel.eventLoop.makeSucceededFuture(gateway.upgradeHeaders(head))
                 },
                 upgradePipelineHandler: { channel, head in
@@ -310,6 +312,11 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         }
         let user = login.user
         let config = service.config
+        if service.isShuttingDown {
+            // Upgraded just before the shutdown began: closed like the others, without a LOGI.
+            channel.close(promise: nil)
+            return
+        }
         guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: config.maxConnectionsPerUser) else {
             return refuse(SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."), channel: channel)
         }
@@ -336,6 +343,11 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         } catch {
             ended(session)
             return refuse(error, channel: channel)
+        }
+        if service.isShuttingDown {
+            ended(session)
+            channel.close(promise: nil)
+            return
         }
         // The session key ends after `sessionLifetime` (or with the access token it rests on).
         timer.arm()
