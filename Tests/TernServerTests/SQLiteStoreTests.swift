@@ -63,6 +63,32 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test("Group commit: a batch is stored in order in one transaction; a refused reply leaves the others stored")
+    func batch() async throws {
+        let s = try makeStore()
+        for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
+        _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
+        var reply = message("c", from: "a", at: 20, text: "orphan")
+        reply.parentMessageId = 999_999
+        let results = try await s.insertMessages([
+            message("c", from: "a", at: 10, text: "one", req: "r1"), reply, message("c", from: "b", at: 30, text: "three"),
+            message("c", from: "a", at: 40, text: "again", req: "r1"),
+        ])
+        #expect(results.count == 4)
+        let first = try results[0].get()
+        #expect(!first.duplicate && first.message.message == "one")
+        #expect(throws: SendbirdError.self) { try results[1].get() }
+        let third = try results[2].get()
+        #expect(third.message.messageId > first.message.messageId, "ids follow the batch's order")
+        let again = try results[3].get()
+        #expect(again.duplicate && again.message.messageId == first.message.messageId, "a repeated req_id in the same batch is the original")
+        let stored = try await s.messages("c", query: MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false))
+        #expect(stored.map(\.message) == ["one", "three"])
+        // b's own message read the channel for b; a has b's one, the duplicate counted nothing.
+        #expect(try await s.unreadMessageTotal(userId: "a", customTypes: nil, superMode: nil) == 1)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 0)
+    }
+
     @Test("Sending moves unread counts of the others and the sender's read receipt; reading clears them")
     func counters() async throws {
         let s = try makeStore()

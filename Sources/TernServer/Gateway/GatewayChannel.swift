@@ -206,17 +206,9 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         case .pong:
             awaitingPong = false
         case .connectionClose:
-            if !sentClose {
-                // Echo the peer's status code, then close.
-                var code = frame.unmaskedData
-                let echo = code.readSlice(length: min(2, code.readableBytes)) ?? ByteBuffer()
-                sentClose = true
-                let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: echo)))
-                    .whenComplete { _ in channel.close(promise: nil) }
-            } else {
-                context.close(promise: nil)
-            }
+            // Echo the peer's status code, then close.
+            var code = frame.unmaskedData
+            sendClose(code.readSlice(length: min(2, code.readableBytes)) ?? ByteBuffer(), on: context.channel)
         default:
             break
         }
@@ -262,12 +254,17 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
 
     /// Sends a close frame with `code` and closes the connection.
     func closeWith(_ code: WebSocketErrorCode, context: ChannelHandlerContext) {
-        guard !sentClose else { return context.close(promise: nil) }
-        sentClose = true
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)))
+        sendClose(data, on: context.channel)
+    }
+
+    /// On the event loop: sends a close frame (the first one only) and closes the channel once it
+    /// is written; after a close frame was sent, just closes.
+    func sendClose(_ data: ByteBuffer, on channel: any Channel) {
+        guard !sentClose else { return channel.close(promise: nil) }
+        sentClose = true
+        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
             .whenComplete { _ in channel.close(promise: nil) }
     }
 
@@ -287,11 +284,9 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         sent.whenComplete { [self] _ in
             deadline.cancel()
             guard !sentClose else { return }
-            sentClose = true
             var data = channel.allocator.buffer(capacity: 2)
             data.write(webSocketErrorCode: .normalClosure)
-            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
-                .whenComplete { _ in channel.close(promise: nil) }
+            sendClose(data, on: channel)
         }
     }
 
@@ -380,11 +375,9 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)), promise: nil)
             channel.eventLoop.scheduleTask(in: .milliseconds(300)) { [self] in
                 guard channel.isActive, !sentClose else { return }
-                sentClose = true
                 var data = channel.allocator.buffer(capacity: 2)
                 data.write(webSocketErrorCode: .normalClosure)
-                channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
-                    .whenComplete { _ in channel.close(promise: nil) }
+                sendClose(data, on: channel)
             }
         }
     }

@@ -19,11 +19,14 @@ struct WebSocketGateway: Sendable {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         guard path == "/" || path.isEmpty else { return nil }
         var headers = HTTPHeaders()
-        if let offered = head.headers.first(name: "Sec-WebSocket-Protocol") {
-            let first = offered.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? offered
-            headers.add(name: "Sec-WebSocket-Protocol", value: first)
-        }
+        if let first = Self.offeredSubprotocol(head) { headers.add(name: "Sec-WebSocket-Protocol", value: first) }
         return headers
+    }
+
+    /// The first subprotocol the client offers (the SDK sends one).
+    static func offeredSubprotocol(_ head: HTTPRequestHead) -> String? {
+        guard let offered = head.headers.first(name: "Sec-WebSocket-Protocol") else { return nil }
+        return offered.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? offered
     }
 
     /// The credentials a connection presents.
@@ -46,8 +49,7 @@ struct WebSocketGateway: Sendable {
         c.nickname = q.nonEmpty("nickname")
         c.accessToken = head.headers.first(name: "SENDBIRD-WS-TOKEN").flatMap { $0.isEmpty ? nil : $0 } ?? q.nonEmpty("access_token")
         c.sessionKey = head.headers.first(name: "SENDBIRD-WS-AUTH").flatMap { $0.isEmpty ? nil : $0 } ?? q.nonEmpty("key")
-        if let offered = head.headers.first(name: "Sec-WebSocket-Protocol") {
-            let first = offered.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? offered
+        if let first = offeredSubprotocol(head) {
             let decoded = first.removingPercentEncoding ?? first
             if let obj = try? JSONSerialization.jsonObject(with: Data(decoded.utf8)) as? [String: Any] {
                 if let t = obj["token"] as? String, !t.isEmpty, c.accessToken == nil { c.accessToken = t }
