@@ -1,12 +1,21 @@
 import TernProtocol
 
-/// Everything `ternd` keeps. SQLite (``SQLiteStore``) implements it now; PostgreSQL joins behind
-/// the same protocol. Implementations are the only code that speaks SQL.
+/// Everything `ternd` keeps: one protocol per domain, two implementations — ``SQLiteStore`` (one
+/// file, the default) and ``PostgresStore`` (several nodes on one database). Implementations are
+/// the only code that speaks SQL; what is the same in both dialects (row mapping, JSON columns,
+/// validation) lives beside the records in `Records.swift`.
 ///
 /// Methods that change several rows (sending a message, reading a channel) are one transaction:
 /// when they return, the change is durable, so the caller may acknowledge it.
-public protocol Store: PlatformStore {
-    // MARK: Users
+public protocol Store: UserStore, ChannelStore, MetadataStore, MessageStore, ReceiptStore, SearchStore, FileStore,
+    ModerationStore, PlatformStore
+{
+    /// Flushes and closes. Called once at shutdown, after the last write.
+    func close() async throws
+}
+
+/// Users, their credentials (hashes only: the plain secrets never reach the store), sessions and blocks.
+public protocol UserStore: Sendable {
     /// Creates a user. Throws 400202 when the id is taken.
     func createUser(_ user: UserRecord) async throws -> UserRecord
     /// Returns the user, creating it (with `nickname`) when it does not exist.
@@ -19,8 +28,6 @@ public protocol Store: PlatformStore {
     /// Deletes a user with their tokens, sessions and memberships. Returns false when there was none.
     func deleteUser(_ userId: String) async throws -> Bool
     func setLastSeen(_ userId: String, at ms: Int64) async throws
-
-    // MARK: Credentials (hashes only; the plain secrets never reach the store)
     func addAccessToken(userId: String, tokenHash: String, expiresAt: Int64) async throws
     /// The expiry (ms, 0 = never) of a token of this user, or nil when the user holds no such token.
     func accessTokenExpiry(userId: String, tokenHash: String) async throws -> Int64?
@@ -36,8 +43,21 @@ public protocol Store: PlatformStore {
     func deleteSessions(userId: String) async throws -> Int
     /// Deletes sessions that expired before `now` (ms). Returns how many.
     func purgeExpiredSessions(now: Int64) async throws -> Int
+    /// `blocker` blocks `blocked`. Returns false when it already did.
+    func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool
+    /// Returns false when there was no such block.
+    func unblock(_ blocker: String, _ blocked: String) async throws -> Bool
+    /// Users `userId` blocks (or, with `blockingMe`, who block them), by user id after `afterUserId`,
+    /// optionally only some.
+    func blockedUsers(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord]
+    /// Of `userIds`, those `blocker` blocks.
+    func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String>
+    /// Of `userIds`, those who block `blocked`.
+    func blockers(of blocked: String, among userIds: [String]) async throws -> Set<String>
+}
 
-    // MARK: Group channels
+/// Group and open channels, their members and roles, and the per-user channel changelog.
+public protocol ChannelStore: Sendable {
     /// Creates a channel with its members, or for a distinct channel returns the existing one with
     /// exactly these members (`created` false).
     func createGroupChannel(_ channel: NewGroupChannel) async throws -> (channel: ChannelRecord, created: Bool)
@@ -48,14 +68,6 @@ public protocol Store: PlatformStore {
     func members(ofChannels channelUrls: [String]) async throws -> [String: [MemberRecord]]
     /// A page of channels in the query's order, each with the cursor that continues after it.
     func listChannels(_ query: ChannelListQuery) async throws -> [(channel: ChannelRecord, cursor: ChannelCursor)]
-    /// Channel metadata of many channels, keyed by channel URL.
-    func channelMetadata(_ channelUrls: [String]) async throws -> [String: [String: String]]
-    /// Applies metadata changes in one transaction: `create` fails with 400202 on an existing key,
-    /// `update` (without `upsert`) with 400201 on a missing one; `delete` nil deletes every key.
-    func changeChannelMetadata(_ channelUrl: String, _ change: MetadataChange) async throws -> MetadataResult
-    func channelMetacounters(_ channelUrl: String) async throws -> [String: Int64]
-    /// Sets, increases or decreases counters (`create` fails on an existing key). Returns the new values.
-    func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange) async throws -> MetacounterResult
     /// Adds members by invitation or by joining; users already in the channel are skipped. A distinct
     /// channel stops being distinct. Returns the members added.
     /// With `chatHistory` a new member's read receipt starts at the channel's last message; without it at 0,
@@ -78,8 +90,36 @@ public protocol Store: PlatformStore {
     /// Whether invitations to the user are accepted at once (default true).
     func invitationAutoAccept(userId: String) async throws -> Bool
     func setInvitationAutoAccept(userId: String, _ autoAccept: Bool) async throws
+    /// Stores a new open channel (400202 when the URL is taken by any channel).
+    func createOpenChannel(_ channel: ChannelRecord) async throws -> ChannelRecord
+    /// A page of open channels, newest first.
+    func listOpenChannels(_ query: OpenChannelListQuery) async throws -> [ChannelRecord]
+    /// Replaces an open channel's operators.
+    func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws
+    /// Gives these members of a group channel the role (`operator` or `none`). Returns those whose role changed.
+    func setMemberRole(_ channelUrl: String, userIds: [String], role: String) async throws -> [String]
+    /// One user's group channel changes after a point (change time, URL), oldest first, at most `limit`
+    /// of each kind: channels whose view changed for them (the channel, its members, operators, mutes,
+    /// receipts or last message, or their own membership), and channels they lost (left, removed, banned,
+    /// deleted).
+    func channelChanges(userId: String, after: ChannelChangeCursor, limit: Int) async throws
+        -> (updated: [(url: String, at: Int64)], deleted: [(url: String, at: Int64)])
+}
 
-    // MARK: Messages
+/// Channels' metadata and metacounters.
+public protocol MetadataStore: Sendable {
+    /// Channel metadata of many channels, keyed by channel URL.
+    func channelMetadata(_ channelUrls: [String]) async throws -> [String: [String: String]]
+    /// Applies metadata changes in one transaction: `create` fails with 400202 on an existing key,
+    /// `update` (without `upsert`) with 400201 on a missing one; `delete` nil deletes every key.
+    func changeChannelMetadata(_ channelUrl: String, _ change: MetadataChange) async throws -> MetadataResult
+    func channelMetacounters(_ channelUrl: String) async throws -> [String: Int64]
+    /// Sets, increases or decreases counters (`create` fails on an existing key). Returns the new values.
+    func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange) async throws -> MetacounterResult
+}
+
+/// Messages, threads, reactions and the message changelog.
+public protocol MessageStore: Sendable {
     /// Stores a message and moves the counters it changes (unread counts per each member's count
     /// preference and blocks, the sender's read receipt, the channel's last message) in one
     /// transaction. A repeated `(channel, sender, req_id)` returns the original message with
@@ -95,7 +135,6 @@ public protocol Store: PlatformStore {
     func messages(ids: [Int64]) async throws -> [MessageRecord]
     /// The latest message `viewer` may see in the channel: after `after` (ms), not hidden from them.
     func lastVisibleMessage(_ channelUrl: String, viewer: String, after: Int64) async throws -> MessageRecord?
-
     /// Applies an update; returns the message before and after. 400201 when there is no such message.
     func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord)
     /// Deletes a message (its reactions with it); the channel's last message moves back; a reply's
@@ -110,26 +149,13 @@ public protocol Store: PlatformStore {
     func reactions(_ messageIds: [Int64]) async throws -> [Int64: [ReactionRecord]]
     /// Stores a message's link preview; returns the message.
     func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord?
+    /// A channel's message changes after a point (`changed_at`, `message_id`), oldest first: messages changed
+    /// (edited, reacted to, their thread or preview moved) and messages deleted, at most `limit` of each kind.
+    func messageChanges(_ channelUrl: String, after: MessageChangeCursor, limit: Int) async throws -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
+}
 
-    /// How many messages a channel keeps.
-    func messageCount(_ channelUrl: String) async throws -> Int
-    /// Messages matching a search, one page, and how many match in all.
-    func searchMessages(_ search: MessageSearch) async throws -> (messages: [MessageRecord], total: Int)
-    /// Indexed words matching a term pattern (for wildcard and fuzzy search terms).
-    func searchVocabulary(_ pattern: SearchQuery.TermPattern) async throws -> [String]
-
-    /// A cached link preview: its JSON (nil: the page had none) and when it was read.
-    func ogCache(_ url: String) async throws -> (json: String?, fetchedAt: Int64)?
-    func setOGCache(_ url: String, json: String?, at ms: Int64) async throws
-
-    // MARK: Files
-    func insertFile(_ file: FileRecord) async throws
-    func file(_ fileId: String) async throws -> FileRecord?
-    /// A per-user download key (`ekey`), stored hashed.
-    func addFileAuth(keyHash: String, userId: String, expiresAt: Int64) async throws
-    func fileAuthUser(keyHash: String, now: Int64) async throws -> String?
-
-    // MARK: Receipts and unread counts
+/// Read and delivery receipts, unread counts and count preferences.
+public protocol ReceiptStore: Sendable {
     /// Moves the user's read receipt to `ts` and clears their unread counts in the channel.
     /// Returns the user's new unread totals.
     func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws -> UnreadCount
@@ -148,29 +174,32 @@ public protocol Store: PlatformStore {
     func unreadTotals(_ userIds: [String], at ms: Int64) async throws -> [String: UnreadCount]
     /// Sets a member's count preference. Returns false when the user is not in the channel.
     func setCountPreference(_ channelUrl: String, userId: String, _ preference: String) async throws -> Bool
+}
 
-    // MARK: Blocking
-    /// `blocker` blocks `blocked`. Returns false when it already did.
-    func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool
-    /// Returns false when there was no such block.
-    func unblock(_ blocker: String, _ blocked: String) async throws -> Bool
-    /// Users `userId` blocks (or, with `blockingMe`, who block them), by user id after `afterUserId`,
-    /// optionally only some.
-    func blockedUsers(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord]
-    /// Of `userIds`, those `blocker` blocks.
-    func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String>
-    /// Of `userIds`, those who block `blocked`.
-    func blockers(of blocked: String, among userIds: [String]) async throws -> Set<String>
+/// Message search.
+public protocol SearchStore: Sendable {
+    /// How many messages a channel keeps.
+    func messageCount(_ channelUrl: String) async throws -> Int
+    /// Messages matching a search, one page, and how many match in all.
+    func searchMessages(_ search: MessageSearch) async throws -> (messages: [MessageRecord], total: Int)
+    /// Indexed words matching a term pattern (for wildcard and fuzzy search terms).
+    func searchVocabulary(_ pattern: SearchQuery.TermPattern) async throws -> [String]
+}
 
-    // MARK: Open channels and moderation
-    /// Stores a new open channel (400202 when the URL is taken by any channel).
-    func createOpenChannel(_ channel: ChannelRecord) async throws -> ChannelRecord
-    /// A page of open channels, newest first.
-    func listOpenChannels(_ query: OpenChannelListQuery) async throws -> [ChannelRecord]
-    /// Replaces an open channel's operators.
-    func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws
-    /// Gives these members of a group channel the role (`operator` or `none`). Returns those whose role changed.
-    func setMemberRole(_ channelUrl: String, userIds: [String], role: String) async throws -> [String]
+/// Uploaded files, their download keys, and cached link previews.
+public protocol FileStore: Sendable {
+    /// A cached link preview: its JSON (nil: the page had none) and when it was read.
+    func ogCache(_ url: String) async throws -> (json: String?, fetchedAt: Int64)?
+    func setOGCache(_ url: String, json: String?, at ms: Int64) async throws
+    func insertFile(_ file: FileRecord) async throws
+    func file(_ fileId: String) async throws -> FileRecord?
+    /// A per-user download key (`ekey`), stored hashed.
+    func addFileAuth(keyHash: String, userId: String, expiresAt: Int64) async throws
+    func fileAuthUser(keyHash: String, now: Int64) async throws -> String?
+}
+
+/// Bans, mutes and reports.
+public protocol ModerationStore: Sendable {
     /// Bans or mutes (replacing an earlier one of the same kind).
     func restrict(_ restriction: RestrictionRecord) async throws
     /// Lifts a ban or mute. Returns false when there was none.
@@ -183,20 +212,6 @@ public protocol Store: PlatformStore {
     func addReport(_ report: ReportRecord) async throws -> ReportRecord
     /// Reports, newest first.
     func reports(_ query: ReportQuery) async throws -> [ReportRecord]
-
-    /// A channel's message changes after a point (`changed_at`, `message_id`), oldest first: messages changed
-    /// (edited, reacted to, their thread or preview moved) and messages deleted, at most `limit` of each kind.
-    func messageChanges(_ channelUrl: String, after: MessageChangeCursor, limit: Int) async throws -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
-
-    /// One user's group channel changes after a point (change time, URL), oldest first, at most `limit`
-    /// of each kind: channels whose view changed for them (the channel, its members, operators, mutes,
-    /// receipts or last message, or their own membership), and channels they lost (left, removed, banned,
-    /// deleted).
-    func channelChanges(userId: String, after: ChannelChangeCursor, limit: Int) async throws
-        -> (updated: [(url: String, at: Int64)], deleted: [(url: String, at: Int64)])
-
-    /// Flushes and closes. Called once at shutdown, after the last write.
-    func close() async throws
 }
 
 extension Store {

@@ -1,0 +1,295 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+import TernProtocol
+
+/// The ``Store`` on PostgreSQL (PostgresNIO), for operators who run several `ternd` nodes on one
+/// database (`ternd serve --database postgres://USER[:PASSWORD]@HOST:PORT/DB`).
+///
+/// Every write is one transaction on a pooled connection; `synchronous_commit` is on, so a
+/// commit that returned is on disk before the caller acknowledges it (G1). Writes that touch a
+/// channel take that channel's transaction-scoped advisory lock first, so concurrent writers — on
+/// this node or another — serialize per channel as SQLite's single writer does, and a deadlock or
+/// serialization failure is retried.
+public final class PostgresStore: Sendable {
+    let client: PostgresClient
+    let runTask: Task<Void, Never>
+    let clock: any ServerClock
+    /// Whether `tern_now()` in SQL must read the injected clock (tests) rather than the server's.
+    let setsClock: Bool
+    let logger: Logger
+
+    /// Connects (the pool opens connections as needed) and runs the migrations.
+    /// - Throws: ``ServerStartError`` for a malformed URL; a PostgreSQL error when the database
+    ///   cannot be reached or migrated.
+    public init(url: String, clock: any ServerClock = SystemClock(), logger: Logger = Logger(label: "ternd.postgres")) async throws {
+        let config = try Self.configuration(url)
+        var poolConfig = PostgresClient.Configuration(
+            host: config.host, port: config.port, username: config.user, password: config.password,
+            database: config.database, tls: .disable)
+        poolConfig.options.maximumConnections = 16
+        poolConfig.options.minimumConnections = 1
+        let client = PostgresClient(configuration: poolConfig, backgroundLogger: logger)
+        self.client = client
+        self.runTask = Task { await client.run() }
+        self.clock = clock
+        self.setsClock = !(clock is SystemClock)
+        self.logger = logger
+        do {
+            try await PostgresSchema.migrate(self)
+        } catch {
+            runTask.cancel()
+            throw error
+        }
+    }
+
+    public func close() async throws {
+        runTask.cancel()
+        _ = await runTask.value
+    }
+
+    struct URLParts {
+        var host: String
+        var port: Int
+        var user: String
+        var password: String?
+        var database: String
+    }
+
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also `postgresql://`).
+    static func configuration(_ url: String) throws -> URLParts {
+        guard let c = URLComponents(string: url), let scheme = c.scheme, ["postgres", "postgresql"].contains(scheme),
+            let host = c.host, !host.isEmpty
+        else {
+            throw ServerStartError("--database must look like postgres://USER[:PASSWORD]@HOST:PORT/DATABASE, got \(url)")
+        }
+        let db = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
+        let user = c.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
+        return URLParts(
+            host: host, port: c.port ?? 5432, user: user, password: c.password, database: db.isEmpty ? user : db)
+    }
+
+    // MARK: - Running SQL
+
+    /// Runs `body` on one connection outside a transaction (reads).
+    func read<T: Sendable>(_ body: (PGConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { conn in
+            try await body(PGConnection(conn: conn, logger: logger))
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// A deadlock or serialization failure runs it again (at most 5 times).
+    func write<T: Sendable>(_ body: (PGConnection) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await client.withConnection { conn in
+                    let db = PGConnection(conn: conn, logger: logger)
+                    try await db.execute("BEGIN")
+                    do {
+                        if setsClock {
+                            try await db.execute("SELECT set_config('tern.now', ?, true)", [String(clock.nowMs())])
+                        }
+                        let value = try await body(db)
+                        try await db.execute("COMMIT")
+                        return value
+                    } catch {
+                        try? await db.execute("ROLLBACK")
+                        throw error
+                    }
+                }
+            } catch let error as PSQLError where attempt < 5 && Self.isRetryable(error) {
+                try? await Task.sleep(for: .milliseconds(Int64.random(in: 1...(5 * Int64(attempt)))))
+                continue
+            }
+        }
+    }
+
+    static func isRetryable(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
+    }
+
+    /// SQLSTATE of a PostgreSQL error (nil for other errors).
+    static func sqlState(_ error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    // MARK: - Shared helpers (dialect-free parts live in `Records.swift`)
+
+    static func json(_ value: some Encodable) -> String { SQLiteStore.json(value) }
+
+    static func decodeJSON<T: Decodable>(_ text: String, as: T.Type, default value: T) -> T {
+        SQLiteStore.decodeJSON(text, as: T.self, default: value)
+    }
+
+    static func userRecord(_ row: PGRow) throws -> UserRecord {
+        UserRecord(
+            userId: try row["user_id"], nickname: try row["nickname"], profileUrl: try row["profile_url"],
+            metadata: decodeJSON(try row["metadata"], as: [String: String].self, default: [:]), createdAt: try row["created_at"],
+            lastSeenAt: try row["last_seen_at"], hasEverLoggedIn: try row["has_ever_logged_in"], isActive: try row["is_active"])
+    }
+
+    static func channelRecord(_ row: PGRow) throws -> ChannelRecord {
+        ChannelRecord(
+            channelUrl: try row["channel_url"], name: try row["name"], coverUrl: try row["cover_url"],
+            customType: try row["custom_type"], data: try row["data"], createdAt: try row["created_at"],
+            createdBy: try row["created_by"], isDistinct: try row["is_distinct"], isPublic: try row["is_public"],
+            isSuper: try row["is_super"], isEphemeral: try row["is_ephemeral"], freeze: try row["freeze"],
+            lastMessageId: try row["last_message_id"], memberCount: try row["member_count"],
+            joinedMemberCount: try row["joined_member_count"], channelType: try row["channel_type"],
+            operatorIds: decodeJSON(try row["operator_ids"], as: [String].self, default: []))
+    }
+
+    static func memberRecord(_ row: PGRow) throws -> MemberRecord {
+        MemberRecord(
+            channelUrl: try row["channel_url"], userId: try row["user_id"], state: try row["state"], role: try row["role"],
+            joinedTs: try row["joined_ts"], invitedAt: try row["invited_at"], readTs: try row["read_ts"],
+            deliveredTs: try row["delivered_ts"], unreadCount: try row["unread_count"],
+            unreadMentionCount: try row["unread_mention_count"], inviterId: try row["inviter_id"],
+            hiddenState: try row["hidden_state"], tsMessageOffset: try row["ts_message_offset"],
+            countPreference: try row["count_preference"])
+    }
+
+    static func messageRecord(_ row: PGRow) throws -> MessageRecord {
+        MessageRecord(
+            messageId: try row["message_id"], channelUrl: try row["channel_url"], type: try row["type"],
+            senderId: try row["sender_id"], message: try row["message"], customType: try row["custom_type"],
+            data: try row["data"], mentionType: try row["mention_type"],
+            mentionedUserIds: decodeJSON(try row["mentioned_user_ids"], as: [String].self, default: []),
+            silent: try row["silent"], isOpMsg: try row["is_op_msg"], createdAt: try row["created_at"],
+            updatedAt: try row["updated_at"], parentMessageId: try row["parent_message_id"], reqId: try row["req_id"],
+            hiddenFor: try row["hidden_for"],
+            sortedMetaarray: decodeJSON(try row["sorted_metaarray"], as: [MetaArrayItem].self, default: []),
+            replyToChannel: try row["reply_to_channel"], replyCount: try row["reply_count"],
+            lastRepliedAt: try row["last_replied_at"],
+            mostReplies: decodeJSON(try row["most_replies"], as: [String].self, default: []),
+            ogTag: try row["og_tag"], changedAt: try row["changed_at"], files: try row["files"])
+    }
+
+    /// Takes the channel's write lock for the rest of the transaction: writers of one channel
+    /// (on any node) go one at a time, in the order they got here.
+    static func lockChannel(_ db: PGConnection, _ channelUrl: String) async throws {
+        try await db.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [channelUrl])
+    }
+
+    /// Takes a user's write lock for the rest of the transaction (their totals, blocks, settings).
+    static func lockUser(_ db: PGConnection, _ userId: String) async throws {
+        try await db.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 1))", [userId])
+    }
+}
+
+// MARK: - A connection, rows and arguments
+
+/// A value that binds to a `?` placeholder.
+protocol PGBindable: Sendable {
+    func bind(into binds: inout PostgresBindings)
+}
+
+extension String: PGBindable { func bind(into b: inout PostgresBindings) { b.append(self) } }
+extension Int: PGBindable { func bind(into b: inout PostgresBindings) { b.append(Int64(self)) } }
+extension Int64: PGBindable { func bind(into b: inout PostgresBindings) { b.append(self) } }
+extension Int32: PGBindable { func bind(into b: inout PostgresBindings) { b.append(Int64(self)) } }
+extension Bool: PGBindable { func bind(into b: inout PostgresBindings) { b.append(self) } }
+extension Double: PGBindable { func bind(into b: inout PostgresBindings) { b.append(self) } }
+/// Binds as `text[]`: use with `= ANY(?)` / `<> ALL(?)`.
+extension Array: PGBindable where Element == String { func bind(into b: inout PostgresBindings) { b.append(self) } }
+extension Optional: PGBindable where Wrapped: PGBindable {
+    func bind(into b: inout PostgresBindings) {
+        switch self {
+        case .none: b.appendNull()
+        case .some(let v): v.bind(into: &b)
+        }
+    }
+}
+
+/// One leased connection. SQL is written with `?` placeholders (turned into `$1…`, outside
+/// quoted strings); arguments bind in order.
+struct PGConnection {
+    let conn: PostgresConnection
+    let logger: Logger
+
+    static func numbered(_ sql: String) -> String {
+        var out = ""
+        out.reserveCapacity(sql.utf8.count + 16)
+        var n = 0
+        var inString = false
+        for ch in sql {
+            if ch == "'" { inString.toggle() }
+            if ch == "?" && !inString {
+                n += 1
+                out += "$\(n)"
+            } else {
+                out.append(ch)
+            }
+        }
+        return out
+    }
+
+    func run(_ sql: String, _ args: [any PGBindable]) async throws -> PostgresQueryResult {
+        var binds = PostgresBindings(capacity: args.count)
+        for a in args { a.bind(into: &binds) }
+        let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
+        return try await conn.query(query, logger: logger).get()
+    }
+
+    /// Runs a statement; returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ args: [any PGBindable] = []) async throws -> Int {
+        try await run(sql, args).metadata.rows ?? 0
+    }
+
+    func fetchAll(_ sql: String, _ args: [any PGBindable] = []) async throws -> [PGRow] {
+        try await run(sql, args).rows.map { PGRow(row: $0.makeRandomAccess()) }
+    }
+
+    func fetchOne(_ sql: String, _ args: [any PGBindable] = []) async throws -> PGRow? {
+        try await run(sql, args).rows.first.map { PGRow(row: $0.makeRandomAccess()) }
+    }
+
+    /// The first column of the first row (nil when there is no row or it is NULL).
+    func scalar<T: PostgresDecodable>(_ sql: String, _ args: [any PGBindable] = [], as: T.Type = T.self) async throws -> T?
+    where T._DecodableType == T {
+        guard let row = try await run(sql, args).rows.first else { return nil }
+        return try row.makeRandomAccess()[0].decode(T?.self)
+    }
+
+    /// The first column of every row.
+    func column<T: PostgresDecodable>(_ sql: String, _ args: [any PGBindable] = [], as: T.Type = T.self) async throws -> [T] {
+        try await run(sql, args).rows.map { try $0.makeRandomAccess()[0].decode(T.self) }
+    }
+
+    /// Runs `body` in a savepoint: a throw rolls back only what it did.
+    func inSavepoint<T>(_ body: () async throws -> T) async throws -> T {
+        try await execute("SAVEPOINT tern_sp")
+        do {
+            let v = try await body()
+            try await execute("RELEASE SAVEPOINT tern_sp")
+            return v
+        } catch {
+            try? await execute("ROLLBACK TO SAVEPOINT tern_sp")
+            try? await execute("RELEASE SAVEPOINT tern_sp")
+            throw error
+        }
+    }
+}
+
+/// A row read by column name or position: `let id: Int64 = try row["message_id"]`.
+struct PGRow {
+    let row: PostgresRandomAccessRow
+
+    subscript<T: PostgresDecodable>(_ column: String) -> T {
+        get throws { try row[column].decode(T.self) }
+    }
+
+    subscript<T: PostgresDecodable>(_ index: Int) -> T {
+        get throws { try row[index].decode(T.self) }
+    }
+
+    func has(_ column: String) -> Bool { row.contains(column) }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real PostgreSQL server for tests (Debian's `postgresql`): `initdb` into a fresh directory,
+/// `postgres` on a free loopback port, stopped by PID. As root it runs as the `postgres` user
+/// (PostgreSQL refuses to run as root).
+///
+/// ```swift
+/// let cluster = try await PostgresTestCluster.shared()   // one per test process
+/// let url = try cluster.createDatabase()                 // postgres://postgres@127.0.0.1:PORT/t_…
+/// ```
+///
+/// The server runs under a small shell that stops it (fast shutdown) when sent SIGTERM, and also
+/// when the test process is gone, so a crashed test run leaves no server behind. Every cluster
+/// still running when the process exits normally is stopped by an `atexit` handler.
+public final class PostgresTestCluster: Sendable {
+    public let port: Int
+    public let dataDirectory: String
+    let wrapperPid = Mutex<Int32>(0)
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    static let sharedCluster = Mutex<PostgresTestCluster?>(nil)
+    static let startLock = Mutex<Bool>(false)
+
+    /// The test process's cluster, started on first use.
+    public static func shared() async throws -> PostgresTestCluster {
+        while true {
+            if let c = sharedCluster.withLock({ $0 }) { return c }
+            let mine = startLock.withLock { busy -> Bool in
+                if busy { return false }
+                busy = true
+                return true
+            }
+            if mine {
+                defer { startLock.withLock { $0 = false } }
+                let c = try start()
+                sharedCluster.withLock { $0 = c }
+                return c
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Whether PostgreSQL's server binaries are installed.
+    public static var isInstalled: Bool { binDirectory != nil }
+
+    static var binDirectory: String? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+            .compactMap(Int.init).sorted(by: >)
+        for v in versions where FileManager.default.isExecutableFile(atPath: "\(root)/\(v)/bin/postgres") {
+            return "\(root)/\(v)/bin"
+        }
+        return nil
+    }
+
+    static var isRoot: Bool { getuid() == 0 }
+
+    /// A new cluster of its own (for tests that restart or stop it).
+    public static func start() throws -> PostgresTestCluster {
+        guard let bin = binDirectory else {
+            throw Unavailable(description: "PostgreSQL is not installed (apt-get install postgresql)")
+        }
+        let dir = "/tmp/tern-pg-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        if isRoot { try FileManager.default.setAttributes([.ownerAccountName: "postgres", .groupOwnerAccountName: "postgres"], ofItemAtPath: dir) }
+        let initdb = try run(
+            asPostgres: ["\(bin)/initdb", "-D", dir + "/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"])
+        guard initdb.status == 0 else { throw Unavailable(description: "initdb failed: \(initdb.output)") }
+        var lastError = ""
+        for _ in 0..<5 {
+            let port = freePort()
+            let cluster = PostgresTestCluster(port: port, dataDirectory: dir)
+            do {
+                try cluster.launch()
+                return cluster
+            } catch {
+                lastError = "\(error)"
+            }
+        }
+        throw Unavailable(description: "PostgreSQL did not start: \(lastError)")
+    }
+
+    init(port: Int, dataDirectory: String) {
+        self.port = port
+        self.dataDirectory = dataDirectory
+    }
+
+    /// `postgres://postgres@127.0.0.1:PORT/DATABASE`
+    public func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
+
+    /// Creates an empty database and returns its URL.
+    public func createDatabase(_ name: String? = nil) throws -> String {
+        let name = name ?? "t_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased())"
+        let r = try psql("CREATE DATABASE \(name)")
+        guard r.status == 0 else { throw Unavailable(description: "CREATE DATABASE failed: \(r.output)") }
+        return url(database: name)
+    }
+
+    /// Runs SQL with `psql` as the `postgres` user; returns its exit status and output.
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") throws -> (status: Int32, output: String) {
+        try Self.run(["/usr/bin/psql", "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-c", sql])
+    }
+
+    /// Starts the server (after ``stop()`` or ``crash()``), on the same port and data.
+    public func launch() throws {
+        guard let bin = Self.binDirectory else { throw Unavailable(description: "PostgreSQL is not installed") }
+        let data = dataDirectory + "/data"
+        let options = [
+            "-D", data, "-p", "\(port)", "-k", dataDirectory, "-c", "listen_addresses=127.0.0.1",
+            "-c", "max_connections=300", "-c", "shared_buffers=32MB", "-c", "fsync=off", "-c", "full_page_writes=off",
+            "-c", "synchronous_commit=on", "-c", "log_min_messages=fatal", "-c", "logging_collector=off",
+        ].map { "'\($0)'" }.joined(separator: " ")
+        let me = getpid()
+        // Stops postgres (fast shutdown) on SIGTERM, or once the test process is gone.
+        let script = """
+            "\(bin)/postgres" \(options) >>"\(dataDirectory)/server.log" 2>&1 &
+            p=$!
+            trap 'kill -INT $p 2>/dev/null; wait $p; exit 0' TERM INT
+            while [ -d /proc/\(me) ] && kill -0 $p 2>/dev/null; do sleep 1 & wait $!; done
+            kill -INT $p 2>/dev/null; wait $p
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.isRoot ? "/usr/bin/setpriv" : "/bin/sh")
+        process.arguments =
+            (Self.isRoot ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "/bin/sh"] : []) + ["-c", script]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        wrapperPid.withLock { $0 = pid }
+        Self.running.withLock { $0.insert(pid) }
+        Self.installExitHandler()
+        // Ready when it answers a query.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let r = try? psql("SELECT 1"), r.status == 0 { return }
+            if !process.isRunning { break }
+            usleep(100_000)
+        }
+        stop()
+        let log = (try? String(contentsOfFile: dataDirectory + "/server.log", encoding: .utf8)) ?? ""
+        throw Unavailable(description: "PostgreSQL on port \(port) did not answer: \(log.suffix(600))")
+    }
+
+    /// Stops the server (fast shutdown) and waits for it.
+    public func stop() {
+        let pid = wrapperPid.withLock { p -> Int32 in
+            defer { p = 0 }
+            return p
+        }
+        guard pid > 0 else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        Self.running.withLock { _ = $0.remove(pid) }
+    }
+
+    /// Kills the server as `pg_ctl stop -m immediate` does (no checkpoint; recovery on the next
+    /// start), then waits for it.
+    public func crash() {
+        if let text = try? String(contentsOfFile: dataDirectory + "/data/postmaster.pid", encoding: .utf8),
+            let first = text.split(separator: "\n").first, let pid = Int32(first)
+        {
+            kill(pid, SIGQUIT)
+        }
+        let pid = wrapperPid.withLock { p -> Int32 in
+            defer { p = 0 }
+            return p
+        }
+        guard pid > 0 else { return }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        Self.running.withLock { _ = $0.remove(pid) }
+    }
+
+    /// Stops the server and deletes its files.
+    public func destroy() {
+        stop()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    // MARK: - Process plumbing
+
+    static let running = Mutex<Set<Int32>>([])
+    static let exitHandlerInstalled = Mutex<Bool>(false)
+
+    static func installExitHandler() {
+        let first = exitHandlerInstalled.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        atexit {
+            let pids = PostgresTestCluster.running.withLock { $0 }
+            for pid in pids { kill(pid, SIGTERM) }
+            for pid in pids {
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+        }
+    }
+
+    static func run(asPostgres args: [String]) throws -> (status: Int32, output: String) {
+        if isRoot { return try run(["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] + args) }
+        return try run(args)
+    }
+
+    static func run(_ args: [String]) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: args[0])
+        p.arguments = Array(args.dropFirst())
+        let pipe = Foundation.Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A port free on 127.0.0.1 now (bound to 0, read, closed).
+    public static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { _ = Glibc.close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}
