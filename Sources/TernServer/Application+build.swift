@@ -95,6 +95,11 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     let theStore: any Store
     if let store {
         theStore = store
+    } else if let url = config.databaseURL {
+        if let warning = try DataDirectory.prepare(config.dataDirectory) { logger.warning("\(warning)") }
+        var pgLogger = logger
+        pgLogger.logLevel = max(logger.logLevel, .warning)
+        theStore = try await PostgresStore(url: url, clock: config.clock, logger: pgLogger) as! any Store // PGWIP
     } else {
         if let warning = try DataDirectory.prepare(config.dataDirectory) { logger.warning("\(warning)") }
         let path = (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite")

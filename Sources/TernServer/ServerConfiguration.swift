@@ -16,8 +16,12 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// 0 takes any free port.
     public var port: Int
-    /// Where the SQLite database and the generated API token live.
+    /// Where the SQLite database (unless `databaseURL` names PostgreSQL), uploaded files and the
+    /// generated API token live.
     public var dataDirectory: String
+    /// A PostgreSQL URL (`postgres://USER[:PASSWORD]@HOST:PORT/DB`): the store is PostgreSQL, and
+    /// several nodes may share it. nil: SQLite in `dataDirectory`.
+    public var databaseURL: String?
     /// The application id clients must send as `ai`.
     public var appId: String
     /// The Platform API token (`Api-Token` header).

@@ -31,7 +31,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("data-dir"), help: "Where the database and the generated API token live (default: $XDG_DATA_HOME/tern/server).")
     var dataDir: String?
 
-    @Option(help: "PostgreSQL URL (postgres://…). Not supported yet: the SQLite store in --data-dir is used.")
+    @Option(help: "PostgreSQL store: postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (or env TERND_DATABASE). Several ternd nodes may share one. Without it: SQLite in --data-dir.")
     var database: String?
 
     @Option(name: .customLong("app-id"), help: "Application id clients must send as `ai`.")
@@ -121,9 +121,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         // Everything ternd writes (the database, the API token, uploaded files) is its owner's only.
         DataDirectory.restrictNewFiles()
-        if database != nil {
-            throw ValidationError("--database (PostgreSQL) is not supported yet; omit it to use SQLite in --data-dir.")
-        }
+        let databaseURL = (database ?? ProcessInfo.processInfo.environment["TERND_DATABASE"]).flatMap { $0.isEmpty ? nil : $0 }
         let dir = dataDir ?? Self.defaultDataDirectory()
         var token = apiToken ?? ProcessInfo.processInfo.environment["TERND_API_TOKEN"] ?? ""
         if token.isEmpty {
@@ -141,6 +139,7 @@ struct Serve: AsyncParsableCommand {
                 let shown = host.contains(":") ? "[\(host)]" : host
                 FileHandle.standardOutput.write(Data("listening \(shown):\(port)\n".utf8))
             })
+        config.databaseURL = databaseURL
         config.chatHistoryForNewMembers = chatHistory
         config.maxGroupChannelMembers = max(1, maxGroupChannelMembers)
         config.maxChannelsPerUser = max(1, maxChannelsPerUser)

@@ -19,6 +19,11 @@ public final class InProcessServer: Sendable {
     /// listen (its port still taken after a restart, say) throws instead of waiting forever.
     public static func start(_ config: ServerConfiguration, label: String = "test-ternd") async throws -> InProcessServer {
         var config = config
+        // `TERN_TEST_DATABASE=postgres`: every in-process server keeps its data in PostgreSQL (a
+        // database per data directory, so a restart on the same directory finds the same data).
+        if config.databaseURL == nil, ProcessInfo.processInfo.environment["TERN_TEST_DATABASE"] == "postgres" {
+            config.databaseURL = try await PostgresTestCluster.shared().database(for: config.dataDirectory)
+        }
         let (stream, cont) = AsyncStream<Int>.makeStream()
         config.onListening = { _, p in cont.yield(p) }
         var logger = Logger(label: label)

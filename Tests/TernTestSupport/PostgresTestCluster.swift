@@ -104,6 +104,16 @@ public final class PostgresTestCluster: Sendable {
         return url(database: name)
     }
 
+    let databasesByKey = Mutex<[String: String]>([:])
+
+    /// The database kept for `key` (a data directory, say): created on first use.
+    public func database(for key: String) throws -> String {
+        if let url = databasesByKey.withLock({ $0[key] }) { return url }
+        let url = try createDatabase()
+        databasesByKey.withLock { $0[key] = url }
+        return url
+    }
+
     /// Runs SQL with `psql` as the `postgres` user; returns its exit status and output.
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> (status: Int32, output: String) {
@@ -128,15 +138,9 @@ public final class PostgresTestCluster: Sendable {
             while [ -d /proc/\(me) ] && kill -0 $p 2>/dev/null; do sleep 1 & wait $!; done
             kill -INT $p 2>/dev/null; wait $p
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.isRoot ? "/usr/bin/setpriv" : "/bin/sh")
-        process.arguments =
-            (Self.isRoot ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "/bin/sh"] : []) + ["-c", script]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
+        let argv = (Self.isRoot ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "/bin/sh"] : ["/bin/sh"])
+            + ["-c", script]
+        guard let pid = Self.spawn(argv) else { throw Unavailable(description: "could not start \(argv[0])") }
         wrapperPid.withLock { $0 = pid }
         Self.running.withLock { $0.insert(pid) }
         Self.installExitHandler()
@@ -144,7 +148,7 @@ public final class PostgresTestCluster: Sendable {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let r = try? psql("SELECT 1"), r.status == 0 { return }
-            if !process.isRunning { break }
+            if kill(pid, 0) != 0 { break }
             usleep(100_000)
         }
         stop()
@@ -208,6 +212,32 @@ public final class PostgresTestCluster: Sendable {
                 waitpid(pid, &status, 0)
             }
         }
+    }
+
+    /// posix_spawn with every signal unblocked and at its default: test threads block signals,
+    /// and a shell or postgres that inherited that mask never sees its children exit.
+    static func spawn(_ argv: [String]) -> pid_t? {
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attr, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let cargs = argv.map { strdup($0) } + [nil]
+        defer { for a in cargs { free(a) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, argv[0], &actions, &attr, cargs, environ) == 0 else { return nil }
+        return pid
     }
 
     static func run(asPostgres args: [String]) throws -> (status: Int32, output: String) {

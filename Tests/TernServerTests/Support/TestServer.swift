@@ -109,3 +109,31 @@ final class AdjustableClock: ServerClock {
     func nowMs() -> Int64 { SystemClock().nowMs() + offset.withLock { $0 } }
     func advance(seconds: Int64) { offset.withLock { $0 += seconds * 1000 } }
 }
+
+/// The two stores the store suite runs on.
+enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite, postgres
+    var description: String { rawValue }
+
+    /// Where a new empty store lives: a file path, or a new database's URL.
+    func newLocation() async throws -> String {
+        switch self {
+        case .sqlite: return makeTempDirectory() + "/t.sqlite"
+        case .postgres: return try await PostgresTestCluster.shared().createDatabase()
+        }
+    }
+
+    /// Opens a store (a new empty one without `location`).
+    func makeStore(_ location: String? = nil) async throws -> any Store {
+        switch self {
+        case .sqlite:
+            let path: String
+            if let location { path = location } else { path = try await newLocation() }
+            return try SQLiteStore(path: path)
+        case .postgres:
+            let url: String
+            if let location { url = location } else { url = try await newLocation() }
+            return try await PostgresStore(url: url) as! any Store  // PGWIP
+        }
+    }
+}

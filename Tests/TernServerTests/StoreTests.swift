@@ -4,10 +4,13 @@ import Testing
 
 @testable import TernServer
 
-@Suite("SQLite store")
+/// The store suite, on both stores: SQLite (a file) and PostgreSQL (a real server the test
+/// support starts, a database per test).
+@Suite("Store (SQLite and PostgreSQL)")
 struct SQLiteStoreTests {
-    func makeStore(_ path: String? = nil) throws -> SQLiteStore {
-        try SQLiteStore(path: path ?? makeTempDirectory() + "/t.sqlite")
+    /// A new empty store; with `location` (a file path or database URL from an earlier call) the same data again.
+    func makeStore(_ kind: StoreKind, _ location: String? = nil) async throws -> any Store {
+        try await kind.makeStore(location)
     }
 
     func user(_ id: String) -> UserRecord {
@@ -27,9 +30,9 @@ struct SQLiteStoreTests {
             markSenderRead: from != nil)
     }
 
-    @Test("Distinct channels are reused for the same member set, whatever the order")
-    func distinct() async throws {
-        let s = try makeStore()
+    @Test("Distinct channels are reused for the same member set, whatever the order", arguments: StoreKind.allCases)
+    func distinct(_ kind: StoreKind) async throws {
+        let s = try await makeStore(kind)
         for u in ["a", "b", "c"] { _ = try await s.createUser(user(u)) }
         let (c1, created1) = try await s.createGroupChannel(channel("c1", ["a", "b"], distinct: true))
         let (c2, created2) = try await s.createGroupChannel(channel("c2", ["b", "a"], distinct: true))
@@ -40,9 +43,9 @@ struct SQLiteStoreTests {
         #expect(c1.memberCount == 2 && c1.joinedMemberCount == 2)
     }
 
-    @Test("History around a timestamp: prev/next sizes, inclusive edges, reverse, type filter")
-    func history() async throws {
-        let s = try makeStore()
+    @Test("History around a timestamp: prev/next sizes, inclusive edges, reverse, type filter", arguments: StoreKind.allCases)
+    func history(_ kind: StoreKind) async throws {
+        let s = try await makeStore(kind)
         for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
         for (i, ts) in [100, 200, 300, 400, 500].enumerated() {
@@ -63,9 +66,9 @@ struct SQLiteStoreTests {
         }
     }
 
-    @Test("Group commit: a batch is stored in order in one transaction; a refused reply leaves the others stored")
-    func batch() async throws {
-        let s = try makeStore()
+    @Test("Group commit: a batch is stored in order in one transaction; a refused reply leaves the others stored", arguments: StoreKind.allCases)
+    func batch(_ kind: StoreKind) async throws {
+        let s = try await makeStore(kind)
         for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
         var reply = message("c", from: "a", at: 20, text: "orphan")
@@ -89,9 +92,9 @@ struct SQLiteStoreTests {
         #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 0)
     }
 
-    @Test("Sending moves unread counts of the others and the sender's read receipt; reading clears them")
-    func counters() async throws {
-        let s = try makeStore()
+    @Test("Sending moves unread counts of the others and the sender's read receipt; reading clears them", arguments: StoreKind.allCases)
+    func counters(_ kind: StoreKind) async throws {
+        let s = try await makeStore(kind)
         for u in ["a", "b", "c"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("c", ["a", "b", "c"]))
         _ = try await s.insertMessage(message("c", from: "a", at: 10))
@@ -109,9 +112,9 @@ struct SQLiteStoreTests {
         #expect(try await !s.markDelivered("c", userId: "b", ts: 55), "receipts never move back")
     }
 
-    @Test("Count preferences, blocks and supergroups decide what counts; totals carry a ts that only grows")
-    func countingRules() async throws {
-        let s = try makeStore()
+    @Test("Count preferences, blocks and supergroups decide what counts; totals carry a ts that only grows", arguments: StoreKind.allCases)
+    func countingRules(_ kind: StoreKind) async throws {
+        let s = try await makeStore(kind)
         for u in ["a", "b", "c", "d"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("g", ["a", "b", "c", "d"]))
         var sup = channel("s", ["a", "b"])
@@ -167,9 +170,9 @@ struct SQLiteStoreTests {
         #expect(try await s.blockedUsers("a", blockingMe: true, afterUserId: nil, limit: 10, userIds: nil).map(\.userId) == ["d"])
     }
 
-    @Test("A repeated (sender, req_id) returns the original and stores nothing; ephemeral messages are not kept")
-    func idempotentAndEphemeral() async throws {
-        let s = try makeStore()
+    @Test("A repeated (sender, req_id) returns the original and stores nothing; ephemeral messages are not kept", arguments: StoreKind.allCases)
+    func idempotentAndEphemeral(_ kind: StoreKind) async throws {
+        let s = try await makeStore(kind)
         for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
         let storedm1 = try await s.insertMessage(message("c", from: "a", at: 10, req: "r1"))
@@ -188,16 +191,16 @@ struct SQLiteStoreTests {
         #expect(all.map(\.messageId) == [m1.messageId])
     }
 
-    @Test("Committed data survives closing and reopening the file")
-    func durable() async throws {
-        let path = makeTempDirectory() + "/d.sqlite"
-        let s = try makeStore(path)
+    @Test("Committed data survives closing and reopening the store", arguments: StoreKind.allCases)
+    func durable(_ kind: StoreKind) async throws {
+        let location = try await kind.newLocation()
+        let s = try await makeStore(kind, location)
         for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
         let m = try await s.insertMessage(message("c", from: "a", at: 10)).message
         try await s.addAccessToken(userId: "a", tokenHash: "h", expiresAt: 0)
         try await s.close()
-        let reopened = try makeStore(path)
+        let reopened = try await makeStore(kind, location)
         #expect(try await reopened.message("c", id: m.messageId)?.message == "m")
         #expect(try await reopened.accessTokenExpiry(userId: "a", tokenHash: "h") == 0)
         try await reopened.addSession(keyHash: "old", userId: "b", expiresAt: 5)

@@ -1,0 +1,650 @@
+import Foundation
+import PostgresNIO
+import TernProtocol
+
+/// Group and open channels, their members and roles, the channel changelog (``ChannelStore``) and
+/// channel metadata and metacounters (``MetadataStore``) on PostgreSQL.
+///
+/// Every write that touches a channel's rows takes the channel's advisory lock first
+/// (``PostgresStore/lockChannel(_:_:)``), so that writers on any node go one at a time per channel as
+/// SQLite's single writer does.
+extension PostgresStore {
+    // MARK: - Group channels
+
+    public func createGroupChannel(_ new: NewGroupChannel) async throws -> (channel: ChannelRecord, created: Bool) {
+        let memberIds = Array(Set(new.userIds)).sorted()
+        let distinctKey = new.isDistinct ? memberIds.joined(separator: "\u{1F}") : nil
+        return try await write { db in
+            if let key = distinctKey {
+                // Two nodes creating the same distinct channel at once: the second waits here, then finds the first's.
+                try await db.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 2))", [key])
+                if let url = try await db.scalar(
+                    "SELECT channel_url FROM group_channels WHERE distinct_key = ? AND is_distinct LIMIT 1", [key], as: String.self),
+                    let existing = try await Self.fetchChannel(db, url)
+                {
+                    return (existing, false)
+                }
+            }
+            try await Self.lockChannel(db, new.channelUrl)
+            let taken = SendbirdError(.alreadyExists, "\"channel_url\" violates a unique constraint: \(new.channelUrl) already exists.")
+            if try await Self.fetchChannel(db, new.channelUrl) != nil { throw taken }
+            let inserted = try await db.execute(
+                """
+                INSERT INTO group_channels(channel_url, name, cover_url, custom_type, data, created_at, created_by,
+                  is_distinct, is_public, is_super, is_ephemeral, distinct_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """,
+                [
+                    new.channelUrl, new.name, new.coverUrl, new.customType, new.data, new.createdAt, new.creator,
+                    new.isDistinct, new.isPublic, new.isSuper, new.isEphemeral, distinctKey,
+                ])
+            if inserted == 0 { throw taken }
+            let operators = Set(new.operatorIds)
+            // Read receipts start just before the channel does: nothing in it is read yet, and the SDKs
+            // (which skip members whose receipt is 0) count every member as not having read what follows.
+            let invited = Set(new.invitedIds)
+            for uid in memberIds {
+                let isInvited = invited.contains(uid)
+                try await db.execute(
+                    """
+                    INSERT INTO members(channel_url, user_id, state, role, joined_ts, invited_at, read_ts, inviter_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        new.channelUrl, uid, isInvited ? "invited" : "joined", operators.contains(uid) ? "operator" : "none",
+                        isInvited ? Int64(0) : new.nowMs, isInvited ? new.nowMs : Int64(0), max(new.nowMs - 1, 0),
+                        isInvited ? new.creator : nil,
+                    ])
+            }
+            try await Self.recountMembers(db, new.channelUrl)
+            guard let channel = try await Self.fetchChannel(db, new.channelUrl) else { throw SendbirdError.notFound("Channel") }
+            return (channel, true)
+        }
+    }
+
+    public func channel(_ channelUrl: String) async throws -> ChannelRecord? {
+        try await read { db in try await Self.fetchChannel(db, channelUrl) }
+    }
+
+    public func members(_ channelUrl: String) async throws -> [MemberRecord] {
+        try await read { db in
+            try await db.fetchAll("SELECT * FROM members WHERE channel_url = ? ORDER BY user_id", [channelUrl]).map(Self.memberRecord)
+        }
+    }
+
+    public func member(_ channelUrl: String, userId: String) async throws -> MemberRecord? {
+        try await read { db in
+            try await db.fetchOne("SELECT * FROM members WHERE channel_url = ? AND user_id = ?", [channelUrl, userId])
+                .map(Self.memberRecord)
+        }
+    }
+
+    public func members(ofChannels channelUrls: [String]) async throws -> [String: [MemberRecord]] {
+        if channelUrls.isEmpty { return [:] }
+        return try await read { db in
+            let rows = try await db.fetchAll("SELECT * FROM members WHERE channel_url = ANY(?) ORDER BY user_id", [channelUrls])
+            return Dictionary(grouping: try rows.map(Self.memberRecord), by: \.channelUrl)
+        }
+    }
+
+    public func listChannels(_ q: ChannelListQuery) async throws -> [(channel: ChannelRecord, cursor: ChannelCursor)] {
+        try await read { db in
+            // Every page of one listing sorts as of the same moment: a channel that gets a new message or is
+            // created meanwhile keeps its place (or stays out), so paging never repeats or skips one.
+            let snapshot = q.after?.snapshot ?? (q.snapshot > 0 ? q.snapshot : Int64.max / 4)
+            var args: [any PGBindable] = []
+            let sortKey: String
+            let descending: Bool
+            let textKey: Bool
+            switch q.order {
+            case "chronological":
+                (sortKey, descending, textKey) = ("c.created_at", true, false)
+            case "channel_name_alphabetical":
+                // Byte order, as SQLite compares text.
+                (sortKey, descending, textKey) = ("c.name COLLATE \"C\"", false, true)
+            case "metadata_value_alphabetical":
+                // Channels without the key sort last (U+10FFFF is above every other character).
+                sortKey = """
+                    COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?),
+                      chr(1114111)) COLLATE "C"
+                    """
+                args.append(q.metadataOrderKey ?? "")
+                (descending, textKey) = (false, true)
+            default:
+                // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
+                // the blocker's channel up.
+                sortKey = """
+                    COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
+                      AND (mm.hidden_for IS NULL OR mm.hidden_for <> ?)),
+                      c.created_at * 1000)
+                    """
+                args.append(snapshot)
+                args.append(q.memberId ?? "")
+                (descending, textKey) = (true, false)
+            }
+            var sql = "SELECT c.*, \(sortKey) AS sort_key FROM group_channels c"
+            if let me = q.memberId {
+                sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
+                args.append(me)
+            }
+            var wheres: [String] = ["c.channel_type = 'group'", "c.created_at * 1000 <= ?"]
+            args.append(snapshot)
+            if q.memberId != nil {
+                switch q.memberStateFilter {
+                case "joined_only": wheres.append("m.state = 'joined'")
+                case "invited_only", "invited_by_friend", "invited_by_non_friend": wheres.append("m.state = 'invited'")
+                default: break
+                }
+                switch q.hiddenMode {
+                case "all": break
+                case "hidden_only": wheres.append("m.hidden_state <> 'unhidden'")
+                case "hidden_allow_auto_unhide", "hidden_prevent_auto_unhide":
+                    wheres.append("m.hidden_state = ?")
+                    args.append(q.hiddenMode)
+                default: wheres.append("m.hidden_state = 'unhidden'")
+                }
+                if q.unreadFilter == "unread_message" { wheres.append("m.unread_count > 0") }
+            }
+            if q.publicMembershipMode == "joined", let me = q.publicMember {
+                wheres.append("EXISTS (SELECT 1 FROM members pm WHERE pm.channel_url = c.channel_url AND pm.user_id = ? AND pm.state = 'joined')")
+                args.append(me)
+            }
+            if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
+            if !q.showFrozen { wheres.append("NOT c.freeze") }
+            switch q.publicMode {
+            case "public": wheres.append("c.is_public")
+            case "private": wheres.append("NOT c.is_public")
+            default: break
+            }
+            switch q.superMode {
+            case "super": wheres.append("c.is_super")
+            case "nonsuper": wheres.append("NOT c.is_super")
+            default: break
+            }
+            switch q.distinctMode {
+            case "distinct": wheres.append("c.is_distinct")
+            case "nondistinct": wheres.append("NOT c.is_distinct")
+            default: break
+            }
+            if let urls = q.channelUrls, !urls.isEmpty {
+                wheres.append("c.channel_url = ANY(?)")
+                args.append(urls)
+            }
+            if let types = q.customTypes, !types.isEmpty {
+                wheres.append("c.custom_type = ANY(?)")
+                args.append(types)
+            }
+            if let prefix = q.customTypeStartsWith, !prefix.isEmpty {
+                wheres.append("starts_with(c.custom_type, ?)")
+                args.append(prefix)
+            }
+            if let name = q.nameContains, !name.isEmpty {
+                wheres.append("strpos(\(asciiLower("c.name")), \(asciiLower("?"))) > 0")
+                args.append(name)
+            }
+            if let after = q.createdAfter {
+                wheres.append("c.created_at > ?")
+                args.append(after)
+            }
+            if let before = q.createdBefore {
+                wheres.append("c.created_at < ?")
+                args.append(before)
+            }
+            if let exact = q.membersExactlyIn, !exact.isEmpty {
+                var ids = Set(exact)
+                if let me = q.memberId { ids.insert(me) }
+                wheres.append(
+                    "c.member_count = ? AND (SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND x.user_id = ANY(?)) = ?")
+                args.append(ids.count)
+                args.append(Array(ids))
+                args.append(ids.count)
+            }
+            if let include = q.membersIncludeIn, !include.isEmpty {
+                // Seed 000 (Harry, John, Jay, Jin): AND matches the channels that include all of the
+                // users, OR those that include any (the seed's line that both give A and B is a slip;
+                // Sendbird and its SDK docs agree on "all").
+                let ids = Array(Set(include))
+                if q.queryType.uppercased() == "OR" {
+                    wheres.append("EXISTS (SELECT 1 FROM members x WHERE x.channel_url = c.channel_url AND x.user_id = ANY(?))")
+                    args.append(ids)
+                } else {
+                    wheres.append("(SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND x.user_id = ANY(?)) = ?")
+                    args.append(ids)
+                    args.append(ids.count)
+                }
+            }
+            if let nick = q.membersNicknameContains, !nick.isEmpty {
+                wheres.append(
+                    """
+                    EXISTS (SELECT 1 FROM members x JOIN users u ON u.user_id = x.user_id WHERE x.channel_url = c.channel_url
+                      AND strpos(\(asciiLower("u.nickname")), \(asciiLower("?"))) > 0)
+                    """)
+                args.append(nick)
+            }
+            if let key = q.metadataKey, !key.isEmpty {
+                var cond = "md2.key = ?"
+                var mdArgs: [any PGBindable] = [key]
+                if let values = q.metadataValues, !values.isEmpty {
+                    cond += " AND md2.value = ANY(?)"
+                    mdArgs.append(values)
+                } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
+                    cond += " AND starts_with(md2.value, ?)"
+                    mdArgs.append(prefix)
+                }
+                wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
+                args += mdArgs
+            }
+            sql += " WHERE " + wheres.joined(separator: " AND ")
+            sql = "SELECT * FROM (\(sql)) AS listed"
+            if let cursor = q.after {
+                sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND channel_url COLLATE \"C\" > ?))"
+                if textKey {
+                    let key = cursor.text ?? ""
+                    args += [key, key, cursor.url]
+                } else {
+                    let key = cursor.number ?? 0
+                    args += [key, key, cursor.url]
+                }
+            }
+            sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), channel_url COLLATE \"C\" ASC LIMIT ?"
+            args.append(q.limit)
+            return try await db.fetchAll(sql, args).map { row in
+                let url: String = try row["channel_url"]
+                let cursor =
+                    textKey
+                    ? ChannelCursor(snapshot: snapshot, text: try row["sort_key"] as String?, url: url)
+                    : ChannelCursor(snapshot: snapshot, number: try row["sort_key"] as Int64?, url: url)
+                return (try Self.channelRecord(row), cursor)
+            }
+        }
+    }
+
+    // MARK: - Membership
+
+    public func channelCount(userId: String) async throws -> Int {
+        try await read { db in
+            Int(try await db.scalar("SELECT COUNT(*) FROM members WHERE user_id = ?", [userId], as: Int64.self) ?? 0)
+        }
+    }
+
+    public func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64, chatHistory: Bool) async throws -> [MemberRecord] {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            guard try await Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
+            let lastTs =
+                try await db.scalar("SELECT last_message_ts FROM group_channels WHERE channel_url = ?", [channelUrl], as: Int64.self) ?? 0
+            var added: [MemberRecord] = []
+            for a in adds {
+                let exists =
+                    try await db.scalar(
+                        "SELECT EXISTS(SELECT 1 FROM members WHERE channel_url = ? AND user_id = ?)", [channelUrl, a.userId], as: Bool.self)
+                    ?? false
+                if exists { continue }
+                // Seed 002: a new member's read receipt is the last message's time with chat history, else 0
+                // (and without chat history what came before is hidden from them). Nothing before is unread.
+                try await db.execute(
+                    """
+                    INSERT INTO members(channel_url, user_id, state, role, joined_ts, invited_at, read_ts, inviter_id, ts_message_offset)
+                    VALUES (?, ?, ?, 'none', ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        channelUrl, a.userId, a.state, a.state == "joined" ? nowMs : Int64(0), a.inviterId == nil ? Int64(0) : nowMs,
+                        chatHistory ? lastTs : Int64(0), a.inviterId, chatHistory ? Int64(0) : nowMs,
+                    ])
+                // Read back after the insert triggers ran, as SQLite does.
+                if let row = try await db.fetchOne("SELECT * FROM members WHERE channel_url = ? AND user_id = ?", [channelUrl, a.userId]) {
+                    added.append(try Self.memberRecord(row))
+                }
+            }
+            if !added.isEmpty {
+                try await db.execute("UPDATE group_channels SET is_distinct = false, distinct_key = NULL WHERE channel_url = ?", [channelUrl])
+                try await Self.recountMembers(db, channelUrl)
+            }
+            return added
+        }
+    }
+
+    public func acceptInvitation(_ channelUrl: String, userId: String, nowMs: Int64) async throws -> Bool {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            let changed = try await db.execute(
+                "UPDATE members SET state = 'joined', joined_ts = ? WHERE channel_url = ? AND user_id = ? AND state = 'invited'",
+                [nowMs, channelUrl, userId])
+            guard changed > 0 else { return false }
+            try await Self.recountMembers(db, channelUrl)
+            return true
+        }
+    }
+
+    public func removeMember(_ channelUrl: String, userId: String, turnOffDistinct: Bool) async throws -> Bool {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            let removed = try await db.execute("DELETE FROM members WHERE channel_url = ? AND user_id = ?", [channelUrl, userId])
+            guard removed > 0 else { return false }
+            if turnOffDistinct {
+                try await db.execute("UPDATE group_channels SET is_distinct = false, distinct_key = NULL WHERE channel_url = ?", [channelUrl])
+            }
+            try await Self.recountMembers(db, channelUrl)
+            return true
+        }
+    }
+
+    public func updateChannel(_ c: ChannelRecord) async throws {
+        try await write { db in
+            try await Self.lockChannel(db, c.channelUrl)
+            try await db.execute(
+                "UPDATE group_channels SET name = ?, cover_url = ?, data = ?, custom_type = ?, freeze = ? WHERE channel_url = ?",
+                [c.name, c.coverUrl, c.data, c.customType, c.freeze, c.channelUrl])
+        }
+    }
+
+    public func deleteChannel(_ channelUrl: String) async throws -> Bool {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            return try await db.execute("DELETE FROM group_channels WHERE channel_url = ?", [channelUrl]) > 0
+        }
+    }
+
+    public func setHidden(_ channelUrl: String, userId: String, state: String, messageOffset: Int64?) async throws {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            if let offset = messageOffset {
+                try await db.execute(
+                    """
+                    UPDATE members SET hidden_state = ?, ts_message_offset = GREATEST(ts_message_offset, ?),
+                      unread_count = 0, unread_mention_count = 0, read_ts = GREATEST(read_ts, ?)
+                    WHERE channel_url = ? AND user_id = ?
+                    """,
+                    [state, offset, offset, channelUrl, userId])
+            } else {
+                try await db.execute(
+                    "UPDATE members SET hidden_state = ? WHERE channel_url = ? AND user_id = ?", [state, channelUrl, userId])
+            }
+        }
+    }
+
+    public func invitationAutoAccept(userId: String) async throws -> Bool {
+        try await read { db in
+            try await db.scalar("SELECT auto_accept FROM users WHERE user_id = ?", [userId], as: Bool.self) ?? true
+        }
+    }
+
+    public func setInvitationAutoAccept(userId: String, _ autoAccept: Bool) async throws {
+        try await write { db in
+            _ = try await db.execute("UPDATE users SET auto_accept = ? WHERE user_id = ?", [autoAccept, userId])
+        }
+    }
+
+    // MARK: - Open channels and roles
+
+    public func createOpenChannel(_ c: ChannelRecord) async throws -> ChannelRecord {
+        try await write { db in
+            try await Self.lockChannel(db, c.channelUrl)
+            let taken = SendbirdError(.alreadyExists, "\"channel_url\" violates a unique constraint: \(c.channelUrl) already exists.")
+            if try await Self.fetchChannel(db, c.channelUrl) != nil { throw taken }
+            let inserted = try await db.execute(
+                """
+                INSERT INTO group_channels(channel_url, channel_type, name, cover_url, custom_type, data, created_at, created_by,
+                  is_ephemeral, freeze, operator_ids)
+                VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """,
+                [
+                    c.channelUrl, c.name, c.coverUrl, c.customType, c.data, c.createdAt, c.createdBy, c.isEphemeral, c.freeze,
+                    Self.json(c.operatorIds),
+                ])
+            if inserted == 0 { throw taken }
+            guard let channel = try await Self.fetchChannel(db, c.channelUrl) else { throw SendbirdError.notFound("Channel") }
+            return channel
+        }
+    }
+
+    public func listOpenChannels(_ q: OpenChannelListQuery) async throws -> [ChannelRecord] {
+        try await read { db in
+            var sql = "SELECT * FROM group_channels WHERE channel_type = 'open'"
+            var args: [any PGBindable] = []
+            if let n = q.nameContains, !n.isEmpty {
+                sql += " AND strpos(\(asciiLower("name")), \(asciiLower("?"))) > 0"
+                args.append(n)
+            }
+            if let u = q.urlContains, !u.isEmpty {
+                sql += " AND strpos(channel_url, ?) > 0"
+                args.append(u)
+            }
+            if let types = q.customTypes, !types.isEmpty {
+                sql += " AND custom_type = ANY(?)"
+                args.append(types)
+            }
+            if let urls = q.channelUrls {
+                if urls.isEmpty { return [] }
+                sql += " AND channel_url = ANY(?)"
+                args.append(urls)
+            }
+            if !q.showFrozen { sql += " AND NOT freeze" }
+            // SQLite breaks ties (one second) by insertion order (rowid), which PostgreSQL does not
+            // keep; the URL in descending order stands in for it.
+            sql += " ORDER BY created_at DESC, channel_url COLLATE \"C\" DESC LIMIT ? OFFSET ?"
+            args += [q.limit, q.offset]
+            return try await db.fetchAll(sql, args).map(Self.channelRecord)
+        }
+    }
+
+    public func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            try await db.execute(
+                "UPDATE group_channels SET operator_ids = ? WHERE channel_url = ? AND channel_type = 'open'",
+                [Self.json(userIds), channelUrl])
+        }
+    }
+
+    public func setMemberRole(_ channelUrl: String, userIds: [String], role: String) async throws -> [String] {
+        if userIds.isEmpty { return [] }
+        return try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            let changed = try await db.column(
+                "SELECT user_id FROM members WHERE channel_url = ? AND role <> ? AND user_id = ANY(?) ORDER BY user_id",
+                [channelUrl, role, userIds], as: String.self)
+            if !changed.isEmpty {
+                try await db.execute("UPDATE members SET role = ? WHERE channel_url = ? AND user_id = ANY(?)", [role, channelUrl, changed])
+            }
+            return changed
+        }
+    }
+
+    // MARK: - Channel changelog
+
+    public func channelChanges(userId: String, after c: ChannelChangeCursor, limit: Int) async throws
+        -> (updated: [(url: String, at: Int64)], deleted: [(url: String, at: Int64)])
+    {
+        try await read { db in
+            // A channel's change time for the user: the channel's own, its last message's, the user's
+            // member row's, and the newest read or delivery receipt of a joined member (the channel JSON
+            // shows them all; supergroups show none). The columns are NOT NULL, so GREATEST (which skips
+            // NULLs) agrees with SQLite's scalar max (NULL when any argument is).
+            let updated = try await db.fetchAll(
+                """
+                SELECT url, at FROM (
+                  SELECT c.channel_url AS url, GREATEST(c.changed_at, c.last_message_ts, m.changed_at,
+                    CASE WHEN c.is_super THEN 0 ELSE COALESCE(
+                      (SELECT GREATEST(MAX(o.read_ts), MAX(o.delivered_ts)) FROM members o
+                       WHERE o.channel_url = c.channel_url AND o.state = 'joined'), 0) END)::bigint AS at
+                  FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
+                  WHERE m.user_id = ? AND c.channel_type = 'group') AS changes
+                WHERE at > ? OR (at = ? AND url COLLATE "C" > ?)
+                ORDER BY at, url COLLATE "C" LIMIT ?
+                """,
+                [userId, c.ts, c.ts, c.url, limit]
+            ).map { (url: try $0["url"] as String, at: try $0["at"] as Int64) }
+            let deleted = try await db.fetchAll(
+                """
+                SELECT channel_url, deleted_at FROM channel_tombstones
+                WHERE user_id = ? AND (deleted_at > ? OR (deleted_at = ? AND channel_url COLLATE "C" > ?))
+                ORDER BY deleted_at, channel_url COLLATE "C" LIMIT ?
+                """,
+                [userId, c.ts, c.ts, c.url, limit]
+            ).map { (url: try $0["channel_url"] as String, at: try $0["deleted_at"] as Int64) }
+            return (updated, deleted)
+        }
+    }
+
+    // MARK: - Channel metadata
+
+    public func channelMetadata(_ channelUrls: [String]) async throws -> [String: [String: String]] {
+        if channelUrls.isEmpty { return [:] }
+        return try await read { db in
+            var out: [String: [String: String]] = [:]
+            for row in try await db.fetchAll("SELECT channel_url, key, value FROM channel_metadata WHERE channel_url = ANY(?)", [channelUrls]) {
+                let url: String = try row["channel_url"]
+                out[url, default: [:]][try row["key"]] = try row["value"] as String
+            }
+            return out
+        }
+    }
+
+    public func changeChannelMetadata(_ channelUrl: String, _ change: MetadataChange) async throws -> MetadataResult {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            guard try await Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
+            /// Which of `keys` the channel has.
+            func existing(_ keys: [String]) async throws -> Set<String> {
+                Set(
+                    try await db.column(
+                        "SELECT key FROM channel_metadata WHERE channel_url = ? AND key = ANY(?)", [channelUrl, keys], as: String.self))
+            }
+            var result = MetadataResult()
+            switch change {
+            case .create(let items):
+                let have = try await existing(Array(items.keys))
+                for key in items.keys.sorted() where have.contains(key) {
+                    throw SendbirdError(.alreadyExists, "\"\(key)\" violates a unique constraint: the metadata key already exists.")
+                }
+                for (k, v) in items {
+                    try await db.execute("INSERT INTO channel_metadata(channel_url, key, value) VALUES (?, ?, ?)", [channelUrl, k, v])
+                }
+                result.created = items
+            case .update(let items, let upsert):
+                let have = try await existing(Array(items.keys))
+                for key in items.keys.sorted() where !upsert {
+                    if !have.contains(key) { throw SendbirdError(.notFound, "\"Metadata\" not found: \(key).") }
+                }
+                for (k, v) in items {
+                    if have.contains(k) { result.updated[k] = v } else { result.created[k] = v }
+                    try await db.execute(
+                        """
+                        INSERT INTO channel_metadata(channel_url, key, value) VALUES (?, ?, ?)
+                        ON CONFLICT (channel_url, key) DO UPDATE SET value = excluded.value
+                        """,
+                        [channelUrl, k, v])
+                }
+            case .delete(let keys):
+                if let keys {
+                    var have = try await existing(keys)
+                    for k in keys {
+                        // A key named twice is gone the second time, as it is in SQLite.
+                        if have.remove(k) == nil { throw SendbirdError(.notFound, "\"Metadata\" not found: \(k).") }
+                        try await db.execute("DELETE FROM channel_metadata WHERE channel_url = ? AND key = ?", [channelUrl, k])
+                        result.deleted.append(k)
+                    }
+                } else {
+                    result.deleted = try await db.column(
+                        "SELECT key FROM channel_metadata WHERE channel_url = ? ORDER BY key", [channelUrl], as: String.self)
+                    try await db.execute("DELETE FROM channel_metadata WHERE channel_url = ?", [channelUrl])
+                }
+            }
+            return result
+        }
+    }
+
+    public func channelMetacounters(_ channelUrl: String) async throws -> [String: Int64] {
+        try await read { db in
+            var out: [String: Int64] = [:]
+            for row in try await db.fetchAll("SELECT key, value FROM channel_metacounters WHERE channel_url = ?", [channelUrl]) {
+                out[try row["key"]] = try row["value"] as Int64
+            }
+            return out
+        }
+    }
+
+    public func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange) async throws -> MetacounterResult {
+        try await write { db in
+            // The channel lock makes each read-then-write below atomic: no other writer of this
+            // channel's counters (on any node) runs until this transaction ends.
+            try await Self.lockChannel(db, channelUrl)
+            guard try await Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
+            func current(_ key: String) async throws -> Int64? {
+                try await db.scalar("SELECT value FROM channel_metacounters WHERE channel_url = ? AND key = ?", [channelUrl, key], as: Int64.self)
+            }
+            func put(_ key: String, _ value: Int64) async throws {
+                try await db.execute(
+                    """
+                    INSERT INTO channel_metacounters(channel_url, key, value) VALUES (?, ?, ?)
+                    ON CONFLICT (channel_url, key) DO UPDATE SET value = excluded.value
+                    """,
+                    [channelUrl, key, value])
+            }
+            var result = MetacounterResult()
+            switch change {
+            case .create(let items):
+                for key in items.keys.sorted() where try await current(key) != nil {
+                    throw SendbirdError(.alreadyExists, "\"\(key)\" violates a unique constraint: the metacounter key already exists.")
+                }
+                for (k, v) in items { try await put(k, v) }
+                result.created = items
+            case .update(let items, let mode, let upsert):
+                for key in items.keys.sorted() where !upsert {
+                    if try await current(key) == nil { throw SendbirdError(.notFound, "\"Metacounter\" not found: \(key).") }
+                }
+                for (k, v) in items {
+                    let old = try await current(k)
+                    let (sum, overflow): (Int64, Bool) =
+                        switch mode {
+                        case "increase": (old ?? 0).addingReportingOverflow(v)
+                        case "decrease": (old ?? 0).subtractingReportingOverflow(v)
+                        default: (v, false)
+                        }
+                    if overflow { throw SendbirdError(.invalidValue, "The metacounter \"\(k)\" would overflow.") }
+                    try await put(k, sum)
+                    if old == nil { result.created[k] = sum } else { result.updated[k] = sum }
+                }
+            case .delete(let keys):
+                if let keys {
+                    for k in keys {
+                        if try await current(k) == nil { throw SendbirdError(.notFound, "\"Metacounter\" not found: \(k).") }
+                        try await db.execute("DELETE FROM channel_metacounters WHERE channel_url = ? AND key = ?", [channelUrl, k])
+                        result.deleted.append(k)
+                    }
+                } else {
+                    result.deleted = try await db.column(
+                        "SELECT key FROM channel_metacounters WHERE channel_url = ? ORDER BY key", [channelUrl], as: String.self)
+                    try await db.execute("DELETE FROM channel_metacounters WHERE channel_url = ?", [channelUrl])
+                }
+            }
+            return result
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func fetchChannel(_ db: PGConnection, _ url: String) async throws -> ChannelRecord? {
+        try await db.fetchOne("SELECT * FROM group_channels WHERE channel_url = ?", [url]).map(channelRecord)
+    }
+
+    /// Sets a channel's member counts from its member rows (call with the channel's lock held).
+    static func recountMembers(_ db: PGConnection, _ url: String) async throws {
+        try await db.execute(
+            """
+            UPDATE group_channels SET
+              member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ?),
+              joined_member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ? AND state = 'joined')
+            WHERE channel_url = ?
+            """,
+            [url, url, url])
+    }
+}
+
+/// SQL lowering only ASCII letters, as SQLite's `lower()` does (PostgreSQL's follows the locale).
+private func asciiLower(_ expr: String) -> String {
+    "translate(\(expr), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+}

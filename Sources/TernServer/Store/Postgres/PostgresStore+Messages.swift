@@ -1,0 +1,689 @@
+import Foundation
+import PostgresNIO
+import Synchronization
+import TernProtocol
+
+/// The last `ts` given to unread totals by any ``PostgresStore`` of this process (see
+/// ``PostgresStore/messageTotals(_:_:hint:)``): it only has to increase.
+private let pgUnreadStamp = Mutex<Int64>(0)
+
+/// Messages (the send path, history, edits, reactions, the message changelog) and receipts.
+/// A port of `SQLiteStore`'s messages and receipts, without its in-memory totals cache (several
+/// nodes write the same database): unread totals are read from the rows each time.
+extension PostgresStore {
+    // MARK: - Sending
+
+    public func insertMessage(_ m: NewMessage) async throws -> StoredMessage {
+        try await write { db in
+            try await Self.lockChannel(db, m.channelUrl)
+            return try await Self.insertOne(db, m)
+        }
+    }
+
+    /// Group commit: every message in one transaction, in order, each in a savepoint of its own so
+    /// that one refused (a reply to a missing parent) leaves the others stored.
+    public func insertMessages(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
+        if batch.isEmpty { return [] }
+        if batch.count == 1 {
+            do { return [.success(try await insertMessage(batch[0]))] } catch let e as SendbirdError { return [.failure(e)] }
+        }
+        return try await write { db in
+            // Every channel of the batch is locked first, in one order (so that two nodes' batches
+            // cannot deadlock), and outside the savepoints (rolling one back would release a lock
+            // taken inside it).
+            for url in Set(batch.map(\.channelUrl)).sorted() {
+                try await Self.lockChannel(db, url)
+            }
+            var out: [Result<StoredMessage, any Error>] = []
+            out.reserveCapacity(batch.count)
+            for m in batch {
+                do {
+                    let stored = try await db.inSavepoint { try await Self.insertOne(db, m) }
+                    out.append(.success(stored))
+                } catch let e as SendbirdError {
+                    out.append(.failure(e))
+                }
+            }
+            return out
+        }
+    }
+
+    /// Stores one new message inside a write transaction that holds the channel's lock.
+    fileprivate static func insertOne(_ db: PGConnection, _ m: NewMessage) async throws -> StoredMessage {
+        if let req = m.reqId, let sender = m.senderId,
+            let original = try await duplicateOf(db, m.channelUrl, sender: sender, reqId: req)
+        {
+            return StoredMessage(message: original, duplicate: true, totals: [:])
+        }
+        var record = MessageRecord(
+            messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
+            customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
+            silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: m.parentMessageId,
+            reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
+        // A reply: its parent is in this channel and is not a reply itself.
+        if m.parentMessageId != 0 {
+            guard let parent = try await db.fetchOne(
+                "SELECT parent_message_id FROM messages WHERE message_id = ? AND channel_url = ?",
+                [m.parentMessageId, m.channelUrl])
+            else { throw SendbirdError(.notFound, "\"Message\" not found: \(m.parentMessageId) (the parent).") }
+            if (try parent["parent_message_id"] as Int64) != 0 {
+                throw SendbirdError(.invalidValue, "Invalid value: a reply cannot be a parent (\(m.parentMessageId) is a reply).")
+            }
+        }
+        // Members who block the sender (seed 003): the message does not count for them, and in a
+        // 1:1 channel it is never shown to them.
+        var blockers: [String] = []
+        if let sender = m.senderId {
+            blockers = try await db.column(
+                """
+                SELECT b.blocker_id FROM blocks b JOIN members mb ON mb.user_id = b.blocker_id
+                WHERE b.blocked_id = ? AND mb.channel_url = ? AND mb.state = 'joined'
+                ORDER BY b.blocker_id
+                """,
+                [sender, m.channelUrl], as: String.self)
+            if !blockers.isEmpty,
+                let row = try await db.fetchOne(
+                    "SELECT is_super, joined_member_count FROM group_channels WHERE channel_url = ?", [m.channelUrl]),
+                !(try row["is_super"] as Bool), (try row["joined_member_count"] as Int64) <= 2
+            {
+                record.hiddenFor = blockers.first
+            }
+        }
+        if m.persist {
+            // A concurrent writer may have stored the same `(channel, sender, req_id)` since the
+            // check above (the channel lock makes that a backstop): the insert then does nothing and
+            // the original is returned.
+            let id = try await db.scalar(
+                """
+                INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
+                  mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
+                  parent_message_id, reply_to_channel, files, og_tag)
+                VALUES (?, ?, ?::text, ?, ?, ?, ?, ?, ?, ?, ?, ?::text, ?::text, ?, ?, ?, ?::text, ?::text)
+                ON CONFLICT DO NOTHING
+                RETURNING message_id
+                """,
+                [
+                    m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
+                    json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, record.hiddenFor,
+                    json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files, m.ogTag,
+                ],
+                as: Int64.self)
+            guard let id else {
+                if let req = m.reqId, let sender = m.senderId,
+                    let original = try await duplicateOf(db, m.channelUrl, sender: sender, reqId: req)
+                {
+                    return StoredMessage(message: original, duplicate: true, totals: [:])
+                }
+                throw SendbirdError(.internalError, "The message could not be stored.")
+            }
+            record.messageId = id
+            try await db.execute(
+                "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ?",
+                [record.messageId, m.createdAt, m.channelUrl])
+        } else {
+            // Ephemeral: an id from the same sequence so ids stay unique, but no row is kept.
+            guard let id = try await db.scalar(
+                "SELECT nextval(pg_get_serial_sequence('messages', 'message_id'))", [], as: Int64.self)
+            else { throw SendbirdError(.internalError, "No message id.") }
+            record.messageId = id
+        }
+        // A new message from someone else counts as unread (as each member's count preference says)
+        // and brings back a channel hidden with auto-unhide. Silent messages only unhide. Blockers
+        // are left out of both.
+        if !m.silent {
+            try await db.execute(
+                """
+                UPDATE members SET unread_count = unread_count + 1
+                WHERE channel_url = ? AND state = 'joined' AND user_id IS DISTINCT FROM ?::text
+                  AND count_preference IN ('all', 'unread_message_count_only')
+                  AND user_id <> ALL(?)
+                """,
+                [m.channelUrl, m.senderId, blockers])
+        }
+        try await db.execute(
+            """
+            UPDATE members SET hidden_state = 'unhidden'
+            WHERE channel_url = ? AND hidden_state = 'hidden_allow_auto_unhide' AND state = 'joined'
+              AND user_id IS DISTINCT FROM ?::text AND user_id <> ALL(?)
+            """,
+            [m.channelUrl, m.senderId, blockers])
+        if !m.silent {
+            let mentionable = "count_preference IN ('all', 'unread_mention_count_only') AND user_id <> ALL(?)"
+            if m.mentionType == "channel" {
+                try await db.execute(
+                    """
+                    UPDATE members SET unread_mention_count = unread_mention_count + 1
+                    WHERE channel_url = ? AND state = 'joined' AND user_id IS DISTINCT FROM ?::text AND \(mentionable)
+                    """,
+                    [m.channelUrl, m.senderId, blockers])
+            } else {
+                let mentioned = Set(m.mentionedUserIds).filter { $0 != m.senderId }.sorted()
+                if !mentioned.isEmpty {
+                    try await db.execute(
+                        """
+                        UPDATE members SET unread_mention_count = unread_mention_count + 1
+                        WHERE channel_url = ? AND user_id = ANY(?) AND state = 'joined' AND \(mentionable)
+                        """,
+                        [m.channelUrl, mentioned, blockers])
+                }
+            }
+        }
+        if m.markSenderRead, let sender = m.senderId {
+            try await db.execute(
+                """
+                UPDATE members SET read_ts = GREATEST(read_ts, ?), unread_count = 0, unread_mention_count = 0
+                WHERE channel_url = ? AND user_id = ?
+                """,
+                [m.createdAt, m.channelUrl, sender])
+        }
+        var parent: MessageRecord?
+        if m.parentMessageId != 0, m.persist, let sender = m.senderId {
+            parent = try await addReply(db, parentId: m.parentMessageId, sender: sender, at: m.createdAt)
+        }
+        let totals = try await messageTotals(db, m.totalsFor, hint: m.createdAt)
+        return StoredMessage(message: record, duplicate: false, totals: totals, parent: parent)
+    }
+
+    /// The message already stored for `(channel, sender, req_id)`, if any.
+    fileprivate static func duplicateOf(_ db: PGConnection, _ channelUrl: String, sender: String, reqId: String) async throws -> MessageRecord? {
+        try await db.fetchOne(
+            "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?", [channelUrl, sender, reqId]
+        ).map(messageRecord)
+    }
+
+    /// The unread totals of `userIds` as the transaction sees them, with a `ts` later than any
+    /// given before by this process. Supergroups count at most 100 each.
+    fileprivate static func messageTotals(_ db: PGConnection, _ userIds: [String], hint: Int64) async throws -> [String: UnreadCount] {
+        if userIds.isEmpty { return [:] }
+        let ts = pgUnreadStamp.withLock { last in
+            last = max(last + 1, hint)
+            return last
+        }
+        var out: [String: UnreadCount] = [:]
+        out.reserveCapacity(userIds.count)
+        for id in userIds { out[id] = UnreadCount(all: 0, ts: ts) }
+        let unique = Array(Set(userIds)).sorted()
+        for start in stride(from: 0, to: unique.count, by: 500) {
+            let chunk = Array(unique[start..<min(start + 500, unique.count)])
+            let rows = try await db.fetchAll(
+                """
+                SELECT m.user_id AS u, c.custom_type AS t,
+                  SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
+                FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
+                WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0
+                GROUP BY m.user_id, c.custom_type
+                """,
+                [chunk])
+            for row in rows {
+                let u: String = try row["u"]
+                let t: String = try row["t"]
+                let n = Int(try row["n"] as Int64)
+                out[u]?.all += n
+                if !t.isEmpty { out[u]?.customTypes[t, default: 0] += n }
+            }
+        }
+        return out
+    }
+
+    // MARK: - Threads
+
+    /// Counts a new reply on its parent: one more reply, the time, the replier first among the latest.
+    fileprivate static func addReply(_ db: PGConnection, parentId: Int64, sender: String, at ms: Int64) async throws -> MessageRecord? {
+        guard let row = try await db.fetchOne("SELECT most_replies FROM messages WHERE message_id = ?", [parentId]) else {
+            return nil
+        }
+        var most = decodeJSON((try row["most_replies"] as String?) ?? "[]", as: [String].self, default: [])
+        most.removeAll { $0 == sender }
+        most.insert(sender, at: 0)
+        try await db.execute(
+            """
+            UPDATE messages SET reply_count = reply_count + 1, last_replied_at = GREATEST(last_replied_at, ?), most_replies = ?,
+              changed_at = GREATEST(changed_at, ?) WHERE message_id = ?
+            """,
+            [ms, json(Array(most.prefix(10))), ms, parentId])
+        return try await db.fetchOne("SELECT * FROM messages WHERE message_id = ?", [parentId]).map(messageRecord)
+    }
+
+    /// Recounts a parent's thread from its remaining replies.
+    fileprivate static func recountThread(_ db: PGConnection, parentId: Int64, at ms: Int64) async throws -> MessageRecord? {
+        let count = try await db.scalar("SELECT COUNT(*) FROM messages WHERE parent_message_id = ?", [parentId], as: Int64.self) ?? 0
+        let last = try await db.scalar("SELECT MAX(created_at) FROM messages WHERE parent_message_id = ?", [parentId], as: Int64.self) ?? 0
+        let senders = try await db.column(
+            """
+            SELECT sender_id FROM messages WHERE parent_message_id = ? AND sender_id IS NOT NULL
+            GROUP BY sender_id ORDER BY MAX(created_at) DESC, MAX(message_id) DESC LIMIT 10
+            """,
+            [parentId], as: String.self)
+        try await db.execute(
+            """
+            UPDATE messages SET reply_count = ?, last_replied_at = ?, most_replies = ?, changed_at = GREATEST(changed_at, ?)
+            WHERE message_id = ?
+            """,
+            [count, last, json(senders), ms, parentId])
+        return try await db.fetchOne("SELECT * FROM messages WHERE message_id = ?", [parentId]).map(messageRecord)
+    }
+
+    // MARK: - Reading
+
+    public func message(_ channelUrl: String, id: Int64) async throws -> MessageRecord? {
+        try await read { db in
+            try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
+                .map(Self.messageRecord)
+        }
+    }
+
+    public func messages(ids: [Int64]) async throws -> [MessageRecord] {
+        if ids.isEmpty { return [] }
+        return try await read { db in
+            try await db.fetchAll(
+                "SELECT * FROM messages WHERE message_id = ANY(?::bigint[]) ORDER BY message_id", [ids.map { String($0) }]
+            ).map(Self.messageRecord)
+        }
+    }
+
+    public func lastVisibleMessage(_ channelUrl: String, viewer: String, after: Int64) async throws -> MessageRecord? {
+        try await read { db in
+            try await db.fetchOne(
+                """
+                SELECT * FROM messages WHERE channel_url = ? AND created_at > ? AND (hidden_for IS NULL OR hidden_for <> ?)
+                ORDER BY created_at DESC, message_id DESC LIMIT 1
+                """,
+                [channelUrl, after, viewer]
+            ).map(Self.messageRecord)
+        }
+    }
+
+    public func messages(_ channelUrl: String, query q: MessageQuery) async throws -> [MessageRecord] {
+        try await read { db in
+            // The anchor as a (created_at, message_id) position.
+            let anchorTs: Int64
+            let anchorId: Int64?
+            switch q.anchor {
+            case .timestamp(let ts):
+                anchorTs = ts
+                anchorId = nil
+            case .messageId(let id):
+                guard let ts = try await db.scalar(
+                    "SELECT created_at FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id], as: Int64.self)
+                else { throw SendbirdError.notFound("Message") }
+                anchorTs = ts
+                anchorId = id
+            }
+            var filter = ""
+            var filterArgs: [any PGBindable] = []
+            if let t = q.messageType, !t.isEmpty {
+                filter += " AND type = ?"
+                filterArgs.append(t)
+            }
+            if let types = q.customTypes, !types.isEmpty, !types.contains("*") {
+                filter += " AND custom_type = ANY(?)"
+                filterArgs.append(types)
+            }
+            if let senders = q.senderIds, !senders.isEmpty {
+                filter += " AND sender_id = ANY(?)"
+                filterArgs.append(senders)
+            }
+            if q.createdAfter > 0 {
+                filter += " AND created_at > ?"
+                filterArgs.append(q.createdAfter)
+            }
+            if let viewer = q.viewer {
+                filter += " AND (hidden_for IS NULL OR hidden_for <> ?)"
+                filterArgs.append(viewer)
+            }
+            if let parent = q.parentMessageId {
+                filter += " AND parent_message_id = ?"
+                filterArgs.append(parent)
+            } else {
+                switch q.replyType {
+                case "all": break
+                case "only_reply_to_channel": filter += " AND (parent_message_id = 0 OR reply_to_channel)"
+                default: filter += " AND parent_message_id = 0"
+                }
+            }
+            // Positions strictly before and strictly after the anchor, as (created_at, message_id).
+            let before: String
+            let after: String
+            let posArgs: [any PGBindable]
+            if let id = anchorId {
+                before = "(created_at < ? OR (created_at = ? AND message_id < ?))"
+                after = "(created_at > ? OR (created_at = ? AND message_id > ?))"
+                posArgs = [anchorTs, anchorTs, id]
+            } else {
+                before = "created_at < ?"
+                after = "created_at > ?"
+                posArgs = [anchorTs]
+            }
+            func fetch(_ sql: String, _ args: [any PGBindable]) async throws -> [MessageRecord] {
+                try await db.fetchAll(sql, args).map(Self.messageRecord)
+            }
+            var prev: [MessageRecord] = []
+            var anchor: [MessageRecord] = []
+            var next: [MessageRecord] = []
+            if q.prevLimit > 0 {
+                prev = try await fetch(
+                    "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
+                    [channelUrl] + posArgs + filterArgs + [q.prevLimit]
+                ).reversed()
+                // Ties at the edge: rather return extra messages than drop some with the same timestamp.
+                if prev.count == q.prevLimit, let edge = prev.first {
+                    let more = try await fetch(
+                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id < ? AND \(before)\(filter) ORDER BY message_id",
+                        [channelUrl, edge.createdAt, edge.messageId] + posArgs + filterArgs)
+                    prev = more + prev
+                }
+            }
+            if q.inclusive {
+                if let id = anchorId {
+                    anchor = try await fetch(
+                        "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?\(filter)", [channelUrl, id] + filterArgs)
+                } else {
+                    anchor = try await fetch(
+                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ?\(filter) ORDER BY message_id",
+                        [channelUrl, anchorTs] + filterArgs)
+                }
+            }
+            if q.nextLimit > 0 {
+                next = try await fetch(
+                    "SELECT * FROM messages WHERE channel_url = ? AND \(after)\(filter) ORDER BY created_at ASC, message_id ASC LIMIT ?",
+                    [channelUrl] + posArgs + filterArgs + [q.nextLimit])
+                if next.count == q.nextLimit, let edge = next.last {
+                    next += try await fetch(
+                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id > ? AND \(after)\(filter) ORDER BY message_id",
+                        [channelUrl, edge.createdAt, edge.messageId] + posArgs + filterArgs)
+                }
+            }
+            let all = prev + anchor + next
+            return q.reverse ? all.reversed() : all
+        }
+    }
+
+    // MARK: - Update and delete
+
+    public func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord) {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            guard let old = try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
+                .map(Self.messageRecord)
+            else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
+            var new = old
+            if let v = change.message { new.message = v }
+            if let v = change.data { new.data = v }
+            if let v = change.customType { new.customType = v }
+            if let v = change.mentionType { new.mentionType = v }
+            if let v = change.mentionedUserIds { new.mentionedUserIds = v }
+            if let meta = change.metaarray { new.sortedMetaarray = SQLiteStore.apply(meta, to: old.sortedMetaarray) }
+            new.updatedAt = max(change.updatedAt, old.createdAt)
+            try await db.execute(
+                """
+                UPDATE messages SET message = ?, data = ?, custom_type = ?, mention_type = ?, mentioned_user_ids = ?,
+                  sorted_metaarray = ?, updated_at = ?, changed_at = GREATEST(changed_at, ?) WHERE message_id = ?
+                """,
+                [
+                    new.message, new.data, new.customType, new.mentionType, Self.json(new.mentionedUserIds),
+                    Self.json(new.sortedMetaarray), new.updatedAt, change.updatedAt, id,
+                ])
+            return (old, new)
+        }
+    }
+
+    public func deleteMessage(_ channelUrl: String, id: Int64, at ms: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?) {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            guard let m = try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
+                .map(Self.messageRecord)
+            else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
+            try await db.execute("DELETE FROM messages WHERE message_id = ?", [id])
+            // Kept for message changelogs: clients that were away learn of the deletion.
+            try await db.execute(
+                """
+                INSERT INTO message_tombstones(channel_url, message_id, deleted_at) VALUES (?, ?, ?)
+                ON CONFLICT (channel_url, message_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
+                """,
+                [channelUrl, id, ms])
+            // The channel's last message moves back to the newest one left.
+            let last = try await db.fetchOne(
+                "SELECT message_id, created_at FROM messages WHERE channel_url = ? ORDER BY created_at DESC, message_id DESC LIMIT 1",
+                [channelUrl])
+            let lastId: Int64? = try last.map { try $0["message_id"] }
+            let lastTs: Int64 = try last.map { try $0["created_at"] } ?? 0
+            try await db.execute(
+                """
+                UPDATE group_channels SET last_message_id = ?::bigint, last_message_ts = ?
+                WHERE channel_url = ? AND (last_message_id = ? OR last_message_id IS NULL)
+                """,
+                [lastId, lastTs, channelUrl, id])
+            let parent = m.parentMessageId != 0 ? try await Self.recountThread(db, parentId: m.parentMessageId, at: ms) : nil
+            return (m, parent)
+        }
+    }
+
+    // MARK: - Reactions
+
+    public func addReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
+        try await write { db in
+            let changed = try await db.execute(
+                "INSERT INTO reactions(message_id, key, user_id, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [messageId, key, userId, ms]) > 0
+            if changed { try await Self.touchMessage(db, messageId, at: ms) }
+            return changed
+        }
+    }
+
+    public func deleteReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
+        try await write { db in
+            let changed = try await db.execute(
+                "DELETE FROM reactions WHERE message_id = ? AND key = ? AND user_id = ?", [messageId, key, userId]) > 0
+            if changed { try await Self.touchMessage(db, messageId, at: ms) }
+            return changed
+        }
+    }
+
+    /// Marks a message changed at `ms` (for message changelogs).
+    fileprivate static func touchMessage(_ db: PGConnection, _ messageId: Int64, at ms: Int64) async throws {
+        try await db.execute("UPDATE messages SET changed_at = GREATEST(changed_at, ?) WHERE message_id = ?", [ms, messageId])
+    }
+
+    public func reactionKeyCount(_ messageId: Int64) async throws -> Int {
+        try await read { db in
+            Int(try await db.scalar("SELECT COUNT(DISTINCT key) FROM reactions WHERE message_id = ?", [messageId], as: Int64.self) ?? 0)
+        }
+    }
+
+    public func reactions(_ messageIds: [Int64]) async throws -> [Int64: [ReactionRecord]] {
+        if messageIds.isEmpty { return [:] }
+        return try await read { db in
+            let rows = try await db.fetchAll(
+                """
+                SELECT message_id, key, user_id, updated_at FROM reactions WHERE message_id = ANY(?::bigint[])
+                ORDER BY updated_at, user_id, message_id, key
+                """,
+                [messageIds.map { String($0) }])
+            var out: [Int64: [ReactionRecord]] = [:]
+            for r in rows {
+                let rec = ReactionRecord(
+                    messageId: try r["message_id"], key: try r["key"], userId: try r["user_id"], updatedAt: try r["updated_at"])
+                out[rec.messageId, default: []].append(rec)
+            }
+            return out
+        }
+    }
+
+    // MARK: - Link previews
+
+    public func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord? {
+        try await write { db in
+            try await db.execute(
+                "UPDATE messages SET og_tag = ?, changed_at = GREATEST(changed_at, ?) WHERE message_id = ?", [json, updatedAt, messageId])
+            return try await db.fetchOne("SELECT * FROM messages WHERE message_id = ?", [messageId]).map(Self.messageRecord)
+        }
+    }
+
+    // MARK: - Message changelog
+
+    public func messageChanges(_ channelUrl: String, after c: MessageChangeCursor, limit: Int) async throws
+        -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
+    {
+        try await read { db in
+            let updated = try await db.fetchAll(
+                """
+                SELECT * FROM messages WHERE channel_url = ? AND changed_at > 0
+                  AND (changed_at > ? OR (changed_at = ? AND message_id > ?))
+                ORDER BY changed_at, message_id LIMIT ?
+                """,
+                [channelUrl, c.ts, c.ts, c.messageId, limit]
+            ).map(Self.messageRecord)
+            let deleted = try await db.fetchAll(
+                """
+                SELECT message_id, deleted_at FROM message_tombstones WHERE channel_url = ?
+                  AND (deleted_at > ? OR (deleted_at = ? AND message_id > ?))
+                ORDER BY deleted_at, message_id LIMIT ?
+                """,
+                [channelUrl, c.ts, c.ts, c.messageId, limit]
+            ).map { (id: try $0["message_id"] as Int64, at: try $0["deleted_at"] as Int64) }
+            return (updated, deleted)
+        }
+    }
+
+    // MARK: - Receipts and unread
+
+    public func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws -> UnreadCount {
+        try await write { db in
+            try await Self.lockChannel(db, channelUrl)
+            try await db.execute(
+                """
+                UPDATE members SET read_ts = GREATEST(read_ts, ?), unread_count = 0, unread_mention_count = 0
+                WHERE channel_url = ? AND user_id = ?
+                """,
+                [ts, channelUrl, userId])
+            return try await Self.messageTotals(db, [userId], hint: ts)[userId] ?? UnreadCount(all: 0, ts: ts)
+        }
+    }
+
+    public func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> (channels: [String], totals: UnreadCount) {
+        try await write { db in
+            var urls: [String] = []
+            if channelUrls?.isEmpty != true {
+                var sql = "SELECT channel_url FROM members WHERE user_id = ? AND state = 'joined'"
+                var args: [any PGBindable] = [userId]
+                if let list = channelUrls {
+                    sql += " AND channel_url = ANY(?)"
+                    args.append(list)
+                }
+                urls = try await db.column(sql + " ORDER BY channel_url", args, as: String.self)
+            }
+            if !urls.isEmpty {
+                // One statement: each member row is cleared atomically (no read-modify-write).
+                try await db.execute(
+                    """
+                    UPDATE members SET read_ts = GREATEST(read_ts, ?), unread_count = 0, unread_mention_count = 0
+                    WHERE user_id = ? AND channel_url = ANY(?)
+                    """,
+                    [ts, userId, urls])
+            }
+            return (urls, try await Self.messageTotals(db, [userId], hint: ts)[userId] ?? UnreadCount(all: 0, ts: ts))
+        }
+    }
+
+    public func markDelivered(_ channelUrl: String, userId: String, ts: Int64) async throws -> Bool {
+        try await write { db in
+            try await db.execute(
+                "UPDATE members SET delivered_ts = ? WHERE channel_url = ? AND user_id = ? AND delivered_ts < ?",
+                [ts, channelUrl, userId, ts]) > 0
+        }
+    }
+
+    /// `WHERE` conditions for a user's joined channels of some custom types and super mode.
+    fileprivate static func unreadScope(userId: String, customTypes: [String]?, superMode: String?) -> (String, [any PGBindable]) {
+        var sql = "m.user_id = ? AND m.state = 'joined'"
+        var args: [any PGBindable] = [userId]
+        if let types = customTypes, !types.isEmpty {
+            sql += " AND c.custom_type = ANY(?)"
+            args.append(types)
+        }
+        switch superMode {
+        case "super": sql += " AND c.is_super"
+        case "nonsuper": sql += " AND NOT c.is_super"
+        default: break
+        }
+        return (sql, args)
+    }
+
+    public func unreadMessageTotal(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
+        try await read { db in
+            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
+            return Int(
+                try await db.scalar(
+                    """
+                    SELECT COALESCE(SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END), 0)::bigint
+                    FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope)
+                    """,
+                    args, as: Int64.self) ?? 0)
+        }
+    }
+
+    public func unreadChannelCount(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
+        try await read { db in
+            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
+            return Int(
+                try await db.scalar(
+                    "SELECT COUNT(*) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) AND m.unread_count > 0",
+                    args, as: Int64.self) ?? 0)
+        }
+    }
+
+    public func unreadItems(userId: String, customTypes: [String]?) async throws -> UnreadItems {
+        try await read { db in
+            var scope = "m.user_id = ?"
+            var args: [any PGBindable] = [userId]
+            if let types = customTypes, !types.isEmpty {
+                scope += " AND c.custom_type = ANY(?)"
+                args.append(types)
+            }
+            let rows = try await db.fetchAll(
+                """
+                SELECT c.is_super AS s,
+                  SUM(CASE WHEN m.state = 'joined' THEN (CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END) ELSE 0 END)::bigint AS msgs,
+                  SUM(CASE WHEN m.state = 'joined' THEN m.unread_mention_count ELSE 0 END)::bigint AS mentions,
+                  SUM(CASE WHEN m.state = 'invited' THEN 1 ELSE 0 END)::bigint AS invites
+                FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) GROUP BY c.is_super
+                """,
+                args)
+            var items = UnreadItems()
+            for row in rows {
+                let isSuper: Bool = try row["s"]
+                let msgs = Int((try row["msgs"] as Int64?) ?? 0)
+                let mentions = Int((try row["mentions"] as Int64?) ?? 0)
+                let invites = Int((try row["invites"] as Int64?) ?? 0)
+                if isSuper {
+                    items.superMessages = msgs
+                    items.superMentions = mentions
+                    items.superInvitations = invites
+                } else {
+                    items.nonSuperMessages = msgs
+                    items.nonSuperMentions = mentions
+                    items.nonSuperInvitations = invites
+                }
+            }
+            return items
+        }
+    }
+
+    public func unreadTotals(_ userIds: [String], at ms: Int64) async throws -> [String: UnreadCount] {
+        try await read { db in try await Self.messageTotals(db, userIds, hint: ms) }
+    }
+
+    public func setCountPreference(_ channelUrl: String, userId: String, _ preference: String) async throws -> Bool {
+        try await write { db in
+            // Counts the new preference leaves out start again from zero.
+            try await db.execute(
+                """
+                UPDATE members SET count_preference = ?,
+                  unread_count = CASE WHEN ?::text IN ('all', 'unread_message_count_only') THEN unread_count ELSE 0 END,
+                  unread_mention_count = CASE WHEN ?::text IN ('all', 'unread_mention_count_only') THEN unread_mention_count ELSE 0 END
+                WHERE channel_url = ? AND user_id = ?
+                """,
+                [preference, preference, preference, channelUrl, userId]) > 0
+        }
+    }
+}

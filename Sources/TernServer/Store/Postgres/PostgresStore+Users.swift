@@ -1,0 +1,373 @@
+import Foundation
+import PostgresNIO
+import TernProtocol
+
+/// Users, credentials, sessions and blocks (``UserStore``), and files, download keys and the
+/// link-preview cache (``FileStore``), on PostgreSQL: the same behaviour as ``SQLiteStore``.
+extension PostgresStore {
+    // MARK: - Users
+
+    public func createUser(_ user: UserRecord) async throws -> UserRecord {
+        try await write { db in
+            if try await Self.fetchUser(db, user.userId) != nil {
+                throw SendbirdError(.alreadyExists, "\"user_id\" violates a unique constraint: \(user.userId) already exists.")
+            }
+            do {
+                try await Self.insertUser(db, user)
+            } catch where Self.sqlState(error) == "23505" {
+                // Created meanwhile by another connection (SQLite's single writer cannot see this race).
+                // The transaction is rolled back as this throws.
+                throw SendbirdError(.alreadyExists, "\"user_id\" violates a unique constraint: \(user.userId) already exists.")
+            }
+            return user
+        }
+    }
+
+    public func ensureUser(_ userId: String, nickname: String, now: Int64) async throws -> UserRecord {
+        if let u = try await user(userId) { return u }
+        return try await write { db in
+            if let u = try await Self.fetchUser(db, userId) { return u }
+            let u = UserRecord(
+                userId: userId, nickname: nickname, profileUrl: "", metadata: [:], createdAt: now / 1000, lastSeenAt: 0,
+                hasEverLoggedIn: false, isActive: true)
+            do {
+                try await db.inSavepoint { try await Self.insertUser(db, u) }
+            } catch where Self.sqlState(error) == "23505" {
+                // Another connection created it since: return theirs, as SQLite's next writer would
+                // (READ COMMITTED: this statement sees the row they committed).
+                if let existing = try await Self.fetchUser(db, userId) { return existing }
+                throw error
+            }
+            return u
+        }
+    }
+
+    public func user(_ userId: String) async throws -> UserRecord? {
+        try await read { db in try await Self.fetchUser(db, userId) }
+    }
+
+    public func users(_ userIds: [String]) async throws -> [UserRecord] {
+        if userIds.isEmpty { return [] }
+        return try await read { db in
+            // SQLite walks `user_id IN (…)` through the primary key: in id order.
+            try await db.fetchAll("SELECT * FROM users WHERE user_id = ANY(?) ORDER BY user_id", [userIds])
+                .map(Self.userRecord)
+        }
+    }
+
+    public func listUsers(_ q: UserListQuery) async throws -> [UserRecord] {
+        try await read { db in
+            var sql = "SELECT * FROM users WHERE user_id > ?"
+            var args: [any PGBindable] = [q.afterUserId ?? ""]
+            if let ids = q.userIds {
+                if ids.isEmpty { return [] }
+                sql += " AND user_id = ANY(?)"
+                args.append(ids)
+            }
+            if let p = q.nicknameStartsWith, !p.isEmpty {
+                // As SQLite: the first `p.count` characters (code points) of the nickname equal `p`.
+                sql += " AND substr(nickname, 1, ?::int) = ?"
+                args += [p.count, p]
+            }
+            if let n = q.nickname {
+                sql += " AND nickname = ?"
+                args.append(n)
+            }
+            if let key = q.metadataKey, !key.isEmpty {
+                if let values = q.metadataValues, !values.isEmpty {
+                    sql += " AND (metadata::jsonb ->> ?::text) = ANY(?)"
+                    args.append(key)
+                    args.append(values)
+                } else {
+                    sql += " AND (metadata::jsonb ->> ?::text) IS NOT NULL"
+                    args.append(key)
+                }
+            }
+            switch q.activeMode {
+            case "all": break
+            case "deactivated": sql += " AND NOT is_active"
+            default: sql += " AND is_active"
+            }
+            sql += " ORDER BY user_id LIMIT ?"
+            args.append(q.limit)
+            return try await db.fetchAll(sql, args).map(Self.userRecord)
+        }
+    }
+
+    public func updateUser(_ user: UserRecord) async throws {
+        try await write { db in
+            try await db.execute(
+                """
+                UPDATE users SET nickname = ?, profile_url = ?, metadata = ?, last_seen_at = ?,
+                has_ever_logged_in = ?, is_active = ? WHERE user_id = ?
+                """,
+                [
+                    user.nickname, user.profileUrl, Self.json(user.metadata), user.lastSeenAt, user.hasEverLoggedIn,
+                    user.isActive, user.userId,
+                ])
+        }
+    }
+
+    public func deleteUser(_ userId: String) async throws -> Bool {
+        try await write { db in
+            // The channels whose member counts this changes, each locked before it is recounted.
+            // Lock them (in URL order) until no new one turns up, then hold the user's row so that no
+            // membership can be added meanwhile (adding one checks the row), and look once more.
+            var locked = Set<String>()
+            func lockMemberships() async throws {
+                while true {
+                    let urls = try await db.column("SELECT channel_url FROM members WHERE user_id = ?", [userId], as: String.self)
+                    let new = Set(urls).subtracting(locked).sorted()
+                    if new.isEmpty { return }
+                    for url in new {
+                        try await Self.lockChannel(db, url)
+                        locked.insert(url)
+                    }
+                }
+            }
+            try await lockMemberships()
+            try await db.execute("SELECT 1 FROM users WHERE user_id = ? FOR UPDATE", [userId])
+            try await lockMemberships()
+            // Cascades: access tokens, sessions, memberships, blocks, download keys, restrictions, device tokens.
+            let deleted = try await db.execute("DELETE FROM users WHERE user_id = ?", [userId]) > 0
+            for url in locked.sorted() { try await Self.recountMembersOfDeletedUser(db, url) }
+            return deleted
+        }
+    }
+
+    /// `SQLiteStore.recountMembers` (named apart so as not to clash with the channel file's own).
+    fileprivate static func recountMembersOfDeletedUser(_ db: PGConnection, _ url: String) async throws {
+        try await db.execute(
+            """
+            UPDATE group_channels SET
+              member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ?),
+              joined_member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ? AND state = 'joined')
+            WHERE channel_url = ?
+            """,
+            [url, url, url])
+    }
+
+    public func setLastSeen(_ userId: String, at ms: Int64) async throws {
+        try await write { db in
+            try await db.execute("UPDATE users SET last_seen_at = ?, has_ever_logged_in = TRUE WHERE user_id = ?", [ms, userId])
+            try await db.execute(
+                "INSERT INTO activity(day, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING", [ms / 86_400_000, userId])
+        }
+    }
+
+    // MARK: - Credentials
+
+    public func addAccessToken(userId: String, tokenHash: String, expiresAt: Int64) async throws {
+        try await write { db in
+            try await db.execute(
+                """
+                INSERT INTO access_tokens(token_hash, user_id, expires_at) VALUES (?, ?, ?)
+                ON CONFLICT (token_hash) DO UPDATE SET user_id = excluded.user_id, expires_at = excluded.expires_at
+                """,
+                [tokenHash, userId, expiresAt])
+        }
+    }
+
+    public func accessTokenExpiry(userId: String, tokenHash: String) async throws -> Int64? {
+        try await read { db in
+            try await db.scalar(
+                "SELECT expires_at FROM access_tokens WHERE token_hash = ? AND user_id = ?", [tokenHash, userId], as: Int64.self)
+        }
+    }
+
+    public func hasAccessTokens(userId: String) async throws -> Bool {
+        try await read { db in
+            try await db.scalar("SELECT EXISTS(SELECT 1 FROM access_tokens WHERE user_id = ?)", [userId], as: Bool.self) ?? false
+        }
+    }
+
+    public func revokeAccessTokens(userId: String) async throws {
+        try await write { db in
+            try await db.execute("DELETE FROM access_tokens WHERE user_id = ?", [userId])
+        }
+    }
+
+    public func addSession(keyHash: String, userId: String, expiresAt: Int64, tokenHash: String?) async throws {
+        try await write { db in
+            try await db.execute(
+                """
+                INSERT INTO sessions(key_hash, user_id, expires_at, token_hash) VALUES (?, ?, ?, ?::text)
+                ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id, expires_at = excluded.expires_at,
+                  token_hash = excluded.token_hash
+                """,
+                [keyHash, userId, expiresAt, tokenHash])
+        }
+    }
+
+    public func session(keyHash: String) async throws -> SessionRecord? {
+        try await read { db in
+            guard
+                let row = try await db.fetchOne(
+                    """
+                    SELECT s.user_id, s.expires_at, s.token_hash, u.is_active, u.user_id IS NOT NULL AS user_exists,
+                           t.token_hash IS NOT NULL AS token_exists, t.expires_at AS token_expires_at
+                    FROM sessions s
+                    LEFT JOIN users u ON u.user_id = s.user_id
+                    LEFT JOIN access_tokens t ON t.token_hash = s.token_hash AND t.user_id = s.user_id
+                    WHERE s.key_hash = ?
+                    """, [keyHash])
+            else { return nil }
+            let tokenHash: String? = try row["token_hash"]
+            let tokenExists: Bool = try row["token_exists"]
+            let tokenExpiresAt: Int64? = try row["token_expires_at"]
+            let isActive: Bool? = try row["is_active"]
+            return SessionRecord(
+                userId: try row["user_id"], expiresAt: try row["expires_at"], tokenHash: tokenHash,
+                tokenExpiresAt: tokenHash == nil ? nil : tokenExists ? (tokenExpiresAt ?? 0) : nil,
+                userExists: try row["user_exists"], userActive: isActive ?? false)
+        }
+    }
+
+    public func deleteSessions(userId: String) async throws -> Int {
+        try await write { db in
+            try await db.execute("DELETE FROM sessions WHERE user_id = ?", [userId])
+        }
+    }
+
+    public func purgeExpiredSessions(now: Int64) async throws -> Int {
+        try await write { db in
+            try await db.execute("DELETE FROM sessions WHERE expires_at <> 0 AND expires_at <= ?", [now])
+        }
+    }
+
+    // MARK: - Blocking
+
+    public func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool {
+        try await write { db in
+            try await db.execute(
+                "INSERT INTO blocks(blocker_id, blocked_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [blocker, blocked, ms]) > 0
+        }
+    }
+
+    public func unblock(_ blocker: String, _ blocked: String) async throws -> Bool {
+        try await write { db in
+            try await db.execute("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?", [blocker, blocked]) > 0
+        }
+    }
+
+    public func blockedUsers(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
+        try await read { db in
+            var sql = blockingMe
+                ? "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocker_id WHERE b.blocked_id = ?"
+                : "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocked_id WHERE b.blocker_id = ?"
+            var args: [any PGBindable] = [userId]
+            if let after = afterUserId {
+                sql += " AND u.user_id > ?"
+                args.append(after)
+            }
+            if let ids = userIds, !ids.isEmpty {
+                sql += " AND u.user_id = ANY(?)"
+                args.append(ids)
+            }
+            sql += " ORDER BY u.user_id LIMIT ?"
+            args.append(limit)
+            return try await db.fetchAll(sql, args).map(Self.userRecord)
+        }
+    }
+
+    public func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String> {
+        if userIds.isEmpty { return [] }
+        return try await read { db in
+            Set(try await db.column(
+                "SELECT blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id = ANY(?)", [blocker, userIds], as: String.self))
+        }
+    }
+
+    public func blockers(of blocked: String, among userIds: [String]) async throws -> Set<String> {
+        if userIds.isEmpty { return [] }
+        return try await read { db in
+            Set(try await db.column(
+                "SELECT blocker_id FROM blocks WHERE blocked_id = ? AND blocker_id = ANY(?)", [blocked, userIds], as: String.self))
+        }
+    }
+
+    // MARK: - Files and link previews
+
+    public func insertFile(_ f: FileRecord) async throws {
+        try await write { db in
+            try await db.execute(
+                """
+                INSERT INTO files(file_id, channel_url, uploader_id, name, type, size, created_at, thumbnails)
+                VALUES (?, ?, ?::text, ?, ?, ?, ?, ?)
+                """,
+                [f.fileId, f.channelUrl, f.uploaderId, f.name, f.type, f.size, f.createdAt, f.thumbnails])
+        }
+    }
+
+    public func file(_ fileId: String) async throws -> FileRecord? {
+        try await read { db in
+            guard let r = try await db.fetchOne("SELECT * FROM files WHERE file_id = ?", [fileId]) else { return nil }
+            let size: Int64 = try r["size"]
+            return FileRecord(
+                fileId: try r["file_id"], channelUrl: try r["channel_url"], uploaderId: try r["uploader_id"], name: try r["name"],
+                type: try r["type"], size: Int(size), createdAt: try r["created_at"], thumbnails: try r["thumbnails"])
+        }
+    }
+
+    public func addFileAuth(keyHash: String, userId: String, expiresAt: Int64) async throws {
+        try await write { db in
+            try await db.execute("DELETE FROM file_auth WHERE expires_at < ?", [expiresAt - 4 * 86_400_000])
+            try await db.execute(
+                """
+                INSERT INTO file_auth(key_hash, user_id, expires_at) VALUES (?, ?, ?)
+                ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id, expires_at = excluded.expires_at
+                """,
+                [keyHash, userId, expiresAt])
+        }
+    }
+
+    public func fileAuthUser(keyHash: String, now: Int64) async throws -> String? {
+        try await read { db in
+            try await db.scalar("SELECT user_id FROM file_auth WHERE key_hash = ? AND expires_at > ?", [keyHash, now], as: String.self)
+        }
+    }
+
+    public func ogCache(_ url: String) async throws -> (json: String?, fetchedAt: Int64)? {
+        try await read { db in
+            guard let r = try await db.fetchOne("SELECT og_tag, fetched_at FROM og_cache WHERE url = ?", [url]) else { return nil }
+            let json: String? = try r["og_tag"]
+            let fetchedAt: Int64 = try r["fetched_at"]
+            return (json, fetchedAt)
+        }
+    }
+
+    public func setOGCache(_ url: String, json: String?, at ms: Int64) async throws {
+        try await write { db in
+            try await db.execute(
+                """
+                INSERT INTO og_cache(url, og_tag, fetched_at) VALUES (?, ?::text, ?)
+                ON CONFLICT (url) DO UPDATE SET og_tag = excluded.og_tag, fetched_at = excluded.fetched_at
+                """,
+                [url, json, ms])
+        }
+    }
+
+    // MARK: - Shared helpers
+
+    /// Stores a new user (plain INSERT: a taken id fails with SQLSTATE 23505). New users take the
+    /// application's default invitation preference (`auto_accept`, default true).
+    static func insertUser(_ db: PGConnection, _ u: UserRecord) async throws {
+        // The identity rule's last line of defence: the store compares bytes, so only one spelling
+        // of an id may ever be stored (``Identifier``).
+        try Identifier.check(u.userId, field: "user_id")
+        try await db.execute(
+            """
+            INSERT INTO users(user_id, nickname, profile_url, metadata, created_at, last_seen_at, has_ever_logged_in, is_active,
+              auto_accept)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE((
+              SELECT (json::jsonb ->> 'auto_accept')::boolean FROM settings
+              WHERE scope = 'application' AND key = 'default_channel_invitation_preference'), TRUE))
+            """,
+            [u.userId, u.nickname, u.profileUrl, json(u.metadata), u.createdAt, u.lastSeenAt, u.hasEverLoggedIn, u.isActive])
+    }
+
+    static func fetchUser(_ db: PGConnection, _ id: String) async throws -> UserRecord? {
+        try await db.fetchOne("SELECT * FROM users WHERE user_id = ?", [id]).map(userRecord)
+    }
+}
