@@ -99,7 +99,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
         if let warning = try DataDirectory.prepare(config.dataDirectory) { logger.warning("\(warning)") }
         var pgLogger = logger
         pgLogger.logLevel = max(logger.logLevel, .warning)
-        theStore = try await PostgresStore(url: url, clock: config.clock, logger: pgLogger) as! any Store // PGWIP
+        theStore = try await PostgresStore(url: url, clock: config.clock, logger: pgLogger)
     } else {
         if let warning = try DataDirectory.prepare(config.dataDirectory) { logger.warning("\(warning)") }
         let path = (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite")

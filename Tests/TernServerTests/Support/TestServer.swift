@@ -133,7 +133,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
         case .postgres:
             let url: String
             if let location { url = location } else { url = try await newLocation() }
-            return try await PostgresStore(url: url) as! any Store  // PGWIP
+            return try await PostgresStore(url: url)
         }
     }
 }

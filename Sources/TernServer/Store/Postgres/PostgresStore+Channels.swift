@@ -334,7 +334,7 @@ extension PostgresStore {
         try await write { db in
             try await Self.lockChannel(db, c.channelUrl)
             try await db.execute(
-                "UPDATE group_channels SET name = ?, cover_url = ?, data = ?, custom_type = ?, freeze = ? WHERE channel_url = ?",
+                "UPDATE group_channels SET name = ?, cover_url = ?, data = ?, custom_type = ?, \"freeze\" = ? WHERE channel_url = ?",
                 [c.name, c.coverUrl, c.data, c.customType, c.freeze, c.channelUrl])
         }
     }
@@ -386,7 +386,7 @@ extension PostgresStore {
             let inserted = try await db.execute(
                 """
                 INSERT INTO group_channels(channel_url, channel_type, name, cover_url, custom_type, data, created_at, created_by,
-                  is_ephemeral, freeze, operator_ids)
+                  is_ephemeral, "freeze", operator_ids)
                 VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """,
@@ -421,7 +421,7 @@ extension PostgresStore {
                 sql += " AND channel_url = ANY(?)"
                 args.append(urls)
             }
-            if !q.showFrozen { sql += " AND NOT freeze" }
+            if !q.showFrozen { sql += " AND NOT \"freeze\"" }
             // SQLite breaks ties (one second) by insertion order (rowid), which PostgreSQL does not
             // keep; the URL in descending order stands in for it.
             sql += " ORDER BY created_at DESC, channel_url COLLATE \"C\" DESC LIMIT ? OFFSET ?"

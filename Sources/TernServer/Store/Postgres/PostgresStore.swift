@@ -14,7 +14,7 @@ import TernProtocol
 /// channel take that channel's transaction-scoped advisory lock first, so concurrent writers — on
 /// this node or another — serialize per channel as SQLite's single writer does, and a deadlock or
 /// serialization failure is retried.
-public final class PostgresStore: Sendable {
+public final class PostgresStore: Store {
     let client: PostgresClient
     let runTask: Task<Void, Never>
     let clock: any ServerClock
@@ -25,13 +25,14 @@ public final class PostgresStore: Sendable {
     /// Connects (the pool opens connections as needed) and runs the migrations.
     /// - Throws: ``ServerStartError`` for a malformed URL; a PostgreSQL error when the database
     ///   cannot be reached or migrated.
-    public init(url: String, clock: any ServerClock = SystemClock(), logger: Logger = Logger(label: "ternd.postgres")) async throws {
+    public init(url: String, clock: any ServerClock = SystemClock(), logger: Logger? = nil) async throws {
+        let logger = logger ?? Self.quietLogger
         let config = try Self.configuration(url)
         var poolConfig = PostgresClient.Configuration(
             host: config.host, port: config.port, username: config.user, password: config.password,
             database: config.database, tls: .disable)
         poolConfig.options.maximumConnections = 16
-        poolConfig.options.minimumConnections = 1
+        poolConfig.options.minimumConnections = 0
         let client = PostgresClient(configuration: poolConfig, backgroundLogger: logger)
         self.client = client
         self.runTask = Task { await client.run() }
@@ -44,6 +45,13 @@ public final class PostgresStore: Sendable {
             runTask.cancel()
             throw error
         }
+    }
+
+    /// Connection failures are errors the caller sees; the pool's own retries are not worth a line each.
+    static var quietLogger: Logger {
+        var l = Logger(label: "ternd.postgres")
+        l.logLevel = .error
+        return l
     }
 
     public func close() async throws {
@@ -75,6 +83,7 @@ public final class PostgresStore: Sendable {
     // MARK: - Running SQL
 
     /// Runs `body` on one connection outside a transaction (reads).
+    @discardableResult
     func read<T: Sendable>(_ body: (PGConnection) async throws -> T) async throws -> T {
         try await client.withConnection { conn in
             try await body(PGConnection(conn: conn, logger: logger))
@@ -83,6 +92,7 @@ public final class PostgresStore: Sendable {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// A deadlock or serialization failure runs it again (at most 5 times).
+    @discardableResult
     func write<T: Sendable>(_ body: (PGConnection) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
@@ -99,25 +109,20 @@ public final class PostgresStore: Sendable {
                         try await db.execute("COMMIT")
                         return value
                     } catch {
-                        try? await db.execute("ROLLBACK")
+                        _ = try? await db.execute("ROLLBACK")
                         throw error
                     }
                 }
-            } catch let error as PSQLError where attempt < 5 && Self.isRetryable(error) {
+            } catch let error as PostgresStoreError where attempt < 5 && error.isRetryable {
                 try? await Task.sleep(for: .milliseconds(Int64.random(in: 1...(5 * Int64(attempt)))))
                 continue
             }
         }
     }
 
-    static func isRetryable(_ error: PSQLError) -> Bool {
-        guard let state = error.serverInfo?[.sqlState] else { return false }
-        return state == "40P01" || state == "40001"
-    }
-
     /// SQLSTATE of a PostgreSQL error (nil for other errors).
     static func sqlState(_ error: any Error) -> String? {
-        (error as? PSQLError)?.serverInfo?[.sqlState]
+        (error as? PostgresStoreError)?.sqlState ?? (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
     // MARK: - Shared helpers (dialect-free parts live in `Records.swift`)
@@ -184,6 +189,27 @@ public final class PostgresStore: Sendable {
     }
 }
 
+/// A statement PostgreSQL refused, or a connection that failed under it: what the server said
+/// (SQLSTATE and message) and the statement's text (never its arguments), for the log.
+struct PostgresStoreError: Error, CustomStringConvertible {
+    var sqlState: String?
+    var message: String
+    var sql: String
+
+    init(_ error: PSQLError, sql: String) {
+        sqlState = error.serverInfo?[.sqlState]
+        message = error.serverInfo?[.message] ?? "\(error.code)"
+        self.sql = sql
+    }
+
+    var isRetryable: Bool { sqlState == "40P01" || sqlState == "40001" }
+
+    var description: String {
+        let oneLine = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return "PostgreSQL \(sqlState ?? "error"): \(message) [\(oneLine.prefix(300))]"
+    }
+}
+
 // MARK: - A connection, rows and arguments
 
 /// A value that binds to a `?` placeholder.
@@ -235,7 +261,11 @@ struct PGConnection {
         var binds = PostgresBindings(capacity: args.count)
         for a in args { a.bind(into: &binds) }
         let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
-        return try await conn.query(query, logger: logger).get()
+        do {
+            return try await conn.query(query, logger: logger).get()
+        } catch let e as PSQLError {
+            throw PostgresStoreError(e, sql: sql)
+        }
     }
 
     /// Runs a statement; returns how many rows it changed.
@@ -272,8 +302,8 @@ struct PGConnection {
             try await execute("RELEASE SAVEPOINT tern_sp")
             return v
         } catch {
-            try? await execute("ROLLBACK TO SAVEPOINT tern_sp")
-            try? await execute("RELEASE SAVEPOINT tern_sp")
+            _ = try? await execute("ROLLBACK TO SAVEPOINT tern_sp")
+            _ = try? await execute("RELEASE SAVEPOINT tern_sp")
             throw error
         }
     }
