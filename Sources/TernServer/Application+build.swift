@@ -14,6 +14,8 @@ public struct TernServerApp: Sendable {
     /// Every REST route, as `METHOD /path` with `:parameters` (the authorization matrix test
     /// checks that each has a row).
     public let routes: [String]
+    /// The link to the other nodes on the same PostgreSQL database (nil on SQLite).
+    public let cluster: PostgresCluster?
 
     /// Runs until SIGTERM/SIGINT (or the task is cancelled), then closes the store. Every message
     /// acknowledged before that was committed before its acknowledgement was written.
@@ -30,7 +32,10 @@ public struct TernServerApp: Sendable {
     /// What runs: the application, and the notice that tells connected clients `BUSY` when a
     /// graceful shutdown starts (services shut down last first, so the notice goes out while the
     /// connections are still open).
-    public var services: [any Service] { [application, ShutdownNotice(service: service)] }
+    public var services: [any Service] {
+        // The cluster link stops last: the other nodes hear `bye` after this node's sockets closed.
+        (cluster.map { [$0] } ?? []) + [application, ShutdownNotice(service: service)]
+    }
 
     /// SIGTERM/SIGINT start a graceful shutdown; one that has not finished after 10 s (a peer
     /// that stopped reading can hold a close handshake forever) turns into cancellation.
@@ -93,13 +98,16 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
     if config.apiToken.isEmpty { throw ServerStartError("an API token is required") }
     if config.appId.isEmpty { throw ServerStartError("the app id must not be empty") }
     let theStore: any Store
+    var cluster: PostgresCluster?
     if let store {
         theStore = store
     } else if let url = config.databaseURL {
         if let warning = try DataDirectory.prepare(config.dataDirectory) { logger.warning("\(warning)") }
         var pgLogger = logger
         pgLogger.logLevel = max(logger.logLevel, .warning)
-        theStore = try await PostgresStore(url: url, clock: config.clock, logger: pgLogger)
+        let pg = try await PostgresStore(url: url, clock: config.clock, logger: pgLogger, nodeId: config.nodeId ?? PostgresCluster.newNodeId())
+        theStore = pg
+        cluster = try PostgresCluster(store: pg, logger: logger)
     } else {
         if let warning = try DataDirectory.prepare(config.dataDirectory) { logger.warning("\(warning)") }
         let path = (config.dataDirectory as NSString).appendingPathComponent("ternd.sqlite")
@@ -107,7 +115,8 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
         theStore = try SQLiteStore(path: path, clock: config.clock)
         DataDirectory.restrictFiles([path, path + "-wal", path + "-shm"])
     }
-    let service = ChatService(store: theStore, config: config, logger: logger)
+    let service = ChatService(store: theStore, config: config, logger: logger, cluster: cluster)
+    cluster?.attach(service)
     _ = try await theStore.purgeExpiredSessions(now: config.clock.nowMs())
     let rest = RESTSupport(service: service)
 
@@ -167,7 +176,7 @@ public func buildApplication(_ config: ServerConfiguration, store: (any Store)? 
         },
         logger: logger
     )
-    return TernServerApp(application: app, service: service, routes: router.routes.map { "\($0.method) \($0.path)" })
+    return TernServerApp(application: app, service: service, routes: router.routes.map { "\($0.method) \($0.path)" }, cluster: cluster)
 }
 
 /// The generated Platform API token kept in the data directory (mode 0600).

@@ -22,6 +22,8 @@ public struct ServerConfiguration: Sendable {
     /// A PostgreSQL URL (`postgres://USER[:PASSWORD]@HOST:PORT/DB`): the store is PostgreSQL, and
     /// several nodes may share it. nil: SQLite in `dataDirectory`.
     public var databaseURL: String?
+    /// This node's id among the nodes on one PostgreSQL database (nil: made up at start).
+    public var nodeId: String?
     /// The application id clients must send as `ai`.
     public var appId: String
     /// The Platform API token (`Api-Token` header).

@@ -115,6 +115,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-connections-per-ip"), help: "Most connections from one address at once (0 = no cap).")
     var maxConnectionsPerIP = 0
 
+    @Option(name: .customLong("node-id"), help: "With --database: this node's name among the nodes sharing the database (default: host-pid-random). Each running node needs its own.")
+    var nodeId: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -140,6 +143,7 @@ struct Serve: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data("listening \(shown):\(port)\n".utf8))
             })
         config.databaseURL = databaseURL
+        config.nodeId = nodeId.flatMap { $0.isEmpty ? nil : $0 }
         config.chatHistoryForNewMembers = chatHistory
         config.maxGroupChannelMembers = max(1, maxGroupChannelMembers)
         config.maxChannelsPerUser = max(1, maxChannelsPerUser)

@@ -360,7 +360,7 @@ struct ApplicationSettingsTests {
             let config = (fcm.json["push_configurations"] as? [[String: Any]])?.first ?? [:]
             let id = config["id"] as? String ?? ""
             #expect(config["api_key"] as? String == "****1234" && !fcm.text.contains("very-secret"), "\(fcm.text)")
-            #expect(!(try String(contentsOfFile: s.dataDirectory + "/ternd.sqlite", encoding: .isoLatin1)).contains("very-secret"))
+            #expect(!(try await s.storedText()).contains("very-secret"))
             let list = try await s.request("GET", "/v3/applications/push/fcm")
             #expect((list.json["push_configurations"] as? [[String: Any]])?.count == 1, "\(list.text)")
             let updated = try await s.request("PUT", "/v3/applications/push/fcm/\(id)", body: ["push_sound": "chime"])

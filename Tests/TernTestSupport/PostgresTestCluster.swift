@@ -120,6 +120,16 @@ public final class PostgresTestCluster: Sendable {
         try Self.run(["/usr/bin/psql", "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-c", sql])
     }
 
+    /// Everything stored in `database` as `pg_dump` prints it (schema and rows): what a test
+    /// reads to check that a secret never reached the disk.
+    public func dump(database: String) throws -> String {
+        guard let bin = Self.binDirectory else { throw Unavailable(description: "PostgreSQL is not installed") }
+        let name = database.split(separator: "/").last.map(String.init) ?? database
+        let r = try Self.run(["\(bin)/pg_dump", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "--data-only", name])
+        guard r.status == 0 else { throw Unavailable(description: "pg_dump failed: \(r.output)") }
+        return r.output
+    }
+
     /// Starts the server (after ``stop()`` or ``crash()``), on the same port and data.
     public func launch() throws {
         guard let bin = Self.binDirectory else { throw Unavailable(description: "PostgreSQL is not installed") }

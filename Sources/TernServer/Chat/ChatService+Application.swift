@@ -41,6 +41,7 @@ extension ChatService {
         }
         try await store.setSetting(scope: "api_token", key: token, json: nil)
         apiTokens.withLock { $0 = nil }
+        settingsChanged()
     }
 
     /// Records the number of open connections for today's peak; written to the store when it
@@ -98,6 +99,7 @@ extension ChatService {
     func setReactionsEnabled(_ on: Bool) async throws {
         try await store.setSetting(scope: "application", key: "reactions", json: on ? "true" : "false")
         reactionsOn.withLock { $0 = on }
+        settingsChanged()
     }
 }
 
@@ -118,6 +120,7 @@ extension ChatService {
         }
         for r in remove { try await store.setSetting(scope: "ip_allow_list", key: r.trimmingCharacters(in: .whitespaces), json: nil) }
         allowList.withLock { $0 = nil }
+        settingsChanged()
         return try await ipAllowList()
     }
 }

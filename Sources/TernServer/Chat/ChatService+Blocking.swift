@@ -95,7 +95,7 @@ extension ChatService {
 
     func pushUserEvent(_ event: UserEventFrame<BlockEventData>, to userId: String) {
         let frame = Self.frameText(.userEvent, event)
-        for c in registry.connections(of: userId) { _ = c.send(frame) }
+        send(frame, toUser: userId)
     }
 
     // MARK: - Count preference

@@ -38,11 +38,13 @@ extension ChatService {
         let json = String(decoding: try JSONEncoder().encode(bot), as: UTF8.self)
         try await store.setSetting(scope: "bot", key: bot.botUserId, json: json)
         bots.withLock { $0 = nil }
+        settingsChanged()
     }
 
     func forgetBot(_ id: String) async throws {
         try await store.setSetting(scope: "bot", key: id, json: nil)
         bots.withLock { $0 = nil }
+        settingsChanged()
     }
 
     /// Tells the bots among a channel's members about a message (not their own).

@@ -164,7 +164,7 @@ extension ChatService {
             let last: MessageRecord? = lastForViewer[c.channelUrl] ?? c.lastMessageId.flatMap { lastById[$0] }
             var p = Presenter.groupChannel(
                 c, members: membersByChannel[c.channelUrl] ?? [], users: users,
-                lastMessage: last, viewer: viewer, online: { registry.isOnline($0) })
+                lastMessage: last, viewer: viewer, online: { isOnline($0) })
             p.metadata = metadata[c.channelUrl] ?? [:]
             let mutedHere = muted[c.channelUrl] ?? []
             if let viewer { p.isMuted = mutedHere.contains(viewer) }

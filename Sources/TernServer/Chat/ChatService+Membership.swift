@@ -312,7 +312,7 @@ extension ChatService {
 
     func memberPayload(_ m: MemberRecord, _ users: [String: UserRecord]) -> MemberPayload {
         let u = users[m.userId]
-        let online = registry.isOnline(m.userId)
+        let online = isOnline(m.userId)
         return MemberPayload(
             userId: m.userId, nickname: u?.nickname ?? "", profileUrl: u?.profileUrl ?? "", metadata: u?.metadata ?? [:],
             isOnline: online, lastSeenAt: online ? 0 : (u?.lastSeenAt ?? 0), state: m.state, role: m.role, readTs: nil,
@@ -324,12 +324,12 @@ extension ChatService {
         let u = users[id]
         return MemberPayload(
             userId: id, nickname: u?.nickname ?? "", profileUrl: u?.profileUrl ?? "", metadata: u?.metadata ?? [:],
-            isOnline: registry.isOnline(id), lastSeenAt: u?.lastSeenAt ?? 0, state: "", role: "none", readTs: nil, deliveredTs: nil)
+            isOnline: isOnline(id), lastSeenAt: u?.lastSeenAt ?? 0, state: "", role: "none", readTs: nil, deliveredTs: nil)
     }
 
     /// Sends an event to one user's devices with their unread totals as they are now.
     func pushOwn<Payload: Encodable & Sendable>(_ event: ChannelEventFrame<Payload>, to userId: String) async throws {
-        guard registry.isOnline(userId) else { return }
+        guard isOnline(userId) else { return }
         var e = event
         e.unreadCnt = try await unreadCount(userId: userId)
         push(e, to: [userId])
@@ -338,7 +338,7 @@ extension ChatService {
     /// Sends one frame to every connection of these users.
     func push<Payload: Encodable & Sendable>(_ event: ChannelEventFrame<Payload>, to userIds: Set<String>) {
         let frame = Self.frameText(.systemEvent, event)
-        for id in userIds { for c in registry.connections(of: id) { _ = c.send(frame) } }
+        for id in userIds { send(frame, toUser: id) }
     }
 
     func pushMemberCount(_ channel: ChannelRecord, to userIds: Set<String>) {
@@ -347,6 +347,6 @@ extension ChatService {
             MemberCountFrame(
                 groupChannels: [.init(channelUrl: channel.channelUrl, memberCount: channel.memberCount, joinedMemberCount: channel.joinedMemberCount)],
                 ts: now()))
-        for id in userIds { for c in registry.connections(of: id) { _ = c.send(frame) } }
+        for id in userIds { send(frame, toUser: id) }
     }
 }

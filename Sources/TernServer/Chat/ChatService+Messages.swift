@@ -187,6 +187,9 @@ extension ChatService {
                 broadcast(command + json + "\n", in: roster, except: connection) { everyone || roster.isOperator($0) }
             } else {
                 fanOutMessage(command, json, to: roster.members, except: connection, stored: stored)
+                // A stored message reaches the other nodes through the messages table (its
+                // event is written with it); one that is not stored goes as it is.
+                if roster.channel.isEphemeral { relayUnstored(command, json, roster.members, stored) }
             }
         }
         payload.reqId = reqId
@@ -216,6 +219,7 @@ extension ChatService {
             for c in rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include(c.userId) {
                 if !c.send(frame) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
             }
+            relay(frame, toRoom: roster.channel.channelUrl, exceptUser: exceptUser, include: include)
         } else {
             fanOut(frame, to: roster.members.filter { include($0.userId) }, except: except, exceptUser: exceptUser)
         }
@@ -253,6 +257,12 @@ extension ChatService {
         }
     }
 
+    /// A message of an ephemeral channel (not stored) to the members on the other nodes.
+    func relayUnstored(_ command: String, _ json: String, _ members: [MemberRecord], _ stored: StoredMessage) {
+        guard cluster?.hasPeers == true else { return }
+        relay(command + json + "\n", toUsers: members.filter { $0.state == "joined" && $0.userId != stored.message.hiddenFor }.map(\.userId))
+    }
+
     /// Sends an admin message (Platform API only): no sender, counted as unread for every member.
     public func sendAdminMessage(channelUrl: String, message: String, customType: String, data: String) async throws
         -> MessagePayload
@@ -273,6 +283,7 @@ extension ChatService {
             let payload = Presenter.message(stored.message, users: [:])
             let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
             self.fanOutMessage(Command.adminMessage.rawValue, json, to: members, except: nil, stored: stored)
+            if channel.isEphemeral { self.relayUnstored(Command.adminMessage.rawValue, json, members, stored) }
             return payload
         }.1
     }
@@ -352,7 +363,7 @@ extension ChatService {
                 conn.send(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, reqId: req, unreadCnt: totals)))
             }
             let own = Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, unreadCnt: totals))
-            for c in registry.connections(of: userId) where c.id != connection?.id { _ = c.send(own) }
+            send(own, toUser: userId, except: connection)
             return ts
         }
         return try await sendQueue.run(channelUrl) {
@@ -365,7 +376,7 @@ extension ChatService {
             let members = try await store.members(channelUrl)
             fanOut(Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts)), to: members, except: connection, exceptUser: userId)
             let own = Self.frameText(.read, ReadEvent(channelUrl: channelUrl, user: s, ts: ts, unreadCnt: totals))
-            for c in registry.connections(of: userId) where c.id != connection?.id { _ = c.send(own) }
+            send(own, toUser: userId, except: connection)
             return ts
         }
     }
@@ -381,7 +392,7 @@ extension ChatService {
                 fanOut(Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts)), to: members, exceptUser: userId)
             }
             let own = Self.frameText(.read, ReadEvent(channelUrl: url, user: s, ts: ts, unreadCnt: totals))
-            for c in registry.connections(of: userId) { _ = c.send(own) }
+            send(own, toUser: userId)
         }
     }
 

@@ -69,7 +69,7 @@ extension ChatService {
     func presentUsers(_ ids: [String]) async throws -> [UserPayload] {
         let users = try await usersById(ids)
         return ids.map { id in
-            users[id].map { Presenter.user($0, online: registry.isOnline(id), accessToken: "") } ?? UserPayload(userId: id)
+            users[id].map { Presenter.user($0, online: isOnline(id), accessToken: "") } ?? UserPayload(userId: id)
         }
     }
 
@@ -87,9 +87,9 @@ extension ChatService {
         let frame = Self.frameText(.systemEvent, e)
         broadcast(frame, in: roster)
         let followers: Set<String> = roster.channel.isOpen
-            ? Set(rooms.participants(roster.channel.channelUrl)) : Self.joinedIds(roster.members)
+            ? Set(allParticipants(roster.channel.channelUrl)) : Self.joinedIds(roster.members)
         for id in also where !followers.contains(id) {
-            for c in registry.connections(of: id) { _ = c.send(frame) }
+            send(frame, toUser: id)
         }
     }
 
@@ -114,7 +114,7 @@ extension ChatService {
         let t = now()
         let r = RestrictionRecord(channelUrl: channelUrl, userId: userId, kind: .ban, startAt: t, endAt: s < 0 ? -1 : t + s * 1000, description: description)
         try await store.restrict(r)
-        var data = RestrictionEventData(user: Presenter.user(user, online: registry.isOnline(userId), accessToken: ""), restriction: r, now: t)
+        var data = RestrictionEventData(user: Presenter.user(user, online: isOnline(userId), accessToken: ""), restriction: r, now: t)
         // A group member is taken out first, so the event carries the new counts; everyone hears it, the banned
         // user too (an open channel's participant before being put out).
         var updated: ChannelRecord?
@@ -125,9 +125,14 @@ extension ChatService {
             data.memberCount = updated?.memberCount
             data.joinedMemberCount = updated?.joinedMemberCount
         }
+        // Other nodes drop their copy of the roster before they hear of the ban, so a send that
+        // follows the event is refused there too.
+        invalidateChannel(channelUrl)
         pushToFollowers(ChannelEventFrame(cat: ChannelEvent.banned, channelUrl: channelUrl, data: data, ts: t), roster: roster, also: [userId])
         if roster.channel.isOpen {
             if rooms.expel(userId, from: channelUrl) != nil { participantCountChanged(channelUrl) }
+            publish(ClusterEvent(.expel, user: userId, channel: channelUrl))
+            peers.withLock { $0.apply(ClusterEvent(.expel, user: userId, channel: channelUrl), from: "") }
         } else if let updated {
             pushMemberCount(updated, to: Self.joinedIds(roster.members))
         }
@@ -153,7 +158,7 @@ extension ChatService {
         let r = RestrictionRecord(channelUrl: channelUrl, userId: userId, kind: .mute, startAt: t, endAt: s < 0 ? -1 : t + s * 1000, description: description)
         try await store.restrict(r)
         invalidateChannel(channelUrl)
-        let data = RestrictionEventData(user: Presenter.user(user, online: registry.isOnline(userId), accessToken: ""), restriction: r, now: t)
+        let data = RestrictionEventData(user: Presenter.user(user, online: isOnline(userId), accessToken: ""), restriction: r, now: t)
         pushToFollowers(ChannelEventFrame(cat: ChannelEvent.muted, channelUrl: channelUrl, data: data, ts: t), roster: roster, also: [userId])
         return r
     }
@@ -172,7 +177,7 @@ extension ChatService {
         invalidateChannel(channelUrl)
         let user = try await store.user(userId)
         let data = RestrictionEventData(
-            user: user.map { Presenter.user($0, online: registry.isOnline(userId), accessToken: "") } ?? UserPayload(userId: userId),
+            user: user.map { Presenter.user($0, online: isOnline(userId), accessToken: "") } ?? UserPayload(userId: userId),
             restriction: nil)
         let cat = kind == .ban ? ChannelEvent.unbanned : ChannelEvent.unmuted
         pushToFollowers(ChannelEventFrame(cat: cat, channelUrl: channelUrl, data: data, ts: now()), roster: roster, also: [userId])

@@ -74,9 +74,9 @@ extension ChatService {
                 channelUrl: c.channelUrl, name: c.name, coverUrl: c.coverUrl, customType: c.customType, data: c.data,
                 createdAt: c.createdAt,
                 operators: c.operatorIds.map { id in
-                    users[id].map { Presenter.user($0, online: registry.isOnline(id), accessToken: "") } ?? UserPayload(userId: id)
+                    users[id].map { Presenter.user($0, online: isOnline(id), accessToken: "") } ?? UserPayload(userId: id)
                 },
-                participantCount: rooms.participantCount(c.channelUrl), freeze: c.freeze, isEphemeral: c.isEphemeral,
+                participantCount: participantCount(c.channelUrl), freeze: c.freeze, isEphemeral: c.isEphemeral,
                 maxLengthMessage: config.maxMessageLength, metadata: metadata[c.channelUrl] ?? [:])
         }
     }
@@ -119,6 +119,8 @@ extension ChatService {
         let event = ChannelEventFrame(cat: ChannelEvent.deleted, channelUrl: channelUrl, data: Empty(), ts: now())
         pushToParticipants(event)
         _ = rooms.close(channelUrl)
+        publish(ClusterEvent(.closeRoom, channel: channelUrl))
+        peers.withLock { $0.apply(ClusterEvent(.closeRoom, channel: channelUrl), from: "") }
         _ = try await store.deleteChannel(channelUrl)
         invalidateChannel(channelUrl)
     }
@@ -156,10 +158,12 @@ extension ChatService {
             throw SendbirdError(.tooManyItems, "A connection can be in at most \(config.maxEnteredOpenChannels) open channels at once.")
         case .full:
             throw SendbirdError(.tooManyItems, "The channel is full (at most \(config.maxOpenChannelParticipants) participants).")
-        case .alreadyIn(let count):
-            return EnterExitAck(channelUrl: channelUrl, participantCount: count, user: me, ts: now(), reqId: reqId)
-        case .entered(let count, let newUser):
+        case .alreadyIn:
+            return EnterExitAck(channelUrl: channelUrl, participantCount: participantCount(channelUrl), user: me, ts: now(), reqId: reqId)
+        case .entered(_, let newUser):
+            let count = participantCount(channelUrl)
             if newUser {
+                publish(ClusterEvent(.participant, user: conn.userId, channel: channelUrl, flag: true))
                 pushToParticipants(
                     ChannelEventFrame(cat: ChannelEvent.entered, channelUrl: channelUrl, data: ParticipantEventData(me, count: count, ts: now()), ts: now()),
                     exceptUser: conn.userId)
@@ -175,9 +179,10 @@ extension ChatService {
             throw SendbirdError(.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
         let me = try await sender(conn.userId) ?? SenderPayload(userId: conn.userId)
-        guard let (count, left) = rooms.exit(conn, channelUrl) else {
-            return EnterExitAck(channelUrl: channelUrl, participantCount: rooms.participantCount(channelUrl), user: me, ts: now(), reqId: reqId)
+        guard let (_, left) = rooms.exit(conn, channelUrl) else {
+            return EnterExitAck(channelUrl: channelUrl, participantCount: participantCount(channelUrl), user: me, ts: now(), reqId: reqId)
         }
+        let count = participantCount(channelUrl)
         if left { announceExit(channelUrl, me, count: count) }
         return EnterExitAck(channelUrl: channelUrl, participantCount: count, user: me, ts: now(), reqId: reqId)
     }
@@ -187,10 +192,11 @@ extension ChatService {
         let gone = rooms.drop(conn)
         guard !gone.isEmpty else { return }
         let me = senders[conn.userId] ?? SenderPayload(userId: conn.userId)
-        for g in gone where g.userLeft { announceExit(g.url, me, count: g.count) }
+        for g in gone where g.userLeft { announceExit(g.url, me, count: participantCount(g.url)) }
     }
 
     func announceExit(_ channelUrl: String, _ user: SenderPayload, count: Int) {
+        publish(ClusterEvent(.participant, user: user.userId, channel: channelUrl, flag: false))
         pushToParticipants(
             ChannelEventFrame(cat: ChannelEvent.exited, channelUrl: channelUrl, data: ParticipantEventData(user, count: count, ts: now()), ts: now()))
         participantCountChanged(channelUrl)
@@ -199,7 +205,7 @@ extension ChatService {
     /// Participants (online, in the channel now) by user id, one page; the token is the last user id.
     public func participants(channelUrl: String, after: String?, limit: Int) async throws -> (users: [UserPayload], next: String) {
         _ = try await requireOpenChannel(channelUrl)
-        let ids = rooms.participants(channelUrl).filter { $0 > (after ?? "") }
+        let ids = allParticipants(channelUrl).filter { $0 > (after ?? "") }
         let page = Array(ids.prefix(limit))
         let users = try await usersById(page)
         let payloads = page.map { id in users[id].map { Presenter.user($0, online: true, accessToken: "") } ?? UserPayload(userId: id, isOnline: true) }
@@ -214,6 +220,7 @@ extension ChatService {
         e.channelType = "open"
         let frame = Self.frameText(.systemEvent, e)
         for c in rooms.connections(in: event.channelUrl) where c.userId != exceptUser { _ = c.send(frame) }
+        relay(frame, toRoom: event.channelUrl, exceptUser: exceptUser)
     }
 
     /// Participant counts go out as `MCNT` at most once a second per channel: a crowd entering at once costs
@@ -224,7 +231,7 @@ extension ChatService {
         Task {
             try? await Task.sleep(for: .milliseconds(config.participantCountInterval))
             countsToPush.withLock { _ = $0.remove(channelUrl) }
-            let count = rooms.participantCount(channelUrl)
+            let count = participantCount(channelUrl)
             let t = now()
             var frame = MemberCountFrame(groupChannels: [], ts: t)
             frame.openChannels = [.init(channelUrl: channelUrl, participantCount: count, ts: t)]

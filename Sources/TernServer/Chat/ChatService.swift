@@ -49,9 +49,14 @@ public final class ChatService: Sendable {
     let filters = Mutex<[String: ContentFilter]?>(nil)
     /// Auto event message kinds turned on (nil until loaded).
     let autoEventsOn = Mutex<Set<String>?>(nil)
+    /// The other nodes on the same database (nil: this node is alone, as on SQLite).
+    public let cluster: (any ClusterLink)?
+    /// Who is online and in which open channel on the other nodes.
+    let peers = Mutex(ClusterPeers())
 
-    public init(store: any Store, config: ServerConfiguration, logger: Logger) {
+    public init(store: any Store, config: ServerConfiguration, logger: Logger, cluster: (any ClusterLink)? = nil) {
         self.store = store
+        self.cluster = cluster
         self.config = config
         self.logger = logger
         self.registry = ConnectionRegistry()
@@ -142,6 +147,7 @@ public final class ChatService: Sendable {
             c.send(frame)
             c.outbox.close()
         }
+        relay(frame, toUsers: [userId], close: true)
     }
 
     /// Flood protection (``ServerConfiguration/maxMessagesPerSecond`` per user in a channel) for
@@ -163,6 +169,15 @@ public final class ChatService: Sendable {
                 if !c.send(frame) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
             }
         }
+        if cluster?.hasPeers == true {
+            relay(frame, toUsers: members.filter { $0.state == "joined" && $0.userId != exceptUser }.map(\.userId))
+        }
+    }
+
+    /// Queues `frame` on every connection of `userId` (but `except`), on this node and the others.
+    func send(_ frame: String, toUser userId: String, except: ClientConnection? = nil) {
+        for c in registry.connections(of: userId) where c.id != except?.id { _ = c.send(frame) }
+        relay(frame, toUsers: [userId])
     }
 
     static func frameText(_ command: Command, _ value: some Encodable) -> String {

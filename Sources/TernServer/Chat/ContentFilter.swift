@@ -184,5 +184,6 @@ extension ChatService {
         try f.validate()
         try await store.setSetting(scope: "content_filter", key: key, json: String(decoding: try JSONEncoder().encode(f), as: UTF8.self))
         filters.withLock { $0 = nil }
+        settingsChanged()
     }
 }

@@ -95,14 +95,21 @@ extension ChatService {
     }
 
     /// Forgets what is cached about a channel after its flags or members changed.
-    public func invalidateChannel(_ channelUrl: String) { rosters.remove(channelUrl) }
+    public func invalidateChannel(_ channelUrl: String) {
+        rosters.remove(channelUrl)
+        publish(ClusterEvent(.invalidate, channel: channelUrl))
+    }
 
     /// Forgets every cached channel and sender (after a user is deleted, say).
     public func invalidateAll() {
         rosters.removeAll()
         senders.removeAll()
+        publish(ClusterEvent(.invalidate))
     }
 
     /// Forgets a cached sender after the user changed.
-    public func invalidateUser(_ userId: String) { senders.remove(userId) }
+    public func invalidateUser(_ userId: String) {
+        senders.remove(userId)
+        publish(ClusterEvent(.invalidate, user: userId))
+    }
 }

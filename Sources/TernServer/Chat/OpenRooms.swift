@@ -104,6 +104,10 @@ final class OpenRooms: Sendable {
         state.withLock { s in (s.rooms[url]?.users.keys).map { $0.sorted() } ?? [] }
     }
 
+    /// Every channel with participants → its participants by user id.
+    func allParticipants() -> [String: [String]] {
+        state.withLock { s in s.rooms.mapValues { $0.users.keys.sorted() } }
+    }
     func isParticipant(_ url: String, _ userId: String) -> Bool {
         state.withLock { s in s.rooms[url]?.users[userId] != nil }
     }

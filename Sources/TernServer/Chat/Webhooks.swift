@@ -85,6 +85,9 @@ public final class WebhookDispatcher: Sendable {
         current.withLock { $0 = s }
     }
 
+    /// Drops the settings in memory (another node changed them): read again on next use.
+    func forget() { current.withLock { $0 = nil } }
+
     /// Whether an event of `category` would go out now (cheap: no store read after the first).
     func wants(_ category: String, _ store: any Store) async -> Settings? {
         guard let s = try? await settings(store), s.wants(category) else { return nil }
@@ -184,7 +187,10 @@ extension ChatService {
         return on
     }
 
-    func autoEventSettingsChanged() { autoEventsOn.withLock { $0 = nil } }
+    func autoEventSettingsChanged() {
+        autoEventsOn.withLock { $0 = nil }
+        settingsChanged()
+    }
 
     /// The `channel` object of a webhook event.
     func webhookChannel(_ c: ChannelRecord) -> [String: Any] {

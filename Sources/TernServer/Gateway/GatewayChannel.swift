@@ -316,6 +316,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             return refuse(SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."), channel: channel)
         }
         service.noteConnections()
+        if service.registry.connections(of: user.userId).count == 1 { service.userCameOnline(user.userId) }
         let end = SessionEnd(0)
         let timer = SessionTimer(session: end, loop: channel.eventLoop, now: { service.now() }) {
             conn.send(ChatService.frameText(.expiring, WebSocketGateway.SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
@@ -361,6 +362,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         if service.registry.unregister(session.conn) {
             let service = self.service
             let userId = session.user.userId
+            service.userWentOffline(userId)
             Task { try? await service.store.setLastSeen(userId, at: service.now()) }
         }
     }

@@ -57,6 +57,7 @@ struct ApplicationRoutes: Sendable {
         }
         if s.enabled && s.url.isEmpty { throw SendbirdError.missing("url") }
         try await service.webhooks.save(s, service.store)
+        service.settingsChanged()
         return try rest.json(WebhookAnswer(webhook: .init(settings: s, allCategories: nil)))
     }
 }

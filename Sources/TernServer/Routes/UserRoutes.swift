@@ -155,8 +155,7 @@ struct UserRoutes: Sendable {
         let users = try await service.store.listUsers(query)
         let page = Array(users.prefix(limit))
         let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
-        let registry = service.registry
-        return try rest.json(UserPage(users: page.map { Presenter.user($0, online: registry.isOnline($0.userId), accessToken: "") }, next: next))
+        return try rest.json(UserPage(users: page.map { Presenter.user($0, online: service.isOnline($0.userId), accessToken: "") }, next: next))
     }
 
     func requireUser(_ id: String) async throws -> UserRecord {
@@ -167,7 +166,7 @@ struct UserRoutes: Sendable {
     func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         _ = try await rest.caller(req)
         let u = try await requireUser(try rest.param(ctx, "user_id"))
-        return try rest.json(Presenter.user(u, online: service.registry.isOnline(u.userId), accessToken: ""))
+        return try rest.json(Presenter.user(u, online: service.isOnline(u.userId), accessToken: ""))
     }
 
     func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -208,7 +207,7 @@ struct UserRoutes: Sendable {
             try await service.endSessions(userId: id, code: .sessionTokenRevoked, message: "The access token was revoked.")
             token = try await service.issueAccessToken(userId: id)
         }
-        return try rest.json(Presenter.user(u, online: service.registry.isOnline(id), accessToken: token))
+        return try rest.json(Presenter.user(u, online: service.isOnline(id), accessToken: token))
     }
 
     func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -358,7 +357,7 @@ struct UserRoutes: Sendable {
     }
 
     func present(_ u: UserRecord) -> UserPayload {
-        Presenter.user(u, online: service.registry.isOnline(u.userId), accessToken: "")
+        Presenter.user(u, online: service.isOnline(u.userId), accessToken: "")
     }
 
     // MARK: Count preference

@@ -137,3 +137,15 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension TestServer {
+    /// The raw contents of this server's store: the SQLite file's bytes, or a `pg_dump` of its
+    /// PostgreSQL database when the suite runs on PostgreSQL (`TERN_TEST_DATABASE=postgres`).
+    func storedText() async throws -> String {
+        if ProcessInfo.processInfo.environment["TERN_TEST_DATABASE"] == "postgres" {
+            let cluster = try await PostgresTestCluster.shared()
+            return try cluster.dump(database: try cluster.database(for: dataDirectory))
+        }
+        return try String(contentsOfFile: dataDirectory + "/ternd.sqlite", encoding: .isoLatin1)
+    }
+}

@@ -419,6 +419,49 @@ enum PostgresSchema {
             FOR EACH ROW WHEN (NEW.search IS DISTINCT FROM OLD.search) EXECUTE FUNCTION tern_search_words();
             """#
         ),
+        (
+            // Several nodes on one database (``PostgresCluster``): the shared event log, its
+            // doorbell, and the nodes' heartbeats. A committed message writes its own event in the
+            // sending transaction (when the writer names its node), so no code path can forget it.
+            "pg-v4-cluster",
+            #"""
+            CREATE FUNCTION tern_ms() RETURNS BIGINT LANGUAGE sql VOLATILE AS $$
+              SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT
+            $$;
+            CREATE TABLE cluster_events (
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                node TEXT COLLATE "C" NOT NULL,
+                kind TEXT COLLATE "C" NOT NULL,
+                channel_url TEXT COLLATE "C",
+                body TEXT NOT NULL,
+                created_at BIGINT NOT NULL DEFAULT tern_ms()
+            );
+            CREATE INDEX cluster_events_time ON cluster_events(created_at);
+            CREATE TABLE cluster_nodes (
+                node TEXT COLLATE "C" PRIMARY KEY,
+                started_at BIGINT NOT NULL,
+                seen_at BIGINT NOT NULL
+            );
+            CREATE FUNCTION tern_message_event() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+              node TEXT := current_setting('tern.node', true);
+            BEGIN
+              IF node IS NOT NULL AND node <> '' THEN
+                INSERT INTO cluster_events(node, kind, channel_url, body) VALUES (node, 'msg', NEW.channel_url, NEW.message_id::TEXT);
+              END IF;
+              RETURN NULL;
+            END $$;
+            CREATE TRIGGER messages_cluster_event AFTER INSERT ON messages
+            FOR EACH ROW EXECUTE FUNCTION tern_message_event();
+            CREATE FUNCTION tern_event_doorbell() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              PERFORM pg_notify('tern_events', NEW.id::TEXT || ' ' || COALESCE(NEW.channel_url, ''));
+              RETURN NULL;
+            END $$;
+            CREATE TRIGGER cluster_events_doorbell AFTER INSERT ON cluster_events
+            FOR EACH ROW EXECUTE FUNCTION tern_event_doorbell();
+            """#
+        ),
     ]
 
     static func migrate(_ store: PostgresStore) async throws {

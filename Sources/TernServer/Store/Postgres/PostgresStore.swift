@@ -21,18 +21,25 @@ public final class PostgresStore: Store {
     /// Whether `tern_now()` in SQL must read the injected clock (tests) rather than the server's.
     let setsClock: Bool
     let logger: Logger
+    /// The node this store writes for (set on every pooled connection as `tern.node`, which the
+    /// message trigger puts in the cluster's event log); nil: no event is written.
+    public let nodeId: String?
+    let urlParts: URLParts
 
     /// Connects (the pool opens connections as needed) and runs the migrations.
     /// - Throws: ``ServerStartError`` for a malformed URL; a PostgreSQL error when the database
     ///   cannot be reached or migrated.
-    public init(url: String, clock: any ServerClock = SystemClock(), logger: Logger? = nil) async throws {
+    public init(url: String, clock: any ServerClock = SystemClock(), logger: Logger? = nil, nodeId: String? = nil) async throws {
         let logger = logger ?? Self.quietLogger
         let config = try Self.configuration(url)
+        self.urlParts = config
+        self.nodeId = nodeId
         var poolConfig = PostgresClient.Configuration(
             host: config.host, port: config.port, username: config.user, password: config.password,
             database: config.database, tls: .disable)
         poolConfig.options.maximumConnections = 16
         poolConfig.options.minimumConnections = 0
+        if let nodeId { poolConfig.options.additionalStartupParameters = [("tern.node", nodeId)] }
         let client = PostgresClient(configuration: poolConfig, backgroundLogger: logger)
         self.client = client
         self.runTask = Task { await client.run() }

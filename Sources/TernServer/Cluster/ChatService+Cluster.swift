@@ -1,0 +1,163 @@
+import Foundation
+import NIOCore
+import TernProtocol
+
+/// The chat service as one node of several (``ClusterLink``): what it publishes for the other
+/// nodes, and what it does with what they publish.
+extension ChatService: ClusterReceiver {
+    // MARK: - Publishing
+
+    /// Publishes an event when another node is alive (alone, nothing is written).
+    func publish(_ e: ClusterEvent) {
+        guard let cluster, cluster.hasPeers else { return }
+        cluster.publish([e])
+    }
+
+    /// `frame` to the connections of `users` on the other nodes: only the users online there.
+    func relay(_ frame: String, toUsers users: [String], close: Bool = false) {
+        guard let cluster, cluster.hasPeers else { return }
+        let remote = peers.withLock { p in users.filter { p.isOnline($0) } }
+        guard !remote.isEmpty else { return }
+        cluster.publish([ClusterEvent(.users, frame: frame, users: remote, close: close ? true : nil)])
+    }
+
+    /// `frame` to the connections that entered open channel `channelUrl` on the other nodes:
+    /// the participants there whom `include` accepts, never `exceptUser`.
+    func relay(_ frame: String, toRoom channelUrl: String, exceptUser: String? = nil, include: (String) -> Bool = { _ in true }) {
+        guard let cluster, cluster.hasPeers else { return }
+        let remote = peers.withLock { $0.participants(channelUrl) }.filter { $0 != exceptUser && include($0) }
+        guard !remote.isEmpty else { return }
+        cluster.publish([ClusterEvent(.room, frame: frame, users: remote.sorted(), channel: channelUrl)])
+    }
+
+    /// Whether the user has a connection on any node.
+    public func isOnline(_ userId: String) -> Bool {
+        registry.isOnline(userId) || (cluster != nil && peers.withLock { $0.isOnline(userId) })
+    }
+
+    /// Open-channel participants on every node, by user id.
+    func allParticipants(_ channelUrl: String) -> [String] {
+        let local = rooms.participants(channelUrl)
+        guard cluster != nil else { return local }
+        return Set(local).union(peers.withLock { $0.participants(channelUrl) }).sorted()
+    }
+
+    /// How many users are in the open channel, on every node.
+    func participantCount(_ channelUrl: String) -> Int {
+        guard cluster != nil else { return rooms.participantCount(channelUrl) }
+        return Set(rooms.participants(channelUrl)).union(peers.withLock { $0.participants(channelUrl) }).count
+    }
+
+    /// A user's first connection on this node opened.
+    func userCameOnline(_ userId: String) { publish(ClusterEvent(.presence, user: userId, flag: true)) }
+
+    /// A user's last connection on this node closed.
+    func userWentOffline(_ userId: String) { publish(ClusterEvent(.presence, user: userId, flag: false)) }
+
+    /// The whole of this node's presence and rooms (the answer to a new node's `hello`).
+    func snapshot() -> ClusterEvent {
+        var users = Set<String>()
+        for c in registry.all() { users.insert(c.userId) }
+        var byRoom: [String: [String]] = [:]
+        for (url, ids) in rooms.allParticipants() { byRoom[url] = ids }
+        return ClusterEvent(.snapshot, users: users.sorted(), rooms: byRoom)
+    }
+
+    // MARK: - Receiving
+
+    public func clusterEvent(_ r: ReceivedClusterEvent) async {
+        let e = r.event
+        switch e.kind {
+        case .message:
+            guard let url = e.channel, let id = e.messageId else { return }
+            do {
+                try await deliverFromPeer(channelUrl: url, messageId: id)
+            } catch {
+                logger.warning("cluster: message \(id) in \(url) not delivered here: \(error)")
+            }
+        case .users:
+            guard let frame = e.frame else { return }
+            for u in e.users ?? [] {
+                for c in registry.connections(of: u) {
+                    _ = c.send(frame)
+                    if e.close == true { c.outbox.close() }
+                }
+            }
+        case .room:
+            guard let frame = e.frame, let url = e.channel else { return }
+            let only = e.users.map(Set.init)
+            for c in rooms.connections(in: url) where c.userId != e.user && (only?.contains(c.userId) ?? true) { _ = c.send(frame) }
+        case .invalidate:
+            if let url = e.channel { rosters.remove(url) }
+            if let u = e.user { senders.remove(u) }
+            if e.channel == nil && e.user == nil {
+                rosters.removeAll()
+                senders.removeAll()
+            }
+        case .settings:
+            forgetSettings()
+        case .presence, .snapshot, .bye:
+            let before = peers.withLock { $0.peers[r.node]?.rooms.keys.map { $0 } ?? [] }
+            peers.withLock { $0.apply(e, from: r.node) }
+            let after = peers.withLock { $0.peers[r.node]?.rooms.keys.map { $0 } ?? [] }
+            for url in Set(before).union(after) { participantCountChanged(url) }
+        case .participant:
+            peers.withLock { $0.apply(e, from: r.node) }
+            if let url = e.channel { participantCountChanged(url) }
+        case .expel:
+            peers.withLock { $0.apply(e, from: r.node) }
+            if let url = e.channel, let u = e.user, rooms.expel(u, from: url) != nil { participantCountChanged(url) }
+        case .closeRoom:
+            peers.withLock { $0.apply(e, from: r.node) }
+            if let url = e.channel { _ = rooms.close(url) }
+        case .hello:
+            cluster?.publish([snapshot()])
+        }
+    }
+
+    public func clusterPeerGone(_ node: String) {
+        let rooms = peers.withLock { p -> [String] in
+            let urls = p.peers[node].map { Array($0.rooms.keys) } ?? []
+            p.forget(node)
+            return urls
+        }
+        for url in rooms { participantCountChanged(url) }
+    }
+
+    /// Drops every cached application setting (another node changed one).
+    func forgetSettings() {
+        apiTokens.withLock { $0 = nil }
+        bots.withLock { $0 = nil }
+        reactionsOn.withLock { $0 = nil }
+        allowList.withLock { $0 = nil }
+        filters.withLock { $0 = nil }
+        autoEventsOn.withLock { $0 = nil }
+        webhooks.forget()
+    }
+
+    /// Tells the other nodes that the application's settings changed.
+    func settingsChanged() { publish(ClusterEvent(.settings)) }
+
+    /// A message committed on another node: read from the messages table (the truth) and
+    /// delivered to this node's connections of the channel's members, each copy with the
+    /// recipient's `unread_cnt`, as the sending node does for its own (``fanOutMessage``).
+    /// Open channels' messages arrive as frames (``relay(_:toRoom:exceptUser:include:)``): their
+    /// broadcast depends on the sending node's per-channel limit.
+    func deliverFromPeer(channelUrl: String, messageId: Int64) async throws {
+        guard let roster = try await roster(channelUrl), !roster.channel.isOpen else { return }
+        let local = roster.members.filter { $0.state == "joined" && registry.isOnline($0.userId) }
+        guard !local.isEmpty, let m = try await store.message(channelUrl, id: messageId) else { return }
+        let recipients = local.map(\.userId).filter { $0 != m.senderId && $0 != m.hiddenFor }
+        let totals = recipients.isEmpty ? [:] : try await store.unreadTotals(recipients, at: now())
+        var users: [String: UserRecord] = [:]
+        let wanted = Array(Set(m.mentionedUserIds + [m.senderId].compactMap { $0 }))
+        if !wanted.isEmpty { for u in try await store.users(wanted) { users[u.userId] = u } }
+        var payload = Presenter.message(m, users: users, channelType: roster.channel.channelType)
+        if m.parentMessageId != 0, let parent = try await store.message(channelUrl, id: m.parentMessageId) {
+            payload.parentMessageInfo = Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
+        }
+        let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
+        let command = m.type == "FILE" ? "FILE" : m.type == "ADMM" ? Command.adminMessage.rawValue : "MESG"
+        fanOutMessage(command, json, to: local, except: nil, stored: StoredMessage(message: m, duplicate: false, totals: totals))
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// Several `ternd` nodes on one PostgreSQL database (BRIEF §6 scale-out, research/backend.md §5).
+///
+/// - The shared log is the `cluster_events` table; a committed message writes its own event
+///   there (a trigger on `messages`, in the sending transaction), so the messages table stays the
+///   truth and no acknowledged message can miss its announcement.
+/// - `LISTEN tern_events` is only a doorbell (the notification carries the new id and channel):
+///   every wake reads the log from where this node stands (``EventCursor``, which also waits for
+///   ids taken by transactions that commit late). A backstop read runs every
+///   ``backstopInterval`` whatever the doorbell does, and a lost listener connection is
+///   reconnected and followed by a read, so nothing committed while it was away is missed.
+/// - Nodes beat every ``heartbeatInterval`` in `cluster_nodes`; one silent for ``deadAfter`` is
+///   forgotten (its users offline, its open-channel participants gone).
+public final class PostgresCluster: ClusterLink, Service {
+    public let nodeId: String
+    let store: PostgresStore
+    let logger: Logger
+    let receiver = Mutex<(any ClusterReceiver)?>(nil)
+    let alive = Mutex<Set<String>>([])
+    let wakes: AsyncStream<Void>
+    let wake: AsyncStream<Void>.Continuation
+    let outgoing: AsyncStream<[ClusterEvent]>
+    let send: AsyncStream<[ClusterEvent]>.Continuation
+    /// How often the log is read when the doorbell is quiet (ms).
+    public let backstopInterval: Int
+    /// How often this node beats (ms), and after how long without a beat another node counts as dead.
+    public let heartbeatInterval: Int
+    public let deadAfter: Int64
+    /// How long events stay in the log (ms): a node cut off from the database for longer misses them.
+    public let retention: Int64 = 600_000
+
+    public init(store: PostgresStore, logger: Logger, backstopInterval: Int = 500, heartbeatInterval: Int = 1000, deadAfter: Int64 = 5000) throws {
+        self.backstopInterval = backstopInterval
+        self.heartbeatInterval = heartbeatInterval
+        self.deadAfter = deadAfter
+        guard let node = store.nodeId else { throw ServerStartError("the PostgreSQL store has no node id") }
+        self.nodeId = node
+        self.store = store
+        self.logger = logger
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (outgoing, send) = AsyncStream.makeStream(of: [ClusterEvent].self)
+    }
+
+    /// A node id for this process: host name, process id and a random tail.
+    public static func newNodeId() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "node"
+        return "\(host)-\(getpid())-\(UInt32.random(in: 0...UInt32.max) % 100_000)"
+    }
+
+    public func attach(_ r: any ClusterReceiver) { receiver.withLock { $0 = r } }
+
+    public var hasPeers: Bool { alive.withLock { !$0.isEmpty } }
+
+    public func publish(_ events: [ClusterEvent]) {
+        guard !events.isEmpty else { return }
+        send.yield(events)
+    }
+
+    // MARK: - Running
+
+    public func run() async throws {
+        var horizon: Int64 = 0
+        // The first reads wait for the database (a node may start before it).
+        while !Task.isCancelled {
+            do {
+                horizon = try await store.read { db in
+                    try await db.scalar("SELECT COALESCE(max(id), 0) FROM cluster_events", as: Int64.self) ?? 0
+                }
+                try await beat()
+                break
+            } catch {
+                logger.warning("cluster: waiting for the database: \(error)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        try? await insert([ClusterEvent(.hello)])
+        let start = horizon
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.listen() }
+            group.addTask { await self.readLoop(from: start) }
+            group.addTask { await self.heartbeats() }
+            group.addTask { await self.publishLoop() }
+            group.addTask { await self.ticker() }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+        send.finish()
+        wake.finish()
+        // Tell the others now rather than after `deadAfter`.
+        try? await insert([ClusterEvent(.bye)])
+        _ = try? await store.write { db in try await db.execute("DELETE FROM cluster_nodes WHERE node = ?", [self.nodeId]) }
+    }
+
+    func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// The listener: `LISTEN tern_events` on a connection of its own, reconnected after a loss
+    /// (each reconnect rings once, so the reader catches up).
+    func listen() async {
+        let p = store.urlParts
+        var config = PostgresConnection.Configuration(
+            host: p.host, port: p.port, username: p.user, password: p.password, database: p.database, tls: .disable)
+        config.options.connectTimeout = .seconds(3)
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                let conn = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.next(), configuration: config, id: 1, logger: store.logger)
+                defer { Task { try? await conn.close() } }
+                let notifications = try await conn.listen("tern_events")
+                if failures > 0 { logger.info("cluster: listener reconnected") }
+                failures = 0
+                wake.yield()
+                try await withTaskCancellationHandler {
+                    for try await _ in notifications { wake.yield() }
+                } onCancel: {
+                    let _: EventLoopFuture<Void> = conn.close()
+                }
+                if Task.isCancelled { return }
+            } catch {
+                if Task.isCancelled { return }
+                failures += 1
+                if failures == 1 { logger.warning("cluster: listener lost: \(error)") }
+            }
+            try? await Task.sleep(for: .milliseconds(min(2000, 100 * failures)))
+            wake.yield()
+        }
+    }
+
+    func ticker() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(backstopInterval))
+            wake.yield()
+        }
+    }
+
+    /// Reads the log on every wake and hands other nodes' events to the receiver, in id order.
+    func readLoop(from start: Int64) async {
+        var cursor = EventCursor(horizon: start)
+        var failing = false
+        for await _ in wakes {
+            if Task.isCancelled { return }
+            var more = true
+            while more && !Task.isCancelled {
+                more = false
+                do {
+                    let handled = cursor.handledAbove.map(String.init)
+                    let rows = try await store.read { db in
+                        try await db.fetchAll(
+                            """
+                            SELECT id, node, kind, channel_url, CASE WHEN node = ? THEN '' ELSE body END AS body
+                            FROM cluster_events WHERE id > ? AND NOT (id = ANY(?::BIGINT[])) ORDER BY id LIMIT 500
+                            """, [self.nodeId, cursor.horizon, handled])
+                    }
+                    if failing { logger.info("cluster: reading the event log again") }
+                    failing = false
+                    var decoded: [(Int64, String, String, String?, String)] = []
+                    for r in rows {
+                        decoded.append((try r["id"], try r["node"], try r["kind"], try r["channel_url"], try r["body"]))
+                    }
+                    let fresh = Set(cursor.accept(decoded.map(\.0), now: nowMs()))
+                    let r = receiver.withLock { $0 }
+                    for (id, node, kind, channel, body) in decoded where fresh.contains(id) && node != nodeId {
+                        guard let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) else { continue }
+                        if e.kind == .hello || e.kind == .snapshot { _ = alive.withLock { $0.insert(node) } }
+                        if e.kind == .bye { _ = alive.withLock { $0.remove(node) } }
+                        await r?.clusterEvent(ReceivedClusterEvent(id: id, node: node, event: e))
+                    }
+                    more = rows.count == 500
+                } catch {
+                    if !failing { logger.warning("cluster: cannot read the event log: \(error)") }
+                    failing = true
+                }
+            }
+            cursor.advance(now: nowMs())
+        }
+    }
+
+    /// Publishes what the chat service queued, in order, a batch per transaction.
+    func publishLoop() async {
+        var batch: [ClusterEvent] = []
+        var iterator = outgoing.makeAsyncIterator()
+        while let first = await iterator.next() {
+            batch = first
+            do {
+                try await insert(batch)
+            } catch {
+                logger.warning("cluster: \(batch.count) events not published: \(error)")
+            }
+        }
+    }
+
+    func insert(_ events: [ClusterEvent]) async throws {
+        try await store.write { db in
+            try await db.execute(
+                """
+                INSERT INTO cluster_events(node, kind, channel_url, body)
+                SELECT ?, k, NULLIF(c, ''), b FROM unnest(?::TEXT[], ?::TEXT[], ?::TEXT[]) WITH ORDINALITY AS t(k, c, b, n) ORDER BY n
+                """, [self.nodeId, events.map(\.kind.rawValue), events.map { $0.channel ?? "" }, events.map(\.body)])
+        }
+    }
+
+    /// Records this node's heartbeat; returns the other nodes alive.
+    func beat() async throws {
+        let (live, dead) = try await store.write { db -> ([String], [String]) in
+            try await db.execute(
+                """
+                INSERT INTO cluster_nodes(node, started_at, seen_at) VALUES (?, tern_ms(), tern_ms())
+                ON CONFLICT (node) DO UPDATE SET seen_at = EXCLUDED.seen_at
+                """, [self.nodeId])
+            let rows = try await db.fetchAll(
+                "SELECT node, tern_ms() - seen_at AS age FROM cluster_nodes WHERE node <> ?", [self.nodeId])
+            var live: [String] = []
+            var dead: [String] = []
+            for r in rows {
+                let age: Int64 = try r["age"]
+                if age < self.deadAfter { live.append(try r["node"]) } else { dead.append(try r["node"]) }
+            }
+            return (live, dead)
+        }
+        let gone = alive.withLock { a -> Set<String> in
+            let before = a
+            a = Set(live)
+            return before.subtracting(a)
+        }
+        let r = receiver.withLock { $0 }
+        for node in gone.union(dead) { r?.clusterPeerGone(node) }
+        if !dead.isEmpty {
+            // Long silent nodes leave the table (a restarted process gets a new id).
+            _ = try await store.write { db in
+                try await db.execute("DELETE FROM cluster_nodes WHERE tern_ms() - seen_at > ?", [self.deadAfter * 12])
+            }
+        }
+    }
+
+    func heartbeats() async {
+        var beats = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(heartbeatInterval))
+            do {
+                try await beat()
+                beats += 1
+                if beats % 30 == 0 {
+                    _ = try await store.write { db in
+                        try await db.execute("DELETE FROM cluster_events WHERE created_at < tern_ms() - ?", [self.retention])
+                    }
+                }
+            } catch {
+                // The reader already says the database is gone.
+            }
+        }
+    }
+}
+
+/// What a ``ClusterLink`` hands events to (the ``ChatService``).
+public protocol ClusterReceiver: Sendable {
+    func clusterEvent(_ e: ReceivedClusterEvent) async
+    func clusterPeerGone(_ node: String)
+}

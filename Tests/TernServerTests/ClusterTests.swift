@@ -1,0 +1,178 @@
+import Foundation
+import TernServer
+import TernTestSupport
+import Testing
+
+/// Several `ternd` nodes on one PostgreSQL database (BRIEF §6 scale-out): each test starts two
+/// in-process nodes on a fresh database of the test cluster (a real PostgreSQL on loopback),
+/// users connected to different nodes.
+@Suite("Cluster: two nodes on one PostgreSQL", .enabled(if: PostgresTestCluster.isInstalled))
+struct ClusterTests {
+    /// Starts `count` nodes on one database (and one data directory, which holds uploaded files).
+    static func startNodes(
+        _ count: Int = 2, database: String? = nil, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> [TestServer] {
+        let db: String
+        if let database { db = database } else { db = try await PostgresTestCluster.shared().createDatabase() }
+        let token = "test-api-token-\(UUID().uuidString)"
+        let dir = makeTempDirectory()
+        var nodes: [TestServer] = []
+        for i in 0..<count {
+            var config = ServerConfiguration(port: 0, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
+            config.databaseURL = db
+            config.nodeId = "node-\(i)-\(UUID().uuidString.prefix(6))"
+            configure(&config)
+            nodes.append(TestServer(server: try await InProcessServer.start(config), apiToken: token, dataDirectory: dir))
+        }
+        return nodes
+    }
+
+    static func withNodes(
+        _ count: Int = 2, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in }, _ body: ([TestServer]) async throws -> Void
+    ) async throws {
+        let nodes = try await startNodes(count, configure)
+        do {
+            try await body(nodes)
+        } catch {
+            for n in nodes { await n.stop() }
+            throw error
+        }
+        for n in nodes { await n.stop() }
+    }
+
+    /// Waits until `node` sees `userId` online (their node's presence event arrived).
+    static func waitOnline(_ node: TestServer, _ userId: String, _ online: Bool = true) async throws {
+        for _ in 0..<200 {
+            let r = try await node.request("GET", "/v3/users/\(userId)")
+            if r.json["is_online"] as? Bool == online { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("\(userId) never became \(online ? "online" : "offline") on node \(node.port)")
+    }
+
+    @Test("A message sent through node A reaches a member on node B, in order, with their unread_cnt; typing, receipts and channel events cross too")
+    func messagesCross() async throws {
+        try await Self.withNodes { nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            try await a.createUsers(["alice", "bob", "carol"])
+            let url = try await a.createChannel(["alice", "bob"], name: "pair")
+            let (alice, _) = try await a.login("alice")
+            let (bob, _) = try await b.login("bob")
+            try await Self.waitOnline(a, "bob")
+            try await Self.waitOnline(b, "alice")
+            for i in 1...30 { alice.send("MESG", ["channel_url": url, "message": "m\(i)", "req_id": "r\(i)"]) }
+            var texts: [String] = []
+            var counts: [Int] = []
+            for _ in 1...30 {
+                guard let m = await bob.next("MESG") else { break }
+                texts.append(m["message"] as? String ?? "")
+                counts.append(((m["unread_cnt"] as? [String: Any])?["all"] as? Int) ?? -1)
+            }
+            #expect(texts == (1...30).map { "m\($0)" }, "bob on node B got every message in order: \(texts)")
+            // Each copy carries bob's totals as they stood when node B sent it out (their `ts` orders them).
+            #expect(counts.count == 30 && counts.last == 30 && zip(counts, 1...30).allSatisfy { $0 >= $1 } && counts == counts.sorted(), "each with bob's unread count: \(counts)")
+            // Typing on B reaches A; a read receipt on B reaches A.
+            bob.send("TPST", ["channel_url": url, "time": 1])
+            let typing = await alice.next("SYEV") { $0["cat"] as? Int == 10900 }
+            #expect(typing != nil, "typing crossed")
+            bob.send("READ", ["channel_url": url, "req_id": "rd"])
+            let read = await alice.next("READ") { ($0["user"] as? [String: Any])?["user_id"] as? String == "bob" }
+            #expect(read != nil, "the read receipt crossed")
+            // A channel event made on node B's REST API reaches alice on A; the roster cache on A
+            // learns of the new member, whose messages then reach alice.
+            let invite = try await b.request("POST", "/v3/group_channels/\(url)/invite", body: ["user_ids": ["carol"]])
+            #expect(invite.status == 200, "\(invite.text)")
+            let event = await alice.next("SYEV") { $0["cat"] as? Int == 10000 || $0["cat"] as? Int == 10020 }
+            #expect(event != nil, "the invitation event crossed")
+            let (carol, _) = try await b.login("carol")
+            try await Self.waitOnline(a, "carol")
+            _ = try await b.request("PUT", "/v3/group_channels/\(url)/accept", body: ["user_id": "carol"])
+            carol.send("MESG", ["channel_url": url, "message": "hi from carol", "req_id": "c1"])
+            let fromCarol = await alice.next("MESG") { $0["message"] as? String == "hi from carol" }
+            #expect(fromCarol != nil, "carol (joined on B) reaches alice on A")
+            // Presence: when bob leaves node B, node A says he is offline.
+            await bob.close()
+            try await Self.waitOnline(a, "bob", false)
+            for x in [alice, carol] { await x.close() }
+        }
+    }
+
+    @Test("Open channels: participants and counts are the cluster's; messages, bans and deletion reach every node")
+    func openChannelsCross() async throws {
+        try await Self.withNodes { nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            try await a.createUsers(["alice", "bob"])
+            let created = try await a.request("POST", "/v3/open_channels", body: ["channel_url": "lobby", "name": "Lobby"])
+            #expect(created.status == 200, "\(created.text)")
+            let (alice, _) = try await a.login("alice")
+            let (bob, _) = try await b.login("bob")
+            try await Self.waitOnline(a, "bob")
+            try await Self.waitOnline(b, "alice")
+            alice.send("ENTR", ["channel_url": "lobby", "req_id": "e1"])
+            #expect(await alice.next("ENTR") { $0["req_id"] as? String == "e1" }?["participant_count"] as? Int == 1)
+            // Wait until node B knows alice entered.
+            for _ in 0..<100 {
+                let p = try await b.request("GET", "/v3/open_channels/lobby/participants")
+                if (p.json["participants"] as? [[String: Any]])?.count == 1 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            bob.send("ENTR", ["channel_url": "lobby", "req_id": "e2"])
+            let entered = await bob.next("ENTR") { $0["req_id"] as? String == "e2" }
+            #expect(entered?["participant_count"] as? Int == 2, "the count is the cluster's: \(String(describing: entered))")
+            let seen = await alice.next("SYEV") { $0["cat"] as? Int == 10102 }
+            #expect(seen != nil, "alice on A hears bob enter on B")
+            let mcnt = await alice.next("MCNT") { (($0["open_channels"] as? [[String: Any]])?.first?["participant_count"] as? Int) == 2 }
+            #expect(mcnt != nil, "alice's MCNT says 2")
+            let list = try await a.request("GET", "/v3/open_channels/lobby/participants")
+            #expect(Set(((list.json["participants"] as? [[String: Any]]) ?? []).compactMap { $0["user_id"] as? String }) == ["alice", "bob"], "\(list.text)")
+            alice.send("MESG", ["channel_url": "lobby", "message": "hello lobby", "req_id": "m1"])
+            #expect(await bob.next("MESG") { $0["message"] as? String == "hello lobby" } != nil, "an open-channel message crossed")
+            // A ban made through node A takes bob (on B) out of the channel; his send is refused.
+            let ban = try await a.request("POST", "/v3/open_channels/lobby/ban", body: ["user_id": "bob", "seconds": 60])
+            #expect(ban.status == 200, "\(ban.text)")
+            #expect(await bob.next("SYEV") { $0["cat"] as? Int == 10601 } != nil, "bob hears of his ban")
+            bob.send("MESG", ["channel_url": "lobby", "message": "let me in", "req_id": "m2"])
+            let refused = await bob.next("EROR") { $0["req_id"] as? String == "m2" }
+            #expect(refused?["code"] as? Int == 900100, "a banned user's send is refused on his node: \(String(describing: refused)) \(bob.all("EROR")) \(bob.all("MESG"))")
+            for _ in 0..<100 {
+                let p = try await a.request("GET", "/v3/open_channels/lobby/participants")
+                if (p.json["participants"] as? [[String: Any]])?.count == 1 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let after = try await a.request("GET", "/v3/open_channels/lobby/participants")
+            #expect((after.json["participants"] as? [[String: Any]])?.count == 1, "\(after.text)")
+            // Deleting the channel through node B tells alice on node A.
+            #expect(try await b.request("DELETE", "/v3/open_channels/lobby").status == 200)
+            #expect(await alice.next("SYEV") { $0["cat"] as? Int == 10800 || $0["cat"] as? Int == 12000 } != nil, "the deletion crossed")
+            for x in [alice, bob] { await x.close() }
+        }
+    }
+
+    @Test("Moderation and sessions are the cluster's: a mute on A refuses a send on B; deactivating on A ends the socket on B")
+    func moderationCrosses() async throws {
+        try await Self.withNodes { nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            try await a.createUsers(["alice", "bob"])
+            let url = try await a.createChannel(["alice", "bob"])
+            let (bob, _) = try await b.login("bob")
+            bob.send("MESG", ["channel_url": url, "message": "before", "req_id": "b1"])
+            #expect(await bob.next("MESG") { $0["req_id"] as? String == "b1" }?["message_id"] != nil)
+            let mute = try await a.request("POST", "/v3/group_channels/\(url)/mute", body: ["user_id": "bob", "seconds": 60])
+            #expect(mute.status == 200, "\(mute.text)")
+            var refused = false
+            for i in 0..<50 where !refused {
+                bob.send("MESG", ["channel_url": url, "message": "muted?", "req_id": "m\(i)"])
+                let r = await bob.next("EROR", timeout: .milliseconds(300)) { $0["req_id"] as? String == "m\(i)" }
+                refused = (r?["code"] as? Int) == 900041
+                if !refused { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(refused, "node B refuses the muted user (its roster cache was invalidated)")
+            try await Self.waitOnline(a, "bob")
+            let off = try await a.request("PUT", "/v3/users/bob", body: ["is_active": false])
+            #expect(off.status == 200, "\(off.text)")
+            let eror = await bob.next("EROR")
+            #expect(eror?["code"] as? Int == 400300, "bob's socket on B is told: \(String(describing: eror))")
+            #expect(await bob.waitClosed(), "and closed")
+        }
+    }
+}
