@@ -175,4 +175,114 @@ struct ClusterTests {
             #expect(await bob.waitClosed(), "and closed")
         }
     }
+
+    // MARK: - Faults
+
+    static func messageIds(_ frames: [[String: Any]], reqIds: Bool) -> [Int64] {
+        frames.filter { ($0["req_id"] != nil) == reqIds }.compactMap { ($0["message_id"] as? NSNumber)?.int64Value }
+    }
+
+    @Test("PostgreSQL restarted -m immediate during a steady send: no acknowledged message is lost or out of order on the other node; the nodes reconnect by themselves")
+    func databaseRestart() async throws {
+        let pg = try PostgresTestCluster.start()
+        defer { pg.destroy() }
+        let nodes = try await Self.startNodes(2, database: try pg.createDatabase())
+        let (a, b) = (nodes[0], nodes[1])
+        do {
+            try await a.createUsers(["alice", "bob"])
+            let url = try await a.createChannel(["alice", "bob"])
+            let (alice, _) = try await a.login("alice")
+            let (bob, _) = try await b.login("bob")
+            try await Self.waitOnline(a, "bob")
+            for i in 0..<150 {
+                alice.send("MESG", ["channel_url": url, "message": "steady \(i)", "req_id": "r\(i)"])
+                try await Task.sleep(for: .milliseconds(10))
+                if i == 50 {
+                    pg.crash()
+                    try await Task.sleep(for: .milliseconds(800))
+                    try pg.launch()
+                }
+            }
+            // Every send is answered: an ack (committed) or an error (not stored).
+            var answered = 0
+            for _ in 0..<600 {
+                answered = alice.all("MESG").filter { $0["req_id"] != nil }.count + alice.all("EROR").count
+                if answered >= 150 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let acked = Self.messageIds(alice.all("MESG"), reqIds: true)
+            #expect(answered >= 150, "every send was answered (\(answered))")
+            #expect(acked.count > 60, "sends after the restart were acknowledged: the nodes reconnected (\(acked.count) acks)")
+            // Bob on node B gets every acknowledged message, in order, without gaps.
+            var got: [Int64] = []
+            for _ in 0..<300 {
+                got = Self.messageIds(bob.all("MESG"), reqIds: false)
+                if Set(acked).isSubset(of: got) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let missing = Set(acked).subtracting(got)
+            #expect(missing.isEmpty, "acknowledged but never delivered on node B: \(missing.sorted())")
+            #expect(got == got.sorted(), "delivered in order")
+            #expect(Set(got).count == got.count, "and once each")
+            // And the history has them all.
+            let history = try await a.request("GET", "/v3/group_channels/\(url)/messages?message_ts=0&prev_limit=0&next_limit=200")
+            let stored = Set(((history.json["messages"] as? [[String: Any]]) ?? []).compactMap { ($0["message_id"] as? NSNumber)?.int64Value })
+            #expect(Set(acked).isSubset(of: stored), "every acknowledged message is stored")
+            for x in [alice, bob] { await x.close() }
+        } catch {
+            for n in nodes { await n.stop() }
+            throw error
+        }
+        for n in nodes { await n.stop() }
+    }
+
+    @Test("kill -9 of a node: its users reconnect to the other node and resume from the database without gaps; the survivor forgets the dead node's users")
+    func nodeKilled() async throws {
+        let db = try await PostgresTestCluster.shared().createDatabase()
+        let a = try await Self.startNodes(1, database: db)[0]
+        let dirB = makeTempDirectory()
+        let b = try TerndProcess.start(dataDirectory: dirB, apiToken: a.apiToken, extra: ["--database", db, "--node-id", "killed-b"])
+        var killed = false
+        defer { if !killed { _ = b.stop() } }
+        do {
+            try await a.createUsers(["alice", "bob", "carol"])
+            let url = try await a.createChannel(["alice", "bob", "carol"])
+            let (alice, _) = try await a.login("alice")
+            func onB(_ user: String) async throws -> TestSocket {
+                let sock = TestSocket(url: "ws://127.0.0.1:\(b.port)", query: "p=JS&pv=test&sv=4.22.7&ai=LOCAL&user_id=\(user)")
+                guard let logi = await sock.next("LOGI"), logi["error"] == nil else { throw TestFailure("login on node B failed") }
+                return sock
+            }
+            let bob = try await onB("bob")
+            _ = try await onB("carol")
+            try await Self.waitOnline(a, "bob")
+            try await Self.waitOnline(a, "carol")
+            for i in 1...10 { alice.send("MESG", ["channel_url": url, "message": "m\(i)", "req_id": "a\(i)"]) }
+            var live: [String] = []
+            for _ in 1...10 { if let m = await bob.next("MESG") { live.append(m["message"] as? String ?? "") } }
+            #expect(live == (1...10).map { "m\($0)" })
+            let lastTs = (bob.all("MESG").last?["created_at"] as? NSNumber)?.int64Value ?? 0
+            // Node B dies without a word.
+            _ = b.stop(signal: SIGKILL)
+            killed = true
+            #expect(await bob.waitClosed(), "bob's socket on the dead node closes")
+            for i in 11...20 { alice.send("MESG", ["channel_url": url, "message": "m\(i)", "req_id": "a\(i)"]) }
+            for i in 11...20 { _ = await alice.next("MESG") { $0["req_id"] as? String == "a\(i)" } }
+            // Bob reconnects (to the surviving node, as the balancer would send him) and catches up from the database.
+            let (bob2, _) = try await a.login("bob")
+            let missed = try await a.request(
+                "GET", "/v3/group_channels/\(url)/messages?message_ts=\(lastTs)&prev_limit=0&next_limit=50")
+            let texts = ((missed.json["messages"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
+            #expect(texts.filter { $0 != "m10" } == (11...20).map { "m\($0)" }, "what was sent while he was away, in order: \(texts)")
+            alice.send("MESG", ["channel_url": url, "message": "m21", "req_id": "a21"])
+            #expect(await bob2.next("MESG") { $0["message"] as? String == "m21" } != nil, "and live messages flow again")
+            // The dead node's heartbeat stops: carol (only on B) is offline after a few seconds.
+            try await Self.waitOnline(a, "carol", false)
+            for x in [alice, bob2] { await x.close() }
+        } catch {
+            await a.stop()
+            throw error
+        }
+        await a.stop()
+    }
 }

@@ -65,18 +65,19 @@ extension ChatService: ClusterReceiver {
 
     // MARK: - Receiving
 
-    public func clusterEvent(_ r: ReceivedClusterEvent) async {
+    public func clusterEvent(_ r: ReceivedClusterEvent) async -> Bool {
         let e = r.event
         switch e.kind {
         case .message:
-            guard let url = e.channel, let id = e.messageId else { return }
+            guard let url = e.channel, let id = e.messageId else { return true }
             do {
                 try await deliverFromPeer(channelUrl: url, messageId: id)
             } catch {
-                logger.warning("cluster: message \(id) in \(url) not delivered here: \(error)")
+                logger.warning("cluster: message \(id) in \(url) not delivered here yet: \(error)")
+                return false
             }
         case .users:
-            guard let frame = e.frame else { return }
+            guard let frame = e.frame else { return true }
             for u in e.users ?? [] {
                 for c in registry.connections(of: u) {
                     _ = c.send(frame)
@@ -84,7 +85,7 @@ extension ChatService: ClusterReceiver {
                 }
             }
         case .room:
-            guard let frame = e.frame, let url = e.channel else { return }
+            guard let frame = e.frame, let url = e.channel else { return true }
             let only = e.users.map(Set.init)
             for c in rooms.connections(in: url) where c.userId != e.user && (only?.contains(c.userId) ?? true) { _ = c.send(frame) }
         case .invalidate:
@@ -113,6 +114,7 @@ extension ChatService: ClusterReceiver {
         case .hello:
             cluster?.publish([snapshot()])
         }
+        return true
     }
 
     public func clusterPeerGone(_ node: String) {

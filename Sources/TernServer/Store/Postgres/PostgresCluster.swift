@@ -82,20 +82,26 @@ public final class PostgresCluster: ClusterLink, Service {
         }
         try? await insert([ClusterEvent(.hello)])
         let start = horizon
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.listen() }
-            group.addTask { await self.readLoop(from: start) }
-            group.addTask { await self.heartbeats() }
-            group.addTask { await self.publishLoop() }
-            group.addTask { await self.ticker() }
-            try? await gracefulShutdown()
-            group.cancelAll()
-        }
+        // Unstructured, so that a stop never waits on a connection that stopped answering
+        // (a query on a socket the database dropped can take long to fail).
+        let tasks = [
+            Task { await self.listen() }, Task { await self.readLoop(from: start) }, Task { await self.heartbeats() },
+            Task { await self.publishLoop() }, Task { await self.ticker() },
+        ]
+        try? await gracefulShutdown()
+        for t in tasks { t.cancel() }
         send.finish()
         wake.finish()
-        // Tell the others now rather than after `deadAfter`.
-        try? await insert([ClusterEvent(.bye)])
-        _ = try? await store.write { db in try await db.execute("DELETE FROM cluster_nodes WHERE node = ?", [self.nodeId]) }
+        // Tell the others now rather than after `deadAfter` (at most a second).
+        let said = LeaseFlag()
+        Task {
+            try? await self.insert([ClusterEvent(.bye)])
+            _ = try? await self.store.write { db in try await db.execute("DELETE FROM cluster_nodes WHERE node = ?", [self.nodeId]) }
+            said.value.store(true, ordering: .releasing)
+        }
+        for _ in 0..<50 where !said.value.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -141,8 +147,12 @@ public final class PostgresCluster: ClusterLink, Service {
     }
 
     /// Reads the log on every wake and hands other nodes' events to the receiver, in id order.
+    /// How often an event the receiver could not handle is tried again (each after a backstop interval).
+    static let maxAttempts = 40
+
     func readLoop(from start: Int64) async {
         var cursor = EventCursor(horizon: start)
+        var attempts: [Int64: Int] = [:]
         var failing = false
         for await _ in wakes {
             if Task.isCancelled { return }
@@ -150,13 +160,14 @@ public final class PostgresCluster: ClusterLink, Service {
             while more && !Task.isCancelled {
                 more = false
                 do {
-                    let handled = cursor.handledAbove.map(String.init)
+                    let skip = cursor.handledAbove.map(String.init)
+                    let horizon = cursor.horizon
                     let rows = try await store.read { db in
                         try await db.fetchAll(
                             """
                             SELECT id, node, kind, channel_url, CASE WHEN node = ? THEN '' ELSE body END AS body
                             FROM cluster_events WHERE id > ? AND NOT (id = ANY(?::BIGINT[])) ORDER BY id LIMIT 500
-                            """, [self.nodeId, cursor.horizon, handled])
+                            """, [self.nodeId, horizon, skip])
                     }
                     if failing { logger.info("cluster: reading the event log again") }
                     failing = false
@@ -164,15 +175,32 @@ public final class PostgresCluster: ClusterLink, Service {
                     for r in rows {
                         decoded.append((try r["id"], try r["node"], try r["kind"], try r["channel_url"], try r["body"]))
                     }
-                    let fresh = Set(cursor.accept(decoded.map(\.0), now: nowMs()))
                     let r = receiver.withLock { $0 }
-                    for (id, node, kind, channel, body) in decoded where fresh.contains(id) && node != nodeId {
-                        guard let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) else { continue }
+                    // Handled in id order; an event the receiver could not handle yet (the
+                    // database went away between reading the log and reading the message) stops
+                    // the batch and is read again on the next wake, at most `maxAttempts` times.
+                    var handled: [Int64] = []
+                    var stopped = false
+                    for (id, node, kind, channel, body) in decoded {
+                        guard node != nodeId, let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) else {
+                            handled.append(id)
+                            continue
+                        }
                         if e.kind == .hello || e.kind == .snapshot { _ = alive.withLock { $0.insert(node) } }
                         if e.kind == .bye { _ = alive.withLock { $0.remove(node) } }
-                        await r?.clusterEvent(ReceivedClusterEvent(id: id, node: node, event: e))
+                        let ok = await r?.clusterEvent(ReceivedClusterEvent(id: id, node: node, event: e)) ?? true
+                        if ok || attempts[id, default: 0] >= Self.maxAttempts {
+                            if !ok { logger.error("cluster: event \(id) (\(kind)) dropped after \(Self.maxAttempts) attempts") }
+                            attempts[id] = nil
+                            handled.append(id)
+                        } else {
+                            attempts[id, default: 0] += 1
+                            stopped = true
+                            break
+                        }
                     }
-                    more = rows.count == 500
+                    _ = cursor.accept(handled, now: nowMs())
+                    more = rows.count == 500 && !stopped
                 } catch {
                     if !failing { logger.warning("cluster: cannot read the event log: \(error)") }
                     failing = true
@@ -260,6 +288,7 @@ public final class PostgresCluster: ClusterLink, Service {
 
 /// What a ``ClusterLink`` hands events to (the ``ChatService``).
 public protocol ClusterReceiver: Sendable {
-    func clusterEvent(_ e: ReceivedClusterEvent) async
+    /// Handles an event; false when it could not be handled now (the store failed) and should be tried again.
+    func clusterEvent(_ e: ReceivedClusterEvent) async -> Bool
     func clusterPeerGone(_ node: String)
 }

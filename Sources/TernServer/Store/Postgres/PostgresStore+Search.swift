@@ -137,8 +137,8 @@ extension PostgresStore {
 /// An FTS5 query expression (the subset of FTS5's syntax a `MATCH` takes: phrases in double
 /// quotes or bare words, `*` prefixes, `AND` / `OR` / `NOT`, implicit AND, parentheses and
 /// `column :` / `{columns} :` / `- column :` filters), and its rendering as a `tsquery`.
-struct PGSearchExpression {
-    indirect enum Node {
+struct PGSearchExpression: Sendable {
+    indirect enum Node: Sendable {
         /// Index into `phrases`; `columns`: weights (A message, B custom_type, C data).
         case phrase(Int, prefix: Bool, columns: [Character])
         case and(Node, Node)

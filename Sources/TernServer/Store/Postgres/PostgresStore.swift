@@ -91,26 +91,73 @@ public final class PostgresStore: Store {
 
     /// Runs `body` on one connection outside a transaction (reads).
     @discardableResult
-    func read<T: Sendable>(_ body: (PGConnection) async throws -> T) async throws -> T {
-        try await client.withConnection { conn in
-            try await body(PGConnection(conn: conn, logger: logger))
+    func read<T: Sendable>(_ body: @escaping @Sendable (PGConnection) async throws -> T) async throws -> T {
+        try await lease { conn in
+            try await body(PGConnection(conn: conn, logger: self.logger))
+        }
+    }
+
+    /// How long a caller waits for a pooled connection: while the database is down the pool
+    /// cannot open one, and a request fails (500901) instead of hanging until it is back.
+    static let leaseTimeout: Duration = .seconds(3)
+
+    /// How long one operation may take once it has its connection: a connection that stopped
+    /// answering (a server killed mid-query) must not hold its caller — and every send queued
+    /// behind it — forever.
+    static let operationTimeout: Duration = .seconds(15)
+
+    /// A pooled connection for `body`. Throws ``PostgresStoreError/unavailable`` when none comes
+    /// within ``leaseTimeout`` or the operation outlives ``operationTimeout`` (the stuck task is
+    /// cancelled and left behind; a write cut off so was not acknowledged, and a retry with the
+    /// same `req_id` finds it if it did commit).
+    func lease<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let race = LeaseRace<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                race.start(continuation)
+                let work = Task {
+                    do {
+                        let value = try await self.client.withConnection { conn in
+                            race.acquired.store(true, ordering: .releasing)
+                            return try await body(conn)
+                        }
+                        race.finish(.success(value))
+                    } catch {
+                        race.finish(.failure(error))
+                    }
+                }
+                race.setWork(work)
+                race.setTimer(Task {
+                    try? await Task.sleep(for: Self.leaseTimeout)
+                    if Task.isCancelled { return }
+                    if !race.acquired.load(ordering: .acquiring) {
+                        race.finish(.failure(PostgresStoreError.unavailable))
+                        return
+                    }
+                    try? await Task.sleep(for: Self.operationTimeout)
+                    if Task.isCancelled { return }
+                    race.finish(.failure(PostgresStoreError.timedOut))
+                })
+            }
+        } onCancel: {
+            race.cancel()
         }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// A deadlock or serialization failure runs it again (at most 5 times).
     @discardableResult
-    func write<T: Sendable>(_ body: (PGConnection) async throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (PGConnection) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try await client.withConnection { conn in
-                    let db = PGConnection(conn: conn, logger: logger)
+                return try await lease { conn in
+                    let db = PGConnection(conn: conn, logger: self.logger)
                     try await db.execute("BEGIN")
                     do {
-                        if setsClock {
-                            try await db.execute("SELECT set_config('tern.now', ?, true)", [String(clock.nowMs())])
+                        if self.setsClock {
+                            try await db.execute("SELECT set_config('tern.now', ?, true)", [String(self.clock.nowMs())])
                         }
                         let value = try await body(db)
                         try await db.execute("COMMIT")
@@ -198,6 +245,57 @@ public final class PostgresStore: Store {
 
 /// A statement PostgreSQL refused, or a connection that failed under it: what the server said
 /// (SQLSTATE and message) and the statement's text (never its arguments), for the log.
+/// A flag one task sets and another reads.
+final class LeaseFlag: Sendable {
+    let value = Atomic<Bool>(false)
+}
+
+/// One ``PostgresStore/lease(_:)``: the first of the work, the lease deadline and the operation
+/// deadline to finish resumes the caller; the others find it done.
+final class LeaseRace<T: Sendable>: Sendable {
+    let acquired = Atomic<Bool>(false)
+    struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var work: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+        var done = false
+    }
+    let state = Mutex(State())
+
+    func start(_ c: CheckedContinuation<T, any Error>) { state.withLock { $0.continuation = c } }
+
+    func setWork(_ t: Task<Void, Never>) {
+        let cancelNow = state.withLock { s -> Bool in
+            s.work = t
+            return s.done
+        }
+        if cancelNow { t.cancel() }
+    }
+
+    func setTimer(_ t: Task<Void, Never>) {
+        let cancelNow = state.withLock { s -> Bool in
+            s.timer = t
+            return s.done
+        }
+        if cancelNow { t.cancel() }
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        let (c, work, timer) = state.withLock { s -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?) in
+            guard !s.done else { return (nil, nil, nil) }
+            s.done = true
+            defer { s.continuation = nil }
+            return (s.continuation, s.work, s.timer)
+        }
+        guard let c else { return }
+        timer?.cancel()
+        if case .failure = result { work?.cancel() }
+        c.resume(with: result)
+    }
+
+    func cancel() { finish(.failure(CancellationError())) }
+}
+
 struct PostgresStoreError: Error, CustomStringConvertible {
     var sqlState: String?
     var message: String
@@ -208,6 +306,17 @@ struct PostgresStoreError: Error, CustomStringConvertible {
         message = error.serverInfo?[.message] ?? "\(error.code)"
         self.sql = sql
     }
+
+    init(sqlState: String?, message: String, sql: String = "") {
+        self.sqlState = sqlState
+        self.message = message
+        self.sql = sql
+    }
+
+    /// No pooled connection within ``PostgresStore/leaseTimeout``: the database is down or unreachable.
+    static let unavailable = PostgresStoreError(sqlState: "08006", message: "the database is unavailable (no connection)")
+    /// An operation that outlived ``PostgresStore/operationTimeout``.
+    static let timedOut = PostgresStoreError(sqlState: "57014", message: "the database did not answer in time")
 
     var isRetryable: Bool { sqlState == "40P01" || sqlState == "40001" }
 
