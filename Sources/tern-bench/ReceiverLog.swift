@@ -9,6 +9,9 @@ struct ReceiverLog: Sendable {
     let acks: [UInt8]
     /// recv − scheduled, in µs, for pushes of messages due in the measured window.
     let latencyUs: [UInt32]
+    /// The same, split by whether the sender was connected to another node than this member.
+    let crossNodeLatencyUs: [UInt32]
+    let sameNodeLatencyUs: [UInt32]
     /// ack − scheduled, in µs, for own messages due in the measured window.
     let ackLatencyUs: [UInt32]
     /// actual write − scheduled, in µs, for own messages due in the measured window.
@@ -51,6 +54,8 @@ final class ReceiverRecorder {
     /// The highest seq seen from each sender (-1: none yet).
     let lastSeq: UnsafeMutableBufferPointer<Int>
     @exclusivity(unchecked) var latencyUs: SampleBuffer
+    @exclusivity(unchecked) var crossNodeLatencyUs: SampleBuffer
+    @exclusivity(unchecked) var sameNodeLatencyUs: SampleBuffer
     @exclusivity(unchecked) var ackLatencyUs: SampleBuffer
     /// Appended once per send, not per delivery: an ordinary array.
     var senderLagUs: [UInt32] = []
@@ -83,6 +88,8 @@ final class ReceiverRecorder {
         acks = .allocate(capacity: member < schedule.senders ? sendCounts[member] : 0)
         acks.initialize(repeating: 0)
         latencyUs = SampleBuffer(capacity: measuredPushes)
+        crossNodeLatencyUs = SampleBuffer(capacity: schedule.nodes > 1 ? measuredPushes : 0)
+        sameNodeLatencyUs = SampleBuffer(capacity: schedule.nodes > 1 ? measuredPushes : 0)
         ackLatencyUs = SampleBuffer(capacity: measuredOwn)
     }
 
@@ -92,6 +99,8 @@ final class ReceiverRecorder {
         sendCounts.deallocate()
         lastSeq.deallocate()
         latencyUs.deallocate()
+        crossNodeLatencyUs.deallocate()
+        sameNodeLatencyUs.deallocate()
         ackLatencyUs.deallocate()
     }
 
@@ -120,7 +129,16 @@ final class ReceiverRecorder {
                 if seen[at] == 0 { counts.delivered += 1 }
                 seen[at] &+= 1
                 if seq < lastSeq[sender] { orderViolations += 1 } else { lastSeq[sender] = seq }
-                if measured { latencyUs.append(latency) }
+                if measured {
+                    latencyUs.append(latency)
+                    if schedule.nodes > 1 {
+                        if schedule.node(of: sender) != schedule.node(of: member) {
+                            crossNodeLatencyUs.append(latency)
+                        } else {
+                            sameNodeLatencyUs.append(latency)
+                        }
+                    }
+                }
             }
         case .error(let code):
             errors[code, default: 0] += 1
@@ -142,7 +160,8 @@ final class ReceiverRecorder {
     func log() -> ReceiverLog {
         ReceiverLog(
             member: member, seen: Array(seen), senders: schedule.senders, acks: Array(acks),
-            latencyUs: latencyUs.array, ackLatencyUs: ackLatencyUs.array, senderLagUs: senderLagUs,
+            latencyUs: latencyUs.array, crossNodeLatencyUs: crossNodeLatencyUs.array, sameNodeLatencyUs: sameNodeLatencyUs.array,
+            ackLatencyUs: ackLatencyUs.array, senderLagUs: senderLagUs,
             orderViolations: orderViolations, channelOrderViolations: channelOrderViolations, errors: errors, strays: strays)
     }
 }

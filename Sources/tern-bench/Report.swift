@@ -4,6 +4,8 @@ import Foundation
 /// correctness checks and CPU use.
 struct Report {
     var latencyUs: [UInt32] = []
+    var crossNodeLatencyUs: [UInt32] = []
+    var sameNodeLatencyUs: [UInt32] = []
     var ackLatencyUs: [UInt32] = []
     var senderLagUs: [UInt32] = []
     /// Messages written to the server (warm-up included) and distinct acknowledgements of them.
@@ -32,6 +34,8 @@ struct Report {
         missingLogs = byMember.filter { $0 == nil }.count
         for log in logs {
             latencyUs += log.latencyUs
+            crossNodeLatencyUs += log.crossNodeLatencyUs
+            sameNodeLatencyUs += log.sameNodeLatencyUs
             ackLatencyUs += log.ackLatencyUs
             senderLagUs += log.senderLagUs
             orderViolations += log.orderViolations
@@ -64,6 +68,8 @@ struct Report {
             }
         }
         latencyUs.sort()
+        crossNodeLatencyUs.sort()
+        sameNodeLatencyUs.sort()
         ackLatencyUs.sort()
         senderLagUs.sort()
     }

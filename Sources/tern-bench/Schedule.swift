@@ -3,6 +3,9 @@
 /// one message every `1 / rate` seconds. Times are nanoseconds relative to the start.
 struct Schedule: Sendable {
     let members: Int
+    /// Nodes of a cluster the members are spread over (member `i` on node `i mod nodes`).
+    var nodes = 1
+    func node(of member: Int) -> Int { member % nodes }
     let senders: Int
     /// Messages per second, all senders together.
     let rate: Double

@@ -81,6 +81,9 @@ struct TernBench: AsyncParsableCommand {
     @Option(help: "perf record -g the server for this many seconds from the start of the measured window, and print the top of perf report.")
     var profile: Double?
 
+    @Option(name: .customLong("node"), help: "With --server: another node of the same cluster (http://HOST:PORT; repeat for more). Members connect to --server and these in turn (member i to node i mod n); latency is also reported for deliveries across nodes and within a node.")
+    var nodes: [String] = []
+
     @Option(name: .customLong("rest-probe"), help: "After the run, time this many calls each of a few Platform API listing/history calls (p50/p99).")
     var restProbe = 0
 
@@ -100,6 +103,7 @@ struct TernBench: AsyncParsableCommand {
             throw ValidationError("Give exactly one of --server, --spawn and --spawn-fanout.")
         }
         if server != nil && apiToken == nil { throw ValidationError("--server needs --api-token.") }
+        if server == nil && !nodes.isEmpty { throw ValidationError("--node is for --server (a running cluster).") }
         if server == nil && serverPid != nil { throw ValidationError("--server-pid is for --server; a spawned server's PID is known.") }
         if !spawnFanout && fanoutCoalescingUs != 0 { throw ValidationError("--fanout-coalescing-us is for --spawn-fanout.") }
         guard fanoutCoalescingUs >= 0 else { throw ValidationError("--fanout-coalescing-us must not be negative.") }
@@ -124,9 +128,10 @@ struct TernBench: AsyncParsableCommand {
         guard UInt64(members + ramp + 64) <= fileLimit else {
             throw ValidationError("--members + --ramp need \(members + ramp + 64) file descriptors; the open-file limit is \(fileLimit).")
         }
-        let schedule = Schedule(
+        var schedule = Schedule(
             members: members, senders: senderCount, rate: rate, warmupNs: UInt64(warmup * 1e9),
             durationNs: UInt64(duration * 1e9), payloadBytes: payloadBytes)
+        schedule.nodes = 1 + nodes.count
         let perSender = rate / Double(schedule.senders)
         // Spread over enough senders to stay under the per-user flood limit; when the channel has
         // too few members for that, a spawned server runs with the limit off.
@@ -174,6 +179,11 @@ struct TernBench: AsyncParsableCommand {
         let api = PlatformAPI(base: base, apiToken: spawned?.apiToken ?? apiToken!)
         guard let parsed = URL(string: base), parsed.scheme == "http", let host = parsed.host else { throw BenchError(description: "--server must be http://HOST:PORT (the bench speaks plain ws://), not \(base)") }
         let target = WebSocketTarget(host: host, port: parsed.port ?? 80, appId: appId)
+        var targets = [target]
+        for node in nodes {
+            guard let u = URL(string: node), u.scheme == "http", let h = u.host else { throw BenchError(description: "--node must be http://HOST:PORT, not \(node)") }
+            targets.append(WebSocketTarget(host: h, port: u.port ?? 80, appId: appId))
+        }
 
         printHeader(schedule, spawned: spawned, pid: pid, floodLimitOff: floodLimitOff, fileLimit: fileLimit)
         let setupStart = Mono.now()
@@ -195,7 +205,7 @@ struct TernBench: AsyncParsableCommand {
         var connectErrors: [String] = []
         for first in stride(from: 0, to: schedule.members, by: Self.connectBatch) {
             let batch = first..<min(schedule.members, first + Self.connectBatch)
-            let opening = batch.map { MemberConnection.open(member: $0, userId: userIds[$0], target: target, run: run, on: group.next()) }
+            let opening = batch.map { MemberConnection.open(member: $0, userId: userIds[$0], target: targets[$0 % targets.count], run: run, on: group.next()) }
             for (i, future) in zip(batch, opening) {
                 do { connections.append(try await future.get()) } catch { connectErrors.append("member \(i): \(error)") }
             }
@@ -290,6 +300,10 @@ struct TernBench: AsyncParsableCommand {
         print("  " + Report.distribution(r.latencyUs, expected: r.measuredScheduled * others))
         if r.latencyUs.count < r.measuredScheduled * others {
             print("  received ones only: " + Report.distribution(r.latencyUs, expected: r.latencyUs.count))
+        }
+        if schedule.nodes > 1 {
+            print("  across nodes (sender on another node): " + Report.distribution(r.crossNodeLatencyUs, expected: r.crossNodeLatencyUs.count))
+            print("  within a node:                         " + Report.distribution(r.sameNodeLatencyUs, expected: r.sameNodeLatencyUs.count))
         }
         print("ack latency, scheduled send → sender's ack:")
         print("  " + Report.distribution(r.ackLatencyUs, expected: r.measuredScheduled))

@@ -7,10 +7,12 @@ import TernProtocol
 extension ChatService: ClusterReceiver {
     // MARK: - Publishing
 
-    /// Publishes an event when another node is alive (alone, nothing is written).
+    /// Publishes a change of state (presence, participants, caches) to the other nodes. Always,
+    /// when this node is part of a cluster: a node that looks dead for a moment (its heartbeat
+    /// late under load) must not miss a change it would then never hear of. Frames are relayed
+    /// only to users online elsewhere (``relay(_:toUsers:close:)``), so a node alone writes none.
     func publish(_ e: ClusterEvent) {
-        guard let cluster, cluster.hasPeers else { return }
-        cluster.publish([e])
+        cluster?.publish([e])
     }
 
     /// `frame` to the connections of `users` on the other nodes: only the users online there.
