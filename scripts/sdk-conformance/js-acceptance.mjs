@@ -5,6 +5,7 @@
 //
 // Environment:
 //   TERND_URL        server base URL (default http://127.0.0.1:8080); WebSocket = same host with ws://
+//   TERND_URL_B      another node of the same cluster for users B and C (default: TERND_URL)
 //   TERN_APP_ID      application id given to SendbirdChat.init (default LOCAL)
 //   SENDBIRD_SDK     the SDK entry: its package directory, index.js (ESM) or cjs/index.cjs
 //                    (default /tmp/sendbird-js/index.js). The SDK is never part of this repository.
@@ -30,6 +31,8 @@ import { pathToFileURL } from 'node:url';
 
 const env = process.env;
 const TERND_URL = (env.TERND_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+// Another node of the same cluster for instances B and C (users on different nodes); default: TERND_URL.
+const TERND_URL_B = (env.TERND_URL_B || TERND_URL).replace(/\/+$/, '');
 const APP_ID = env.TERN_APP_ID || 'LOCAL';
 const SDK_ENTRY = env.SENDBIRD_SDK || '/tmp/sendbird-js/index.js';
 const TRACE = env.TERND_TRACE || '';
@@ -555,14 +558,16 @@ async function main() {
     // Each instance goes through its own proxy, so its traffic is labelled and can be cut.
     const hosts = {};
     for (const who of ['A', 'B', 'C']) {
+        const base = who === 'A' ? TERND_URL : TERND_URL_B;
+        const node = new URL(base);
         if (DROP_MODE === 'proxy') {
-            const proxy = await startProxy(target.hostname, Number(target.port || 80));
+            const proxy = await startProxy(node.hostname, Number(node.port || 80));
             cleanups.push(async () => proxy.close());
             labels.set(`127.0.0.1:${proxy.port}`, who);
             hosts[who] = { proxy, api: `http://127.0.0.1:${proxy.port}`, ws: `ws://127.0.0.1:${proxy.port}` };
         } else {
             labels.set(target.host, 'A|B');
-            hosts[who] = { api: TERND_URL, ws: TERND_URL.replace(/^http/, 'ws') };
+            hosts[who] = { api: base, ws: base.replace(/^http/, 'ws') };
         }
     }
 

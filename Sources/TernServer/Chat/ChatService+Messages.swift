@@ -134,6 +134,17 @@ extension ChatService {
     /// In an open channel: a participant (over the WebSocket; the Platform API may send as anyone who is not
     /// banned); muted users are refused (900041) in both types.
     func senderContext(_ userId: String, channelUrl: String, origin: RequestOrigin) async throws -> (ChannelRoster, MemberRecord) {
+        do {
+            return try await senderContext(userId, channelUrl: channelUrl, origin: origin, fresh: false)
+        } catch is SendbirdError where cluster != nil {
+            // Another node may have lifted a ban or mute, or added the member, a moment ago
+            // (its invalidation is on its way): a refusal is checked against the store first.
+            return try await senderContext(userId, channelUrl: channelUrl, origin: origin, fresh: true)
+        }
+    }
+
+    func senderContext(_ userId: String, channelUrl: String, origin: RequestOrigin, fresh: Bool) async throws -> (ChannelRoster, MemberRecord) {
+        if fresh { rosters.remove(channelUrl) }
         guard let roster = try await roster(channelUrl) else {
             throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
@@ -184,7 +195,7 @@ extension ChatService {
             if roster.channel.isOpen {
                 // At most so many messages a second are broadcast in an open channel; the rest reach operators only.
                 let everyone = openBroadcast.allow(roster.channel.channelUrl, nowMs: now())
-                broadcast(command + json + "\n", in: roster, except: connection) { everyone || roster.isOperator($0) }
+                broadcast(command + json + "\n", in: roster, except: connection, include: everyone ? nil : { roster.isOperator($0) })
             } else {
                 fanOutMessage(command, json, to: roster.members, except: connection, stored: stored)
                 // A stored message reaches the other nodes through the messages table (its
@@ -213,15 +224,15 @@ extension ChatService {
     /// open channel's participants (the connections that entered), those `include` accepts.
     func broadcast(
         _ frame: String, in roster: ChannelRoster, except: ClientConnection? = nil, exceptUser: String? = nil,
-        include: (String) -> Bool = { _ in true }
+        include: ((String) -> Bool)? = nil
     ) {
         if roster.channel.isOpen {
-            for c in rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include(c.userId) {
+            for c in rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include?(c.userId) ?? true {
                 if !c.send(frame) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
             }
             relay(frame, toRoom: roster.channel.channelUrl, exceptUser: exceptUser, include: include)
         } else {
-            fanOut(frame, to: roster.members.filter { include($0.userId) }, except: except, exceptUser: exceptUser)
+            fanOut(frame, to: include.map { f in roster.members.filter { f($0.userId) } } ?? roster.members, except: except, exceptUser: exceptUser)
         }
     }
 

@@ -146,8 +146,16 @@ extension ChatService {
 
     /// `ENTR`: the connection enters (banned 900100, more than the allowed channels or a full channel 400203).
     public func enter(_ conn: ClientConnection, channelUrl: String, reqId: String?) async throws -> EnterExitAck {
-        guard let roster = try await roster(channelUrl), roster.channel.isOpen else {
+        guard var roster = try await roster(channelUrl), roster.channel.isOpen else {
             throw SendbirdError(.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        if cluster != nil, roster.isBanned(conn.userId, at: now()) {
+            // The ban may have been lifted on another node a moment ago: ask the store.
+            rosters.remove(channelUrl)
+            guard let fresh = try await self.roster(channelUrl), fresh.channel.isOpen else {
+                throw SendbirdError(.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+            }
+            roster = fresh
         }
         if let end = roster.banned[conn.userId], roster.isBanned(conn.userId, at: now()) {
             throw Self.banned(end, webSocket: true)

@@ -23,13 +23,19 @@ extension ChatService: ClusterReceiver {
         cluster.publish([ClusterEvent(.users, frame: frame, users: remote, close: close ? true : nil)])
     }
 
-    /// `frame` to the connections that entered open channel `channelUrl` on the other nodes:
-    /// the participants there whom `include` accepts, never `exceptUser`.
-    func relay(_ frame: String, toRoom channelUrl: String, exceptUser: String? = nil, include: (String) -> Bool = { _ in true }) {
+    /// `frame` to the connections that entered open channel `channelUrl` on the other nodes,
+    /// never to `exceptUser`'s. Without `include`, every node sends it to whoever is inside there
+    /// when it arrives (a participant who entered a moment ago, before this node heard of it,
+    /// included); with it, only to the participants this node knows of there whom it accepts.
+    func relay(_ frame: String, toRoom channelUrl: String, exceptUser: String? = nil, include: ((String) -> Bool)? = nil) {
         guard let cluster, cluster.hasPeers else { return }
+        guard let include else {
+            cluster.publish([ClusterEvent(.room, frame: frame, user: exceptUser, channel: channelUrl)])
+            return
+        }
         let remote = peers.withLock { $0.participants(channelUrl) }.filter { $0 != exceptUser && include($0) }
         guard !remote.isEmpty else { return }
-        cluster.publish([ClusterEvent(.room, frame: frame, users: remote.sorted(), channel: channelUrl)])
+        cluster.publish([ClusterEvent(.room, frame: frame, users: remote.sorted(), user: exceptUser, channel: channelUrl)])
     }
 
     /// Whether the user has a connection on any node.
