@@ -29,6 +29,25 @@ public final class PostgresTestCluster: Sendable {
     static let sharedCluster = Mutex<PostgresTestCluster?>(nil)
     static let startLock = Mutex<Bool>(false)
 
+    /// ``shared()`` for synchronous callers (starting a `ternd` process, say).
+    public static func sharedBlocking() throws -> PostgresTestCluster {
+        while true {
+            if let c = sharedCluster.withLock({ $0 }) { return c }
+            let mine = startLock.withLock { busy -> Bool in
+                if busy { return false }
+                busy = true
+                return true
+            }
+            if mine {
+                defer { startLock.withLock { $0 = false } }
+                let c = try start()
+                sharedCluster.withLock { $0 = c }
+                return c
+            }
+            usleep(50_000)
+        }
+    }
+
     /// The test process's cluster, started on first use.
     public static func shared() async throws -> PostgresTestCluster {
         while true {

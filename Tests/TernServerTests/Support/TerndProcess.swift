@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 /// The real `ternd` binary run as a child process on 127.0.0.1, port 0; stopped by PID.
@@ -27,6 +28,12 @@ final class TerndProcess: @unchecked Sendable {
         dataDirectory: String, apiToken: String = "proc-token-\(UUID().uuidString)", extra: [String] = [], openFileLimit: Int? = nil
     ) throws -> TerndProcess {
         guard let binary else { throw TestFailure("ternd binary not found beside the tests") }
+        var extra = extra
+        // `TERN_TEST_DATABASE=postgres`: the process keeps its data in PostgreSQL too (one
+        // database per data directory, so a restart on the same directory finds the same data).
+        if ProcessInfo.processInfo.environment["TERN_TEST_DATABASE"] == "postgres", !extra.contains("--database") {
+            extra += ["--database", try PostgresTestCluster.sharedBlocking().database(for: dataDirectory)]
+        }
         let p = Process()
         let args = ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory, "--api-token", apiToken, "--max-messages-per-second", "0"] + extra
         if let openFileLimit {
