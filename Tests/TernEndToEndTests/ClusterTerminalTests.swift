@@ -16,9 +16,9 @@ struct ClusterTerminalTests {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else { return }
         let dir = tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let pg = try PostgresTestCluster.start()
+        let pg = try await PostgresTestCluster.offPool { try PostgresTestCluster.start() }
         defer { pg.destroy() }
-        let db = try pg.createDatabase()
+        let db = try await PostgresTestCluster.offPool { try pg.createDatabase() }
         let token = "cluster-\(UUID().uuidString)"
         let a = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: token, extra: ["--database", db, "--node-id", "a"])
         let b = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: token, extra: ["--database", db, "--node-id", "b"])
@@ -54,11 +54,11 @@ struct ClusterTerminalTests {
             // PostgreSQL restarts -m immediate mid-chat: messages sent around it all arrive.
             await tmux.text("alice", "before the restart")
             await tmux.keys("alice", "Enter")
-            pg.crash()
+            try await PostgresTestCluster.offPool { pg.crash() }
             await tmux.text("alice", "during the restart")
             await tmux.keys("alice", "Enter")
             try await Task.sleep(for: .milliseconds(700))
-            try pg.launch()
+            try await PostgresTestCluster.offPool { try pg.launch() }
             await tmux.text("alice", "after the restart")
             await tmux.keys("alice", "Enter")
             // What the server acknowledged reaches bob; a send the crash refused shows on alice's

@@ -13,7 +13,12 @@ struct ClusterTests {
         _ count: Int = 2, database: String? = nil, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> [TestServer] {
         let db: String
-        if let database { db = database } else { db = try await PostgresTestCluster.shared().createDatabase() }
+        if let database {
+            db = database
+        } else {
+            let cluster = try await PostgresTestCluster.shared()
+            db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
+        }
         let token = "test-api-token-\(UUID().uuidString)"
         let dir = makeTempDirectory()
         var nodes: [TestServer] = []
@@ -184,9 +189,9 @@ struct ClusterTests {
 
     @Test("PostgreSQL restarted -m immediate during a steady send: no acknowledged message is lost or out of order on the other node; the nodes reconnect by themselves")
     func databaseRestart() async throws {
-        let pg = try PostgresTestCluster.start()
+        let pg = try await PostgresTestCluster.offPool { try PostgresTestCluster.start() }
         defer { pg.destroy() }
-        let nodes = try await Self.startNodes(2, database: try pg.createDatabase())
+        let nodes = try await Self.startNodes(2, database: try await PostgresTestCluster.offPool { try pg.createDatabase() })
         let (a, b) = (nodes[0], nodes[1])
         do {
             try await a.createUsers(["alice", "bob"])
@@ -198,9 +203,9 @@ struct ClusterTests {
                 alice.send("MESG", ["channel_url": url, "message": "steady \(i)", "req_id": "r\(i)"])
                 try await Task.sleep(for: .milliseconds(10))
                 if i == 50 {
-                    pg.crash()
+                    try await PostgresTestCluster.offPool { pg.crash() }
                     try await Task.sleep(for: .milliseconds(800))
-                    try pg.launch()
+                    try await PostgresTestCluster.offPool { try pg.launch() }
                 }
             }
             // Every send is answered: an ack (committed) or an error (not stored).
@@ -238,10 +243,14 @@ struct ClusterTests {
 
     @Test("kill -9 of a node: its users reconnect to the other node and resume from the database without gaps; the survivor forgets the dead node's users")
     func nodeKilled() async throws {
-        let db = try await PostgresTestCluster.shared().createDatabase()
+        let shared = try await PostgresTestCluster.shared()
+        let db = try await PostgresTestCluster.offPool { try shared.createDatabase() }
         let a = try await Self.startNodes(1, database: db)[0]
         let dirB = makeTempDirectory()
-        let b = try TerndProcess.start(dataDirectory: dirB, apiToken: a.apiToken, extra: ["--database", db, "--node-id", "killed-b"])
+        let token = a.apiToken
+        let b = try await PostgresTestCluster.offPool {
+            try TerndProcess.start(dataDirectory: dirB, apiToken: token, extra: ["--database", db, "--node-id", "killed-b"])
+        }
         var killed = false
         defer { if !killed { _ = b.stop() } }
         do {
@@ -263,7 +272,7 @@ struct ClusterTests {
             #expect(live == (1...10).map { "m\($0)" })
             let lastTs = (bob.all("MESG").last?["created_at"] as? NSNumber)?.int64Value ?? 0
             // Node B dies without a word.
-            _ = b.stop(signal: SIGKILL)
+            _ = try await PostgresTestCluster.offPool { b.stop(signal: SIGKILL) }
             killed = true
             #expect(await bob.waitClosed(), "bob's socket on the dead node closes")
             for i in 11...20 { alice.send("MESG", ["channel_url": url, "message": "m\(i)", "req_id": "a\(i)"]) }

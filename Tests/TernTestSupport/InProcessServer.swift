@@ -22,7 +22,9 @@ public final class InProcessServer: Sendable {
         // `TERN_TEST_DATABASE=postgres`: every in-process server keeps its data in PostgreSQL (a
         // database per data directory, so a restart on the same directory finds the same data).
         if config.databaseURL == nil, ProcessInfo.processInfo.environment["TERN_TEST_DATABASE"] == "postgres" {
-            config.databaseURL = try await PostgresTestCluster.shared().database(for: config.dataDirectory)
+            let cluster = try await PostgresTestCluster.shared()
+            let key = config.dataDirectory
+            config.databaseURL = try await PostgresTestCluster.offPool { try cluster.database(for: key) }
         }
         let (stream, cont) = AsyncStream<Int>.makeStream()
         config.onListening = { _, p in cont.yield(p) }

@@ -32,18 +32,7 @@ public final class PostgresTestCluster: Sendable {
     /// ``shared()`` for synchronous callers (starting a `ternd` process, say).
     public static func sharedBlocking() throws -> PostgresTestCluster {
         while true {
-            if let c = sharedCluster.withLock({ $0 }) { return c }
-            let mine = startLock.withLock { busy -> Bool in
-                if busy { return false }
-                busy = true
-                return true
-            }
-            if mine {
-                defer { startLock.withLock { $0 = false } }
-                let c = try start()
-                sharedCluster.withLock { $0 = c }
-                return c
-            }
+            if let c = try sharedOrStart() { return c }
             usleep(50_000)
         }
     }
@@ -51,23 +40,36 @@ public final class PostgresTestCluster: Sendable {
     /// The test process's cluster, started on first use.
     public static func shared() async throws -> PostgresTestCluster {
         while true {
-            if let c = sharedCluster.withLock({ $0 }) { return c }
-            let mine = startLock.withLock { busy -> Bool in
-                if busy { return false }
-                busy = true
-                return true
-            }
-            if mine {
-                defer { startLock.withLock { $0 = false } }
-                let c = try start()
-                sharedCluster.withLock { $0 = c }
-                return c
-            }
+            if let c = try await offPool({ try sharedOrStart() }) { return c }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
 
-    /// Whether PostgreSQL's server binaries are installed.
+    /// Runs blocking work (initdb, psql, waiting for a process) on a thread of its own: on the
+    /// concurrency pool's few threads (2 on this machine) it would stall every other test's
+    /// servers and clients while it waits.
+    public static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { c in
+            Thread.detachNewThread { c.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// The shared cluster, started here if nobody is starting it; nil while another caller is.
+    static func sharedOrStart() throws -> PostgresTestCluster? {
+        if let c = sharedCluster.withLock({ $0 }) { return c }
+        let mine = startLock.withLock { busy -> Bool in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard mine else { return nil }
+        defer { startLock.withLock { $0 = false } }
+        if let c = sharedCluster.withLock({ $0 }) { return c }
+        let c = try start()
+        sharedCluster.withLock { $0 = c }
+        return c
+    }
+
     public static var isInstalled: Bool { binDirectory != nil }
 
     static var binDirectory: String? {

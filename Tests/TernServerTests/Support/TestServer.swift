@@ -119,7 +119,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     func newLocation() async throws -> String {
         switch self {
         case .sqlite: return makeTempDirectory() + "/t.sqlite"
-        case .postgres: return try await PostgresTestCluster.shared().createDatabase()
+        case .postgres:
+            let cluster = try await PostgresTestCluster.shared()
+            return try await PostgresTestCluster.offPool { try cluster.createDatabase() }
         }
     }
 
@@ -144,7 +146,8 @@ extension TestServer {
     func storedText() async throws -> String {
         if ProcessInfo.processInfo.environment["TERN_TEST_DATABASE"] == "postgres" {
             let cluster = try await PostgresTestCluster.shared()
-            return try cluster.dump(database: try cluster.database(for: dataDirectory))
+            let dir = dataDirectory
+            return try await PostgresTestCluster.offPool { try cluster.dump(database: try cluster.database(for: dir)) }
         }
         return try String(contentsOfFile: dataDirectory + "/ternd.sqlite", encoding: .isoLatin1)
     }

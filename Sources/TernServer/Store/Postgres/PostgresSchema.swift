@@ -462,6 +462,17 @@ enum PostgresSchema {
             FOR EACH ROW EXECUTE FUNCTION tern_event_doorbell();
             """#
         ),
+        (
+            // Every message updates the unread counter of every member row of its channel (and
+            // the channel's row). With full pages each new row version goes to another page and
+            // into every index (measured: 401 HOT updates of 75,800); room left on each page lets
+            // PostgreSQL update in place (HOT). Applies to pages written from now on.
+            "pg-v5-fillfactor",
+            #"""
+            ALTER TABLE members SET (fillfactor = 50);
+            ALTER TABLE group_channels SET (fillfactor = 70);
+            """#
+        ),
     ]
 
     static func migrate(_ store: PostgresStore) async throws {
