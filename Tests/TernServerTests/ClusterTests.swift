@@ -6,7 +6,7 @@ import Testing
 /// Several `ternd` nodes on one PostgreSQL database (BRIEF §6 scale-out): each test starts two
 /// in-process nodes on a fresh database of the test cluster (a real PostgreSQL on loopback),
 /// users connected to different nodes.
-@Suite("Cluster: two nodes on one PostgreSQL", .enabled(if: PostgresTestCluster.isInstalled))
+@Suite("Cluster: two nodes on one PostgreSQL", .serialized, .enabled(if: PostgresTestCluster.isInstalled))
 struct ClusterTests {
     /// Starts `count` nodes on one database (and one data directory, which holds uploaded files).
     static func startNodes(
@@ -47,7 +47,7 @@ struct ClusterTests {
 
     /// Waits until `node` sees `userId` online (their node's presence event arrived).
     static func waitOnline(_ node: TestServer, _ userId: String, _ online: Bool = true) async throws {
-        for _ in 0..<200 {
+        for _ in 0..<600 {
             let r = try await node.request("GET", "/v3/users/\(userId)")
             if r.json["is_online"] as? Bool == online { return }
             try await Task.sleep(for: .milliseconds(50))
