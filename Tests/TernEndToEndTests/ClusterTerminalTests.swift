@@ -10,7 +10,7 @@ import FoundationNetworking
 /// through a loopback proxy that stands for the load balancer's address): they chat, see typing,
 /// unread badges and read receipts; PostgreSQL restarted -m immediate and one node killed -9
 /// while they chat lose nothing.
-@Suite("End to end: two tern clients on two nodes", .enabled(if: PostgresTestCluster.isInstalled))
+@Suite("End to end: two tern clients on two nodes", .enabled(if: PostgresTestCluster.clusterTestsEnabled))
 struct ClusterTerminalTests {
     @Test func twoClientsOnTwoNodesChatThroughFaults() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else { return }

@@ -6,7 +6,7 @@ import Testing
 /// Several `ternd` nodes on one PostgreSQL database (BRIEF §6 scale-out): each test starts two
 /// in-process nodes on a fresh database of the test cluster (a real PostgreSQL on loopback),
 /// users connected to different nodes.
-@Suite("Cluster: two nodes on one PostgreSQL", .serialized, .enabled(if: PostgresTestCluster.isInstalled))
+@Suite("Cluster: two nodes on one PostgreSQL", .serialized, .enabled(if: PostgresTestCluster.clusterTestsEnabled))
 struct ClusterTests {
     /// Starts `count` nodes on one database (and one data directory, which holds uploaded files).
     static func startNodes(

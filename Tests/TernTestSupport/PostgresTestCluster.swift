@@ -72,6 +72,14 @@ public final class PostgresTestCluster: Sendable {
 
     public static var isInstalled: Bool { binDirectory != nil }
 
+    /// Whether the cluster suites run: PostgreSQL installed and `TERN_CLUSTER_TESTS=1`. They start
+    /// several nodes, PostgreSQL servers of their own and (end to end) processes in tmux; beside
+    /// the rest of the suite on 2 cores they starved the engine's restart tests into timeouts, so
+    /// they run in a pass of their own (`.ci/run`, README).
+    public static var clusterTestsEnabled: Bool {
+        isInstalled && ProcessInfo.processInfo.environment["TERN_CLUSTER_TESTS"] == "1"
+    }
+
     static var binDirectory: String? {
         let root = "/usr/lib/postgresql"
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
