@@ -18,7 +18,7 @@ extension ChatService: ClusterReceiver {
     /// `frame` to the connections of `users` on the other nodes: only the users online there.
     func relay(_ frame: String, toUsers users: [String], close: Bool = false) {
         guard let cluster, cluster.hasPeers else { return }
-        let remote = peers.withLock { p in users.filter { p.isOnline($0) } }
+        let remote = peers.withLock { $0.online(among: users) }
         guard !remote.isEmpty else { return }
         cluster.publish([ClusterEvent(.users, frame: frame, users: remote, close: close ? true : nil)])
     }
@@ -167,7 +167,7 @@ extension ChatService: ClusterReceiver {
             payload.parentMessageInfo = Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
         }
         let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
-        let command = m.type == "FILE" ? "FILE" : m.type == "ADMM" ? Command.adminMessage.rawValue : "MESG"
-        fanOutMessage(command, json, to: local, except: nil, stored: StoredMessage(message: m, duplicate: false, totals: totals))
+        // A message's type is its command (`MESG`, `FILE`, `ADMM`).
+        fanOutMessage(m.type, json, to: local, except: nil, stored: StoredMessage(message: m, duplicate: false, totals: totals))
     }
 }

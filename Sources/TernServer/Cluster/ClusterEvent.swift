@@ -68,18 +68,12 @@ public struct ClusterEvent: Codable, Sendable, Equatable {
 
     /// Decodes a stored event; a ``Kind/message`` row's body is the message id alone.
     public static func decode(kind: String, channel: String?, body: String) -> ClusterEvent? {
-        if kind == Kind.message.rawValue { return ClusterEvent(.message, channel: channel, flag: nil).with(messageBody: body) }
+        if kind == Kind.message.rawValue { return ClusterEvent(.message, frame: body, channel: channel) }
         return try? JSONDecoder().decode(ClusterEvent.self, from: Data(body.utf8))
     }
 
     /// A ``Kind/message`` event's message id (kept in `frame`).
     public var messageId: Int64? { kind == .message ? frame.flatMap { Int64($0) } : nil }
-
-    func with(messageBody: String) -> ClusterEvent {
-        var e = self
-        e.frame = messageBody
-        return e
-    }
 }
 
 /// An event as one node read it from the shared log.

@@ -41,14 +41,7 @@ final class LocalServer: Sendable {
         self.dataDirectory = dataDirectory
     }
 
-    /// Stops the server and keeps its port bound (not listening: connections are refused) until
-    /// ``startAgain(_:)``, so that no other test's server or outgoing connection takes it in
-    /// between (with PostgreSQL pools and many servers in one run, one did).
-    func stop() async {
-        let port = self.port
-        await server.stop()
-        PortReservation.hold(port)
-    }
+    func stop() async { await server.stop() }
 
     /// The same server again: same port, same data.
     func restart() async throws -> LocalServer {
@@ -61,7 +54,6 @@ final class LocalServer: Sendable {
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {
-                PortReservation.release(port)
                 return try await LocalServer.start(port: port, dataDirectory: dataDirectory, apiToken: apiToken, configure)
             } catch {
                 lastError = error
@@ -168,37 +160,4 @@ func eventually(_ what: String, timeout: Double = 20, _ condition: () async thro
         try await Task.sleep(for: .milliseconds(20))
     }
     throw TestFailure("timed out waiting for \(what)")
-}
-
-/// Ports of stopped test servers, each held by a socket bound to it (not listening) until the
-/// server starts again on it.
-enum PortReservation {
-    static let held = Mutex<[Int: Int32]>([:])
-
-    static func hold(_ port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            close(fd)
-            return
-        }
-        let old = held.withLock { h -> Int32? in
-            defer { h[port] = fd }
-            return h[port]
-        }
-        if let old { close(old) }
-    }
-
-    static func release(_ port: Int) {
-        if let fd = held.withLock({ $0.removeValue(forKey: port) }) { close(fd) }
-    }
 }
