@@ -102,6 +102,43 @@ struct ClusterTests {
         }
     }
 
+    @Test("Two senders on two nodes at once: every member, on either node, gets the channel's messages in the order they were stored")
+    func channelOrderAcrossNodes() async throws {
+        try await Self.withNodes { nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            try await a.createUsers(["alice", "bob", "carol", "dave"])
+            let url = try await a.createChannel(["alice", "bob", "carol", "dave"], name: "busy")
+            let (alice, _) = try await a.login("alice")
+            let (carol, _) = try await a.login("carol")
+            let (bob, _) = try await b.login("bob")
+            let (dave, _) = try await b.login("dave")
+            for u in ["bob", "dave"] { try await Self.waitOnline(a, u) }
+            for u in ["alice", "carol"] { try await Self.waitOnline(b, u) }
+            // Both nodes write to the channel at the same time, in interleaved bursts.
+            for round in 0..<8 {
+                for i in 0..<10 {
+                    alice.send("MESG", ["channel_url": url, "message": "a\(round)-\(i)", "req_id": "a\(round)-\(i)"])
+                    bob.send("MESG", ["channel_url": url, "message": "b\(round)-\(i)", "req_id": "b\(round)-\(i)"])
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            for (name, member) in [("carol on A", carol), ("dave on B", dave)] {
+                var ids: [Int64] = []
+                for _ in 0..<160 {
+                    guard let m = await member.next("MESG", timeout: .seconds(20)) else { break }
+                    ids.append((m["message_id"] as? NSNumber)?.int64Value ?? -1)
+                }
+                #expect(ids.count == 160, "\(name) got every message: \(ids.count)")
+                #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(name) got them in the channel's order: \(ids)")
+            }
+            // The history agrees.
+            let history = try await a.request("GET", "/v3/group_channels/\(url)/messages?message_ts=0&prev_limit=0&next_limit=200")
+            let stored = ((history.json["messages"] as? [[String: Any]]) ?? []).compactMap { ($0["message_id"] as? NSNumber)?.int64Value }
+            #expect(stored.count == 160 && stored == stored.sorted(), "\(history.text.prefix(300))")
+            for x in [alice, bob, carol, dave] { await x.close() }
+        }
+    }
+
     @Test("Open channels: participants and counts are the cluster's; messages, bans and deletion reach every node")
     func openChannelsCross() async throws {
         try await Self.withNodes { nodes in

@@ -243,7 +243,23 @@ extension ChatService {
 
     /// Fans a new message out to the channel's members: each recipient's copy carries their new
     /// unread totals (`unread_cnt`); a member the message is hidden from (a 1:1 block) gets nothing.
+    /// On several nodes, a message this node stored waits until the channel's earlier messages
+    /// from other nodes are delivered here (``ChannelSequencer``).
     func fanOutMessage(_ command: String, _ json: String, to members: [MemberRecord], except: ClientConnection?, stored: StoredMessage) {
+        guard cluster != nil, !stored.duplicate, let previous = stored.previousMessageId else {
+            fanOutNow(command, json, to: members, except: except, stored: stored)
+            return
+        }
+        let due = sequencer.withLock {
+            $0.local(stored.message.channelUrl, id: stored.message.messageId, previous: previous, now: now()) {
+                self.fanOutNow(command, json, to: members, except: except, stored: stored)
+            }
+        }
+        for deliver in due { deliver() }
+    }
+
+    /// Fans a message out at once (see ``fanOutMessage(_:_:to:except:stored:)``).
+    func fanOutNow(_ command: String, _ json: String, to members: [MemberRecord], except: ClientConnection?, stored: StoredMessage) {
         // Encoded once; each recipient's copy is spliced on bytes straight into its outbox.
         let whole = ByteBuffer(string: json)
         let spliceable = json.utf8.first == UInt8(ascii: "{") && json.utf8.count > 2

@@ -53,6 +53,8 @@ public final class ChatService: Sendable {
     public let cluster: (any ClusterLink)?
     /// Who is online and in which open channel on the other nodes.
     let peers = Mutex(ClusterPeers())
+    /// This node's own messages held until the channel's earlier ones from other nodes are delivered here.
+    let sequencer = Mutex(ChannelSequencer<@Sendable () -> Void>(wait: 2000))
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger, cluster: (any ClusterLink)? = nil) {
         self.store = store

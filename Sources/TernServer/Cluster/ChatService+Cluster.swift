@@ -79,11 +79,12 @@ extension ChatService: ClusterReceiver {
         case .message:
             guard let url = e.channel, let id = e.messageId else { return true }
             do {
-                try await deliverFromPeer(channelUrl: url, messageId: id)
+                try await deliverFromPeer(channelUrl: url, messageId: id, record: r.message)
             } catch {
                 logger.warning("cluster: message \(id) in \(url) not delivered here yet: \(error)")
                 return false
             }
+            for deliver in sequencer.withLock({ $0.passed(url, id: id) }) { deliver() }
         case .users:
             guard let frame = e.frame else { return true }
             for u in e.users ?? [] {
@@ -125,6 +126,17 @@ extension ChatService: ClusterReceiver {
         return true
     }
 
+    public func clusterOwnMessage(channel: String, messageId: Int64) {
+        for deliver in sequencer.withLock({ $0.reached(channel, id: messageId) }) { deliver() }
+    }
+
+    public func clusterTick() {
+        for deliver in sequencer.withLock({ $0.expire(now: now()) }) {
+            logger.warning("cluster: a message was held past its wait for the channel's earlier messages")
+            deliver()
+        }
+    }
+
     public func clusterPeerGone(_ node: String) {
         let rooms = peers.withLock { p -> [String] in
             let urls = p.peers[node].map { Array($0.rooms.keys) } ?? []
@@ -153,10 +165,14 @@ extension ChatService: ClusterReceiver {
     /// recipient's `unread_cnt`, as the sending node does for its own (``fanOutMessage``).
     /// Open channels' messages arrive as frames (``relay(_:toRoom:exceptUser:include:)``): their
     /// broadcast depends on the sending node's per-channel limit.
-    func deliverFromPeer(channelUrl: String, messageId: Int64) async throws {
+    /// `record` is the message when the event read brought it along (else it is read here).
+    func deliverFromPeer(channelUrl: String, messageId: Int64, record: MessageRecord? = nil) async throws {
         guard let roster = try await roster(channelUrl), !roster.channel.isOpen else { return }
         let local = roster.members.filter { $0.state == "joined" && registry.isOnline($0.userId) }
-        guard !local.isEmpty, let m = try await store.message(channelUrl, id: messageId) else { return }
+        guard !local.isEmpty else { return }
+        var found = record
+        if found == nil { found = try await store.message(channelUrl, id: messageId) }
+        guard let m = found else { return }
         let recipients = local.map(\.userId).filter { $0 != m.senderId && $0 != m.hiddenFor }
         let totals = recipients.isEmpty ? [:] : try await store.unreadTotals(recipients, at: now())
         var users: [String: UserRecord] = [:]
@@ -168,6 +184,6 @@ extension ChatService: ClusterReceiver {
         }
         let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
         // A message's type is its command (`MESG`, `FILE`, `ADMM`).
-        fanOutMessage(m.type, json, to: local, except: nil, stored: StoredMessage(message: m, duplicate: false, totals: totals))
+        fanOutNow(m.type, json, to: local, except: nil, stored: StoredMessage(message: m, duplicate: false, totals: totals))
     }
 }

@@ -81,6 +81,8 @@ public struct ReceivedClusterEvent: Sendable {
     public var id: Int64
     public var node: String
     public var event: ClusterEvent
+    /// A message event's message, read with the event (nil: read it when handling the event).
+    public var message: MessageRecord? = nil
 }
 
 /// How a ``ChatService`` talks to the other nodes (``PostgresCluster`` on PostgreSQL; none on SQLite).

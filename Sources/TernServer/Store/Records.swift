@@ -256,6 +256,9 @@ public struct StoredMessage: Sendable {
     public var totals: [String: UnreadCount]
     /// A reply's parent with its thread as this reply left it.
     public var parent: MessageRecord? = nil
+    /// The channel's newest message before this one, as the store saw it under the channel's
+    /// lock (nil: not known). Several nodes deliver a channel's messages in this chain's order.
+    public var previousMessageId: Int64? = nil
 }
 
 /// The unread counters of one user, by kind (the Platform API's `unread_item_count`).

@@ -162,18 +162,24 @@ public final class PostgresCluster: ClusterLink, Service {
                 do {
                     let skip = cursor.handledAbove.map(String.init)
                     let horizon = cursor.horizon
+                    // Another node's message comes with its event (one round trip, not two).
                     let rows = try await store.read { db in
                         try await db.fetchAll(
                             """
-                            SELECT id, node, kind, channel_url, CASE WHEN node = ? THEN '' ELSE body END AS body
-                            FROM cluster_events WHERE id > ? AND NOT (id = ANY(?::BIGINT[])) ORDER BY id LIMIT 500
-                            """, [self.nodeId, horizon, skip])
+                            SELECT e.id AS ev_id, e.node AS ev_node, e.kind AS ev_kind, e.channel_url AS ev_channel,
+                              CASE WHEN e.node = ? AND e.kind <> 'msg' THEN '' ELSE e.body END AS ev_body, m.*
+                            FROM cluster_events e
+                            LEFT JOIN messages m ON e.kind = 'msg' AND e.node <> ?
+                              AND m.message_id = (CASE WHEN e.kind = 'msg' THEN e.body::BIGINT END)
+                            WHERE e.id > ? AND NOT (e.id = ANY(?::BIGINT[])) ORDER BY e.id LIMIT 500
+                            """, [self.nodeId, self.nodeId, horizon, skip])
                     }
                     if failing { logger.info("cluster: reading the event log again") }
                     failing = false
-                    var decoded: [(Int64, String, String, String?, String)] = []
+                    var decoded: [(Int64, String, String, String?, String, MessageRecord?)] = []
                     for r in rows {
-                        decoded.append((try r["id"], try r["node"], try r["kind"], try r["channel_url"], try r["body"]))
+                        let message = (try r["message_id"] as Int64?) != nil ? try PostgresStore.messageRecord(r) : nil
+                        decoded.append((try r["ev_id"], try r["ev_node"], try r["ev_kind"], try r["ev_channel"], try r["ev_body"], message))
                     }
                     let r = receiver.withLock { $0 }
                     // Handled in id order; an event the receiver could not handle yet (the
@@ -181,14 +187,22 @@ public final class PostgresCluster: ClusterLink, Service {
                     // the batch and is read again on the next wake, at most `maxAttempts` times.
                     var handled: [Int64] = []
                     var stopped = false
-                    for (id, node, kind, channel, body) in decoded {
-                        guard node != nodeId, let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) else {
+                    for (id, node, kind, channel, body, message) in decoded {
+                        if node == nodeId {
+                            // This node's own message: everything before it in the log is handled.
+                            if kind == ClusterEvent.Kind.message.rawValue, let channel, let mid = Int64(body) {
+                                r?.clusterOwnMessage(channel: channel, messageId: mid)
+                            }
+                            handled.append(id)
+                            continue
+                        }
+                        guard let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) else {
                             handled.append(id)
                             continue
                         }
                         if e.kind == .hello || e.kind == .snapshot { _ = alive.withLock { $0.insert(node) } }
                         if e.kind == .bye { _ = alive.withLock { $0.remove(node) } }
-                        let ok = await r?.clusterEvent(ReceivedClusterEvent(id: id, node: node, event: e)) ?? true
+                        let ok = await r?.clusterEvent(ReceivedClusterEvent(id: id, node: node, event: e, message: message)) ?? true
                         if ok || attempts[id, default: 0] >= Self.maxAttempts {
                             if !ok { logger.error("cluster: event \(id) (\(kind)) dropped after \(Self.maxAttempts) attempts") }
                             attempts[id] = nil
@@ -207,6 +221,7 @@ public final class PostgresCluster: ClusterLink, Service {
                 }
             }
             cursor.advance(now: nowMs())
+            receiver.withLock { $0 }?.clusterTick()
         }
     }
 
@@ -291,4 +306,8 @@ public protocol ClusterReceiver: Sendable {
     /// Handles an event; false when it could not be handled now (the store failed) and should be tried again.
     func clusterEvent(_ e: ReceivedClusterEvent) async -> Bool
     func clusterPeerGone(_ node: String)
+    /// The reader reached this node's own event for a message it stored: every event before it is handled.
+    func clusterOwnMessage(channel: String, messageId: Int64)
+    /// Called on every wake of the reader (at least every backstop interval).
+    func clusterTick()
 }

@@ -14,47 +14,143 @@ extension PostgresStore {
     // MARK: - Sending
 
     public func insertMessage(_ m: NewMessage) async throws -> StoredMessage {
-        try await write { db in
-            try await Self.lockChannel(db, m.channelUrl)
-            return try await Self.insertOne(db, m)
-        }
+        try await write { db in try await Self.insertBatch(db, [m]) }[0].get()
     }
 
-    /// Group commit: every message in one transaction, in order, each in a savepoint of its own so
-    /// that one refused (a reply to a missing parent) leaves the others stored.
+    /// Group commit: every message of the batch in one transaction, in order. The batch's
+    /// channels are locked, their member rows read once and their counters moved in memory
+    /// (``UnreadLedger``), then written back in one statement: a message costs one round trip
+    /// (its insert), not one per counter. A message refused by the rules (a reply to a missing
+    /// parent) fails alone; a statement PostgreSQL refuses aborts the transaction, and the batch
+    /// is then stored one message per transaction, so that only the offending one fails.
     public func insertMessages(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
         if batch.isEmpty { return [] }
-        if batch.count == 1 {
-            do { return [.success(try await insertMessage(batch[0]))] } catch let e as SendbirdError { return [.failure(e)] }
-        }
-        return try await write { db in
-            // Every channel of the batch is locked first, in one order (so that two nodes' batches
-            // cannot deadlock), and outside the savepoints (rolling one back would release a lock
-            // taken inside it).
-            for url in Set(batch.map(\.channelUrl)).sorted() {
-                try await Self.lockChannel(db, url)
-            }
+        do {
+            return try await write { db in try await Self.insertBatch(db, batch) }
+        } catch let error as PostgresStoreError where batch.count > 1 && error.refusesStatement {
             var out: [Result<StoredMessage, any Error>] = []
-            out.reserveCapacity(batch.count)
             for m in batch {
                 do {
-                    let stored = try await db.inSavepoint { try await Self.insertOne(db, m) }
-                    out.append(.success(stored))
-                } catch let e as SendbirdError {
-                    out.append(.failure(e))
+                    out.append(try await write { db in try await Self.insertBatch(db, [m]) }[0])
+                } catch {
+                    out.append(.failure(error))
                 }
             }
             return out
         }
     }
 
-    /// Stores one new message inside a write transaction that holds the channel's lock.
-    fileprivate static func insertOne(_ db: PGConnection, _ m: NewMessage) async throws -> StoredMessage {
-        if let req = m.reqId, let sender = m.senderId,
-            let original = try await duplicateOf(db, m.channelUrl, sender: sender, reqId: req)
+    /// Stores a batch inside a write transaction (see ``insertMessages(_:)``).
+    fileprivate static func insertBatch(_ db: PGConnection, _ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
+        // Every channel of the batch is locked first, in one order, so that two nodes' batches
+        // cannot deadlock.
+        let urls = Array(Set(batch.map(\.channelUrl))).sorted()
+        for url in urls { try await lockChannel(db, url) }
+        var ledger = UnreadLedger()
+        for row in try await db.fetchAll(
+            """
+            SELECT channel_url, custom_type, is_super, joined_member_count, last_message_id, last_message_ts
+            FROM group_channels WHERE channel_url = ANY(?)
+            """, [urls])
         {
-            return StoredMessage(message: original, duplicate: true, totals: [:])
+            ledger.channels[try row["channel_url"]] = UnreadLedger.Channel(
+                customType: try row["custom_type"], isSuper: try row["is_super"], joinedMemberCount: try row["joined_member_count"],
+                lastMessageId: (try row["last_message_id"] as Int64?) ?? 0, lastMessageTs: (try row["last_message_ts"] as Int64?) ?? 0)
         }
+        let groups = Array(ledger.channels.keys).sorted()
+        if !groups.isEmpty {
+            // Locked now, as the counters' UPDATE would, so that what is written back is what was read.
+            for row in try await db.fetchAll(
+                """
+                SELECT channel_url, user_id, state, count_preference, hidden_state, unread_count, unread_mention_count, read_ts
+                FROM members WHERE channel_url = ANY(?) ORDER BY channel_url, user_id FOR UPDATE
+                """, [groups])
+            {
+                let url: String = try row["channel_url"]
+                ledger.channels[url]?.members[try row["user_id"]] = UnreadLedger.Member(
+                    state: try row["state"], countPreference: try row["count_preference"], hiddenState: try row["hidden_state"],
+                    unread: try row["unread_count"], mentions: try row["unread_mention_count"], readTs: try row["read_ts"])
+            }
+        }
+        // Who blocks each sender (seed 003): the message does not count for them, and in a 1:1
+        // channel it is never shown to them.
+        var blockersOf: [String: [String]] = [:]
+        let senders = Array(Set(batch.compactMap(\.senderId))).sorted()
+        if !senders.isEmpty && !groups.isEmpty {
+            for row in try await db.fetchAll("SELECT blocked_id, blocker_id FROM blocks WHERE blocked_id = ANY(?)", [senders]) {
+                blockersOf[try row["blocked_id"], default: []].append(try row["blocker_id"])
+            }
+        }
+        // The unread totals asked for, outside the batch's channels; the batch's own are counted as they move.
+        let wanted = Array(Set(batch.flatMap(\.totalsFor))).sorted()
+        for start in stride(from: 0, to: wanted.count, by: 500) {
+            let chunk = Array(wanted[start..<min(start + 500, wanted.count)])
+            for row in try await db.fetchAll(
+                """
+                SELECT m.user_id AS u, c.custom_type AS t,
+                  SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
+                FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
+                WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0 AND m.channel_url <> ALL(?)
+                GROUP BY m.user_id, c.custom_type
+                """, [chunk, groups])
+            {
+                ledger.addOutside(try row["u"], type: try row["t"], count: Int(try row["n"] as Int64))
+            }
+        }
+        var out: [Result<StoredMessage, any Error>] = []
+        out.reserveCapacity(batch.count)
+        var newest: [String: (id: Int64, ts: Int64)] = [:]
+        for m in batch {
+            do {
+                out.append(.success(try await insertOne(db, m, ledger: &ledger, blockersOf: blockersOf, newest: &newest)))
+            } catch let e as SendbirdError {
+                out.append(.failure(e))
+            }
+        }
+        // The channels' newest messages and the member rows that moved, one statement each.
+        if !newest.isEmpty {
+            let keys = newest.keys.sorted()
+            try await db.execute(
+                """
+                UPDATE group_channels g SET last_message_id = v.id, last_message_ts = v.ts
+                FROM unnest(?::text[], ?::text[]::bigint[], ?::text[]::bigint[]) AS v(url, id, ts)
+                WHERE g.channel_url = v.url
+                """, [keys, keys.map { String(newest[$0]!.id) }, keys.map { String(newest[$0]!.ts) }])
+        }
+        var urlsOut: [String] = [], ids: [String] = [], unread: [String] = [], mentions: [String] = []
+        var hidden: [String] = [], readTs: [String] = []
+        for url in groups {
+            for (id, m) in ledger.channels[url]?.members ?? [:] where m.changed {
+                urlsOut.append(url)
+                ids.append(id)
+                unread.append(String(m.unread))
+                mentions.append(String(m.mentions))
+                hidden.append(m.hiddenState)
+                readTs.append(String(m.readTs))
+            }
+        }
+        if !ids.isEmpty {
+            try await db.execute(
+                """
+                UPDATE members m SET unread_count = v.u, unread_mention_count = v.n, hidden_state = v.h, read_ts = v.r
+                FROM unnest(?::text[], ?::text[], ?::text[]::bigint[], ?::text[]::bigint[], ?::text[], ?::text[]::bigint[])
+                  AS v(c, id, u, n, h, r)
+                WHERE m.channel_url = v.c AND m.user_id = v.id
+                """, [urlsOut, ids, unread, mentions, hidden, readTs])
+        }
+        return out
+    }
+
+    /// Stores one new message of a batch (its channel locked, its counters in `ledger`).
+    fileprivate static func insertOne(
+        _ db: PGConnection, _ m: NewMessage, ledger: inout UnreadLedger, blockersOf: [String: [String]],
+        newest: inout [String: (id: Int64, ts: Int64)]
+    ) async throws -> StoredMessage {
+        var m = m
+        let channel = ledger.channels[m.channelUrl]
+        // A channel's messages are stored in time order as in id order: a message committed
+        // after another (several nodes, each with its own clock) is never older than it.
+        if let channel { m.createdAt = max(m.createdAt, newest[m.channelUrl]?.ts ?? channel.lastMessageTs) }
         var record = MessageRecord(
             messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
             customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
@@ -70,29 +166,12 @@ extension PostgresStore {
                 throw SendbirdError(.invalidValue, "Invalid value: a reply cannot be a parent (\(m.parentMessageId) is a reply).")
             }
         }
-        // Members who block the sender (seed 003): the message does not count for them, and in a
-        // 1:1 channel it is never shown to them.
-        var blockers: [String] = []
-        if let sender = m.senderId {
-            blockers = try await db.column(
-                """
-                SELECT b.blocker_id FROM blocks b JOIN members mb ON mb.user_id = b.blocker_id
-                WHERE b.blocked_id = ? AND mb.channel_url = ? AND mb.state = 'joined'
-                ORDER BY b.blocker_id
-                """,
-                [sender, m.channelUrl], as: String.self)
-            if !blockers.isEmpty,
-                let row = try await db.fetchOne(
-                    "SELECT is_super, joined_member_count FROM group_channels WHERE channel_url = ?", [m.channelUrl]),
-                !(try row["is_super"] as Bool), (try row["joined_member_count"] as Int64) <= 2
-            {
-                record.hiddenFor = blockers.first
-            }
-        }
+        let blockers = m.senderId.flatMap { blockersOf[$0] }.map { channel?.joined(among: $0) ?? [] } ?? []
+        record.hiddenFor = channel?.hiddenFor(blockers: blockers)
+        let previous = newest[m.channelUrl]?.id ?? channel?.lastMessageId
         if m.persist {
-            // A concurrent writer may have stored the same `(channel, sender, req_id)` since the
-            // check above (the channel lock makes that a backstop): the insert then does nothing and
-            // the original is returned.
+            // The same `(channel, sender, req_id)` stored before (a retry): the insert does nothing
+            // and the original is returned.
             let id = try await db.scalar(
                 """
                 INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
@@ -117,9 +196,7 @@ extension PostgresStore {
                 throw SendbirdError(.internalError, "The message could not be stored.")
             }
             record.messageId = id
-            try await db.execute(
-                "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ?",
-                [record.messageId, m.createdAt, m.channelUrl])
+            if channel != nil { newest[m.channelUrl] = (id, m.createdAt) }
         } else {
             // Ephemeral: an id from the same sequence so ids stay unique, but no row is kept.
             guard let id = try await db.scalar(
@@ -127,61 +204,23 @@ extension PostgresStore {
             else { throw SendbirdError(.internalError, "No message id.") }
             record.messageId = id
         }
-        // A new message from someone else counts as unread (as each member's count preference says)
-        // and brings back a channel hidden with auto-unhide. Silent messages only unhide. Blockers
-        // are left out of both.
-        if !m.silent {
-            try await db.execute(
-                """
-                UPDATE members SET unread_count = unread_count + 1
-                WHERE channel_url = ? AND state = 'joined' AND user_id IS DISTINCT FROM ?::text
-                  AND count_preference IN ('all', 'unread_message_count_only')
-                  AND user_id <> ALL(?)
-                """,
-                [m.channelUrl, m.senderId, blockers])
-        }
-        try await db.execute(
-            """
-            UPDATE members SET hidden_state = 'unhidden'
-            WHERE channel_url = ? AND hidden_state = 'hidden_allow_auto_unhide' AND state = 'joined'
-              AND user_id IS DISTINCT FROM ?::text AND user_id <> ALL(?)
-            """,
-            [m.channelUrl, m.senderId, blockers])
-        if !m.silent {
-            let mentionable = "count_preference IN ('all', 'unread_mention_count_only') AND user_id <> ALL(?)"
-            if m.mentionType == "channel" {
-                try await db.execute(
-                    """
-                    UPDATE members SET unread_mention_count = unread_mention_count + 1
-                    WHERE channel_url = ? AND state = 'joined' AND user_id IS DISTINCT FROM ?::text AND \(mentionable)
-                    """,
-                    [m.channelUrl, m.senderId, blockers])
-            } else {
-                let mentioned = Set(m.mentionedUserIds).filter { $0 != m.senderId }.sorted()
-                if !mentioned.isEmpty {
-                    try await db.execute(
-                        """
-                        UPDATE members SET unread_mention_count = unread_mention_count + 1
-                        WHERE channel_url = ? AND user_id = ANY(?) AND state = 'joined' AND \(mentionable)
-                        """,
-                        [m.channelUrl, mentioned, blockers])
-                }
-            }
-        }
-        if m.markSenderRead, let sender = m.senderId {
-            try await db.execute(
-                """
-                UPDATE members SET read_ts = GREATEST(read_ts, ?), unread_count = 0, unread_mention_count = 0
-                WHERE channel_url = ? AND user_id = ?
-                """,
-                [m.createdAt, m.channelUrl, sender])
-        }
+        ledger.channels[m.channelUrl]?.apply(
+            sender: m.senderId, silent: m.silent, mentionType: m.mentionType, mentioned: m.mentionedUserIds,
+            blockers: Set(blockers), markSenderRead: m.markSenderRead, createdAt: m.createdAt)
         var parent: MessageRecord?
         if m.parentMessageId != 0, m.persist, let sender = m.senderId {
             parent = try await addReply(db, parentId: m.parentMessageId, sender: sender, at: m.createdAt)
         }
-        let totals = try await messageTotals(db, m.totalsFor, hint: m.createdAt)
-        return StoredMessage(message: record, duplicate: false, totals: totals, parent: parent)
+        var totals: [String: UnreadCount] = [:]
+        if !m.totalsFor.isEmpty {
+            let ts = pgUnreadStamp.withLock { last in
+                last = max(last + 1, m.createdAt)
+                return last
+            }
+            totals = ledger.totals(m.totalsFor, ts: ts)
+        }
+        return StoredMessage(
+            message: record, duplicate: false, totals: totals, parent: parent, previousMessageId: m.persist ? previous : nil)
     }
 
     /// The message already stored for `(channel, sender, req_id)`, if any.
@@ -199,30 +238,23 @@ extension PostgresStore {
             last = max(last + 1, hint)
             return last
         }
-        var out: [String: UnreadCount] = [:]
-        out.reserveCapacity(userIds.count)
-        for id in userIds { out[id] = UnreadCount(all: 0, ts: ts) }
+        var ledger = UnreadLedger()
         let unique = Array(Set(userIds)).sorted()
         for start in stride(from: 0, to: unique.count, by: 500) {
             let chunk = Array(unique[start..<min(start + 500, unique.count)])
-            let rows = try await db.fetchAll(
+            for row in try await db.fetchAll(
                 """
                 SELECT m.user_id AS u, c.custom_type AS t,
                   SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
                 FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
                 WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0
                 GROUP BY m.user_id, c.custom_type
-                """,
-                [chunk])
-            for row in rows {
-                let u: String = try row["u"]
-                let t: String = try row["t"]
-                let n = Int(try row["n"] as Int64)
-                out[u]?.all += n
-                if !t.isEmpty { out[u]?.customTypes[t, default: 0] += n }
+                """, [chunk])
+            {
+                ledger.addOutside(try row["u"], type: try row["t"], count: Int(try row["n"] as Int64))
             }
         }
-        return out
+        return ledger.totals(userIds, ts: ts)
     }
 
     // MARK: - Threads

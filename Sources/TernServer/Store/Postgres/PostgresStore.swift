@@ -319,6 +319,9 @@ struct PostgresStoreError: Error, CustomStringConvertible {
     static let timedOut = PostgresStoreError(sqlState: "57014", message: "the database did not answer in time")
 
     var isRetryable: Bool { sqlState == "40P01" || sqlState == "40001" }
+    /// PostgreSQL refused a statement for what it held (a data exception, an integrity
+    /// constraint), not for the connection or the server's state.
+    var refusesStatement: Bool { sqlState.map { $0.hasPrefix("22") || $0.hasPrefix("23") } ?? false }
 
     var description: String {
         let oneLine = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
