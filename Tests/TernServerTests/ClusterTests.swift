@@ -139,6 +139,40 @@ struct ClusterTests {
         }
     }
 
+    @Test("The flood limit is the cluster's: messages a user sent through node A count on node B too")
+    func floodLimitAcrossNodes() async throws {
+        try await Self.withNodes(2, { $0.maxMessagesPerSecond = 2 }) { nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            try await a.createUsers(["alice", "bob"])
+            let url = try await a.createChannel(["alice", "bob"], name: "flood")
+            // alice on two devices: one on each node; bob watches on node B.
+            let (onA, _) = try await a.login("alice")
+            let (onB, _) = try await b.login("alice")
+            let (bob, _) = try await b.login("bob")
+            for i in 1...2 {
+                let req = "a\(i)"
+                onA.send("MESG", ["channel_url": url, "message": req, "req_id": req])
+                let acked = await onA.next("MESG") { $0["req_id"] as? String == req }
+                #expect(acked != nil, "within the limit on A")
+            }
+            // Node B delivered both (so it has read their events)...
+            for i in 1...2 {
+                let text = "a\(i)"
+                let seen = await bob.next("MESG") { $0["message"] as? String == text }
+                #expect(seen != nil, "bob on B got \(text)")
+            }
+            // ...and counts them: the next send through B is over the limit.
+            onB.send("MESG", ["channel_url": url, "message": "b1", "req_id": "b1"])
+            let refused = await onB.next("EROR") { $0["req_id"] as? String == "b1" }
+            #expect(refused?["code"] as? Int == 900200, "refused on B: \(String(describing: refused)) \(onB.all("MESG").count)")
+            // A second later the limit allows a message again, on either node.
+            try await Task.sleep(for: .milliseconds(1100))
+            onB.send("MESG", ["channel_url": url, "message": "b2", "req_id": "b2"])
+            #expect(await onB.next("MESG") { $0["req_id"] as? String == "b2" } != nil, "allowed again after a second")
+            for x in [onA, onB, bob] { await x.close() }
+        }
+    }
+
     @Test("Open channels: participants and counts are the cluster's; messages, bans and deletion reach every node")
     func openChannelsCross() async throws {
         try await Self.withNodes { nodes in

@@ -89,7 +89,8 @@ extension ChatService {
             isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
             markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
             parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview,
-            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType)
+            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType,
+            floodLimited: origin.isFloodLimited)
         let reqId = out.reqId
         let users = mentionedUsers
         let (stored, payload) = try await pipeline.submit(new) { stored in

@@ -90,4 +90,16 @@ public final class RateLimiter: Sendable {
             return true
         }
     }
+
+    /// Takes one token for `key` without refusing (a send another node accepted): the key's
+    /// sends on every node then share one rate.
+    public func charge(_ key: String, nowMs: Int64) {
+        if perSecond <= 0 { return }
+        buckets.withLock { map in
+            var b = map[key] ?? Bucket(tokens: burst, last: nowMs)
+            b.tokens = max(0, min(burst, b.tokens + Double(max(0, nowMs - b.last)) / 1000 * perSecond) - 1)
+            b.last = max(b.last, nowMs)
+            map[key] = b
+        }
+    }
 }

@@ -62,7 +62,10 @@ final class SendPipeline: Sendable {
                 var taken = Array(s.pending.prefix(n))
                 s.pending.removeFirst(n)
                 let now = clock()
-                for i in taken.indices { taken[i].message.createdAt = now }
+                for i in taken.indices {
+                    taken[i].message.createdAt = now
+                    taken[i].message.stampedNow = true
+                }
                 return taken
             }
             if batch.isEmpty { return }

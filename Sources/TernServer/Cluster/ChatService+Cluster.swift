@@ -85,6 +85,10 @@ extension ChatService: ClusterReceiver {
                 return false
             }
             for deliver in sequencer.withLock({ $0.passed(url, id: id) }) { deliver() }
+            // The sender's flood limit is the cluster's: a send another node accepted counts here too.
+            if e.floodLimited, let sender = r.message?.senderId {
+                rateLimiter.charge(sender + "\u{0}" + url, nowMs: now())
+            }
         case .users:
             guard let frame = e.frame else { return true }
             for u in e.users ?? [] {

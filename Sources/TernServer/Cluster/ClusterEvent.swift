@@ -73,7 +73,16 @@ public struct ClusterEvent: Codable, Sendable, Equatable {
     }
 
     /// A ``Kind/message`` event's message id (kept in `frame`).
-    public var messageId: Int64? { kind == .message ? frame.flatMap { Int64($0) } : nil }
+    public var messageId: Int64? { kind == .message ? frame.flatMap { Self.messageEvent($0)?.id } : nil }
+    /// Whether a ``Kind/message`` event's sender is held to the flood limits.
+    public var floodLimited: Bool { kind == .message && (frame.flatMap { Self.messageEvent($0)?.flood } ?? false) }
+
+    /// A message event's body: `<message id>`, then ` f` when its sender is held to the flood limits.
+    public static func messageEvent(_ body: String) -> (id: Int64, flood: Bool)? {
+        let parts = body.split(separator: " ")
+        guard let first = parts.first, let id = Int64(first) else { return nil }
+        return (id, parts.dropFirst().contains("f"))
+    }
 }
 
 /// An event as one node read it from the shared log.

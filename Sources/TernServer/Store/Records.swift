@@ -245,6 +245,13 @@ public struct NewMessage: Sendable {
     /// them back; supergroups always do, for their cap at 100).
     public var countingMembers: [String]? = nil
     public var channelCustomType: String = ""
+    /// Sent by an SDK user held to the flood limits: the other nodes of a cluster count it too
+    /// (``RateLimiter/charge(_:nowMs:)``), so that the limit is the cluster's, not a node's.
+    public var floodLimited = false
+    /// `createdAt` is the clock's now, set by the send pipeline (not a time given by an import or
+    /// a test): the store may move it up to the channel's newest message, so that a channel's
+    /// messages are in time order as in id order whichever node stored them.
+    public var stampedNow = false
 }
 
 /// What storing a message did.

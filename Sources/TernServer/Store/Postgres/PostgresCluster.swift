@@ -170,7 +170,7 @@ public final class PostgresCluster: ClusterLink, Service {
                               CASE WHEN e.node = ? AND e.kind <> 'msg' THEN '' ELSE e.body END AS ev_body, m.*
                             FROM cluster_events e
                             LEFT JOIN messages m ON e.kind = 'msg' AND e.node <> ?
-                              AND m.message_id = (CASE WHEN e.kind = 'msg' THEN e.body::BIGINT END)
+                              AND m.message_id = (CASE WHEN e.kind = 'msg' THEN split_part(e.body, ' ', 1)::BIGINT END)
                             WHERE e.id > ? AND NOT (e.id = ANY(?::BIGINT[])) ORDER BY e.id LIMIT 500
                             """, [self.nodeId, self.nodeId, horizon, skip])
                     }
@@ -190,7 +190,7 @@ public final class PostgresCluster: ClusterLink, Service {
                     for (id, node, kind, channel, body, message) in decoded {
                         if node == nodeId {
                             // This node's own message: everything before it in the log is handled.
-                            if kind == ClusterEvent.Kind.message.rawValue, let channel, let mid = Int64(body) {
+                            if kind == ClusterEvent.Kind.message.rawValue, let channel, let mid = ClusterEvent.messageEvent(body)?.id {
                                 r?.clusterOwnMessage(channel: channel, messageId: mid)
                             }
                             handled.append(id)

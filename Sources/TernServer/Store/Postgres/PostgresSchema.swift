@@ -473,6 +473,24 @@ enum PostgresSchema {
             ALTER TABLE group_channels SET (fillfactor = 70);
             """#
         ),
+        (
+            // A message's event says whether its sender is held to the flood limits (`<id> f`),
+            // which the sending transaction sets in `tern.flood`: every node then counts the
+            // sender's messages, so the limit is the cluster's.
+            "pg-v6-flood-events",
+            #"""
+            CREATE OR REPLACE FUNCTION tern_message_event() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+              node TEXT := current_setting('tern.node', true);
+            BEGIN
+              IF node IS NOT NULL AND node <> '' THEN
+                INSERT INTO cluster_events(node, kind, channel_url, body) VALUES (node, 'msg', NEW.channel_url,
+                  NEW.message_id::TEXT || CASE WHEN current_setting('tern.flood', true) = '1' THEN ' f' ELSE '' END);
+              END IF;
+              RETURN NULL;
+            END $$;
+            """#
+        ),
     ]
 
     static func migrate(_ store: PostgresStore) async throws {

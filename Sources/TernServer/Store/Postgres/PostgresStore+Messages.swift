@@ -150,7 +150,7 @@ extension PostgresStore {
         let channel = ledger.channels[m.channelUrl]
         // A channel's messages are stored in time order as in id order: a message committed
         // after another (several nodes, each with its own clock) is never older than it.
-        if let channel { m.createdAt = max(m.createdAt, newest[m.channelUrl]?.ts ?? channel.lastMessageTs) }
+        if let channel, m.stampedNow { m.createdAt = max(m.createdAt, newest[m.channelUrl]?.ts ?? channel.lastMessageTs) }
         var record = MessageRecord(
             messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
             customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
@@ -177,7 +177,8 @@ extension PostgresStore {
                 INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
                   mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
                   parent_message_id, reply_to_channel, files, og_tag)
-                VALUES (?, ?, ?::text, ?, ?, ?, ?, ?, ?, ?, ?, ?::text, ?::text, ?, ?, ?, ?::text, ?::text)
+                SELECT ?, ?, ?::text, ?, ?, ?, ?, ?, ?, ?, ?, ?::text, ?::text, ?, ?, ?, ?::text, ?::text
+                FROM (SELECT set_config('tern.flood', ?, true)) AS flood
                 ON CONFLICT DO NOTHING
                 RETURNING message_id
                 """,
@@ -185,6 +186,7 @@ extension PostgresStore {
                     m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
                     json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, record.hiddenFor,
                     json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files, m.ogTag,
+                    m.floodLimited ? "1" : "0",
                 ],
                 as: Int64.self)
             guard let id else {
