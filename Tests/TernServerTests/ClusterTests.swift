@@ -224,6 +224,38 @@ struct ClusterTests {
         }
     }
 
+    @Test("An open channel's participant cap counts the participants on every node")
+    func participantCapAcrossNodes() async throws {
+        try await Self.withNodes(2, { $0.maxOpenChannelParticipants = 1 }) { nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            try await a.createUsers(["alice", "bob"])
+            let created = try await a.request("POST", "/v3/open_channels", body: ["channel_url": "small", "name": "Small"])
+            #expect(created.status == 200, "\(created.text)")
+            let (alice, _) = try await a.login("alice")
+            let (bob, _) = try await b.login("bob")
+            alice.send("ENTR", ["channel_url": "small", "req_id": "e1"])
+            #expect(await alice.next("ENTR") { $0["req_id"] as? String == "e1" } != nil)
+            for _ in 0..<100 {
+                let p = try await b.request("GET", "/v3/open_channels/small/participants")
+                if (p.json["participants"] as? [[String: Any]])?.count == 1 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            bob.send("ENTR", ["channel_url": "small", "req_id": "e2"])
+            let refused = await bob.next("EROR") { $0["req_id"] as? String == "e2" }
+            #expect(refused?["code"] as? Int == 400203, "the channel is full across the nodes: \(String(describing: refused))")
+            // alice leaves on A: bob may enter on B.
+            alice.send("EXIT", ["channel_url": "small", "req_id": "x1"])
+            var entered = false
+            for i in 0..<60 where !entered {
+                bob.send("ENTR", ["channel_url": "small", "req_id": "e3-\(i)"])
+                let r = await bob.next("ENTR", timeout: .milliseconds(200)) { ($0["req_id"] as? String)?.hasPrefix("e3-") == true }
+                entered = r != nil
+            }
+            #expect(entered, "room again once alice left on the other node")
+            for x in [alice, bob] { await x.close() }
+        }
+    }
+
     @Test("Moderation and sessions are the cluster's: a mute on A refuses a send on B; deactivating on A ends the socket on B")
     func moderationCrosses() async throws {
         try await Self.withNodes { nodes in

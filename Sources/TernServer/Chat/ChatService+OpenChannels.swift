@@ -161,7 +161,10 @@ extension ChatService {
             throw Self.banned(end, webSocket: true)
         }
         let me = try await sender(conn.userId) ?? SenderPayload(userId: conn.userId)
-        switch rooms.enter(conn, channelUrl, maxChannels: config.maxEnteredOpenChannels, maxParticipants: config.maxOpenChannelParticipants) {
+        let elsewhere = cluster == nil ? [] : peers.withLock { $0.participants(channelUrl) }
+        switch rooms.enter(
+            conn, channelUrl, maxChannels: config.maxEnteredOpenChannels, maxParticipants: config.maxOpenChannelParticipants, elsewhere: elsewhere)
+        {
         case .tooManyChannels:
             throw SendbirdError(.tooManyItems, "A connection can be in at most \(config.maxEnteredOpenChannels) open channels at once.")
         case .full:

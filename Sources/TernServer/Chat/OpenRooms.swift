@@ -28,13 +28,16 @@ final class OpenRooms: Sendable {
 
     let state = Mutex(State())
 
-    func enter(_ conn: ClientConnection, _ url: String, maxChannels: Int, maxParticipants: Int) -> EnterResult {
+    /// - Parameter elsewhere: the channel's participants on the other nodes of a cluster (they
+    ///   count toward `maxParticipants` too).
+    func enter(_ conn: ClientConnection, _ url: String, maxChannels: Int, maxParticipants: Int, elsewhere: Set<String> = []) -> EnterResult {
         state.withLock { s in
             var room = s.rooms[url] ?? Room()
             if room.connections[conn.id] != nil { return .alreadyIn(count: room.users.count) }
             if (s.entered[conn.id]?.count ?? 0) >= maxChannels { return .tooManyChannels }
             let newUser = room.users[conn.userId] == nil
-            if newUser && room.users.count >= maxParticipants { return .full }
+            let inside = elsewhere.isEmpty ? room.users.count : elsewhere.union(room.users.keys).count
+            if newUser && !elsewhere.contains(conn.userId) && inside >= maxParticipants { return .full }
             room.connections[conn.id] = conn
             room.users[conn.userId, default: 0] += 1
             s.rooms[url] = room
