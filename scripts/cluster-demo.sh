@@ -13,7 +13,8 @@
 # Then it prints where to point tern or an SDK and waits for Ctrl-C (or --for SECONDS). With
 # --check it runs a smoke test instead and exits 0 (passed) or 1. Everything it started is
 # stopped by PID on exit, and the temporary directory removed (TERN_DEMO_KEEP=1 keeps it, with
-# the logs; TERN_DEMO_LOG_LEVEL sets the nodes' --log-level, default info).
+# the logs; TERN_DEMO_LOG_LEVEL sets the nodes' --log-level, default info; TERN_DEMO_NODE_ARGS
+# adds options to each node's `ternd serve`, e.g. "--max-messages-per-second 0" for a benchmark).
 #
 # The ternd binary: $TERND, else .build/debug/ternd or .build/release/ternd (the newer), else
 # `swift build --product ternd`. tern (for the example and the relay check): $TERN, else the one
@@ -257,7 +258,7 @@ start_node() { # NAME
     # The database URL (it holds a password) and the token go in the environment, out of `ps`.
     TERND_DATABASE=$DB_URL TERND_API_TOKEN=$TOKEN \
         "$TERND" serve --node-id "$name" --host 127.0.0.1 --port 0 --data-dir "$DATA" \
-        --log-level "${TERN_DEMO_LOG_LEVEL:-info}" \
+        --log-level "${TERN_DEMO_LOG_LEVEL:-info}" ${TERN_DEMO_NODE_ARGS:-} \
         > "$WORK/$name.out" 2> "$WORK/$name.log" &
     pid=$!
     started "$name" "$pid"

@@ -191,14 +191,15 @@ extension ChatService {
         var payload = Presenter.message(stored.message, users: users, channelType: roster.channel.channelType)
         if stored.message.parentMessageId != 0 { payload.parentMessageInfo = parentInfo }
         let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
-        if let conn = connection, let req = reqId { conn.send(command + Self.withReqId(json, req) + "\n") }
+        let ack = connection.flatMap { conn in reqId.map { (conn, command + Self.withReqId(json, $0) + "\n") } }
+        if stored.duplicate || roster.channel.isOpen, let (conn, frame) = ack { conn.send(frame) }
         if !stored.duplicate {
             if roster.channel.isOpen {
                 // At most so many messages a second are broadcast in an open channel; the rest reach operators only.
                 let everyone = openBroadcast.allow(roster.channel.channelUrl, nowMs: now())
                 broadcast(command + json + "\n", in: roster, except: connection, include: everyone ? nil : { roster.isOperator($0) })
             } else {
-                fanOutMessage(command, json, to: roster.members, except: connection, stored: stored)
+                fanOutMessage(command, json, to: roster.members, except: connection, stored: stored, ack: ack)
                 // A stored message reaches the other nodes through the messages table (its
                 // event is written with it); one that is not stored goes as it is.
                 if roster.channel.isEphemeral { relayUnstored(command, json, roster.members, stored) }
@@ -244,15 +245,22 @@ extension ChatService {
 
     /// Fans a new message out to the channel's members: each recipient's copy carries their new
     /// unread totals (`unread_cnt`); a member the message is hidden from (a 1:1 block) gets nothing.
-    /// On several nodes, a message this node stored waits until the channel's earlier messages
-    /// from other nodes are delivered here (``ChannelSequencer``).
-    func fanOutMessage(_ command: String, _ json: String, to members: [MemberRecord], except: ClientConnection?, stored: StoredMessage) {
+    /// `ack` (the sending socket's copy with its `req_id`) goes first.
+    /// On several nodes, a message this node stored waits, its ack with it, until the channel's
+    /// earlier messages from other nodes are delivered here (``ChannelSequencer``): every member's
+    /// socket, the sender's too, gets the channel's messages in the stored order.
+    func fanOutMessage(
+        _ command: String, _ json: String, to members: [MemberRecord], except: ClientConnection?, stored: StoredMessage,
+        ack: (ClientConnection, String)? = nil
+    ) {
         guard cluster != nil, !stored.duplicate, let previous = stored.previousMessageId else {
+            if let (conn, frame) = ack { conn.send(frame) }
             fanOutNow(command, json, to: members, except: except, stored: stored)
             return
         }
         let due = sequencer.withLock {
             $0.local(stored.message.channelUrl, id: stored.message.messageId, previous: previous, now: now()) {
+                if let (conn, frame) = ack { conn.send(frame) }
                 self.fanOutNow(command, json, to: members, except: except, stored: stored)
             }
         }

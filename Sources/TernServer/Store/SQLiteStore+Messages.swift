@@ -231,42 +231,16 @@ extension SQLiteStore {
 
     public func searchMessages(_ q: MessageSearch) async throws -> (messages: [MessageRecord], total: Int) {
         try await pool.read { db in
-            var joins = ""
-            var wheres = ["messages_fts MATCH ?", "m.type <> 'EPHM'"]
-            var args: [any DatabaseValueConvertible] = []
-            if let user = q.userId {
-                joins += " JOIN members mb ON mb.channel_url = m.channel_url AND mb.user_id = ? AND mb.state = 'joined' AND m.created_at > mb.ts_message_offset"
-                args.append(user)
-                wheres.append("(m.hidden_for IS NULL OR m.hidden_for <> ?)")
-            }
-            if let type = q.channelCustomType {
-                joins += " JOIN group_channels c ON c.channel_url = m.channel_url AND c.custom_type = ?"
-                args.append(type)
-            }
-            var whereArgs: [any DatabaseValueConvertible] = [q.match]
-            if let user = q.userId { whereArgs.append(user) }
-            if let url = q.channelUrl {
-                wheres.append("m.channel_url = ?")
-                whereArgs.append(url)
-            }
-            if let from = q.from {
-                wheres.append("m.created_at >= ?")
-                whereArgs.append(from)
-            }
-            if let to = q.to {
-                wheres.append("m.created_at <= ?")
-                whereArgs.append(to)
-            }
-            let base = "FROM messages_fts f JOIN messages m ON m.message_id = f.rowid\(joins) WHERE \(wheres.joined(separator: " AND "))"
-            let order = q.byScore
-                ? "f.rank, m.created_at DESC, m.message_id DESC"
-                : (q.newestFirst ? "m.created_at DESC, m.message_id DESC" : "m.created_at, m.message_id")
+            let search = MessageSearchSQL(
+                q, source: "messages_fts f JOIN messages m ON m.message_id = f.rowid", match: "messages_fts MATCH ?", matchArg: .text(q.match))
+            let base = search.base.sql
+            let order = q.byScore ? "f.rank, m.created_at DESC, m.message_id DESC" : search.order
+            let args = search.base.arguments
             do {
-                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(base)", arguments: StatementArguments(args + whereArgs)) ?? 0
+                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(base)", arguments: args) ?? 0
                 let rows = try Row.fetchAll(
-                    db, sql: "SELECT m.* \(base) ORDER BY \(order) LIMIT ? OFFSET ?",
-                    arguments: StatementArguments(args + whereArgs + [q.limit, q.offset]))
-                return (rows.map(Self.messageRecord), total)
+                    db, sql: "SELECT m.* \(base) ORDER BY \(order) LIMIT ? OFFSET ?", arguments: args + [q.limit, q.offset])
+                return (try rows.map(Self.messageRecord), total)
             } catch let e as DatabaseError where e.message?.contains("fts5") == true || e.resultCode == .SQLITE_ERROR {
                 throw SendbirdError(.invalidValue, "Invalid value: \"query\" cannot be searched (\(e.message ?? "syntax")).")
             }

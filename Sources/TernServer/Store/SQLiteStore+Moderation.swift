@@ -113,11 +113,7 @@ extension SQLiteStore {
         }
     }
 
-    static func restrictionRecord(_ row: Row) -> RestrictionRecord {
-        RestrictionRecord(
-            channelUrl: row["channel_url"], userId: row["user_id"], kind: RestrictionRecord.Kind(rawValue: row["kind"]) ?? .ban,
-            startAt: row["start_at"], endAt: row["end_at"], description: row["description"])
-    }
+    static func restrictionRecord(_ row: Row) throws -> RestrictionRecord { try Records.restriction(row) }
 
     public func mutedUsers(ofChannels channelUrls: [String], now: Int64) async throws -> [String: Set<String>] {
         if channelUrls.isEmpty { return [:] }
@@ -154,45 +150,7 @@ extension SQLiteStore {
     }
 
     public func reports(_ q: ReportQuery) async throws -> [ReportRecord] {
-        try await pool.read { db in
-            var wheres: [String] = []
-            var args: [any DatabaseValueConvertible] = []
-            if let u = q.channelUrl {
-                wheres.append("channel_url = ?")
-                args.append(u)
-            }
-            if let m = q.messageId {
-                wheres.append("message_id = ?")
-                args.append(m)
-            }
-            if let o = q.offendingUserId {
-                wheres.append("offending_user_id = ?")
-                args.append(o)
-            }
-            if let s = q.startTs {
-                wheres.append("created_at >= ?")
-                args.append(s)
-            }
-            if let e = q.endTs {
-                wheres.append("created_at < ?")
-                args.append(e)
-            }
-            if let b = q.beforeId {
-                wheres.append("report_id < ?")
-                args.append(b)
-            }
-            var sql = "SELECT * FROM reports"
-            if !wheres.isEmpty { sql += " WHERE " + wheres.joined(separator: " AND ") }
-            sql += " ORDER BY report_id DESC LIMIT ?"
-            args.append(q.limit)
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map { row in
-                var r = ReportRecord(
-                    category: row["category"], description: row["description"], reportingUserId: row["reporting_user_id"],
-                    offendingUserId: row["offending_user_id"], channelUrl: row["channel_url"], channelType: row["channel_type"],
-                    messageId: row["message_id"], reportedMessage: row["reported_message"], createdAt: row["created_at"])
-                r.reportId = row["report_id"]
-                return r
-            }
-        }
+        let t = reportListSQL(q)
+        return try await pool.read { db in try Row.fetchAll(db, sql: t.sql, arguments: t.arguments).map(Records.report) }
     }
 }

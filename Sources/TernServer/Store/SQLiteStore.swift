@@ -445,46 +445,13 @@ public final class SQLiteStore: Store {
             let rows = try Row.fetchAll(
                 db, sql: "SELECT * FROM users WHERE user_id IN (\(Self.placeholders(userIds.count)))",
                 arguments: StatementArguments(userIds))
-            return rows.map(Self.userRecord)
+            return try rows.map(Self.userRecord)
         }
     }
 
     public func listUsers(_ q: UserListQuery) async throws -> [UserRecord] {
-        try await pool.read { db in
-            var sql = "SELECT * FROM users WHERE user_id > ?"
-            var args: [any DatabaseValueConvertible] = [q.afterUserId ?? ""]
-            if let ids = q.userIds {
-                if ids.isEmpty { return [] }
-                sql += " AND user_id IN (\(Self.placeholders(ids.count)))"
-                args += ids
-            }
-            if let p = q.nicknameStartsWith, !p.isEmpty {
-                sql += " AND substr(nickname, 1, ?) = ?"
-                args += [p.count, p]
-            }
-            if let n = q.nickname {
-                sql += " AND nickname = ?"
-                args.append(n)
-            }
-            if let key = q.metadataKey, !key.isEmpty {
-                if let values = q.metadataValues, !values.isEmpty {
-                    sql += " AND json_extract(metadata, ?) IN (\(Self.placeholders(values.count)))"
-                    args.append(Self.jsonPath(key))
-                    args += values
-                } else {
-                    sql += " AND json_extract(metadata, ?) IS NOT NULL"
-                    args.append(Self.jsonPath(key))
-                }
-            }
-            switch q.activeMode {
-            case "all": break
-            case "deactivated": sql += " AND is_active = 0"
-            default: sql += " AND is_active = 1"
-            }
-            sql += " ORDER BY user_id LIMIT ?"
-            args.append(q.limit)
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.userRecord)
-        }
+        guard let t = userListSQL(q, dialect: .sqlite) else { return [] }
+        return try await pool.read { db in try Row.fetchAll(db, sql: t.sql, arguments: t.arguments).map(Self.userRecord) }
     }
 
     /// A JSON path naming one key of an object, quoted so that any key works.
@@ -672,167 +639,19 @@ public final class SQLiteStore: Store {
             let rows = try Row.fetchAll(
                 db, sql: "SELECT * FROM members WHERE channel_url IN (\(Self.placeholders(channelUrls.count))) ORDER BY user_id",
                 arguments: StatementArguments(channelUrls))
-            return Dictionary(grouping: rows.map(Self.memberRecord), by: \.channelUrl)
+            return Dictionary(grouping: try rows.map(Self.memberRecord), by: \.channelUrl)
         }
     }
 
     public func listChannels(_ q: ChannelListQuery) async throws -> [(channel: ChannelRecord, cursor: ChannelCursor)] {
         try await pool.read { db in
-            // Every page of one listing sorts as of the same moment: a channel that gets a new message or is
-            // created meanwhile keeps its place (or stays out), so paging never repeats or skips one.
             let snapshot = q.after?.snapshot ?? (q.snapshot > 0 ? q.snapshot : Int64.max / 4)
-            var args: [any DatabaseValueConvertible] = []
-            let sortKey: String
-            let descending: Bool
-            let textKey: Bool
-            switch q.order {
-            case "chronological":
-                (sortKey, descending, textKey) = ("c.created_at", true, false)
-            case "channel_name_alphabetical":
-                (sortKey, descending, textKey) = ("c.name", false, true)
-            case "metadata_value_alphabetical":
-                sortKey = "COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?), char(1114111))"
-                args.append(q.metadataOrderKey ?? "")
-                (descending, textKey) = (false, true)
-            default:
-                // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
-                // the blocker's channel up.
-                sortKey = """
-                    COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
-                      AND (mm.hidden_for IS NULL OR mm.hidden_for != ?)),
-                      c.created_at * 1000)
-                    """
-                args.append(snapshot)
-                args.append(q.memberId ?? "")
-                (descending, textKey) = (true, false)
-            }
-            var sql = "SELECT c.*, \(sortKey) AS sort_key FROM group_channels c"
-            if let me = q.memberId {
-                sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
-                args.append(me)
-            }
-            var wheres: [String] = ["c.channel_type = 'group'", "c.created_at * 1000 <= ?"]
-            args.append(snapshot)
-            if q.memberId != nil {
-                switch q.memberStateFilter {
-                case "joined_only": wheres.append("m.state = 'joined'")
-                case "invited_only", "invited_by_friend", "invited_by_non_friend": wheres.append("m.state = 'invited'")
-                default: break
-                }
-                switch q.hiddenMode {
-                case "all": break
-                case "hidden_only": wheres.append("m.hidden_state != 'unhidden'")
-                case "hidden_allow_auto_unhide", "hidden_prevent_auto_unhide":
-                    wheres.append("m.hidden_state = ?")
-                    args.append(q.hiddenMode)
-                default: wheres.append("m.hidden_state = 'unhidden'")
-                }
-                if q.unreadFilter == "unread_message" { wheres.append("m.unread_count > 0") }
-            }
-            if q.publicMembershipMode == "joined", let me = q.publicMember {
-                wheres.append("EXISTS (SELECT 1 FROM members pm WHERE pm.channel_url = c.channel_url AND pm.user_id = ? AND pm.state = 'joined')")
-                args.append(me)
-            }
-            if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
-            if !q.showFrozen { wheres.append("c.freeze = 0") }
-            switch q.publicMode {
-            case "public": wheres.append("c.is_public = 1")
-            case "private": wheres.append("c.is_public = 0")
-            default: break
-            }
-            switch q.superMode {
-            case "super": wheres.append("c.is_super = 1")
-            case "nonsuper": wheres.append("c.is_super = 0")
-            default: break
-            }
-            switch q.distinctMode {
-            case "distinct": wheres.append("c.is_distinct = 1")
-            case "nondistinct": wheres.append("c.is_distinct = 0")
-            default: break
-            }
-            if let urls = q.channelUrls, !urls.isEmpty {
-                wheres.append("c.channel_url IN (\(Self.placeholders(urls.count)))")
-                args += urls
-            }
-            if let types = q.customTypes, !types.isEmpty {
-                wheres.append("c.custom_type IN (\(Self.placeholders(types.count)))")
-                args += types
-            }
-            if let prefix = q.customTypeStartsWith, !prefix.isEmpty {
-                wheres.append("substr(c.custom_type, 1, length(?)) = ?")
-                args += [prefix, prefix]
-            }
-            if let name = q.nameContains, !name.isEmpty {
-                wheres.append("instr(lower(c.name), lower(?)) > 0")
-                args.append(name)
-            }
-            if let after = q.createdAfter {
-                wheres.append("c.created_at > ?")
-                args.append(after)
-            }
-            if let before = q.createdBefore {
-                wheres.append("c.created_at < ?")
-                args.append(before)
-            }
-            if let exact = q.membersExactlyIn, !exact.isEmpty {
-                var ids = Set(exact)
-                if let me = q.memberId { ids.insert(me) }
-                wheres.append(
-                    "c.member_count = ? AND (SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(ids.count)))) = ?"
-                )
-                args.append(ids.count)
-                args += Array(ids)
-                args.append(ids.count)
-            }
-            if let include = q.membersIncludeIn, !include.isEmpty {
-                // Seed 000 (Harry, John, Jay, Jin): AND matches the channels that include all of the
-                // users, OR those that include any (the seed's line that both give A and B is a slip;
-                // Sendbird and its SDK docs agree on "all").
-                let ids = Array(Set(include))
-                if q.queryType.uppercased() == "OR" {
-                    wheres.append(
-                        "EXISTS (SELECT 1 FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(ids.count))))")
-                    args += ids
-                } else {
-                    wheres.append(
-                        "(SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND x.user_id IN (\(Self.placeholders(ids.count)))) = ?")
-                    args += ids
-                    args.append(ids.count)
-                }
-            }
-            if let nick = q.membersNicknameContains, !nick.isEmpty {
-                wheres.append(
-                    "EXISTS (SELECT 1 FROM members x JOIN users u ON u.user_id = x.user_id WHERE x.channel_url = c.channel_url AND instr(lower(u.nickname), lower(?)) > 0)"
-                )
-                args.append(nick)
-            }
-            if let key = q.metadataKey, !key.isEmpty {
-                var cond = "md2.key = ?"
-                var mdArgs: [any DatabaseValueConvertible] = [key]
-                if let values = q.metadataValues, !values.isEmpty {
-                    cond += " AND md2.value IN (\(Self.placeholders(values.count)))"
-                    mdArgs += values
-                } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
-                    cond += " AND substr(md2.value, 1, length(?)) = ?"
-                    mdArgs += [prefix, prefix]
-                }
-                wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
-                args += mdArgs
-            }
-            sql += " WHERE " + wheres.joined(separator: " AND ")
-            sql = "SELECT * FROM (\(sql)) AS listed"
-            if let cursor = q.after {
-                let key: any DatabaseValueConvertible = textKey ? (cursor.text ?? "") : (cursor.number ?? 0)
-                sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND channel_url > ?))"
-                args += [key, key, cursor.url]
-            }
-            sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), channel_url ASC LIMIT ?"
-            args.append(q.limit)
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map { row in
+            let list = ChannelListSQL(q, snapshot: snapshot, dialect: .sqlite)
+            return try Row.fetchAll(db, sql: list.statement.sql, arguments: list.statement.arguments).map { row in
                 let cursor = ChannelCursor(
-                    snapshot: snapshot, number: textKey ? nil : row["sort_key"], text: textKey ? row["sort_key"] : nil,
+                    snapshot: snapshot, number: list.textKey ? nil : row["sort_key"], text: list.textKey ? row["sort_key"] : nil,
                     url: row["channel_url"])
-                return (Self.channelRecord(row), cursor)
+                return (try Self.channelRecord(row), cursor)
             }
         }
     }
@@ -988,7 +807,7 @@ public final class SQLiteStore: Store {
                 if let row = try Row.fetchOne(
                     db, sql: "SELECT * FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, a.userId])
                 {
-                    added.append(Self.memberRecord(row))
+                    added.append(try Self.memberRecord(row))
                 }
             }
             if !added.isEmpty {
@@ -1114,7 +933,7 @@ public final class SQLiteStore: Store {
                 db.cachedStatement(sql: "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?"),
                 arguments: [m.channelUrl, sender, req])
         {
-            return StoredMessage(message: Self.messageRecord(row), duplicate: true, totals: [:])
+            return StoredMessage(message: try Self.messageRecord(row), duplicate: true, totals: [:])
         }
         var record = MessageRecord(
             messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
@@ -1377,105 +1196,25 @@ public final class SQLiteStore: Store {
 
     public func messages(_ channelUrl: String, query q: MessageQuery) async throws -> [MessageRecord] {
         try await pool.read { db in
-            // The anchor as a (created_at, message_id) position.
-            let anchorTs: Int64
-            let anchorId: Int64?
+            func fetch(_ t: SQLText?) throws -> [MessageRecord] {
+                guard let t else { return [] }
+                return try Row.fetchAll(db, sql: t.sql, arguments: t.arguments).map(Self.messageRecord)
+            }
+            var anchorTs: Int64
+            var anchorId: Int64?
             switch q.anchor {
-            case .timestamp(let ts):
-                anchorTs = ts
-                anchorId = nil
+            case .timestamp(let ts): (anchorTs, anchorId) = (ts, nil)
             case .messageId(let id):
-                guard let ts = try Int64.fetchOne(
-                    db, sql: "SELECT created_at FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
-                else { throw SendbirdError.notFound("Message") }
-                anchorTs = ts
-                anchorId = id
+                let t = MessagePageSQL.anchorTime(channelUrl: channelUrl, messageId: id)
+                guard let ts = try Int64.fetchOne(db, sql: t.sql, arguments: t.arguments) else { throw SendbirdError.notFound("Message") }
+                (anchorTs, anchorId) = (ts, id)
             }
-            var filter = ""
-            var filterArgs: [any DatabaseValueConvertible] = []
-            if let t = q.messageType, !t.isEmpty {
-                filter += " AND type = ?"
-                filterArgs.append(t)
-            }
-            if let types = q.customTypes, !types.isEmpty, !types.contains("*") {
-                filter += " AND custom_type IN (\(Self.placeholders(types.count)))"
-                filterArgs += types
-            }
-            if let senders = q.senderIds, !senders.isEmpty {
-                filter += " AND sender_id IN (\(Self.placeholders(senders.count)))"
-                filterArgs += senders
-            }
-            if q.createdAfter > 0 {
-                filter += " AND created_at > ?"
-                filterArgs.append(q.createdAfter)
-            }
-            if let viewer = q.viewer {
-                filter += " AND (hidden_for IS NULL OR hidden_for <> ?)"
-                filterArgs.append(viewer)
-            }
-            if let parent = q.parentMessageId {
-                filter += " AND parent_message_id = ?"
-                filterArgs.append(parent)
-            } else {
-                switch q.replyType {
-                case "all": break
-                case "only_reply_to_channel": filter += " AND (parent_message_id = 0 OR reply_to_channel = 1)"
-                default: filter += " AND parent_message_id = 0"
-                }
-            }
-            // Positions strictly before and strictly after the anchor, as (created_at, message_id).
-            let before: String
-            let after: String
-            let posArgs: [any DatabaseValueConvertible]
-            if let id = anchorId {
-                before = "(created_at < ? OR (created_at = ? AND message_id < ?))"
-                after = "(created_at > ? OR (created_at = ? AND message_id > ?))"
-                posArgs = [anchorTs, anchorTs, id]
-            } else {
-                before = "created_at < ?"
-                after = "created_at > ?"
-                posArgs = [anchorTs]
-            }
-            func fetch(_ sql: String, _ args: [any DatabaseValueConvertible]) throws -> [MessageRecord] {
-                try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.messageRecord)
-            }
-            var prev: [MessageRecord] = []
-            var anchor: [MessageRecord] = []
-            var next: [MessageRecord] = []
-            if q.prevLimit > 0 {
-                prev = try fetch(
-                    "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
-                    [channelUrl] + posArgs + filterArgs + [q.prevLimit]
-                ).reversed()
-                // Ties at the edge: rather return extra messages than drop some with the same timestamp.
-                if prev.count == q.prevLimit, let edge = prev.first {
-                    let more = try fetch(
-                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id < ? AND \(before)\(filter) ORDER BY message_id",
-                        [channelUrl, edge.createdAt, edge.messageId] + posArgs + filterArgs)
-                    prev = more + prev
-                }
-            }
-            if q.inclusive {
-                if let id = anchorId {
-                    anchor = try fetch("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?\(filter)", [channelUrl, id] + filterArgs)
-                } else {
-                    anchor = try fetch(
-                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ?\(filter) ORDER BY message_id",
-                        [channelUrl, anchorTs] + filterArgs)
-                }
-            }
-            if q.nextLimit > 0 {
-                next = try fetch(
-                    "SELECT * FROM messages WHERE channel_url = ? AND \(after)\(filter) ORDER BY created_at ASC, message_id ASC LIMIT ?",
-                    [channelUrl] + posArgs + filterArgs + [q.nextLimit])
-                if next.count == q.nextLimit, let edge = next.last {
-                    next += try fetch(
-                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id > ? AND \(after)\(filter) ORDER BY message_id",
-                        [channelUrl, edge.createdAt, edge.messageId] + posArgs + filterArgs)
-                }
-            }
-            let all = prev + anchor + next
-            return q.reverse ? all.reversed() : all
+            let page = MessagePageSQL(q, channelUrl: channelUrl, anchorTs: anchorTs, anchorId: anchorId, dialect: .sqlite)
+            let prev = try fetch(page.prev)
+            let prevTies = try fetch(page.prevTies(prev))
+            let anchor = try fetch(page.anchor)
+            let next = try fetch(page.next)
+            return page.assemble(prev: prev, prevTies: prevTies, anchor: anchor, next: next, nextTies: try fetch(page.nextTies(next)))
         }
     }
 
@@ -1573,23 +1312,7 @@ public final class SQLiteStore: Store {
                     FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) GROUP BY c.is_super
                     """,
                 arguments: StatementArguments(args))
-            var items = UnreadItems()
-            for row in rows {
-                let isSuper: Bool = row["s"]
-                let msgs: Int = row["msgs"] ?? 0
-                let mentions: Int = row["mentions"] ?? 0
-                let invites: Int = row["invites"] ?? 0
-                if isSuper {
-                    items.superMessages = msgs
-                    items.superMentions = mentions
-                    items.superInvitations = invites
-                } else {
-                    items.nonSuperMessages = msgs
-                    items.nonSuperMentions = mentions
-                    items.nonSuperInvitations = invites
-                }
-            }
-            return items
+            return try Records.unreadItems(rows)
         }
     }
 
@@ -1717,44 +1440,10 @@ public final class SQLiteStore: Store {
             arguments: [url, url, url])
     }
 
-    static func userRecord(_ row: Row) -> UserRecord {
-        UserRecord(
-            userId: row["user_id"], nickname: row["nickname"], profileUrl: row["profile_url"],
-            metadata: decodeJSON(row["metadata"], as: [String: String].self, default: [:]), createdAt: row["created_at"],
-            lastSeenAt: row["last_seen_at"], hasEverLoggedIn: row["has_ever_logged_in"], isActive: row["is_active"])
-    }
-
-    static func channelRecord(_ row: Row) -> ChannelRecord {
-        ChannelRecord(
-            channelUrl: row["channel_url"], name: row["name"], coverUrl: row["cover_url"], customType: row["custom_type"],
-            data: row["data"], createdAt: row["created_at"], createdBy: row["created_by"], isDistinct: row["is_distinct"],
-            isPublic: row["is_public"], isSuper: row["is_super"], isEphemeral: row["is_ephemeral"], freeze: row["freeze"],
-            lastMessageId: row["last_message_id"], memberCount: row["member_count"], joinedMemberCount: row["joined_member_count"],
-            channelType: row["channel_type"] ?? "group",
-            operatorIds: decodeJSON(row["operator_ids"] ?? "[]", as: [String].self, default: []))
-    }
-
-    static func memberRecord(_ row: Row) -> MemberRecord {
-        MemberRecord(
-            channelUrl: row["channel_url"], userId: row["user_id"], state: row["state"], role: row["role"],
-            joinedTs: row["joined_ts"], invitedAt: row["invited_at"], readTs: row["read_ts"], deliveredTs: row["delivered_ts"],
-            unreadCount: row["unread_count"], unreadMentionCount: row["unread_mention_count"], inviterId: row["inviter_id"],
-            hiddenState: row["hidden_state"], tsMessageOffset: row["ts_message_offset"],
-            countPreference: row["count_preference"] ?? "all")
-    }
-
-    static func messageRecord(_ row: Row) -> MessageRecord {
-        MessageRecord(
-            messageId: row["message_id"], channelUrl: row["channel_url"], type: row["type"], senderId: row["sender_id"],
-            message: row["message"], customType: row["custom_type"], data: row["data"], mentionType: row["mention_type"],
-            mentionedUserIds: decodeJSON(row["mentioned_user_ids"], as: [String].self, default: []), silent: row["silent"],
-            isOpMsg: row["is_op_msg"], createdAt: row["created_at"], updatedAt: row["updated_at"],
-            parentMessageId: row["parent_message_id"], reqId: row["req_id"], hiddenFor: row["hidden_for"],
-            sortedMetaarray: decodeJSON(row["sorted_metaarray"] ?? "[]", as: [MetaArrayItem].self, default: []),
-            replyToChannel: row["reply_to_channel"] ?? false, replyCount: row["reply_count"] ?? 0,
-            lastRepliedAt: row["last_replied_at"] ?? 0, mostReplies: decodeJSON(row["most_replies"] ?? "[]", as: [String].self, default: []),
-            ogTag: row["og_tag"], changedAt: row["changed_at"] ?? 0, files: row["files"])
-    }
+    static func userRecord(_ row: Row) throws -> UserRecord { try Records.user(row) }
+    static func channelRecord(_ row: Row) throws -> ChannelRecord { try Records.channel(row) }
+    static func memberRecord(_ row: Row) throws -> MemberRecord { try Records.member(row) }
+    static func messageRecord(_ row: Row) throws -> MessageRecord { try Records.message(row) }
 }
 
 /// Checkpoints the WAL into the database file from a connection and a thread of its own, a few
@@ -1789,4 +1478,19 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     deinit { timer.cancel() }
+}
+
+extension SQLText {
+    /// The arguments as GRDB binds them (a shared statement never holds a list for SQLite).
+    var arguments: StatementArguments {
+        StatementArguments(
+            args.map { a -> (any DatabaseValueConvertible)? in
+                switch a {
+                case .text(let s): s
+                case .int(let n): n
+                case .bool(let b): b
+                case .texts(let list): SQLiteStore.json(list)
+                }
+            })
+    }
 }

@@ -90,169 +90,12 @@ extension PostgresStore {
 
     public func listChannels(_ q: ChannelListQuery) async throws -> [(channel: ChannelRecord, cursor: ChannelCursor)] {
         try await read { db in
-            // Every page of one listing sorts as of the same moment: a channel that gets a new message or is
-            // created meanwhile keeps its place (or stays out), so paging never repeats or skips one.
             let snapshot = q.after?.snapshot ?? (q.snapshot > 0 ? q.snapshot : Int64.max / 4)
-            var args: [any PGBindable] = []
-            let sortKey: String
-            let descending: Bool
-            let textKey: Bool
-            switch q.order {
-            case "chronological":
-                (sortKey, descending, textKey) = ("c.created_at", true, false)
-            case "channel_name_alphabetical":
-                // Byte order, as SQLite compares text.
-                (sortKey, descending, textKey) = ("c.name COLLATE \"C\"", false, true)
-            case "metadata_value_alphabetical":
-                // Channels without the key sort last (U+10FFFF is above every other character).
-                sortKey = """
-                    COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?),
-                      chr(1114111)) COLLATE "C"
-                    """
-                args.append(q.metadataOrderKey ?? "")
-                (descending, textKey) = (false, true)
-            default:
-                // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
-                // the blocker's channel up.
-                sortKey = """
-                    COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
-                      AND (mm.hidden_for IS NULL OR mm.hidden_for <> ?)),
-                      c.created_at * 1000)
-                    """
-                args.append(snapshot)
-                args.append(q.memberId ?? "")
-                (descending, textKey) = (true, false)
-            }
-            var sql = "SELECT c.*, \(sortKey) AS sort_key FROM group_channels c"
-            if let me = q.memberId {
-                sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
-                args.append(me)
-            }
-            var wheres: [String] = ["c.channel_type = 'group'", "c.created_at * 1000 <= ?"]
-            args.append(snapshot)
-            if q.memberId != nil {
-                switch q.memberStateFilter {
-                case "joined_only": wheres.append("m.state = 'joined'")
-                case "invited_only", "invited_by_friend", "invited_by_non_friend": wheres.append("m.state = 'invited'")
-                default: break
-                }
-                switch q.hiddenMode {
-                case "all": break
-                case "hidden_only": wheres.append("m.hidden_state <> 'unhidden'")
-                case "hidden_allow_auto_unhide", "hidden_prevent_auto_unhide":
-                    wheres.append("m.hidden_state = ?")
-                    args.append(q.hiddenMode)
-                default: wheres.append("m.hidden_state = 'unhidden'")
-                }
-                if q.unreadFilter == "unread_message" { wheres.append("m.unread_count > 0") }
-            }
-            if q.publicMembershipMode == "joined", let me = q.publicMember {
-                wheres.append("EXISTS (SELECT 1 FROM members pm WHERE pm.channel_url = c.channel_url AND pm.user_id = ? AND pm.state = 'joined')")
-                args.append(me)
-            }
-            if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
-            if !q.showFrozen { wheres.append("NOT c.freeze") }
-            switch q.publicMode {
-            case "public": wheres.append("c.is_public")
-            case "private": wheres.append("NOT c.is_public")
-            default: break
-            }
-            switch q.superMode {
-            case "super": wheres.append("c.is_super")
-            case "nonsuper": wheres.append("NOT c.is_super")
-            default: break
-            }
-            switch q.distinctMode {
-            case "distinct": wheres.append("c.is_distinct")
-            case "nondistinct": wheres.append("NOT c.is_distinct")
-            default: break
-            }
-            if let urls = q.channelUrls, !urls.isEmpty {
-                wheres.append("c.channel_url = ANY(?)")
-                args.append(urls)
-            }
-            if let types = q.customTypes, !types.isEmpty {
-                wheres.append("c.custom_type = ANY(?)")
-                args.append(types)
-            }
-            if let prefix = q.customTypeStartsWith, !prefix.isEmpty {
-                wheres.append("starts_with(c.custom_type, ?)")
-                args.append(prefix)
-            }
-            if let name = q.nameContains, !name.isEmpty {
-                wheres.append("strpos(\(asciiLower("c.name")), \(asciiLower("?"))) > 0")
-                args.append(name)
-            }
-            if let after = q.createdAfter {
-                wheres.append("c.created_at > ?")
-                args.append(after)
-            }
-            if let before = q.createdBefore {
-                wheres.append("c.created_at < ?")
-                args.append(before)
-            }
-            if let exact = q.membersExactlyIn, !exact.isEmpty {
-                var ids = Set(exact)
-                if let me = q.memberId { ids.insert(me) }
-                wheres.append(
-                    "c.member_count = ? AND (SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND x.user_id = ANY(?)) = ?")
-                args.append(ids.count)
-                args.append(Array(ids))
-                args.append(ids.count)
-            }
-            if let include = q.membersIncludeIn, !include.isEmpty {
-                // Seed 000 (Harry, John, Jay, Jin): AND matches the channels that include all of the
-                // users, OR those that include any (the seed's line that both give A and B is a slip;
-                // Sendbird and its SDK docs agree on "all").
-                let ids = Array(Set(include))
-                if q.queryType.uppercased() == "OR" {
-                    wheres.append("EXISTS (SELECT 1 FROM members x WHERE x.channel_url = c.channel_url AND x.user_id = ANY(?))")
-                    args.append(ids)
-                } else {
-                    wheres.append("(SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND x.user_id = ANY(?)) = ?")
-                    args.append(ids)
-                    args.append(ids.count)
-                }
-            }
-            if let nick = q.membersNicknameContains, !nick.isEmpty {
-                wheres.append(
-                    """
-                    EXISTS (SELECT 1 FROM members x JOIN users u ON u.user_id = x.user_id WHERE x.channel_url = c.channel_url
-                      AND strpos(\(asciiLower("u.nickname")), \(asciiLower("?"))) > 0)
-                    """)
-                args.append(nick)
-            }
-            if let key = q.metadataKey, !key.isEmpty {
-                var cond = "md2.key = ?"
-                var mdArgs: [any PGBindable] = [key]
-                if let values = q.metadataValues, !values.isEmpty {
-                    cond += " AND md2.value = ANY(?)"
-                    mdArgs.append(values)
-                } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
-                    cond += " AND starts_with(md2.value, ?)"
-                    mdArgs.append(prefix)
-                }
-                wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
-                args += mdArgs
-            }
-            sql += " WHERE " + wheres.joined(separator: " AND ")
-            sql = "SELECT * FROM (\(sql)) AS listed"
-            if let cursor = q.after {
-                sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND channel_url COLLATE \"C\" > ?))"
-                if textKey {
-                    let key = cursor.text ?? ""
-                    args += [key, key, cursor.url]
-                } else {
-                    let key = cursor.number ?? 0
-                    args += [key, key, cursor.url]
-                }
-            }
-            sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), channel_url COLLATE \"C\" ASC LIMIT ?"
-            args.append(q.limit)
-            return try await db.fetchAll(sql, args).map { row in
+            let list = ChannelListSQL(q, snapshot: snapshot, dialect: .postgres)
+            return try await db.fetchAll(list.statement).map { row in
                 let url: String = try row["channel_url"]
                 let cursor =
-                    textKey
+                    list.textKey
                     ? ChannelCursor(snapshot: snapshot, text: try row["sort_key"] as String?, url: url)
                     : ChannelCursor(snapshot: snapshot, number: try row["sort_key"] as Int64?, url: url)
                 return (try Self.channelRecord(row), cursor)
@@ -405,7 +248,7 @@ extension PostgresStore {
             var sql = "SELECT * FROM group_channels WHERE channel_type = 'open'"
             var args: [any PGBindable] = []
             if let n = q.nameContains, !n.isEmpty {
-                sql += " AND strpos(\(asciiLower("name")), \(asciiLower("?"))) > 0"
+                sql += " AND strpos(\(SQLDialect.asciiLower("name")), \(SQLDialect.asciiLower("?"))) > 0"
                 args.append(n)
             }
             if let u = q.urlContains, !u.isEmpty {
@@ -644,7 +487,3 @@ extension PostgresStore {
     }
 }
 
-/// SQL lowering only ASCII letters, as SQLite's `lower()` does (PostgreSQL's follows the locale).
-private func asciiLower(_ expr: String) -> String {
-    "translate(\(expr), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-}

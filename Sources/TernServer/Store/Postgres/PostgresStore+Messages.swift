@@ -329,106 +329,26 @@ extension PostgresStore {
 
     public func messages(_ channelUrl: String, query q: MessageQuery) async throws -> [MessageRecord] {
         try await read { db in
-            // The anchor as a (created_at, message_id) position.
-            let anchorTs: Int64
-            let anchorId: Int64?
+            func fetch(_ t: SQLText?) async throws -> [MessageRecord] {
+                guard let t else { return [] }
+                return try await db.fetchAll(t).map(Self.messageRecord)
+            }
+            var anchorTs: Int64
+            var anchorId: Int64?
             switch q.anchor {
-            case .timestamp(let ts):
-                anchorTs = ts
-                anchorId = nil
+            case .timestamp(let ts): (anchorTs, anchorId) = (ts, nil)
             case .messageId(let id):
-                guard let ts = try await db.scalar(
-                    "SELECT created_at FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id], as: Int64.self)
-                else { throw SendbirdError.notFound("Message") }
-                anchorTs = ts
-                anchorId = id
+                let t = MessagePageSQL.anchorTime(channelUrl: channelUrl, messageId: id)
+                guard let ts = try await db.scalar(t.sql, t.bindables, as: Int64.self) else { throw SendbirdError.notFound("Message") }
+                (anchorTs, anchorId) = (ts, id)
             }
-            var filter = ""
-            var filterArgs: [any PGBindable] = []
-            if let t = q.messageType, !t.isEmpty {
-                filter += " AND type = ?"
-                filterArgs.append(t)
-            }
-            if let types = q.customTypes, !types.isEmpty, !types.contains("*") {
-                filter += " AND custom_type = ANY(?)"
-                filterArgs.append(types)
-            }
-            if let senders = q.senderIds, !senders.isEmpty {
-                filter += " AND sender_id = ANY(?)"
-                filterArgs.append(senders)
-            }
-            if q.createdAfter > 0 {
-                filter += " AND created_at > ?"
-                filterArgs.append(q.createdAfter)
-            }
-            if let viewer = q.viewer {
-                filter += " AND (hidden_for IS NULL OR hidden_for <> ?)"
-                filterArgs.append(viewer)
-            }
-            if let parent = q.parentMessageId {
-                filter += " AND parent_message_id = ?"
-                filterArgs.append(parent)
-            } else {
-                switch q.replyType {
-                case "all": break
-                case "only_reply_to_channel": filter += " AND (parent_message_id = 0 OR reply_to_channel)"
-                default: filter += " AND parent_message_id = 0"
-                }
-            }
-            // Positions strictly before and strictly after the anchor, as (created_at, message_id).
-            let before: String
-            let after: String
-            let posArgs: [any PGBindable]
-            if let id = anchorId {
-                before = "(created_at < ? OR (created_at = ? AND message_id < ?))"
-                after = "(created_at > ? OR (created_at = ? AND message_id > ?))"
-                posArgs = [anchorTs, anchorTs, id]
-            } else {
-                before = "created_at < ?"
-                after = "created_at > ?"
-                posArgs = [anchorTs]
-            }
-            func fetch(_ sql: String, _ args: [any PGBindable]) async throws -> [MessageRecord] {
-                try await db.fetchAll(sql, args).map(Self.messageRecord)
-            }
-            var prev: [MessageRecord] = []
-            var anchor: [MessageRecord] = []
-            var next: [MessageRecord] = []
-            if q.prevLimit > 0 {
-                prev = try await fetch(
-                    "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
-                    [channelUrl] + posArgs + filterArgs + [q.prevLimit]
-                ).reversed()
-                // Ties at the edge: rather return extra messages than drop some with the same timestamp.
-                if prev.count == q.prevLimit, let edge = prev.first {
-                    let more = try await fetch(
-                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id < ? AND \(before)\(filter) ORDER BY message_id",
-                        [channelUrl, edge.createdAt, edge.messageId] + posArgs + filterArgs)
-                    prev = more + prev
-                }
-            }
-            if q.inclusive {
-                if let id = anchorId {
-                    anchor = try await fetch(
-                        "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?\(filter)", [channelUrl, id] + filterArgs)
-                } else {
-                    anchor = try await fetch(
-                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ?\(filter) ORDER BY message_id",
-                        [channelUrl, anchorTs] + filterArgs)
-                }
-            }
-            if q.nextLimit > 0 {
-                next = try await fetch(
-                    "SELECT * FROM messages WHERE channel_url = ? AND \(after)\(filter) ORDER BY created_at ASC, message_id ASC LIMIT ?",
-                    [channelUrl] + posArgs + filterArgs + [q.nextLimit])
-                if next.count == q.nextLimit, let edge = next.last {
-                    next += try await fetch(
-                        "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id > ? AND \(after)\(filter) ORDER BY message_id",
-                        [channelUrl, edge.createdAt, edge.messageId] + posArgs + filterArgs)
-                }
-            }
-            let all = prev + anchor + next
-            return q.reverse ? all.reversed() : all
+            let page = MessagePageSQL(q, channelUrl: channelUrl, anchorTs: anchorTs, anchorId: anchorId, dialect: .postgres)
+            let prev = try await fetch(page.prev)
+            let prevTies = try await fetch(page.prevTies(prev))
+            let anchor = try await fetch(page.anchor)
+            let next = try await fetch(page.next)
+            let nextTies = try await fetch(page.nextTies(next))
+            return page.assemble(prev: prev, prevTies: prevTies, anchor: anchor, next: next, nextTies: nextTies)
         }
     }
 
@@ -683,23 +603,7 @@ extension PostgresStore {
                 FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) GROUP BY c.is_super
                 """,
                 args)
-            var items = UnreadItems()
-            for row in rows {
-                let isSuper: Bool = try row["s"]
-                let msgs = Int((try row["msgs"] as Int64?) ?? 0)
-                let mentions = Int((try row["mentions"] as Int64?) ?? 0)
-                let invites = Int((try row["invites"] as Int64?) ?? 0)
-                if isSuper {
-                    items.superMessages = msgs
-                    items.superMentions = mentions
-                    items.superInvitations = invites
-                } else {
-                    items.nonSuperMessages = msgs
-                    items.nonSuperMentions = mentions
-                    items.nonSuperInvitations = invites
-                }
-            }
-            return items
+            return try Records.unreadItems(rows)
         }
     }
 

@@ -45,12 +45,7 @@ extension PostgresStore {
         }
     }
 
-    static func restrictionRecord(_ row: PGRow) throws -> RestrictionRecord {
-        let kind: String = try row["kind"]
-        return RestrictionRecord(
-            channelUrl: try row["channel_url"], userId: try row["user_id"], kind: RestrictionRecord.Kind(rawValue: kind) ?? .ban,
-            startAt: try row["start_at"], endAt: try row["end_at"], description: try row["description"])
-    }
+    static func restrictionRecord(_ row: PGRow) throws -> RestrictionRecord { try Records.restriction(row) }
 
     public func mutedUsers(ofChannels channelUrls: [String], now: Int64) async throws -> [String: Set<String>] {
         if channelUrls.isEmpty { return [:] }
@@ -92,47 +87,7 @@ extension PostgresStore {
     }
 
     public func reports(_ q: ReportQuery) async throws -> [ReportRecord] {
-        try await read { db in
-            var wheres: [String] = []
-            var args: [any PGBindable] = []
-            if let u = q.channelUrl {
-                wheres.append("channel_url = ?")
-                args.append(u)
-            }
-            if let m = q.messageId {
-                wheres.append("message_id = ?")
-                args.append(m)
-            }
-            if let o = q.offendingUserId {
-                wheres.append("offending_user_id = ?")
-                args.append(o)
-            }
-            if let s = q.startTs {
-                wheres.append("created_at >= ?")
-                args.append(s)
-            }
-            if let e = q.endTs {
-                wheres.append("created_at < ?")
-                args.append(e)
-            }
-            if let b = q.beforeId {
-                wheres.append("report_id < ?")
-                args.append(b)
-            }
-            var sql = "SELECT * FROM reports"
-            if !wheres.isEmpty { sql += " WHERE " + wheres.joined(separator: " AND ") }
-            sql += " ORDER BY report_id DESC LIMIT ?"
-            args.append(q.limit)
-            return try await db.fetchAll(sql, args).map { row in
-                var r = ReportRecord(
-                    category: try row["category"], description: try row["description"],
-                    reportingUserId: try row["reporting_user_id"], offendingUserId: try row["offending_user_id"],
-                    channelUrl: try row["channel_url"], channelType: try row["channel_type"],
-                    messageId: try row["message_id"], reportedMessage: try row["reported_message"],
-                    createdAt: try row["created_at"])
-                r.reportId = try row["report_id"]
-                return r
-            }
-        }
+        let t = reportListSQL(q)
+        return try await read { db in try await db.fetchAll(t).map(Records.report) }
     }
 }

@@ -35,33 +35,9 @@ extension PostgresStore {
             // A query no word can satisfy (FTS5 drops an empty phrase: it matches nothing).
             guard let tsquery = expression.tsquery(lexemes) else { return ([], 0) }
 
-            var joins = ""
-            var wheres = ["m.search @@ ?::tsquery", "m.type <> 'EPHM'"]
-            var args: [any PGBindable] = []
-            if let user = q.userId {
-                joins += " JOIN members mb ON mb.channel_url = m.channel_url AND mb.user_id = ? AND mb.state = 'joined' AND m.created_at > mb.ts_message_offset"
-                args.append(user)
-                wheres.append("(m.hidden_for IS NULL OR m.hidden_for <> ?)")
-            }
-            if let type = q.channelCustomType {
-                joins += " JOIN group_channels c ON c.channel_url = m.channel_url AND c.custom_type = ?"
-                args.append(type)
-            }
-            var whereArgs: [any PGBindable] = [tsquery]
-            if let user = q.userId { whereArgs.append(user) }
-            if let url = q.channelUrl {
-                wheres.append("m.channel_url = ?")
-                whereArgs.append(url)
-            }
-            if let from = q.from {
-                wheres.append("m.created_at >= ?")
-                whereArgs.append(from)
-            }
-            if let to = q.to {
-                wheres.append("m.created_at <= ?")
-                whereArgs.append(to)
-            }
-            let base = "FROM messages m\(joins) WHERE \(wheres.joined(separator: " AND "))"
+            let search = MessageSearchSQL(q, source: "messages m", match: "m.search @@ ?::tsquery", matchArg: .text(tsquery))
+            let base = search.base.sql
+            let args = search.base.bindables
             // FTS5 ranks by bm25 (best first); here `ts_rank` with every column weighing the same
             // (bm25's default) and the rank divided by the log of the document's length.
             let order: String
@@ -70,14 +46,14 @@ extension PostgresStore {
                 order = "ts_rank('{1,1,1,1}'::real[], m.search, ?::tsquery, 1) DESC, m.created_at DESC, m.message_id DESC"
                 orderArgs.append(tsquery)
             } else {
-                order = q.newestFirst ? "m.created_at DESC, m.message_id DESC" : "m.created_at, m.message_id"
+                order = search.order
             }
             // The count and the page from one snapshot, as SQLite's read transaction gives.
             try await db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
-                let total = try await db.scalar("SELECT COUNT(*) \(base)", args + whereArgs, as: Int64.self) ?? 0
+                let total = try await db.scalar("SELECT COUNT(*) \(base)", args, as: Int64.self) ?? 0
                 let rows = try await db.fetchAll(
-                    "SELECT m.* \(base) ORDER BY \(order) LIMIT ? OFFSET ?", args + whereArgs + orderArgs + [q.limit, q.offset])
+                    "SELECT m.* \(base) ORDER BY \(order) LIMIT ? OFFSET ?", args + orderArgs + [q.limit, q.offset])
                 let messages = try rows.map(Self.messageRecord)
                 try await db.execute("COMMIT")
                 return (messages, Int(total))

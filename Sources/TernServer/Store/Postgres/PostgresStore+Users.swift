@@ -56,42 +56,8 @@ extension PostgresStore {
     }
 
     public func listUsers(_ q: UserListQuery) async throws -> [UserRecord] {
-        try await read { db in
-            var sql = "SELECT * FROM users WHERE user_id > ?"
-            var args: [any PGBindable] = [q.afterUserId ?? ""]
-            if let ids = q.userIds {
-                if ids.isEmpty { return [] }
-                sql += " AND user_id = ANY(?)"
-                args.append(ids)
-            }
-            if let p = q.nicknameStartsWith, !p.isEmpty {
-                // As SQLite: the first `p.count` characters (code points) of the nickname equal `p`.
-                sql += " AND substr(nickname, 1, ?::int) = ?"
-                args += [p.count, p]
-            }
-            if let n = q.nickname {
-                sql += " AND nickname = ?"
-                args.append(n)
-            }
-            if let key = q.metadataKey, !key.isEmpty {
-                if let values = q.metadataValues, !values.isEmpty {
-                    sql += " AND (metadata::jsonb ->> ?::text) = ANY(?)"
-                    args.append(key)
-                    args.append(values)
-                } else {
-                    sql += " AND (metadata::jsonb ->> ?::text) IS NOT NULL"
-                    args.append(key)
-                }
-            }
-            switch q.activeMode {
-            case "all": break
-            case "deactivated": sql += " AND NOT is_active"
-            default: sql += " AND is_active"
-            }
-            sql += " ORDER BY user_id LIMIT ?"
-            args.append(q.limit)
-            return try await db.fetchAll(sql, args).map(Self.userRecord)
-        }
+        guard let t = userListSQL(q, dialect: .postgres) else { return [] }
+        return try await read { db in try await db.fetchAll(t).map(Self.userRecord) }
     }
 
     public func updateUser(_ user: UserRecord) async throws {

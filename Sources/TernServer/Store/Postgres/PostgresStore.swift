@@ -187,49 +187,10 @@ public final class PostgresStore: Store {
         SQLiteStore.decodeJSON(text, as: T.self, default: value)
     }
 
-    static func userRecord(_ row: PGRow) throws -> UserRecord {
-        UserRecord(
-            userId: try row["user_id"], nickname: try row["nickname"], profileUrl: try row["profile_url"],
-            metadata: decodeJSON(try row["metadata"], as: [String: String].self, default: [:]), createdAt: try row["created_at"],
-            lastSeenAt: try row["last_seen_at"], hasEverLoggedIn: try row["has_ever_logged_in"], isActive: try row["is_active"])
-    }
-
-    static func channelRecord(_ row: PGRow) throws -> ChannelRecord {
-        ChannelRecord(
-            channelUrl: try row["channel_url"], name: try row["name"], coverUrl: try row["cover_url"],
-            customType: try row["custom_type"], data: try row["data"], createdAt: try row["created_at"],
-            createdBy: try row["created_by"], isDistinct: try row["is_distinct"], isPublic: try row["is_public"],
-            isSuper: try row["is_super"], isEphemeral: try row["is_ephemeral"], freeze: try row["freeze"],
-            lastMessageId: try row["last_message_id"], memberCount: try row["member_count"],
-            joinedMemberCount: try row["joined_member_count"], channelType: try row["channel_type"],
-            operatorIds: decodeJSON(try row["operator_ids"], as: [String].self, default: []))
-    }
-
-    static func memberRecord(_ row: PGRow) throws -> MemberRecord {
-        MemberRecord(
-            channelUrl: try row["channel_url"], userId: try row["user_id"], state: try row["state"], role: try row["role"],
-            joinedTs: try row["joined_ts"], invitedAt: try row["invited_at"], readTs: try row["read_ts"],
-            deliveredTs: try row["delivered_ts"], unreadCount: try row["unread_count"],
-            unreadMentionCount: try row["unread_mention_count"], inviterId: try row["inviter_id"],
-            hiddenState: try row["hidden_state"], tsMessageOffset: try row["ts_message_offset"],
-            countPreference: try row["count_preference"])
-    }
-
-    static func messageRecord(_ row: PGRow) throws -> MessageRecord {
-        MessageRecord(
-            messageId: try row["message_id"], channelUrl: try row["channel_url"], type: try row["type"],
-            senderId: try row["sender_id"], message: try row["message"], customType: try row["custom_type"],
-            data: try row["data"], mentionType: try row["mention_type"],
-            mentionedUserIds: decodeJSON(try row["mentioned_user_ids"], as: [String].self, default: []),
-            silent: try row["silent"], isOpMsg: try row["is_op_msg"], createdAt: try row["created_at"],
-            updatedAt: try row["updated_at"], parentMessageId: try row["parent_message_id"], reqId: try row["req_id"],
-            hiddenFor: try row["hidden_for"],
-            sortedMetaarray: decodeJSON(try row["sorted_metaarray"], as: [MetaArrayItem].self, default: []),
-            replyToChannel: try row["reply_to_channel"], replyCount: try row["reply_count"],
-            lastRepliedAt: try row["last_replied_at"],
-            mostReplies: decodeJSON(try row["most_replies"], as: [String].self, default: []),
-            ogTag: try row["og_tag"], changedAt: try row["changed_at"], files: try row["files"])
-    }
+    static func userRecord(_ row: PGRow) throws -> UserRecord { try Records.user(row) }
+    static func channelRecord(_ row: PGRow) throws -> ChannelRecord { try Records.channel(row) }
+    static func memberRecord(_ row: PGRow) throws -> MemberRecord { try Records.member(row) }
+    static func messageRecord(_ row: PGRow) throws -> MessageRecord { try Records.message(row) }
 
     /// Takes the channel's write lock for the rest of the transaction: writers of one channel
     /// (on any node) go one at a time, in the order they got here.
@@ -393,6 +354,8 @@ struct PGConnection {
         try await run(sql, args).metadata.rows ?? 0
     }
 
+    func fetchAll(_ t: SQLText) async throws -> [PGRow] { try await fetchAll(t.sql, t.bindables) }
+
     func fetchAll(_ sql: String, _ args: [any PGBindable] = []) async throws -> [PGRow] {
         try await run(sql, args).rows.map { PGRow(row: $0.makeRandomAccess()) }
     }
@@ -441,4 +404,18 @@ struct PGRow {
     }
 
     func has(_ column: String) -> Bool { row.contains(column) }
+}
+
+extension SQLText {
+    /// The arguments as PostgresNIO binds them.
+    var bindables: [any PGBindable] {
+        args.map { a -> any PGBindable in
+            switch a {
+            case .text(let s): s
+            case .int(let n): n
+            case .bool(let b): b
+            case .texts(let list): list
+            }
+        }
+    }
 }

@@ -1,0 +1,473 @@
+/// Statements whose logic both stores share, built once: the text with `?` placeholders and its
+/// arguments. Where SQLite and PostgreSQL spell a thing differently, ``SQLDialect`` says how.
+
+/// An argument of a shared statement (each store binds it its own way).
+enum SQLValue: Sendable, Equatable {
+    case text(String)
+    case int(Int64)
+    case bool(Bool)
+    /// A list bound as one array (PostgreSQL only: SQLite spells lists as placeholders).
+    case texts([String])
+}
+
+/// A statement and its arguments, in placeholder order.
+struct SQLText: Sendable, Equatable {
+    var sql: String
+    var args: [SQLValue]
+
+    init(_ sql: String = "", _ args: [SQLValue] = []) {
+        self.sql = sql
+        self.args = args
+    }
+}
+
+/// What differs between SQLite's SQL and PostgreSQL's in the shared statements.
+enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// `column` (a boolean) is `value`: SQLite keeps booleans as 0 and 1.
+    func flag(_ column: String, _ value: Bool = true) -> String {
+        switch self {
+        case .sqlite: "\(column) = \(value ? 1 : 0)"
+        case .postgres: value ? column : "NOT \(column)"
+        }
+    }
+
+    /// `column` is one of `values` (not empty).
+    func isIn(_ column: String, _ values: [String], _ args: inout [SQLValue]) -> String {
+        switch self {
+        case .sqlite:
+            args += values.map(SQLValue.text)
+            return "\(column) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
+        case .postgres:
+            args.append(.texts(values))
+            return "\(column) = ANY(?)"
+        }
+    }
+
+    /// `column` starts with `prefix`.
+    func startsWith(_ column: String, _ prefix: String, _ args: inout [SQLValue]) -> String {
+        switch self {
+        case .sqlite:
+            args += [.text(prefix), .text(prefix)]
+            return "substr(\(column), 1, length(?)) = ?"
+        case .postgres:
+            args.append(.text(prefix))
+            return "starts_with(\(column), ?)"
+        }
+    }
+
+    /// `column` contains `needle`, ASCII letters in either case (SQLite's `lower` folds ASCII only;
+    /// PostgreSQL's would fold more, so it folds ASCII by hand).
+    func contains(_ column: String, _ needle: String, _ args: inout [SQLValue]) -> String {
+        args.append(.text(needle))
+        switch self {
+        case .sqlite: return "instr(lower(\(column)), lower(?)) > 0"
+        case .postgres: return "strpos(\(Self.asciiLower(column)), \(Self.asciiLower("?"))) > 0"
+        }
+    }
+
+    /// Text compared byte by byte (SQLite's way; PostgreSQL's "C" collation).
+    func bytewise(_ expr: String) -> String {
+        switch self {
+        case .sqlite: expr
+        case .postgres: "\(expr) COLLATE \"C\""
+        }
+    }
+
+    /// U+10FFFF, above every other character: what sorts last.
+    var lastCharacter: String {
+        switch self {
+        case .sqlite: "char(1114111)"
+        case .postgres: "chr(1114111)"
+        }
+    }
+
+    /// The text value of `key` in the JSON object held in `column` (NULL when absent).
+    func jsonField(_ column: String, _ key: String, _ args: inout [SQLValue]) -> String {
+        switch self {
+        case .sqlite:
+            args.append(.text(SQLiteStore.jsonPath(key)))
+            return "json_extract(\(column), ?)"
+        case .postgres:
+            args.append(.text(key))
+            return "(\(column)::jsonb ->> ?::text)"
+        }
+    }
+
+    /// An integer argument where the type cannot be inferred (a function's argument).
+    var intParameter: String {
+        switch self {
+        case .sqlite: "?"
+        case .postgres: "?::int"
+        }
+    }
+
+    static func asciiLower(_ expr: String) -> String {
+        "translate(\(expr), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+    }
+}
+
+// MARK: - Group channel listing
+
+/// The statement of ``ChannelStore/listChannels(_:)``: filters, order and the page's cursor.
+struct ChannelListSQL {
+    var statement: SQLText
+    /// The sort key runs from the newest/largest (true) or the smallest.
+    var descending: Bool
+    /// The sort key is text (a cursor's `text`), else a number.
+    var textKey: Bool
+
+    /// Every page of one listing sorts as of `snapshot` (ms): a channel that gets a new message
+    /// or is created meanwhile keeps its place (or stays out), so paging never repeats or skips one.
+    init(_ q: ChannelListQuery, snapshot: Int64, dialect d: SQLDialect) {
+        var args: [SQLValue] = []
+        let sortKey: String
+        switch q.order {
+        case "chronological":
+            (sortKey, descending, textKey) = ("c.created_at", true, false)
+        case "channel_name_alphabetical":
+            (sortKey, descending, textKey) = (d.bytewise("c.name"), false, true)
+        case "metadata_value_alphabetical":
+            // Channels without the key sort last.
+            sortKey = d.bytewise(
+                "COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?), \(d.lastCharacter))")
+            args.append(.text(q.metadataOrderKey ?? ""))
+            (descending, textKey) = (false, true)
+        default:
+            // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
+            // the blocker's channel up.
+            sortKey = """
+                COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
+                  AND (mm.hidden_for IS NULL OR mm.hidden_for <> ?)),
+                  c.created_at * 1000)
+                """
+            args += [.int(snapshot), .text(q.memberId ?? "")]
+            (descending, textKey) = (true, false)
+        }
+        var sql = "SELECT c.*, \(sortKey) AS sort_key FROM group_channels c"
+        if let me = q.memberId {
+            sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
+            args.append(.text(me))
+        }
+        var wheres: [String] = ["c.channel_type = 'group'", "c.created_at * 1000 <= ?"]
+        args.append(.int(snapshot))
+        if q.memberId != nil {
+            switch q.memberStateFilter {
+            case "joined_only": wheres.append("m.state = 'joined'")
+            case "invited_only", "invited_by_friend", "invited_by_non_friend": wheres.append("m.state = 'invited'")
+            default: break
+            }
+            switch q.hiddenMode {
+            case "all": break
+            case "hidden_only": wheres.append("m.hidden_state <> 'unhidden'")
+            case "hidden_allow_auto_unhide", "hidden_prevent_auto_unhide":
+                wheres.append("m.hidden_state = ?")
+                args.append(.text(q.hiddenMode))
+            default: wheres.append("m.hidden_state = 'unhidden'")
+            }
+            if q.unreadFilter == "unread_message" { wheres.append("m.unread_count > 0") }
+        }
+        if q.publicMembershipMode == "joined", let me = q.publicMember {
+            wheres.append("EXISTS (SELECT 1 FROM members pm WHERE pm.channel_url = c.channel_url AND pm.user_id = ? AND pm.state = 'joined')")
+            args.append(.text(me))
+        }
+        if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
+        if !q.showFrozen { wheres.append(d.flag("c.freeze", false)) }
+        switch q.publicMode {
+        case "public": wheres.append(d.flag("c.is_public"))
+        case "private": wheres.append(d.flag("c.is_public", false))
+        default: break
+        }
+        switch q.superMode {
+        case "super": wheres.append(d.flag("c.is_super"))
+        case "nonsuper": wheres.append(d.flag("c.is_super", false))
+        default: break
+        }
+        switch q.distinctMode {
+        case "distinct": wheres.append(d.flag("c.is_distinct"))
+        case "nondistinct": wheres.append(d.flag("c.is_distinct", false))
+        default: break
+        }
+        if let urls = q.channelUrls, !urls.isEmpty { wheres.append(d.isIn("c.channel_url", urls, &args)) }
+        if let types = q.customTypes, !types.isEmpty { wheres.append(d.isIn("c.custom_type", types, &args)) }
+        if let prefix = q.customTypeStartsWith, !prefix.isEmpty { wheres.append(d.startsWith("c.custom_type", prefix, &args)) }
+        if let name = q.nameContains, !name.isEmpty { wheres.append(d.contains("c.name", name, &args)) }
+        if let after = q.createdAfter {
+            wheres.append("c.created_at > ?")
+            args.append(.int(after))
+        }
+        if let before = q.createdBefore {
+            wheres.append("c.created_at < ?")
+            args.append(.int(before))
+        }
+        if let exact = q.membersExactlyIn, !exact.isEmpty {
+            var ids = Set(exact)
+            if let me = q.memberId { ids.insert(me) }
+            args.append(.int(Int64(ids.count)))
+            let among = d.isIn("x.user_id", ids.sorted(), &args)
+            wheres.append("c.member_count = ? AND (SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND \(among)) = ?")
+            args.append(.int(Int64(ids.count)))
+        }
+        if let include = q.membersIncludeIn, !include.isEmpty {
+            // Seed 000 (Harry, John, Jay, Jin): AND matches the channels that include all of the
+            // users, OR those that include any (the seed's line that both give A and B is a slip;
+            // Sendbird and its SDK docs agree on "all").
+            let ids = Set(include).sorted()
+            let among = d.isIn("x.user_id", ids, &args)
+            if q.queryType.uppercased() == "OR" {
+                wheres.append("EXISTS (SELECT 1 FROM members x WHERE x.channel_url = c.channel_url AND \(among))")
+            } else {
+                wheres.append("(SELECT COUNT(*) FROM members x WHERE x.channel_url = c.channel_url AND \(among)) = ?")
+                args.append(.int(Int64(ids.count)))
+            }
+        }
+        if let nick = q.membersNicknameContains, !nick.isEmpty {
+            let cond = d.contains("u.nickname", nick, &args)
+            wheres.append("EXISTS (SELECT 1 FROM members x JOIN users u ON u.user_id = x.user_id WHERE x.channel_url = c.channel_url AND \(cond))")
+        }
+        if let key = q.metadataKey, !key.isEmpty {
+            args.append(.text(key))
+            var cond = "md2.key = ?"
+            if let values = q.metadataValues, !values.isEmpty {
+                cond += " AND " + d.isIn("md2.value", values, &args)
+            } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
+                cond += " AND " + d.startsWith("md2.value", prefix, &args)
+            }
+            wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
+        }
+        sql += " WHERE " + wheres.joined(separator: " AND ")
+        sql = "SELECT * FROM (\(sql)) AS listed"
+        let url = d.bytewise("channel_url")
+        if let cursor = q.after {
+            sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND \(url) > ?))"
+            let key: SQLValue = textKey ? .text(cursor.text ?? "") : .int(cursor.number ?? 0)
+            args += [key, key, .text(cursor.url)]
+        }
+        sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), \(url) ASC LIMIT ?"
+        args.append(.int(Int64(q.limit)))
+        statement = SQLText(sql, args)
+    }
+}
+
+// MARK: - A page of history
+
+/// The statements of ``MessageStore/messages(_:query:)``: the messages before, at and after an
+/// anchor, with the filters; at a page's edge, the messages that share its timestamp come too
+/// (rather more than some dropped). A store runs them in this order:
+/// ``prev``, then ``prevTies(edge:)`` when the page is full; ``anchor``; ``next``, then ``nextTies(edge:)``;
+/// and ``assemble(prev:anchor:next:)``.
+struct MessagePageSQL {
+    let query: MessageQuery
+    let channelUrl: String
+    let anchorTs: Int64
+    let anchorId: Int64?
+    private var filter = ""
+    private var filterArgs: [SQLValue] = []
+    private let before: String
+    private let after: String
+    private let positionArgs: [SQLValue]
+
+    /// `anchorTs`: the anchor's time (a message anchor's own `created_at`, with `anchorId` its id).
+    init(_ q: MessageQuery, channelUrl: String, anchorTs: Int64, anchorId: Int64?, dialect d: SQLDialect) {
+        query = q
+        self.channelUrl = channelUrl
+        self.anchorTs = anchorTs
+        self.anchorId = anchorId
+        if let t = q.messageType, !t.isEmpty {
+            filter += " AND type = ?"
+            filterArgs.append(.text(t))
+        }
+        if let types = q.customTypes, !types.isEmpty, !types.contains("*") {
+            filter += " AND " + d.isIn("custom_type", types, &filterArgs)
+        }
+        if let senders = q.senderIds, !senders.isEmpty {
+            filter += " AND " + d.isIn("sender_id", senders, &filterArgs)
+        }
+        if q.createdAfter > 0 {
+            filter += " AND created_at > ?"
+            filterArgs.append(.int(q.createdAfter))
+        }
+        if let viewer = q.viewer {
+            filter += " AND (hidden_for IS NULL OR hidden_for <> ?)"
+            filterArgs.append(.text(viewer))
+        }
+        if let parent = q.parentMessageId {
+            filter += " AND parent_message_id = ?"
+            filterArgs.append(.int(parent))
+        } else {
+            switch q.replyType {
+            case "all": break
+            case "only_reply_to_channel": filter += " AND (parent_message_id = 0 OR \(d.flag("reply_to_channel")))"
+            default: filter += " AND parent_message_id = 0"
+            }
+        }
+        // Positions strictly before and strictly after the anchor, as (created_at, message_id).
+        if let id = anchorId {
+            before = "(created_at < ? OR (created_at = ? AND message_id < ?))"
+            after = "(created_at > ? OR (created_at = ? AND message_id > ?))"
+            positionArgs = [.int(anchorTs), .int(anchorTs), .int(id)]
+        } else {
+            before = "created_at < ?"
+            after = "created_at > ?"
+            positionArgs = [.int(anchorTs)]
+        }
+    }
+
+    /// The statement that finds a message anchor's time.
+    static func anchorTime(channelUrl: String, messageId: Int64) -> SQLText {
+        SQLText("SELECT created_at FROM messages WHERE channel_url = ? AND message_id = ?", [.text(channelUrl), .int(messageId)])
+    }
+
+    var prev: SQLText? {
+        guard query.prevLimit > 0 else { return nil }
+        return SQLText(
+            "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
+            [.text(channelUrl)] + positionArgs + filterArgs + [.int(Int64(query.prevLimit))])
+    }
+
+    /// What shares the time of the oldest message of a full `prev` page (`rows`, newest first).
+    func prevTies(_ rows: [MessageRecord]) -> SQLText? {
+        guard rows.count == query.prevLimit, let edge = rows.last else { return nil }
+        return SQLText(
+            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id < ? AND \(before)\(filter) ORDER BY message_id",
+            [.text(channelUrl), .int(edge.createdAt), .int(edge.messageId)] + positionArgs + filterArgs)
+    }
+
+    var anchor: SQLText? {
+        guard query.inclusive else { return nil }
+        if let id = anchorId {
+            return SQLText("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?\(filter)", [.text(channelUrl), .int(id)] + filterArgs)
+        }
+        return SQLText(
+            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ?\(filter) ORDER BY message_id",
+            [.text(channelUrl), .int(anchorTs)] + filterArgs)
+    }
+
+    var next: SQLText? {
+        guard query.nextLimit > 0 else { return nil }
+        return SQLText(
+            "SELECT * FROM messages WHERE channel_url = ? AND \(after)\(filter) ORDER BY created_at ASC, message_id ASC LIMIT ?",
+            [.text(channelUrl)] + positionArgs + filterArgs + [.int(Int64(query.nextLimit))])
+    }
+
+    /// What shares the time of the newest message of a full `next` page.
+    func nextTies(_ rows: [MessageRecord]) -> SQLText? {
+        guard rows.count == query.nextLimit, let edge = rows.last else { return nil }
+        return SQLText(
+            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id > ? AND \(after)\(filter) ORDER BY message_id",
+            [.text(channelUrl), .int(edge.createdAt), .int(edge.messageId)] + positionArgs + filterArgs)
+    }
+
+    /// The page, oldest first (newest first for `reverse`), from what the statements returned
+    /// (`prev` and its ties as read: newest first, then oldest first).
+    func assemble(prev: [MessageRecord], prevTies: [MessageRecord], anchor: [MessageRecord], next: [MessageRecord], nextTies: [MessageRecord])
+        -> [MessageRecord]
+    {
+        let all = prevTies + prev.reversed() + anchor + next + nextTies
+        return query.reverse ? all.reversed() : all
+    }
+}
+
+// MARK: - Message search
+
+/// The filters of ``SearchStore/searchMessages(_:)`` around the store's own text match: the
+/// searcher's memberships (and history offset), the channel's custom type, the channel and the
+/// time range. `match` is the store's condition on `m` (FTS5 or `tsvector`) with its argument.
+struct MessageSearchSQL {
+    /// `FROM … WHERE …` over messages `m` (after `source`, the store's FROM items).
+    var base: SQLText
+    var order: String
+
+    init(_ q: MessageSearch, source: String, match: String, matchArg: SQLValue) {
+        var joins = ""
+        var args: [SQLValue] = []
+        var wheres = [match, "m.type <> 'EPHM'"]
+        if let user = q.userId {
+            joins += " JOIN members mb ON mb.channel_url = m.channel_url AND mb.user_id = ? AND mb.state = 'joined' AND m.created_at > mb.ts_message_offset"
+            args.append(.text(user))
+            wheres.append("(m.hidden_for IS NULL OR m.hidden_for <> ?)")
+        }
+        if let type = q.channelCustomType {
+            joins += " JOIN group_channels c ON c.channel_url = m.channel_url AND c.custom_type = ?"
+            args.append(.text(type))
+        }
+        args.append(matchArg)
+        if let user = q.userId { args.append(.text(user)) }
+        if let url = q.channelUrl {
+            wheres.append("m.channel_url = ?")
+            args.append(.text(url))
+        }
+        if let from = q.from {
+            wheres.append("m.created_at >= ?")
+            args.append(.int(from))
+        }
+        if let to = q.to {
+            wheres.append("m.created_at <= ?")
+            args.append(.int(to))
+        }
+        base = SQLText("FROM \(source)\(joins) WHERE \(wheres.joined(separator: " AND "))", args)
+        order = q.newestFirst ? "m.created_at DESC, m.message_id DESC" : "m.created_at, m.message_id"
+    }
+}
+
+// MARK: - User listing and reports
+
+/// The statement of ``UserStore/listUsers(_:)`` (nil: an empty id list, which lists no one).
+func userListSQL(_ q: UserListQuery, dialect d: SQLDialect) -> SQLText? {
+    var t = SQLText("SELECT * FROM users WHERE user_id > ?", [.text(q.afterUserId ?? "")])
+    if let ids = q.userIds {
+        if ids.isEmpty { return nil }
+        t.sql += " AND " + d.isIn("user_id", ids, &t.args)
+    }
+    if let p = q.nicknameStartsWith, !p.isEmpty {
+        // The first `p.count` characters (code points) of the nickname equal `p`.
+        t.sql += " AND substr(nickname, 1, \(d.intParameter)) = ?"
+        t.args += [.int(Int64(p.count)), .text(p)]
+    }
+    if let n = q.nickname {
+        t.sql += " AND nickname = ?"
+        t.args.append(.text(n))
+    }
+    if let key = q.metadataKey, !key.isEmpty {
+        let field = d.jsonField("metadata", key, &t.args)
+        if let values = q.metadataValues, !values.isEmpty {
+            t.sql += " AND " + d.isIn(field, values, &t.args)
+        } else {
+            t.sql += " AND \(field) IS NOT NULL"
+        }
+    }
+    switch q.activeMode {
+    case "all": break
+    case "deactivated": t.sql += " AND " + d.flag("is_active", false)
+    default: t.sql += " AND " + d.flag("is_active")
+    }
+    t.sql += " ORDER BY user_id LIMIT ?"
+    t.args.append(.int(Int64(q.limit)))
+    return t
+}
+
+/// The statement of ``ModerationStore/reports(_:)``: newest first.
+func reportListSQL(_ q: ReportQuery) -> SQLText {
+    var wheres: [String] = []
+    var args: [SQLValue] = []
+    let filters: [(String, SQLValue?)] = [
+        ("channel_url = ?", q.channelUrl.map(SQLValue.text)),
+        ("message_id = ?", q.messageId.map { .int(Int64($0)) }),
+        ("offending_user_id = ?", q.offendingUserId.map(SQLValue.text)),
+        ("created_at >= ?", q.startTs.map { .int(Int64($0)) }),
+        ("created_at < ?", q.endTs.map { .int(Int64($0)) }),
+        ("report_id < ?", q.beforeId.map { .int(Int64($0)) }),
+    ]
+    for (condition, value) in filters {
+        guard let value else { continue }
+        wheres.append(condition)
+        args.append(value)
+    }
+    var sql = "SELECT * FROM reports"
+    if !wheres.isEmpty { sql += " WHERE " + wheres.joined(separator: " AND ") }
+    sql += " ORDER BY report_id DESC LIMIT ?"
+    args.append(.int(Int64(q.limit)))
+    return SQLText(sql, args)
+}
