@@ -61,6 +61,19 @@ struct ClusterStateTests {
         #expect(m?.kind == .message && m?.messageId == 42 && m?.channel == "ch")
         #expect(ClusterEvent.decode(kind: "users", channel: nil, body: "not json") == nil)
     }
+    @Test("Peers: a user's connections on the other nodes, from presence counts and snapshots")
+    func peerConnections() {
+        var p = ClusterPeers()
+        p.apply(ClusterEvent(.presence, user: "ann", flag: true, count: 2), from: "b")
+        p.apply(ClusterEvent(.snapshot, users: ["ann", "bob"], rooms: [:], counts: ["ann": 3]), from: "c")
+        #expect(p.connections(of: "ann") == 5 && p.connections(of: "bob") == 1 && p.connections(of: "zed") == 0)
+        p.apply(ClusterEvent(.presence, user: "ann", flag: true, count: 1), from: "b")
+        #expect(p.connections(of: "ann") == 4)
+        p.apply(ClusterEvent(.presence, user: "ann", flag: false, count: 0), from: "b")
+        p.forget("c")
+        #expect(p.connections(of: "ann") == 0 && !p.isOnline("ann"))
+    }
+
     @Test("Sequencer: a node's own message waits for the channel's earlier message from another node, then goes in order")
     func sequencerChains() {
         var q = ChannelSequencer<Int64>(wait: 2000)

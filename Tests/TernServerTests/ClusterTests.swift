@@ -256,6 +256,39 @@ struct ClusterTests {
         }
     }
 
+    @Test("The cap on connections per user counts the user's connections on every node")
+    func connectionCapAcrossNodes() async throws {
+        try await Self.withNodes(2, { $0.maxConnectionsPerUser = 2 }) { nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            try await a.createUsers(["alice"])
+            let (first, _) = try await a.login("alice")
+            let (second, _) = try await a.login("alice")
+            // Wait until node B knows alice has two connections on A.
+            var refused: Int?
+            for _ in 0..<60 where refused == nil {
+                let third = b.connect("alice")
+                let logi = await third.next("LOGI")
+                if let code = logi?["code"] as? Int {
+                    refused = code
+                } else {
+                    await third.close()
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            #expect(refused == 400500, "a third connection, on the other node, is over the cap")
+            // One closes on A: there is room on B again.
+            await first.close()
+            var allowed = false
+            for _ in 0..<60 where !allowed {
+                let again = b.connect("alice")
+                allowed = (await again.next("LOGI"))?["user_id"] as? String == "alice"
+                if allowed { await again.close() } else { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(allowed, "room again once a connection on A closed")
+            await second.close()
+        }
+    }
+
     @Test("Moderation and sessions are the cluster's: a mute on A refuses a send on B; deactivating on A ends the socket on B")
     func moderationCrosses() async throws {
         try await Self.withNodes { nodes in

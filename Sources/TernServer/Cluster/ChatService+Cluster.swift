@@ -56,19 +56,26 @@ extension ChatService: ClusterReceiver {
         return Set(rooms.participants(channelUrl)).union(peers.withLock { $0.participants(channelUrl) }).count
     }
 
-    /// A user's first connection on this node opened.
-    func userCameOnline(_ userId: String) { publish(ClusterEvent(.presence, user: userId, flag: true)) }
+    /// A user's connections on this node changed (opened or closed): the other nodes learn how
+    /// many there are, for presence and for the cap on connections per user.
+    func userConnectionsChanged(_ userId: String) {
+        let n = registry.connections(of: userId).count
+        publish(ClusterEvent(.presence, user: userId, flag: n > 0, count: n))
+    }
 
-    /// A user's last connection on this node closed.
-    func userWentOffline(_ userId: String) { publish(ClusterEvent(.presence, user: userId, flag: false)) }
+    /// The connections a user has on the other nodes (0 without a cluster).
+    func connectionsElsewhere(_ userId: String) -> Int {
+        cluster == nil ? 0 : peers.withLock { $0.connections(of: userId) }
+    }
 
     /// The whole of this node's presence and rooms (the answer to a new node's `hello`).
     func snapshot() -> ClusterEvent {
-        var users = Set<String>()
-        for c in registry.all() { users.insert(c.userId) }
+        var counts: [String: Int] = [:]
+        for c in registry.all() { counts[c.userId, default: 0] += 1 }
+        let users = Set(counts.keys)
         var byRoom: [String: [String]] = [:]
         for (url, ids) in rooms.allParticipants() { byRoom[url] = ids }
-        return ClusterEvent(.snapshot, users: users.sorted(), rooms: byRoom)
+        return ClusterEvent(.snapshot, users: users.sorted(), rooms: byRoom, counts: counts)
     }
 
     // MARK: - Receiving

@@ -42,11 +42,17 @@ public struct ClusterEvent: Codable, Sendable, Equatable {
     public var flag: Bool?
     public var close: Bool?
     public var rooms: [String: [String]]?
+    /// ``Kind/presence``: how many connections `user` has on the publishing node now.
+    public var count: Int?
+    /// ``Kind/snapshot``: connections by user on the publishing node.
+    public var counts: [String: Int]?
 
     public init(
         _ kind: Kind, frame: String? = nil, users: [String]? = nil, user: String? = nil, channel: String? = nil, flag: Bool? = nil,
-        close: Bool? = nil, rooms: [String: [String]]? = nil
+        close: Bool? = nil, rooms: [String: [String]]? = nil, count: Int? = nil, counts: [String: Int]? = nil
     ) {
+        self.count = count
+        self.counts = counts
         self.kind = kind
         self.frame = frame
         self.users = users
@@ -58,7 +64,8 @@ public struct ClusterEvent: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case kind = "k", frame = "f", users = "us", user = "u", channel = "c", flag = "on", close = "x", rooms = "r"
+        case kind = "k", frame = "f", users = "us", user = "u", channel = "c", flag = "on", close = "x", rooms = "r", count = "n"
+        case counts = "ns"
     }
 
     /// The event as stored in `cluster_events.body` (the kind and channel also have columns).
@@ -169,6 +176,8 @@ public struct ClusterPeers: Sendable, Equatable {
     public struct Peer: Sendable, Equatable {
         public var online: Set<String> = []
         public var rooms: [String: Set<String>] = [:]
+        /// Open WebSocket connections by user (a user online there without a count has one).
+        public var connections: [String: Int] = [:]
     }
     public private(set) var peers: [String: Peer] = [:]
 
@@ -178,7 +187,13 @@ public struct ClusterPeers: Sendable, Equatable {
         switch e.kind {
         case .presence:
             guard let u = e.user else { return }
-            if e.flag == true { peers[node, default: Peer()].online.insert(u) } else { peers[node]?.online.remove(u) }
+            if e.flag == true {
+                peers[node, default: Peer()].online.insert(u)
+                peers[node]?.connections[u] = max(1, e.count ?? 1)
+            } else {
+                peers[node]?.online.remove(u)
+                peers[node]?.connections[u] = nil
+            }
         case .participant:
             guard let u = e.user, let c = e.channel else { return }
             if e.flag == true {
@@ -188,7 +203,10 @@ public struct ClusterPeers: Sendable, Equatable {
                 if peers[node]?.rooms[c]?.isEmpty == true { peers[node]?.rooms[c] = nil }
             }
         case .snapshot:
-            peers[node] = Peer(online: Set(e.users ?? []), rooms: (e.rooms ?? [:]).mapValues { Set($0) })
+            let online = Set(e.users ?? [])
+            peers[node] = Peer(
+                online: online, rooms: (e.rooms ?? [:]).mapValues { Set($0) },
+                connections: Dictionary(uniqueKeysWithValues: online.map { ($0, max(1, e.counts?[$0] ?? 1)) }))
         case .closeRoom:
             guard let c = e.channel else { return }
             for n in peers.keys { peers[n]?.rooms[c] = nil }
@@ -211,6 +229,11 @@ public struct ClusterPeers: Sendable, Equatable {
         var all = Set<String>()
         for p in peers.values { all.formUnion(p.rooms[channel] ?? []) }
         return all
+    }
+
+    /// A user's open connections on the other nodes.
+    public func connections(of user: String) -> Int {
+        peers.values.reduce(0) { $0 + ($1.online.contains(user) ? ($1.connections[user] ?? 1) : 0) }
     }
 
     /// Users online on other nodes, among `users`.

@@ -312,11 +312,13 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             channel.close(promise: nil)
             return
         }
-        guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: config.maxConnectionsPerUser) else {
+        // The cap counts the user's connections on the other nodes of a cluster too.
+        let limit = config.maxConnectionsPerUser - service.connectionsElsewhere(user.userId)
+        guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: limit) else {
             return refuse(SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."), channel: channel)
         }
         service.noteConnections()
-        if service.registry.connections(of: user.userId).count == 1 { service.userCameOnline(user.userId) }
+        service.userConnectionsChanged(user.userId)
         let end = SessionEnd(0)
         let timer = SessionTimer(session: end, loop: channel.eventLoop, now: { service.now() }) {
             conn.send(ChatService.frameText(.expiring, WebSocketGateway.SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
@@ -359,10 +361,11 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
     func ended(_ session: Session) {
         session.timer.cancel()
         service.connectionClosed(session.conn)
-        if service.registry.unregister(session.conn) {
+        let gone = service.registry.unregister(session.conn)
+        service.userConnectionsChanged(session.user.userId)
+        if gone {
             let service = self.service
             let userId = session.user.userId
-            service.userWentOffline(userId)
             Task { try? await service.store.setLastSeen(userId, at: service.now()) }
         }
     }
