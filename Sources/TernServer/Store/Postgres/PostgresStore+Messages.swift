@@ -42,46 +42,20 @@ extension PostgresStore {
 
     /// Stores a batch inside a write transaction (see ``insertMessages(_:)``).
     fileprivate static func insertBatch(_ db: PGConnection, _ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
-        // Every channel of the batch is locked first, in one order, so that two nodes' batches
-        // cannot deadlock.
+        // What does not depend on the batch's channels is read before their locks are taken, so
+        // that another node's writer waits for as few round trips as possible.
         let urls = Array(Set(batch.map(\.channelUrl))).sorted()
-        for url in urls { try await lockChannel(db, url) }
         var ledger = UnreadLedger()
-        for row in try await db.fetchAll(
-            """
-            SELECT channel_url, custom_type, is_super, joined_member_count, last_message_id, last_message_ts
-            FROM group_channels WHERE channel_url = ANY(?)
-            """, [urls])
-        {
-            ledger.channels[try row["channel_url"]] = UnreadLedger.Channel(
-                customType: try row["custom_type"], isSuper: try row["is_super"], joinedMemberCount: try row["joined_member_count"],
-                lastMessageId: (try row["last_message_id"] as Int64?) ?? 0, lastMessageTs: (try row["last_message_ts"] as Int64?) ?? 0)
-        }
-        let groups = Array(ledger.channels.keys).sorted()
-        if !groups.isEmpty {
-            // Locked now, as the counters' UPDATE would, so that what is written back is what was read.
-            for row in try await db.fetchAll(
-                """
-                SELECT channel_url, user_id, state, count_preference, hidden_state, unread_count, unread_mention_count, read_ts
-                FROM members WHERE channel_url = ANY(?) ORDER BY channel_url, user_id FOR UPDATE
-                """, [groups])
-            {
-                let url: String = try row["channel_url"]
-                ledger.channels[url]?.members[try row["user_id"]] = UnreadLedger.Member(
-                    state: try row["state"], countPreference: try row["count_preference"], hiddenState: try row["hidden_state"],
-                    unread: try row["unread_count"], mentions: try row["unread_mention_count"], readTs: try row["read_ts"])
-            }
-        }
         // Who blocks each sender (seed 003): the message does not count for them, and in a 1:1
         // channel it is never shown to them.
         var blockersOf: [String: [String]] = [:]
         let senders = Array(Set(batch.compactMap(\.senderId))).sorted()
-        if !senders.isEmpty && !groups.isEmpty {
+        if !senders.isEmpty {
             for row in try await db.fetchAll("SELECT blocked_id, blocker_id FROM blocks WHERE blocked_id = ANY(?)", [senders]) {
                 blockersOf[try row["blocked_id"], default: []].append(try row["blocker_id"])
             }
         }
-        // The unread totals asked for, outside the batch's channels; the batch's own are counted as they move.
+        // The unread totals asked for, outside the batch's channels (the batch's own are counted as they move).
         let wanted = Array(Set(batch.flatMap(\.totalsFor))).sorted()
         for start in stride(from: 0, to: wanted.count, by: 500) {
             let chunk = Array(wanted[start..<min(start + 500, wanted.count)])
@@ -92,11 +66,48 @@ extension PostgresStore {
                 FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
                 WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0 AND m.channel_url <> ALL(?)
                 GROUP BY m.user_id, c.custom_type
-                """, [chunk, groups])
+                """, [chunk, urls])
             {
                 ledger.addOutside(try row["u"], type: try row["t"], count: Int(try row["n"] as Int64))
             }
         }
+        // Every channel of the batch is locked first, in one order, so that two nodes' batches
+        // cannot deadlock.
+        for url in urls { try await lockChannel(db, url) }
+        // The group channels and their member rows in one read, the rows locked as the counters'
+        // UPDATE would lock them, so that what is written back is what was read. A channel
+        // without members (or an open channel) is read on its own.
+        func channel(_ row: PGRow) throws -> UnreadLedger.Channel {
+            UnreadLedger.Channel(
+                customType: try row["custom_type"], isSuper: try row["is_super"], joinedMemberCount: try row["joined_member_count"],
+                lastMessageId: (try row["last_message_id"] as Int64?) ?? 0, lastMessageTs: (try row["last_message_ts"] as Int64?) ?? 0)
+        }
+        for row in try await db.fetchAll(
+            """
+            SELECT g.channel_url, g.custom_type, g.is_super, g.joined_member_count, g.last_message_id, g.last_message_ts,
+              m.user_id, m.state, m.count_preference, m.hidden_state, m.unread_count, m.unread_mention_count, m.read_ts
+            FROM group_channels g JOIN members m ON m.channel_url = g.channel_url
+            WHERE g.channel_url = ANY(?) ORDER BY g.channel_url, m.user_id FOR UPDATE OF m
+            """, [urls])
+        {
+            let url: String = try row["channel_url"]
+            if ledger.channels[url] == nil { ledger.channels[url] = try channel(row) }
+            ledger.channels[url]?.members[try row["user_id"]] = UnreadLedger.Member(
+                state: try row["state"], countPreference: try row["count_preference"], hiddenState: try row["hidden_state"],
+                unread: try row["unread_count"], mentions: try row["unread_mention_count"], readTs: try row["read_ts"])
+        }
+        let memberless = urls.filter { ledger.channels[$0] == nil }
+        if !memberless.isEmpty {
+            for row in try await db.fetchAll(
+                """
+                SELECT channel_url, custom_type, is_super, joined_member_count, last_message_id, last_message_ts
+                FROM group_channels WHERE channel_url = ANY(?)
+                """, [memberless])
+            {
+                ledger.channels[try row["channel_url"]] = try channel(row)
+            }
+        }
+        let groups = Array(ledger.channels.keys).sorted()
         var out: [Result<StoredMessage, any Error>] = []
         out.reserveCapacity(batch.count)
         var newest: [String: (id: Int64, ts: Int64)] = [:]

@@ -127,17 +127,20 @@ public final class PostgresStore: Store {
                     }
                 }
                 race.setWork(work)
-                race.setTimer(Task {
-                    try? await Task.sleep(for: Self.leaseTimeout)
-                    if Task.isCancelled { return }
-                    if !race.acquired.load(ordering: .acquiring) {
-                        race.finish(.failure(PostgresStoreError.unavailable))
-                        return
-                    }
-                    try? await Task.sleep(for: Self.operationTimeout)
-                    if Task.isCancelled { return }
-                    race.finish(.failure(PostgresStoreError.timedOut))
-                })
+                // The deadlines are scheduled tasks of an event loop (a timer-heap entry each), not
+                // a Swift task per call: this is on the path of every store call.
+                let loop = MultiThreadedEventLoopGroup.singleton.next()
+                race.setTimer(
+                    loop.scheduleTask(in: .init(Self.leaseTimeout)) {
+                        if !race.acquired.load(ordering: .acquiring) {
+                            race.finish(.failure(PostgresStoreError.unavailable))
+                            return
+                        }
+                        race.setTimer(
+                            loop.scheduleTask(in: .init(Self.operationTimeout)) {
+                                race.finish(.failure(PostgresStoreError.timedOut))
+                            })
+                    })
             }
         } onCancel: {
             race.cancel()
@@ -218,7 +221,7 @@ final class LeaseRace<T: Sendable>: Sendable {
     struct State {
         var continuation: CheckedContinuation<T, any Error>?
         var work: Task<Void, Never>?
-        var timer: Task<Void, Never>?
+        var timer: Scheduled<Void>?
         var done = false
     }
     let state = Mutex(State())
@@ -233,7 +236,7 @@ final class LeaseRace<T: Sendable>: Sendable {
         if cancelNow { t.cancel() }
     }
 
-    func setTimer(_ t: Task<Void, Never>) {
+    func setTimer(_ t: Scheduled<Void>) {
         let cancelNow = state.withLock { s -> Bool in
             s.timer = t
             return s.done
@@ -242,7 +245,7 @@ final class LeaseRace<T: Sendable>: Sendable {
     }
 
     func finish(_ result: Result<T, any Error>) {
-        let (c, work, timer) = state.withLock { s -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?) in
+        let (c, work, timer) = state.withLock { s -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Scheduled<Void>?) in
             guard !s.done else { return (nil, nil, nil) }
             s.done = true
             defer { s.continuation = nil }
