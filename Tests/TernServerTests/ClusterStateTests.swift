@@ -101,6 +101,7 @@ struct ClusterStateTests {
         var q = ChannelSequencer<Int64>(wait: 2000)
         // Node just started: the previous message (50) is not known here.
         #expect(q.local("c", id: 60, previous: 50, now: 0, item: 60).isEmpty)
+        #expect(q.handedOver("c", id: 60) && !q.handedOver("c", id: 61), "the reader can tell whether the send path handed a message over")
         #expect(q.local("c", id: 61, previous: 60, now: 1, item: 61).isEmpty)
         // The reader reached 60's own event: every earlier event is handled; 61 chains on it.
         #expect(q.reached("c", id: 60) == [60, 61])

@@ -258,13 +258,15 @@ extension ChatService {
             fanOutNow(command, json, to: members, except: except, stored: stored)
             return
         }
-        let due = sequencer.withLock {
-            $0.local(stored.message.channelUrl, id: stored.message.messageId, previous: previous, now: now()) {
+        // Released and handed to the outboxes under one lock: another thread's release must not
+        // overtake one made before it.
+        sequencer.withLock { q in
+            let due = q.local(stored.message.channelUrl, id: stored.message.messageId, previous: previous, now: now()) {
                 if let (conn, frame) = ack { conn.send(frame) }
                 self.fanOutNow(command, json, to: members, except: except, stored: stored)
             }
+            for deliver in due { deliver() }
         }
-        for deliver in due { deliver() }
     }
 
     /// Fans a message out at once (see ``fanOutMessage(_:_:to:except:stored:)``).

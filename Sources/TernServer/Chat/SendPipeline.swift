@@ -26,6 +26,8 @@ final class SendPipeline: Sendable {
     }
 
     let state = Mutex(State())
+    /// Messages taken into a batch and not yet delivered, by channel.
+    let inFlight = Mutex<[String: Int]>([:])
     let store: any Store
     let clock: @Sendable () -> Int64
     /// The most messages one transaction takes (the rest go in the next).
@@ -50,6 +52,9 @@ final class SendPipeline: Sendable {
         }
     }
 
+    /// Whether a message of `channelUrl` is being stored or delivered now.
+    func isStoring(_ channelUrl: String) -> Bool { inFlight.withLock { $0[channelUrl] != nil } }
+
     /// Stores batches until nothing is pending.
     func drain() async {
         while true {
@@ -69,6 +74,15 @@ final class SendPipeline: Sendable {
                 return taken
             }
             if batch.isEmpty { return }
+            inFlight.withLock { f in for item in batch { f[item.message.channelUrl, default: 0] += 1 } }
+            defer {
+                inFlight.withLock { f in
+                    for item in batch {
+                        f[item.message.channelUrl, default: 1] -= 1
+                        if f[item.message.channelUrl] == 0 { f[item.message.channelUrl] = nil }
+                    }
+                }
+            }
             let results: [Result<StoredMessage, any Error>]
             do {
                 results = try await store.insertMessages(batch.map(\.message))

@@ -29,6 +29,8 @@ struct ChannelSequencer<Item: Sendable>: Sendable {
     private(set) var last: [String: Int64] = [:]
     /// Messages of this node waiting for their predecessors, by channel, oldest first.
     private(set) var held: [String: [Held]] = [:]
+    /// The newest message of this node handed over (``local(_:id:previous:now:item:)``), by channel.
+    private(set) var handed: [String: Int64] = [:]
 
     init(wait: Int64) { self.wait = wait }
 
@@ -36,6 +38,7 @@ struct ChannelSequencer<Item: Sendable>: Sendable {
 
     /// A message this node stored: returns what is due now (it, or nothing while it is held).
     mutating func local(_ channel: String, id: Int64, previous: Int64, now: Int64, item: Item) -> [Item] {
+        handed[channel] = max(handed[channel] ?? 0, id)
         if held[channel] == nil, previous == 0 || (last[channel].map { $0 >= previous } ?? false) {
             last[channel] = max(last[channel] ?? 0, id)
             return [item]
@@ -44,6 +47,10 @@ struct ChannelSequencer<Item: Sendable>: Sendable {
         held[channel, default: []].append(Held(id: id, previous: previous, deadline: now + wait, item: item))
         return drain(channel)
     }
+
+    /// Whether this node's message `id` was handed over already (the event reader can reach a
+    /// message's event before the sending path hands it over; it waits for it then).
+    func handedOver(_ channel: String, id: Int64) -> Bool { (handed[channel] ?? 0) >= id }
 
     /// Another node's message was handled here (delivered, or nobody here to get it): what it
     /// held back is due.
@@ -96,5 +103,6 @@ struct ChannelSequencer<Item: Sendable>: Sendable {
 
     private mutating func forgetIdle() {
         last = last.filter { held[$0.key] != nil }
+        handed = handed.filter { held[$0.key] != nil }
     }
 }

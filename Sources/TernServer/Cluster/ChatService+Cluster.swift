@@ -91,7 +91,7 @@ extension ChatService: ClusterReceiver {
                 logger.warning("cluster: message \(id) in \(url) not delivered here yet: \(error)")
                 return false
             }
-            for deliver in sequencer.withLock({ $0.passed(url, id: id) }) { deliver() }
+            sequencer.withLock { q in for deliver in q.passed(url, id: id) { deliver() } }
             // The sender's flood limit is the cluster's: a send another node accepted counts here too.
             if e.floodLimited, let sender = r.message?.senderId {
                 rateLimiter.charge(sender + "\u{0}" + url, nowMs: now())
@@ -137,15 +137,25 @@ extension ChatService: ClusterReceiver {
         return true
     }
 
-    public func clusterOwnMessage(channel: String, messageId: Int64) {
-        for deliver in sequencer.withLock({ $0.reached(channel, id: messageId) }) { deliver() }
+    /// The reader reached this node's own message: everything before it in the log is delivered
+    /// here. If the message is still on its way out of the send pipeline (the commit's doorbell
+    /// can be quicker than the pipeline), the reader waits for it, so that another node's later
+    /// message does not overtake it (at most 200 ms).
+    public func clusterOwnMessage(channel: String, messageId: Int64) async {
+        for _ in 0..<200 {
+            if sequencer.withLock({ $0.handedOver(channel, id: messageId) }) || !pipeline.isStoring(channel) { break }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        sequencer.withLock { q in for deliver in q.reached(channel, id: messageId) { deliver() } }
     }
 
     public func clusterTick() {
-        for deliver in sequencer.withLock({ $0.expire(now: now()) }) {
-            logger.warning("cluster: a message was held past its wait for the channel's earlier messages")
-            deliver()
+        let late = sequencer.withLock { q in
+            let due = q.expire(now: now())
+            for deliver in due { deliver() }
+            return due.count
         }
+        if late > 0 { logger.warning("cluster: \(late) message(s) held past their wait for the channel's earlier messages") }
     }
 
     public func clusterPeerGone(_ node: String) {

@@ -191,7 +191,7 @@ public final class PostgresCluster: ClusterLink, Service {
                         if node == nodeId {
                             // This node's own message: everything before it in the log is handled.
                             if kind == ClusterEvent.Kind.message.rawValue, let channel, let mid = ClusterEvent.messageEvent(body)?.id {
-                                r?.clusterOwnMessage(channel: channel, messageId: mid)
+                                await r?.clusterOwnMessage(channel: channel, messageId: mid)
                             }
                             handled.append(id)
                             continue
@@ -307,7 +307,7 @@ public protocol ClusterReceiver: Sendable {
     func clusterEvent(_ e: ReceivedClusterEvent) async -> Bool
     func clusterPeerGone(_ node: String)
     /// The reader reached this node's own event for a message it stored: every event before it is handled.
-    func clusterOwnMessage(channel: String, messageId: Int64)
+    func clusterOwnMessage(channel: String, messageId: Int64) async
     /// Called on every wake of the reader (at least every backstop interval).
     func clusterTick()
 }
