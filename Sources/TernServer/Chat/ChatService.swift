@@ -55,6 +55,8 @@ public final class ChatService: Sendable {
     let peers = Mutex(ClusterPeers())
     /// This node's own messages held until the channel's earlier ones from other nodes are delivered here.
     let sequencer = Mutex(ChannelSequencer<@Sendable () -> Void>(wait: 2000))
+    /// What the event reader read ahead for the other nodes' messages of one read of the log.
+    let peerPrefetch = Mutex<PeerPrefetch?>(nil)
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger, cluster: (any ClusterLink)? = nil) {
         self.store = store

@@ -186,6 +186,33 @@ extension ChatService: ClusterReceiver {
     /// recipient's `unread_cnt`, as the sending node does for its own (``fanOutMessage``).
     /// Open channels' messages arrive as frames (``relay(_:toRoom:exceptUser:include:)``): their
     /// broadcast depends on the sending node's per-channel limit.
+    /// Reads ahead for the other nodes' messages of one read of the log: the unread totals of
+    /// their recipients here and the users they name, one read each instead of one per message
+    /// (each message's copy then carries its recipient's totals as of that read: the same or
+    /// later than right after it, and the `ts` orders them). Nil events: forget it.
+    public func clusterPrepare(_ events: [ReceivedClusterEvent]) async {
+        peerPrefetch.withLock { $0 = nil }
+        let messages = events.compactMap { e -> (String, MessageRecord)? in
+            guard e.event.kind == .message, let url = e.event.channel, let m = e.message else { return nil }
+            return (url, m)
+        }
+        guard messages.count > 1 else { return }
+        var recipients = Set<String>()
+        var named = Set<String>()
+        for (url, m) in messages {
+            guard let roster = try? await roster(url), !roster.channel.isOpen else { continue }
+            for mb in roster.members where mb.state == "joined" && mb.userId != m.senderId && mb.userId != m.hiddenFor {
+                if registry.isOnline(mb.userId) { recipients.insert(mb.userId) }
+            }
+            named.formUnion(m.mentionedUserIds + [m.senderId].compactMap { $0 })
+        }
+        guard let totals = recipients.isEmpty ? [:] : try? await store.unreadTotals(Array(recipients), at: now()),
+            let users = named.isEmpty ? [] : try? await store.users(Array(named))
+        else { return }
+        let prefetch = PeerPrefetch(totals: totals, users: Dictionary(users.map { ($0.userId, $0) }, uniquingKeysWith: { a, _ in a }))
+        peerPrefetch.withLock { $0 = prefetch }
+    }
+
     /// `record` is the message when the event read brought it along (else it is read here).
     func deliverFromPeer(channelUrl: String, messageId: Int64, record: MessageRecord? = nil) async throws {
         guard let roster = try await roster(channelUrl), !roster.channel.isOpen else { return }
@@ -195,10 +222,20 @@ extension ChatService: ClusterReceiver {
         if found == nil { found = try await store.message(channelUrl, id: messageId) }
         guard let m = found else { return }
         let recipients = local.map(\.userId).filter { $0 != m.senderId && $0 != m.hiddenFor }
-        let totals = recipients.isEmpty ? [:] : try await store.unreadTotals(recipients, at: now())
-        var users: [String: UserRecord] = [:]
         let wanted = Array(Set(m.mentionedUserIds + [m.senderId].compactMap { $0 }))
-        if !wanted.isEmpty { for u in try await store.users(wanted) { users[u.userId] = u } }
+        let ahead = peerPrefetch.withLock { $0 }
+        var totals: [String: UnreadCount] = [:]
+        if let ahead, recipients.allSatisfy({ ahead.totals[$0] != nil }) {
+            for r in recipients { totals[r] = ahead.totals[r] }
+        } else if !recipients.isEmpty {
+            totals = try await store.unreadTotals(recipients, at: now())
+        }
+        var users: [String: UserRecord] = [:]
+        if let ahead, wanted.allSatisfy({ ahead.users[$0] != nil }) {
+            for u in wanted { users[u] = ahead.users[u] }
+        } else if !wanted.isEmpty {
+            for u in try await store.users(wanted) { users[u.userId] = u }
+        }
         var payload = Presenter.message(m, users: users, channelType: roster.channel.channelType)
         if m.parentMessageId != 0, let parent = try await store.message(channelUrl, id: m.parentMessageId) {
             payload.parentMessageInfo = Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
@@ -207,4 +244,10 @@ extension ChatService: ClusterReceiver {
         // A message's type is its command (`MESG`, `FILE`, `ADMM`).
         fanOutNow(m.type, json, to: local, except: nil, stored: StoredMessage(message: m, duplicate: false, totals: totals))
     }
+}
+
+/// See ``ChatService/clusterPrepare(_:)``.
+struct PeerPrefetch: Sendable {
+    var totals: [String: UnreadCount]
+    var users: [String: UserRecord]
 }

@@ -182,6 +182,13 @@ public final class PostgresCluster: ClusterLink, Service {
                         decoded.append((try r["ev_id"], try r["ev_node"], try r["ev_kind"], try r["ev_channel"], try r["ev_body"], message))
                     }
                     let r = receiver.withLock { $0 }
+                    await r?.clusterPrepare(
+                        decoded.compactMap { (id, node, kind, channel, body, message) in
+                            guard node != nodeId, kind == ClusterEvent.Kind.message.rawValue,
+                                let e = ClusterEvent.decode(kind: kind, channel: channel, body: body)
+                            else { return nil }
+                            return ReceivedClusterEvent(id: id, node: node, event: e, message: message)
+                        })
                     // Handled in id order; an event the receiver could not handle yet (the
                     // database went away between reading the log and reading the message) stops
                     // the batch and is read again on the next wake, at most `maxAttempts` times.
@@ -213,6 +220,7 @@ public final class PostgresCluster: ClusterLink, Service {
                             break
                         }
                     }
+                    await r?.clusterPrepare([])
                     _ = cursor.accept(handled, now: nowMs())
                     more = rows.count == 500 && !stopped
                 } catch {
@@ -308,6 +316,9 @@ public protocol ClusterReceiver: Sendable {
     func clusterPeerGone(_ node: String)
     /// The reader reached this node's own event for a message it stored: every event before it is handled.
     func clusterOwnMessage(channel: String, messageId: Int64) async
+    /// Called with the other nodes' events of one read before they are handled one by one (and
+    /// with none after them), to read ahead what handling them needs.
+    func clusterPrepare(_ events: [ReceivedClusterEvent]) async
     /// Called on every wake of the reader (at least every backstop interval).
     func clusterTick()
 }
