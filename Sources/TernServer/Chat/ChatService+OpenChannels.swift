@@ -172,9 +172,14 @@ extension ChatService {
         case .alreadyIn:
             return EnterExitAck(channelUrl: channelUrl, participantCount: participantCount(channelUrl), user: me, ts: now(), reqId: reqId)
         case .entered(_, let newUser):
+            if newUser, let cluster {
+                // The other nodes know of this participant before the ack, and the count includes
+                // whoever entered on another node before now.
+                await cluster.publishAndWait([ClusterEvent(.participant, user: conn.userId, channel: channelUrl, flag: true)])
+                await cluster.catchUp()
+            }
             let count = participantCount(channelUrl)
             if newUser {
-                publish(ClusterEvent(.participant, user: conn.userId, channel: channelUrl, flag: true))
                 pushToParticipants(
                     ChannelEventFrame(cat: ChannelEvent.entered, channelUrl: channelUrl, data: ParticipantEventData(me, count: count, ts: now()), ts: now()),
                     exceptUser: conn.userId)

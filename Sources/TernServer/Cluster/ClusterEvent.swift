@@ -109,6 +109,12 @@ public protocol ClusterLink: Sendable {
     /// is logged and dropped: the events are pushes, and clients catch up on reconnect or with
     /// `changelogs`.
     func publish(_ events: [ClusterEvent])
+    /// Publishes in the same order as ``publish(_:)`` and returns once the events are in the log
+    /// (or could not be written).
+    func publishAndWait(_ events: [ClusterEvent]) async
+    /// Returns once this node has read the log as it stood when called (at most a short while):
+    /// what other nodes published before then is applied here.
+    func catchUp() async
     /// Whether another node was alive at the last heartbeat (nothing is published otherwise).
     var hasPeers: Bool { get }
 }

@@ -26,8 +26,16 @@ public final class PostgresCluster: ClusterLink, Service {
     let alive = Mutex<Set<String>>([])
     let wakes: AsyncStream<Void>
     let wake: AsyncStream<Void>.Continuation
-    let outgoing: AsyncStream<[ClusterEvent]>
-    let send: AsyncStream<[ClusterEvent]>.Continuation
+    /// Events to publish, and who waits for them to be written.
+    struct Outgoing: Sendable {
+        var events: [ClusterEvent]
+        var written: CheckedContinuation<Void, Never>?
+    }
+    let outgoing: AsyncStream<Outgoing>
+    let send: AsyncStream<Outgoing>.Continuation
+    /// Read passes over the log begun and finished (``catchUp()``).
+    let passesBegun = Atomic<Int>(0)
+    let passesDone = Atomic<Int>(0)
     /// How often the log is read when the doorbell is quiet (ms).
     public let backstopInterval: Int
     /// How often this node beats (ms), and after how long without a beat another node counts as dead.
@@ -45,7 +53,7 @@ public final class PostgresCluster: ClusterLink, Service {
         self.store = store
         self.logger = logger
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        (outgoing, send) = AsyncStream.makeStream(of: [ClusterEvent].self)
+        (outgoing, send) = AsyncStream.makeStream(of: Outgoing.self)
     }
 
     /// A node id for this process: host name, process id and a random tail.
@@ -60,7 +68,27 @@ public final class PostgresCluster: ClusterLink, Service {
 
     public func publish(_ events: [ClusterEvent]) {
         guard !events.isEmpty else { return }
-        send.yield(events)
+        send.yield(Outgoing(events: events))
+    }
+
+    public func publishAndWait(_ events: [ClusterEvent]) async {
+        guard !events.isEmpty else { return }
+        await withCheckedContinuation { c in
+            if case .terminated = send.yield(Outgoing(events: events, written: c)) { c.resume() }
+        }
+    }
+
+    public func catchUp() async {
+        // The next pass to begin starts after this call: once it is done, the log as it stood
+        // now has been read (at most 300 ms: a node cut off from the database does not hang).
+        let target = passesBegun.load(ordering: .acquiring) + 1
+        wake.yield()
+        var waited = 0
+        while passesDone.load(ordering: .acquiring) < target && waited < 300 {
+            try? await Task.sleep(for: .milliseconds(1))
+            waited += 1
+            wake.yield()
+        }
     }
 
     // MARK: - Running
@@ -156,6 +184,8 @@ public final class PostgresCluster: ClusterLink, Service {
         var failing = false
         for await _ in wakes {
             if Task.isCancelled { return }
+            passesBegun.add(1, ordering: .releasing)
+            defer { passesDone.add(1, ordering: .releasing) }
             var more = true
             while more && !Task.isCancelled {
                 more = false
@@ -235,15 +265,13 @@ public final class PostgresCluster: ClusterLink, Service {
 
     /// Publishes what the chat service queued, in order, a batch per transaction.
     func publishLoop() async {
-        var batch: [ClusterEvent] = []
-        var iterator = outgoing.makeAsyncIterator()
-        while let first = await iterator.next() {
-            batch = first
+        for await item in outgoing {
             do {
-                try await insert(batch)
+                try await insert(item.events)
             } catch {
-                logger.warning("cluster: \(batch.count) events not published: \(error)")
+                logger.warning("cluster: \(item.events.count) events not published: \(error)")
             }
+            item.written?.resume()
         }
     }
 
