@@ -56,21 +56,7 @@ extension PostgresStore {
             }
         }
         // The unread totals asked for, outside the batch's channels (the batch's own are counted as they move).
-        let wanted = Array(Set(batch.flatMap(\.totalsFor))).sorted()
-        for start in stride(from: 0, to: wanted.count, by: 500) {
-            let chunk = Array(wanted[start..<min(start + 500, wanted.count)])
-            for row in try await db.fetchAll(
-                """
-                SELECT m.user_id AS u, c.custom_type AS t,
-                  SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
-                FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
-                WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0 AND m.channel_url <> ALL(?)
-                GROUP BY m.user_id, c.custom_type
-                """, [chunk, urls])
-            {
-                ledger.addOutside(try row["u"], type: try row["t"], count: Int(try row["n"] as Int64))
-            }
-        }
+        try await readOutsideTotals(db, batch.flatMap(\.totalsFor), excluding: urls, into: &ledger)
         // Every channel of the batch is locked first, in one order, so that two nodes' batches
         // cannot deadlock.
         for url in urls { try await lockChannel(db, url) }
@@ -252,7 +238,16 @@ extension PostgresStore {
             return last
         }
         var ledger = UnreadLedger()
-        let unique = Array(Set(userIds)).sorted()
+        try await readOutsideTotals(db, userIds, excluding: [], into: &ledger)
+        return ledger.totals(userIds, ts: ts)
+    }
+
+    /// Adds to `ledger` the unread counts of `users` in their joined channels other than
+    /// `excluding`, by channel custom type (supergroups count at most 100 each).
+    fileprivate static func readOutsideTotals(
+        _ db: PGConnection, _ users: [String], excluding: [String], into ledger: inout UnreadLedger
+    ) async throws {
+        let unique = Array(Set(users)).sorted()
         for start in stride(from: 0, to: unique.count, by: 500) {
             let chunk = Array(unique[start..<min(start + 500, unique.count)])
             for row in try await db.fetchAll(
@@ -260,14 +255,13 @@ extension PostgresStore {
                 SELECT m.user_id AS u, c.custom_type AS t,
                   SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
                 FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
-                WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0
+                WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0 AND m.channel_url <> ALL(?)
                 GROUP BY m.user_id, c.custom_type
-                """, [chunk])
+                """, [chunk, excluding])
             {
                 ledger.addOutside(try row["u"], type: try row["t"], count: Int(try row["n"] as Int64))
             }
         }
-        return ledger.totals(userIds, ts: ts)
     }
 
     // MARK: - Threads
