@@ -65,7 +65,7 @@ public final class ChatService: Sendable {
         self.logger = logger
         self.registry = ConnectionRegistry()
         let clock = config.clock
-        self.pipeline = SendPipeline(store: store, clock: { clock.nowMs() })
+        self.pipeline = SendPipeline(store: store, clock: { clock.nowMs() }, tracksChannels: cluster != nil)
         self.rateLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.editLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()

@@ -26,16 +26,19 @@ final class SendPipeline: Sendable {
     }
 
     let state = Mutex(State())
-    /// Messages taken into a batch and not yet delivered, by channel.
+    /// Messages taken into a batch and not yet delivered, by channel (kept only with
+    /// `tracksChannels`: on several nodes, for ``isStoring(_:)``).
     let inFlight = Mutex<[String: Int]>([:])
+    let tracksChannels: Bool
     let store: any Store
     let clock: @Sendable () -> Int64
     /// The most messages one transaction takes (the rest go in the next).
     static let maxBatch = 512
 
-    init(store: any Store, clock: @escaping @Sendable () -> Int64) {
+    init(store: any Store, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false) {
         self.store = store
         self.clock = clock
+        self.tracksChannels = tracksChannels
     }
 
     /// Stores `message` (its `createdAt` is set here, in commit order) and runs `deliver` after the
@@ -74,12 +77,14 @@ final class SendPipeline: Sendable {
                 return taken
             }
             if batch.isEmpty { return }
-            inFlight.withLock { f in for item in batch { f[item.message.channelUrl, default: 0] += 1 } }
+            if tracksChannels { inFlight.withLock { f in for item in batch { f[item.message.channelUrl, default: 0] += 1 } } }
             defer {
-                inFlight.withLock { f in
-                    for item in batch {
-                        f[item.message.channelUrl, default: 1] -= 1
-                        if f[item.message.channelUrl] == 0 { f[item.message.channelUrl] = nil }
+                if tracksChannels {
+                    inFlight.withLock { f in
+                        for item in batch {
+                            f[item.message.channelUrl, default: 1] -= 1
+                            if f[item.message.channelUrl] == 0 { f[item.message.channelUrl] = nil }
+                        }
                     }
                 }
             }

@@ -181,11 +181,6 @@ extension ChatService: ClusterReceiver {
     /// Tells the other nodes that the application's settings changed.
     func settingsChanged() { publish(ClusterEvent(.settings)) }
 
-    /// A message committed on another node: read from the messages table (the truth) and
-    /// delivered to this node's connections of the channel's members, each copy with the
-    /// recipient's `unread_cnt`, as the sending node does for its own (``fanOutMessage``).
-    /// Open channels' messages arrive as frames (``relay(_:toRoom:exceptUser:include:)``): their
-    /// broadcast depends on the sending node's per-channel limit.
     /// Reads ahead for the other nodes' messages of one read of the log: the unread totals of
     /// their recipients here and the users they name, one read each instead of one per message
     /// (each message's copy then carries its recipient's totals as of that read: the same or
@@ -201,10 +196,8 @@ extension ChatService: ClusterReceiver {
         var named = Set<String>()
         for (url, m) in messages {
             guard let roster = try? await roster(url), !roster.channel.isOpen else { continue }
-            for mb in roster.members where mb.state == "joined" && mb.userId != m.senderId && mb.userId != m.hiddenFor {
-                if registry.isOnline(mb.userId) { recipients.insert(mb.userId) }
-            }
-            named.formUnion(m.mentionedUserIds + [m.senderId].compactMap { $0 })
+            recipients.formUnion(Self.recipients(of: m, among: localMembers(roster)))
+            named.formUnion(Self.named(by: m))
         }
         guard let totals = recipients.isEmpty ? [:] : try? await store.unreadTotals(Array(recipients), at: now()),
             let users = named.isEmpty ? [] : try? await store.users(Array(named))
@@ -213,16 +206,37 @@ extension ChatService: ClusterReceiver {
         peerPrefetch.withLock { $0 = prefetch }
     }
 
+    /// A channel's joined members connected to this node.
+    func localMembers(_ roster: ChannelRoster) -> [MemberRecord] {
+        roster.members.filter { $0.state == "joined" && registry.isOnline($0.userId) }
+    }
+
+    /// Who among `members` gets another node's message with their unread totals: not its sender,
+    /// not a member it is hidden from.
+    static func recipients(of m: MessageRecord, among members: [MemberRecord]) -> [String] {
+        members.map(\.userId).filter { $0 != m.senderId && $0 != m.hiddenFor }
+    }
+
+    /// The users a message names (its sender and mentions), whose profiles its copy carries.
+    static func named(by m: MessageRecord) -> [String] {
+        Array(Set(m.mentionedUserIds + [m.senderId].compactMap { $0 }))
+    }
+
+    /// A message committed on another node: read from the messages table (the truth) and
+    /// delivered to this node's connections of the channel's members, each copy with the
+    /// recipient's `unread_cnt`, as the sending node does for its own (``fanOutMessage``).
+    /// Open channels' messages arrive as frames (``relay(_:toRoom:exceptUser:include:)``): their
+    /// broadcast depends on the sending node's per-channel limit.
     /// `record` is the message when the event read brought it along (else it is read here).
     func deliverFromPeer(channelUrl: String, messageId: Int64, record: MessageRecord? = nil) async throws {
         guard let roster = try await roster(channelUrl), !roster.channel.isOpen else { return }
-        let local = roster.members.filter { $0.state == "joined" && registry.isOnline($0.userId) }
+        let local = localMembers(roster)
         guard !local.isEmpty else { return }
         var found = record
         if found == nil { found = try await store.message(channelUrl, id: messageId) }
         guard let m = found else { return }
-        let recipients = local.map(\.userId).filter { $0 != m.senderId && $0 != m.hiddenFor }
-        let wanted = Array(Set(m.mentionedUserIds + [m.senderId].compactMap { $0 }))
+        let recipients = Self.recipients(of: m, among: local)
+        let wanted = Self.named(by: m)
         let ahead = peerPrefetch.withLock { $0 }
         var totals: [String: UnreadCount] = [:]
         if let ahead, recipients.allSatisfy({ ahead.totals[$0] != nil }) {

@@ -180,10 +180,9 @@ public struct EventCursor: Sendable, Equatable {
 /// snapshots. A node whose heartbeat stops is forgotten (``forget(_:)``).
 public struct ClusterPeers: Sendable, Equatable {
     public struct Peer: Sendable, Equatable {
-        public var online: Set<String> = []
-        public var rooms: [String: Set<String>] = [:]
-        /// Open WebSocket connections by user (a user online there without a count has one).
+        /// Open WebSocket connections by user: the users online there.
         public var connections: [String: Int] = [:]
+        public var rooms: [String: Set<String>] = [:]
     }
     public private(set) var peers: [String: Peer] = [:]
 
@@ -193,13 +192,8 @@ public struct ClusterPeers: Sendable, Equatable {
         switch e.kind {
         case .presence:
             guard let u = e.user else { return }
-            if e.flag == true {
-                peers[node, default: Peer()].online.insert(u)
-                peers[node]?.connections[u] = max(1, e.count ?? 1)
-            } else {
-                peers[node]?.online.remove(u)
-                peers[node]?.connections[u] = nil
-            }
+            // A presence without a count (from an older node) is one connection.
+            if e.flag == true { peers[node, default: Peer()].connections[u] = max(1, e.count ?? 1) } else { peers[node]?.connections[u] = nil }
         case .participant:
             guard let u = e.user, let c = e.channel else { return }
             if e.flag == true {
@@ -209,10 +203,9 @@ public struct ClusterPeers: Sendable, Equatable {
                 if peers[node]?.rooms[c]?.isEmpty == true { peers[node]?.rooms[c] = nil }
             }
         case .snapshot:
-            let online = Set(e.users ?? [])
             peers[node] = Peer(
-                online: online, rooms: (e.rooms ?? [:]).mapValues { Set($0) },
-                connections: Dictionary(uniqueKeysWithValues: online.map { ($0, max(1, e.counts?[$0] ?? 1)) }))
+                connections: Dictionary((e.users ?? []).map { ($0, max(1, e.counts?[$0] ?? 1)) }, uniquingKeysWith: max),
+                rooms: (e.rooms ?? [:]).mapValues { Set($0) })
         case .closeRoom:
             guard let c = e.channel else { return }
             for n in peers.keys { peers[n]?.rooms[c] = nil }
@@ -228,7 +221,7 @@ public struct ClusterPeers: Sendable, Equatable {
 
     public mutating func forget(_ node: String) { peers[node] = nil }
 
-    public func isOnline(_ user: String) -> Bool { peers.values.contains { $0.online.contains(user) } }
+    public func isOnline(_ user: String) -> Bool { peers.values.contains { $0.connections[user] != nil } }
 
     /// Users in an open channel on other nodes.
     public func participants(_ channel: String) -> Set<String> {
@@ -239,7 +232,7 @@ public struct ClusterPeers: Sendable, Equatable {
 
     /// A user's open connections on the other nodes.
     public func connections(of user: String) -> Int {
-        peers.values.reduce(0) { $0 + ($1.online.contains(user) ? ($1.connections[user] ?? 1) : 0) }
+        peers.values.reduce(0) { $0 + ($1.connections[user] ?? 0) }
     }
 
     /// Users online on other nodes, among `users`.

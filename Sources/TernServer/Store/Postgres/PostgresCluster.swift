@@ -206,49 +206,66 @@ public final class PostgresCluster: ClusterLink, Service {
                     }
                     if failing { logger.info("cluster: reading the event log again") }
                     failing = false
-                    var decoded: [(Int64, String, String, String?, String, MessageRecord?)] = []
+                    // Each row once: this node's own message (its channel and id), another of
+                    // its own events (nothing to do), or another node's event.
+                    enum Row {
+                        case own(channel: String, messageId: Int64)
+                        case skip
+                        case peer(ReceivedClusterEvent)
+                    }
+                    var read: [(id: Int64, row: Row)] = []
                     for r in rows {
-                        let message = (try r["message_id"] as Int64?) != nil ? try PostgresStore.messageRecord(r) : nil
-                        decoded.append((try r["ev_id"], try r["ev_node"], try r["ev_kind"], try r["ev_channel"], try r["ev_body"], message))
+                        let id: Int64 = try r["ev_id"]
+                        let node: String = try r["ev_node"]
+                        let kind: String = try r["ev_kind"]
+                        let channel: String? = try r["ev_channel"]
+                        let body: String = try r["ev_body"]
+                        if node == nodeId {
+                            if kind == ClusterEvent.Kind.message.rawValue, let channel, let mid = ClusterEvent.messageEvent(body)?.id {
+                                read.append((id, .own(channel: channel, messageId: mid)))
+                            } else {
+                                read.append((id, .skip))
+                            }
+                        } else if let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) {
+                            let message = (try r["message_id"] as Int64?) != nil ? try PostgresStore.messageRecord(r) : nil
+                            read.append((id, .peer(ReceivedClusterEvent(id: id, node: node, event: e, message: message))))
+                        } else {
+                            read.append((id, .skip))
+                        }
                     }
                     let r = receiver.withLock { $0 }
                     await r?.clusterPrepare(
-                        decoded.compactMap { (id, node, kind, channel, body, message) in
-                            guard node != nodeId, kind == ClusterEvent.Kind.message.rawValue,
-                                let e = ClusterEvent.decode(kind: kind, channel: channel, body: body)
-                            else { return nil }
-                            return ReceivedClusterEvent(id: id, node: node, event: e, message: message)
-                        })
+                        read.compactMap { if case .peer(let e) = $0.row, e.event.kind == .message { e } else { nil } })
                     // Handled in id order; an event the receiver could not handle yet (the
                     // database went away between reading the log and reading the message) stops
                     // the batch and is read again on the next wake, at most `maxAttempts` times.
                     var handled: [Int64] = []
                     var stopped = false
-                    for (id, node, kind, channel, body, message) in decoded {
-                        if node == nodeId {
+                    for (id, row) in read {
+                        switch row {
+                        case .skip:
+                            handled.append(id)
+                            continue
+                        case .own(let channel, let mid):
                             // This node's own message: everything before it in the log is handled.
-                            if kind == ClusterEvent.Kind.message.rawValue, let channel, let mid = ClusterEvent.messageEvent(body)?.id {
-                                await r?.clusterOwnMessage(channel: channel, messageId: mid)
+                            await r?.clusterOwnMessage(channel: channel, messageId: mid)
+                            handled.append(id)
+                            continue
+                        case .peer(let received):
+                            let e = received.event
+                            if e.kind == .hello || e.kind == .snapshot { _ = alive.withLock { $0.insert(received.node) } }
+                            if e.kind == .bye { _ = alive.withLock { $0.remove(received.node) } }
+                            let ok = await r?.clusterEvent(received) ?? true
+                            if ok || attempts[id, default: 0] >= Self.maxAttempts {
+                                if !ok { logger.error("cluster: event \(id) (\(e.kind.rawValue)) dropped after \(Self.maxAttempts) attempts") }
+                                attempts[id] = nil
+                                handled.append(id)
+                            } else {
+                                attempts[id, default: 0] += 1
+                                stopped = true
                             }
-                            handled.append(id)
-                            continue
                         }
-                        guard let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) else {
-                            handled.append(id)
-                            continue
-                        }
-                        if e.kind == .hello || e.kind == .snapshot { _ = alive.withLock { $0.insert(node) } }
-                        if e.kind == .bye { _ = alive.withLock { $0.remove(node) } }
-                        let ok = await r?.clusterEvent(ReceivedClusterEvent(id: id, node: node, event: e, message: message)) ?? true
-                        if ok || attempts[id, default: 0] >= Self.maxAttempts {
-                            if !ok { logger.error("cluster: event \(id) (\(kind)) dropped after \(Self.maxAttempts) attempts") }
-                            attempts[id] = nil
-                            handled.append(id)
-                        } else {
-                            attempts[id, default: 0] += 1
-                            stopped = true
-                            break
-                        }
+                        if stopped { break }
                     }
                     await r?.clusterPrepare([])
                     _ = cursor.accept(handled, now: nowMs())
