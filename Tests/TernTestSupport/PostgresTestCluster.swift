@@ -182,6 +182,7 @@ public final class PostgresTestCluster: Sendable {
         guard let pid = Self.spawn(argv) else { throw Unavailable(description: "could not start \(argv[0])") }
         wrapperPid.withLock { $0 = pid }
         Self.running.withLock { $0.insert(pid) }
+        Self.directories.withLock { $0[pid] = dataDirectory }
         Self.installExitHandler()
         // Ready when it answers a query.
         let deadline = Date().addingTimeInterval(30)
@@ -203,9 +204,28 @@ public final class PostgresTestCluster: Sendable {
         }
         guard pid > 0 else { return }
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        Self.reap(pid, dataDirectory: dataDirectory)
         Self.running.withLock { _ = $0.remove(pid) }
+    }
+
+    /// Waits for a wrapper shell that was sent SIGTERM, at most `seconds`; then kills what is
+    /// left (postgres at once, as `pg_ctl stop -m immediate` does, and the shell), so that a
+    /// stuck shutdown can never hang a test or the test process's exit.
+    static func reap(_ pid: Int32, dataDirectory: String, seconds: Double = 15) {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while Date() < deadline {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid || (r < 0 && errno == ECHILD) { return }
+            usleep(20_000)
+        }
+        if let text = try? String(contentsOfFile: dataDirectory + "/data/postmaster.pid", encoding: .utf8),
+            let first = text.split(separator: "\n").first, let postmaster = Int32(first)
+        {
+            kill(postmaster, SIGQUIT)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
     }
 
     /// Kills the server as `pg_ctl stop -m immediate` does (no checkpoint; recovery on the next
@@ -221,8 +241,7 @@ public final class PostgresTestCluster: Sendable {
             return p
         }
         guard pid > 0 else { return }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        Self.reap(pid, dataDirectory: dataDirectory)
         Self.running.withLock { _ = $0.remove(pid) }
     }
 
@@ -235,6 +254,8 @@ public final class PostgresTestCluster: Sendable {
     // MARK: - Process plumbing
 
     static let running = Mutex<Set<Int32>>([])
+    /// Each running wrapper's cluster directory (for ``reap(_:dataDirectory:seconds:)`` at exit).
+    static let directories = Mutex<[Int32: String]>([:])
     static let exitHandlerInstalled = Mutex<Bool>(false)
 
     static func installExitHandler() {
@@ -246,10 +267,8 @@ public final class PostgresTestCluster: Sendable {
         atexit {
             let pids = PostgresTestCluster.running.withLock { $0 }
             for pid in pids { kill(pid, SIGTERM) }
-            for pid in pids {
-                var status: Int32 = 0
-                waitpid(pid, &status, 0)
-            }
+            let dirs = PostgresTestCluster.directories.withLock { $0 }
+            for pid in pids { PostgresTestCluster.reap(pid, dataDirectory: dirs[pid] ?? "") }
         }
     }
 
