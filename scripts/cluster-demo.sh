@@ -249,6 +249,8 @@ DB_URL="postgres://tern:$TERN_DB_PASSWORD@127.0.0.1:$PG_PORT/tern"
 
 # ---------------------------------------------------------------- ternd nodes
 
+# Each node has a data directory of its own, as on separate machines (uploaded files are in
+# PostgreSQL; a node's directory holds only the data exports it made).
 DATA=$WORK/data
 mkdir -m 700 "$DATA"
 declare -A NODE_PORT=() NODE_PID=()
@@ -257,7 +259,7 @@ start_node() { # NAME
     local name=$1 pid line i
     # The database URL (it holds a password) and the token go in the environment, out of `ps`.
     TERND_DATABASE=$DB_URL TERND_API_TOKEN=$TOKEN \
-        "$TERND" serve --node-id "$name" --host 127.0.0.1 --port 0 --data-dir "$DATA" \
+        "$TERND" serve --node-id "$name" --host 127.0.0.1 --port 0 --data-dir "$DATA/$name" \
         --log-level "${TERN_DEMO_LOG_LEVEL:-info}" ${TERN_DEMO_NODE_ARGS:-} \
         > "$WORK/$name.out" 2> "$WORK/$name.log" &
     pid=$!
@@ -564,7 +566,7 @@ ternd cluster up ($BALANCER in front of two nodes on one PostgreSQL):
   node-a:                   http://127.0.0.1:$PORT_A   pid ${NODE_PID[node-a]}   log $WORK/node-a.log
   node-b:                   http://127.0.0.1:$PORT_B   pid ${NODE_PID[node-b]}   log $WORK/node-b.log
   PostgreSQL:               $DB_URL   (pid ${PIDS[0]})
-  shared data directory:    $DATA
+  data directories:         $DATA/node-a, $DATA/node-b (files are in PostgreSQL)
 $(printf '  %-26s%s' "$BALANCER config:" "$LB_CONFIG")
 
 Try:

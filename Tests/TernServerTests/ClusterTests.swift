@@ -8,7 +8,8 @@ import Testing
 /// users connected to different nodes.
 @Suite("Cluster: two nodes on one PostgreSQL", .serialized, .enabled(if: PostgresTestCluster.clusterTestsEnabled))
 struct ClusterTests {
-    /// Starts `count` nodes on one database (and one data directory, which holds uploaded files).
+    /// Starts `count` nodes on one database, each with a data directory of its own (as on
+    /// separate machines: uploaded files are in the database).
     static func startNodes(
         _ count: Int = 2, database: String? = nil, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> [TestServer] {
@@ -20,9 +21,9 @@ struct ClusterTests {
             db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
         }
         let token = "test-api-token-\(UUID().uuidString)"
-        let dir = makeTempDirectory()
         var nodes: [TestServer] = []
         for i in 0..<count {
+            let dir = makeTempDirectory()
             var config = ServerConfiguration(port: 0, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
             config.databaseURL = db
             config.nodeId = "node-\(i)-\(UUID().uuidString.prefix(6))"
@@ -314,6 +315,38 @@ struct ClusterTests {
             let eror = await bob.next("EROR")
             #expect(eror?["code"] as? Int == 400300, "bob's socket on B is told: \(String(describing: eror))")
             #expect(await bob.waitClosed(), "and closed")
+        }
+    }
+
+    @Test("A file uploaded through node A downloads through node B (no shared data directory), with its thumbnail; outsiders are refused there too")
+    func filesCross() async throws {
+        try await Self.withNodes { nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            #expect(a.dataDirectory != b.dataDirectory)
+            try await a.createUsers(["alice", "bob", "eve"])
+            let url = try await a.createChannel(["alice", "bob"])
+            let (alice, aliceLogi) = try await a.login("alice")
+            let (bob, bobLogi) = try await b.login("bob")
+            let (eve, eveLogi) = try await b.login("eve")
+            let helper = SearchFileTests()
+            let image = TestImages.png(width: 64, height: 32)
+            let (body, type) = helper.multipart([("channel_url", url), ("thumbnail1", "32,32")], file: image, name: "pic.png", type: "image/png")
+            let (status, answer) = try await helper.upload(a, key: aliceLogi["key"] as? String ?? "", body, type)
+            #expect(status == 200, "\(answer)")
+            // The URL names node A; the same path through node B (as behind a balancer).
+            let path = URL(string: answer["url"] as? String ?? "")?.path ?? ""
+            let thumbPath = URL(string: (answer["thumbnails"] as? [[String: Any]])?.first?["url"] as? String ?? "")?.path ?? ""
+            let bobKey = bobLogi["ekey"] as? String ?? ""
+            let (got, data) = try await helper.get(b.baseURL + path + "?auth=\(bobKey)")
+            #expect(got == 200 && data == image, "node B serves the file node A stored: \(got)")
+            let (thumb, thumbData) = try await helper.get(b.baseURL + thumbPath + "?auth=\(bobKey)")
+            #expect(thumb == 200 && thumbData.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            #expect(try await helper.get(b.baseURL + path + "?auth=\(eveLogi["ekey"] as? String ?? "")").0 == 403)
+            // Both nodes seal with the one master key, and nothing is in the clear.
+            let stored = try await b.app.service.files?.storedBytes() ?? []
+            #expect(stored.count == 2 && stored.allSatisfy { $0.range(of: Data([0x89, 0x50, 0x4E, 0x47])) == nil })
+            #expect(!FileManager.default.fileExists(atPath: a.dataDirectory + "/files/files.key"))
+            for c in [alice, bob, eve] { await c.close() }
         }
     }
 

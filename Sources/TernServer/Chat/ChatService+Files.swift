@@ -80,12 +80,12 @@ extension ChatService {
         let cleanName = Self.safeName(name.isEmpty ? "file" : name)
         let mime = type.isEmpty ? "application/octet-stream" : type
         let id = Credentials.randomToken(bytes: 16)
-        try vault.store(data, id: id)
+        try await vault.store(data, id: id)
         var thumbs: [ThumbnailPayload] = []
         if mime.hasPrefix("image/") || Thumbnailer.size(of: data, mimeType: mime) != nil {
             for (i, t) in Thumbnailer.thumbnails(of: data, mimeType: mime, sizes: thumbnailSizes).enumerated() {
                 let tid = id + "-t\(i + 1)"
-                try vault.store(t.data, id: tid)
+                try await vault.store(t.data, id: tid)
                 let ext = t.mimeType == "image/jpeg" ? "jpg" : "png"
                 try await store.insertFile(
                     FileRecord(
@@ -116,7 +116,7 @@ extension ChatService {
                 throw SendbirdError(.unauthorizedRequest, "Only members of the channel may download this file.")
             }
         }
-        guard let data = try vault.load(fileId) else { throw SendbirdError(.notFound, "\"File\" not found.") }
+        guard let data = try await vault.load(fileId) else { throw SendbirdError(.notFound, "\"File\" not found.") }
         return (data, f)
     }
 

@@ -32,7 +32,8 @@ public final class ChatService: Sendable {
     let countsToPush = Mutex<Set<String>>([])
     /// The admission control of the listening socket (set when the application is built).
     public let connectionGate = Mutex<ConnectionGate?>(nil)
-    /// Uploaded files, encrypted at rest (nil when the data directory cannot hold them).
+    /// Uploaded files, encrypted at rest: in the data directory, or in PostgreSQL (nil when the
+    /// data directory cannot hold them).
     public let files: FileVault?
     /// Webhook settings and delivery (``WebhookDispatcher``).
     public let webhooks: WebhookDispatcher
@@ -70,7 +71,13 @@ public final class ChatService: Sendable {
         self.editLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()
         self.openBroadcast = RateLimiter(perSecond: config.openChannelMessagesPerSecond)
-        self.files = try? FileVault(directory: config.dataDirectory + "/files")
+        // A store that keeps blobs itself (PostgreSQL) holds the files for every node; otherwise
+        // they live in the data directory.
+        if let blobs = store as? any FileBlobStore {
+            self.files = FileVault(blobs: blobs)
+        } else {
+            self.files = try? FileVault(directory: config.dataDirectory + "/files")
+        }
         self.webhooks = WebhookDispatcher(apiToken: config.apiToken, logger: logger)
     }
 

@@ -491,6 +491,16 @@ enum PostgresSchema {
             END $$;
             """#
         ),
+        (
+            // Uploaded files (sealed, as on disk) and their master key in the database: a file
+            // uploaded through one node downloads through every other, with no shared filesystem.
+            "pg-v7-file-blobs",
+            #"""
+            CREATE TABLE file_blobs (file_id TEXT PRIMARY KEY, bytes BYTEA NOT NULL);
+            ALTER TABLE file_blobs ALTER COLUMN bytes SET STORAGE EXTERNAL;
+            CREATE TABLE file_master_key (id INT PRIMARY KEY CHECK (id = 1), key BYTEA NOT NULL);
+            """#
+        ),
     ]
 
     static func migrate(_ store: PostgresStore) async throws {

@@ -337,3 +337,29 @@ extension PostgresStore {
         try await db.fetchOne("SELECT * FROM users WHERE user_id = ?", [id]).map(userRecord)
     }
 }
+
+// MARK: - Uploaded files' bytes (every node reads what any node stored)
+
+extension PostgresStore: FileBlobStore {
+    public func putBlob(_ id: String, _ bytes: Data) async throws {
+        try await write { db in
+            try await db.execute(
+                "INSERT INTO file_blobs(file_id, bytes) VALUES (?, ?) ON CONFLICT (file_id) DO UPDATE SET bytes = excluded.bytes", [id, bytes])
+        }
+    }
+
+    public func blob(_ id: String) async throws -> Data? {
+        try await read { db in try await db.scalar("SELECT bytes FROM file_blobs WHERE file_id = ?", [id], as: Data.self) }
+    }
+
+    public func blobIds() async throws -> [String] {
+        try await read { db in try await db.column("SELECT file_id FROM file_blobs ORDER BY file_id", [], as: String.self) }
+    }
+
+    public func fileMasterKey(creating fresh: Data) async throws -> Data {
+        try await write { db in
+            try await db.execute("INSERT INTO file_master_key(id, key) VALUES (1, ?) ON CONFLICT (id) DO NOTHING", [fresh])
+            return try await db.scalar("SELECT key FROM file_master_key WHERE id = 1", as: Data.self) ?? fresh
+        }
+    }
+}

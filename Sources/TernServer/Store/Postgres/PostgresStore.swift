@@ -306,6 +306,8 @@ extension Int64: PGBindable { func bind(into b: inout PostgresBindings) { b.appe
 extension Int32: PGBindable { func bind(into b: inout PostgresBindings) { b.append(Int64(self)) } }
 extension Bool: PGBindable { func bind(into b: inout PostgresBindings) { b.append(self) } }
 extension Double: PGBindable { func bind(into b: inout PostgresBindings) { b.append(self) } }
+/// Binds as `bytea`.
+extension Data: PGBindable { func bind(into b: inout PostgresBindings) { b.append(ByteBuffer(bytes: self)) } }
 /// Binds as `text[]`: use with `= ANY(?)` / `<> ALL(?)`.
 extension Array: PGBindable where Element == String { func bind(into b: inout PostgresBindings) { b.append(self) } }
 extension Optional: PGBindable where Wrapped: PGBindable {
