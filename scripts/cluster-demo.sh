@@ -249,8 +249,8 @@ DB_URL="postgres://tern:$TERN_DB_PASSWORD@127.0.0.1:$PG_PORT/tern"
 
 # ---------------------------------------------------------------- ternd nodes
 
-# Each node has a data directory of its own, as on separate machines (uploaded files are in
-# PostgreSQL; a node's directory holds only the data exports it made).
+# Each node has a data directory of its own, as on separate machines (uploaded files and data
+# exports are in PostgreSQL).
 DATA=$WORK/data
 mkdir -m 700 "$DATA"
 declare -A NODE_PORT=() NODE_PID=()
@@ -566,7 +566,7 @@ ternd cluster up ($BALANCER in front of two nodes on one PostgreSQL):
   node-a:                   http://127.0.0.1:$PORT_A   pid ${NODE_PID[node-a]}   log $WORK/node-a.log
   node-b:                   http://127.0.0.1:$PORT_B   pid ${NODE_PID[node-b]}   log $WORK/node-b.log
   PostgreSQL:               $DB_URL   (pid ${PIDS[0]})
-  data directories:         $DATA/node-a, $DATA/node-b (files are in PostgreSQL)
+  data directories:         $DATA/node-a, $DATA/node-b (files and exports are in PostgreSQL)
 $(printf '  %-26s%s' "$BALANCER config:" "$LB_CONFIG")
 
 Try:

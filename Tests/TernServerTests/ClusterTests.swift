@@ -318,7 +318,7 @@ struct ClusterTests {
         }
     }
 
-    @Test("A file uploaded through node A downloads through node B (no shared data directory), with its thumbnail; outsiders are refused there too")
+    @Test("A file uploaded through node A downloads through node B (no shared data directory), with its thumbnail, and so does a data export; outsiders are refused")
     func filesCross() async throws {
         try await Self.withNodes { nodes in
             let (a, b) = (nodes[0], nodes[1])
@@ -346,6 +346,13 @@ struct ClusterTests {
             let stored = try await b.app.service.files?.storedBytes() ?? []
             #expect(stored.count == 2 && stored.allSatisfy { $0.range(of: Data([0x89, 0x50, 0x4E, 0x47])) == nil })
             #expect(!FileManager.default.fileExists(atPath: a.dataDirectory + "/files/files.key"))
+            // A data export made through node A downloads through node B as well.
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let export = try await a.request("POST", "/v3/export/channels", body: ["start_ts": 0, "end_ts": now + 60_000])
+            #expect(export.json["status"] as? String == "done", "\(export.text)")
+            let exportPath = URL(string: (export.json["file"] as? [String: Any])?["url"] as? String ?? "")?.path ?? ""
+            let fetched = try await b.request("GET", exportPath)
+            #expect(fetched.status == 200 && fetched.text.contains(url), "\(exportPath): \(fetched.status) \(fetched.text.prefix(200))")
             for c in [alice, bob, eve] { await c.close() }
         }
     }

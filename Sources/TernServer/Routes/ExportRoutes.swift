@@ -4,9 +4,10 @@ import NIOCore
 import TernProtocol
 
 /// Data exports (`/v3/export/{messages|channels|users}`) and GDPR requests (`/v3/privacy/gdpr`),
-/// Platform API only. Each export or access request writes a real file under the data directory
-/// (`exports/`, mode 0600), downloadable with the Api-Token from the URL its answer gives, for
-/// seven days. A GDPR `delete` removes the user (and, as asked, their 1-on-1 or all channels).
+/// Platform API only. Each export or access request writes a real file, downloadable with the
+/// Api-Token from the URL its answer gives, for seven days: under the data directory (`exports/`,
+/// mode 0600) on SQLite, and on PostgreSQL in the database beside uploaded files (sealed by the
+/// ``FileVault``), so that every node of a cluster serves it. A GDPR `delete` removes the user (and, as asked, their 1-on-1 or all channels).
 struct ExportRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
@@ -31,14 +32,26 @@ struct ExportRoutes: Sendable {
 
 
 
-    /// Writes a file under `exports/` (0600) and returns its path.
-    func write(_ data: Data, name: String) throws -> String {
+    /// The database keeps export files (PostgreSQL: several nodes share it), not the data directory.
+    var inDatabase: FileVault? { service.store is any FileBlobStore ? service.files : nil }
+
+    /// Writes an export file: under `exports/` (0600), or into the database.
+    func write(_ data: Data, name: String) async throws {
+        if let vault = inDatabase {
+            try await vault.store(data, id: "export-" + name)
+            return
+        }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = directory + "/" + name
         guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
             throw SendbirdError(.internalError, "The export file could not be written.")
         }
-        return path
+    }
+
+    /// An export file written by ``write(_:name:)`` (nil when it is gone).
+    func read(name: String) async throws -> Data? {
+        if let vault = inDatabase { return try await vault.load("export-" + name) }
+        return FileManager.default.contents(atPath: directory + "/" + name)
     }
 
     func fileURL(_ req: Request, _ type: String, _ id: String) -> String { rest.baseURL(req) + "/v3/export/\(type)/\(id)/file" }
@@ -127,7 +140,7 @@ struct ExportRoutes: Sendable {
         let t = service.now()
         let rows = try await rows(type, b, from: from, to: to)
         let data = format == "csv" ? Self.csv(rows, delimiter: delimiter) : try JSONSerialization.data(withJSONObject: [type: rows], options: [.sortedKeys])
-        _ = try write(data, name: "\(type)-\(id).\(format)")
+        try await write(data, name: "\(type)-\(id).\(format)")
         var record: [String: Any] = [
             "request_id": id, "data_type": type, "status": "done", "format": format, "csv_delimiter": delimiter, "timezone": timezone,
             "created_at": t, "start_ts": from, "end_ts": to, "rows": rows.count,
@@ -170,8 +183,9 @@ struct ExportRoutes: Sendable {
         }
         let type = r["data_type"] as? String ?? ""
         let format = r["format"] as? String ?? "json"
-        let path = directory + "/\(type)-\(r["request_id"] as? String ?? "").\(format)"
-        guard let data = FileManager.default.contents(atPath: path) else { throw SendbirdError(.notFound, "The export file is gone.") }
+        guard let data = try await read(name: "\(type)-\(r["request_id"] as? String ?? "").\(format)") else {
+            throw SendbirdError(.notFound, "The export file is gone.")
+        }
         var headers = HTTPFields()
         headers[.contentType] = format == "csv" ? "text/csv; charset=utf-8" : "application/json"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
@@ -269,7 +283,7 @@ struct ExportRoutes: Sendable {
                 "channels": memberships.map { ["channel_url": $0.channelUrl, "state": $0.state, "custom_type": $0.customType] },
                 "messages": sent.map { ["message_id": $0.messageId, "channel_url": $0.channelUrl, "message": $0.message, "data": $0.data, "created_at": $0.createdAt] as [String: Any] },
             ]
-            _ = try write(try JSONSerialization.data(withJSONObject: content, options: [.sortedKeys]), name: "gdpr-\(id).json")
+            try await write(try JSONSerialization.data(withJSONObject: content, options: [.sortedKeys]), name: "gdpr-\(id).json")
             record["files"] = ["url": fileURL(req, "gdpr", id), "expires_at": t + Self.lifetime]
             record["format"] = "json"
             record["data_type"] = "gdpr"
