@@ -74,7 +74,10 @@ public final class ChatService: Sendable {
         // A store that keeps blobs itself (PostgreSQL) holds the files for every node; otherwise
         // they live in the data directory.
         if let blobs = store as? any FileBlobStore {
-            self.files = FileVault(blobs: blobs)
+            // Files a node stored in its data directory before keep downloading.
+            let dir = config.dataDirectory + "/files"
+            let earlier = FileManager.default.fileExists(atPath: dir + "/files.key") ? try? FileVault(directory: dir) : nil
+            self.files = FileVault(blobs: blobs, earlier: earlier)
         } else {
             self.files = try? FileVault(directory: config.dataDirectory + "/files")
         }

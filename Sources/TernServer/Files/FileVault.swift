@@ -57,9 +57,13 @@ public final class DirectoryBlobs: FileBlobStore {
 public final class FileVault: Sendable {
     let blobs: any FileBlobStore
     let master = Mutex<SymmetricKey?>(nil)
+    /// Where files stored before were kept (a node's data directory, from before its files moved
+    /// to PostgreSQL): read when `blobs` has no such file.
+    let earlier: FileVault?
 
-    public init(blobs: any FileBlobStore) {
+    public init(blobs: any FileBlobStore, earlier: FileVault? = nil) {
         self.blobs = blobs
+        self.earlier = earlier
     }
 
     /// Files in `directory` (one node, its data directory).
@@ -90,7 +94,7 @@ public final class FileVault: Sendable {
 
     /// Reads and decrypts file `id` (nil when there is none).
     public func load(_ id: String) async throws -> Data? {
-        guard let combined = try await blobs.blob(id) else { return nil }
+        guard let combined = try await blobs.blob(id) else { return try await earlier?.load(id) }
         return try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: try await key(for: id))
     }
 

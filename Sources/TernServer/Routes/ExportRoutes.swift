@@ -7,7 +7,8 @@ import TernProtocol
 /// Platform API only. Each export or access request writes a real file, downloadable with the
 /// Api-Token from the URL its answer gives, for seven days: under the data directory (`exports/`,
 /// mode 0600) on SQLite, and on PostgreSQL in the database beside uploaded files (sealed by the
-/// ``FileVault``), so that every node of a cluster serves it. A GDPR `delete` removes the user (and, as asked, their 1-on-1 or all channels).
+/// ``FileVault``), so that every node of a cluster serves it. A GDPR `delete` removes the user
+/// (and, as asked, their 1-on-1 or all channels).
 struct ExportRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
