@@ -56,6 +56,9 @@ public final class ChatService: Sendable {
     let peers = Mutex(ClusterPeers())
     /// This node's own messages held until the channel's earlier ones from other nodes are delivered here.
     let sequencer = Mutex(ChannelSequencer<@Sendable () -> Void>(wait: 2000))
+    /// Orders this node's presence events and snapshots in the cluster's log (see
+    /// ``userConnectionsChanged(_:)``).
+    let presence = Mutex(())
     /// What the event reader read ahead for the other nodes' messages of one read of the log.
     let peerPrefetch = Mutex<PeerPrefetch?>(nil)
 

@@ -59,8 +59,12 @@ extension ChatService: ClusterReceiver {
     /// A user's connections on this node changed (opened or closed): the other nodes learn how
     /// many there are, for presence and for the cap on connections per user.
     func userConnectionsChanged(_ userId: String) {
-        let n = registry.connections(of: userId).count
-        publish(ClusterEvent(.presence, user: userId, flag: n > 0, count: n))
+        // Counted and queued under one lock with snapshots (``snapshot()``): what the log says
+        // last about a user is what this node has now, whichever thread published before.
+        presence.withLock { _ in
+            let n = registry.connections(of: userId).count
+            publish(ClusterEvent(.presence, user: userId, flag: n > 0, count: n))
+        }
     }
 
     /// The connections a user has on the other nodes (0 without a cluster).
@@ -132,7 +136,9 @@ extension ChatService: ClusterReceiver {
             peers.withLock { $0.apply(e, from: r.node) }
             if let url = e.channel { _ = rooms.close(url) }
         case .hello:
-            cluster?.publish([snapshot()])
+            // Taken and queued under the presence lock: a connection that opens or closes while
+            // the snapshot is taken publishes its change after it, not before.
+            presence.withLock { _ in cluster?.publish([snapshot()]) }
         }
         return true
     }
