@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 /// Drives a private tmux server (its own socket file, `-S`). tmux's output goes to a file, never to a pipe:
@@ -20,6 +21,9 @@ struct Tmux: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // The tmux server outlives the call: no other descriptor of this process goes with it
+        // (a pipe another thread is reading would never reach its end).
+        closeInheritedDescriptors(&actions)
         var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         // The calling thread blocks most signals (the Swift runtime's threads do); a tmux server spawned with that

@@ -291,6 +291,10 @@ public final class PostgresTestCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of this process goes with it. The server lives long, and a pipe another
+        // thread had open at that moment (psql's output, say) would keep its write end: that
+        // reader never sees the end of it and waits forever (a CI run hung so for an hour).
+        closeInheritedDescriptors(&actions)
         let cargs = argv.map { strdup($0) } + [nil]
         defer { for a in cargs { free(a) } }
         var pid: pid_t = 0
@@ -331,3 +335,20 @@ public final class PostgresTestCluster: Sendable {
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 }
+
+/// Adds to `actions` the closing, in the child, of every descriptor above standard error
+/// (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34; without it, each descriptor open now).
+/// A long-lived child (a database server, a tmux server) must not inherit a pipe another thread
+/// has open at that moment: that pipe's reader would never see its end.
+public func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+        let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+        if closeFrom(&actions, 3) == 0 { return }
+    }
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for fd in open.compactMap(Int32.init) where fd > 2 {
+        posix_spawn_file_actions_addclose(&actions, fd)
+    }
+}
+
