@@ -59,6 +59,7 @@ extension ChatService: ClusterReceiver {
     /// A user's connections on this node changed (opened or closed): the other nodes learn how
     /// many there are, for presence and for the cap on connections per user.
     func userConnectionsChanged(_ userId: String) {
+        guard cluster != nil else { return }
         // Counted and queued under one lock with snapshots (``snapshot()``): what the log says
         // last about a user is what this node has now, whichever thread published before.
         presence.withLock { _ in

@@ -23,10 +23,22 @@ public protocol FileBlobStore: Sendable {
 /// `files.key` (mode 0600).
 public final class DirectoryBlobs: FileBlobStore {
     let directory: String
+    /// Read or made here, once: two first uploads at the same moment must not each write a key.
+    let masterKey: Data
 
     public init(directory: String) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let keyPath = directory + "/files.key"
+        if let existing = FileManager.default.contents(atPath: keyPath), existing.count == 32 {
+            masterKey = existing
+        } else {
+            let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            guard FileManager.default.createFile(atPath: keyPath, contents: fresh, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: keyPath])
+            }
+            masterKey = fresh
+        }
     }
 
     func path(_ id: String) -> String { directory + "/" + id + ".bin" }
@@ -41,14 +53,7 @@ public final class DirectoryBlobs: FileBlobStore {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".bin") }.map { String($0.dropLast(4)) }
     }
 
-    public func fileMasterKey(creating fresh: Data) async throws -> Data {
-        let keyPath = directory + "/files.key"
-        if let existing = FileManager.default.contents(atPath: keyPath), existing.count == 32 { return existing }
-        guard FileManager.default.createFile(atPath: keyPath, contents: fresh, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: keyPath])
-        }
-        return fresh
-    }
+    public func fileMasterKey(creating fresh: Data) async throws -> Data { masterKey }
 }
 
 /// Uploaded files, encrypted at rest with AES-256-GCM. Each file has its own key, derived
