@@ -173,6 +173,32 @@ public enum DataDirectory {
         return nil
     }
 
+    /// Takes the data directory for this process (an exclusive `flock` on `DATA/ternd.pid`, which
+    /// names the holder's pid), held until the process exits: two servers on one data directory would
+    /// share one database while each delivers only what it sent itself (a split brain). Throws a
+    /// ``ServerStartError`` naming the process that holds it.
+    public static func claim(_ path: String, by role: String) throws {
+        try prepare(path)
+        let file = (path as NSString).appendingPathComponent("ternd.pid")
+        let fd = open(file, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ServerStartError("cannot open \(file): \(String(cString: strerror(errno)))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let n = pread(fd, &buffer, buffer.count, 0)
+            close(fd)
+            let holder = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let (pid, what) = holder.split(separator: " ", maxSplits: 1).map(String.init).splitFirst
+            let who = what == "embedded"
+                ? "the embedded server that tern started (pid \(pid)); stop it with `tern --stop-server`, or give this server a --data-dir of its own"
+                : "another ternd (pid \(pid.isEmpty ? "unknown" : pid)); stop it first, or give this server a --data-dir of its own"
+            throw ServerStartError("the data directory \(path) is in use by \(who). Two servers must never share one data directory.")
+        }
+        let text = "\(getpid()) \(role)\n"
+        _ = ftruncate(fd, 0)
+        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+        // The descriptor stays open (and the lock held) until the process exits.
+    }
+
     /// Makes each existing file 0600 (the database and its WAL and shared-memory files, which
     /// earlier versions left 0644).
     public static func restrictFiles(_ paths: [String]) {
@@ -180,4 +206,9 @@ public enum DataDirectory {
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: p)
         }
     }
+}
+
+private extension Array where Element == String {
+    /// The first element and the second (or empty strings).
+    var splitFirst: (String, String) { (first ?? "", count > 1 ? self[1] : "") }
 }

@@ -93,12 +93,20 @@ public actor ChatApp {
         self.noColor = noColor
     }
 
+    /// Whether the first connection has happened (before it, a wait for the server says why).
+    var everConnected = false
+
     /// Runs until the user quits.
     public func run() async {
         let events = client.events()
         let inputs = surface.inputs
         let tasks = [
-            Task { for await e in events { await self.dispatch(.event(e)) } },
+            Task {
+                for await e in events {
+                    await self.dispatch(.event(e))
+                    if case .connectionStateChanged(.reconnecting(_, .some)) = e { await self.explainWaiting() }
+                }
+            },
             Task {
                 for await i in inputs {
                     switch i {
@@ -131,6 +139,7 @@ public actor ChatApp {
         }
         do {
             try await client.connect()
+            everConnected = true
             state.offlineStart = false
             // The reaction palette: the server's emojis (none configured: any key goes).
             Task { if let keys = try? await client.emojiKeys() { self.dispatch(.emojisLoaded(keys)) } }
@@ -146,6 +155,13 @@ public actor ChatApp {
         } catch {
             dispatch(.failed("cannot connect: \(error)"))
         }
+    }
+
+    /// While the first connection has not happened yet, says why and what tern does about it (it keeps
+    /// trying): a server that is down or a wrong `TERN_SERVER` is not a silent countdown.
+    func explainWaiting() async {
+        guard !everConnected, let e = await client.lastConnectionError else { return }
+        dispatch(.failed("cannot reach the server at \(state.server) (\(e.message)): trying again — is it running? TERN_SERVER or --server says where it is"))
     }
 
     func markDirty(urgent: Bool = true) {

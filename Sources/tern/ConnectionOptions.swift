@@ -22,9 +22,14 @@ struct ConnectionOptions: ParsableArguments {
     /// The configuration from the options and the environment; with no server given anywhere, the embedded
     /// local server (started if it is not running), as the interactive client does.
     func clientConfiguration(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> ClientConfiguration {
-        var address = server ?? env["TERN_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
-        if address == nil { address = try EmbeddedServer.ensure() }
-        return try ClientConfiguration.fromEnvironment(env, server: address, userId: userId, caFile: caFile)
+        if let address = server ?? env["TERN_SERVER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return try ClientConfiguration.fromEnvironment(env, server: address, userId: userId, caFile: caFile)
+        }
+        // The embedded server: one cache whatever port it has, and followed if it moves.
+        var config = try ClientConfiguration.fromEnvironment(env, server: try EmbeddedServer.ensure(), userId: userId, caFile: caFile)
+        config.cacheName = "embedded"
+        config.locateServer = { EmbeddedServer.current() }
+        return config
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TernKit
 
 /// Where things live (XDG base directories).
 enum Paths {
@@ -33,9 +34,24 @@ enum EmbeddedServer {
 
     static func isAlive(_ r: Record) -> Bool { kill(r.pid, 0) == 0 }
 
+    /// The server's address now, if it runs (read again before each reconnection: see `ternd serve-embedded`).
+    static func current() -> ServerAddress? {
+        guard let r = read(), isAlive(r) else { return nil }
+        return try? ServerAddress(parsing: "http://127.0.0.1:\(r.port)")
+    }
+
+    /// Creates the server's data directory as the server itself would: its owner's only (0700), as it
+    /// holds every message and the API token (not 0755 under the usual umask, then warned about).
+    static func makeDataDirectory() throws {
+        let fm = FileManager.default
+        guard !fm.fileExists(atPath: Paths.serverData) else { return }
+        try fm.createDirectory(atPath: Paths.serverData, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: Paths.serverData)
+    }
+
     /// Runs `body` holding the lock file.
     static func locked<T>(_ body: () throws -> T) throws -> T {
-        try FileManager.default.createDirectory(atPath: Paths.serverData, withIntermediateDirectories: true)
+        try makeDataDirectory()
         let fd = open(lockPath, O_CREAT | O_RDWR, 0o600)
         guard fd >= 0 else { throw ValidationError("cannot open \(lockPath)") }
         defer { close(fd) }
@@ -75,8 +91,14 @@ enum EmbeddedServer {
                 if let r = read(), isAlive(r) { return "http://127.0.0.1:\(r.port)" }
                 usleep(50_000)
             }
-            throw ValidationError("the embedded server did not start (see \(log))")
+            throw ValidationError("the embedded server did not start\(lastLine(of: log).map { ": " + $0 } ?? "") (see \(log))")
         }
+    }
+
+    /// The last line of the server's log (why it did not start: its data directory in use, say).
+    static func lastLine(of log: String) -> String? {
+        guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").last.map { String($0.suffix(400)) }
     }
 
     /// The `ternd` to run: `TERN_TERND`, the one beside this `tern`, else the first on `PATH`.

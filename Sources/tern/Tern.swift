@@ -118,6 +118,8 @@ struct Tern: AsyncParsableCommand {
         let keys: KeyTable
         do {
             var c = try connection.clientConfiguration(env)
+            // The client waits for its server (down, restarting, a wrong port) and says so, rather than giving up.
+            c.waitForServer = true
             if !noCache {
                 guard cacheSizeMB >= 1 else { throw SendbirdError(.invalidParameter, "--cache-size must be at least 1 (MB)") }
                 c.cacheDirectory = LocalCache.defaultDirectory(env)

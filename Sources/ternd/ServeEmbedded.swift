@@ -21,10 +21,13 @@ struct ServeEmbeddedCommand: AsyncParsableCommand {
         DataDirectory.restrictNewFiles()
         var logger = Logger(label: "tern.embedded")
         logger.logLevel = .info
+        do { try DataDirectory.claim(dataDir, by: "embedded") } catch let e as ServerStartError { throw ValidationError(e.description) }
         let tokenFile = try APITokenFile.loadOrCreate(dataDirectory: dataDir)
         let dir = dataDir
-        var config = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDir, apiToken: tokenFile.token)
+        let port = EmbeddedPort.choose(dataDirectory: dir)
+        var config = ServerConfiguration(host: "127.0.0.1", port: port, dataDirectory: dataDir, apiToken: tokenFile.token)
         config.onListening = { _, port in
+            EmbeddedPort.remember(port, dataDirectory: dir)
             let record = Record(pid: getpid(), port: port)
             if let data = try? JSONEncoder().encode(record) {
                 FileManager.default.createFile(atPath: dir + "/embedded.json", contents: data, attributes: [.posixPermissions: 0o600])
@@ -47,5 +50,53 @@ struct ServeEmbeddedCommand: AsyncParsableCommand {
         }
         try await app.run()
         watch.cancel()
+    }
+}
+
+/// The embedded server's one address per data directory: the port it first got is kept in
+/// `DATA/embedded-port` and taken again on every start, so a `tern` (or `tern tail`) that outlives
+/// a stop and a restart reconnects to the same place, its offline messages go out, and the file
+/// URLs in its cache stay valid. Only when another program took that port meanwhile does the server
+/// move (clients re-read `embedded.json` before each reconnection attempt).
+enum EmbeddedPort {
+    static func path(_ dataDirectory: String) -> String { dataDirectory + "/embedded-port" }
+
+    /// The kept port if it is free on 127.0.0.1, else a free one the kernel picks.
+    static func choose(dataDirectory: String) -> Int {
+        if let text = try? String(contentsOfFile: path(dataDirectory), encoding: .utf8),
+            let kept = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), (1...65535).contains(kept), bindable(kept) != nil
+        {
+            return kept
+        }
+        return bindable(0) ?? 0
+    }
+
+    static func remember(_ port: Int, dataDirectory: String) {
+        FileManager.default.createFile(
+            atPath: path(dataDirectory), contents: Data("\(port)\n".utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    /// Binds 127.0.0.1:`port` as the server will (SO_REUSEADDR) and lets it go: the port bound, or nil if taken.
+    static func bindable(_ port: Int) -> Int? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { return nil }
+        var out = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &out) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        guard named == 0 else { return nil }
+        return Int(UInt16(bigEndian: out.sin_port))
     }
 }

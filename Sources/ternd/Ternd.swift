@@ -126,6 +126,7 @@ struct Serve: AsyncParsableCommand {
         DataDirectory.restrictNewFiles()
         let databaseURL = (database ?? ProcessInfo.processInfo.environment["TERND_DATABASE"]).flatMap { $0.isEmpty ? nil : $0 }
         let dir = dataDir ?? Self.defaultDataDirectory()
+        do { try DataDirectory.claim(dir, by: "serve") } catch let e as ServerStartError { throw ValidationError(e.description) }
         var token = apiToken ?? ProcessInfo.processInfo.environment["TERND_API_TOKEN"] ?? ""
         if token.isEmpty {
             let file = try APITokenFile.loadOrCreate(dataDirectory: dir)

@@ -117,6 +117,30 @@ struct ScriptingEndToEndTests {
         await server.stop()
     }
 
+    @Test func sendInALoopWaitsForTheRateLimitInsteadOfFailing() async throws {
+        let dir = tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // One message per second per user in a channel: six sends at once are over it whatever the timing.
+        let server = try await TerndChild.start(dataDirectory: dir, apiToken: "loop-\(UUID().uuidString)", extra: ["--max-messages-per-second", "1"])
+        defer { server.child.signal(SIGKILL) }
+        let alice = ["TERN_SERVER": server.url, "TERN_USER_ID": "alice"]
+        try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+        let first = try await tern(["send", "--to", "bob", "m0"], env: alice)
+        #expect(first.status == 0, "\(first.stderr)")
+        let sends = (1...6).map { i in Task { try await tern(["send", "--to", "bob", "m\(i)"], env: alice) } }
+        for (i, t) in sends.enumerated() {
+            let r = try await t.value
+            #expect(r.status == 0 && Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) != nil, "send \(i + 1): \(r.stderr)")
+        }
+        let url = try await server.channelUrl(of: "alice", named: "")
+        var req = URLRequest(url: URL(string: server.url + "/v3/group_channels/\(url)/messages?message_ts=9007199254740991&prev_limit=50&next_limit=0")!)
+        req.setValue(server.apiToken, forHTTPHeaderField: "Api-Token")
+        let (data, _) = try await URLSession.shared.data(for: req)
+        let texts = (((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        #expect(texts.sorted() == ["m0", "m1", "m2", "m3", "m4", "m5", "m6"], "each once")
+        await server.stop()
+    }
+
     func jsSDK() -> String? {
         let path = ProcessInfo.processInfo.environment["SENDBIRD_SDK"] ?? "/tmp/sendbird-js/index.js"
         return FileManager.default.fileExists(atPath: path) ? path : nil
@@ -127,3 +151,7 @@ struct ScriptingEndToEndTests {
             .appendingPathComponent("scripts/sdk-conformance/\(name)").path
     }
 }
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif

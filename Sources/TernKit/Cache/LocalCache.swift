@@ -63,8 +63,9 @@ public final class LocalCache: Sendable {
     }
 
     /// `<host>_<port>-<app>-<user>.sqlite`, with anything unusual in a file name percent-encoded.
-    public static func fileName(server: ServerAddress, appId: String, userId: String) -> String {
-        let host = server.apiBase.replacingOccurrences(of: "https://", with: "s_").replacingOccurrences(of: "http://", with: "")
+    /// `name`, when given, stands for the server (a stable name, e.g. the embedded server's `embedded`).
+    public static func fileName(server: ServerAddress, appId: String, userId: String, name: String? = nil) -> String {
+        let host = name ?? server.apiBase.replacingOccurrences(of: "https://", with: "s_").replacingOccurrences(of: "http://", with: "")
         func clean(_ s: String) -> String {
             var out = ""
             for u in s.unicodeScalars {

@@ -156,6 +156,8 @@ extension ChatClient {
             guard let e = try? frame.decode(DeliveryEvent.self) else { return }
             if store.applyDelivery(url: e.channelUrl, updated: e.updated) {
                 emit(.deliveryReceiptUpdated(channelUrl: e.channelUrl, updated: e.updated))
+                // The channel carries the receipts its messages' ticks are drawn from (as a read does).
+                if let c = store[e.channelUrl] { emit(.channelUpdated(c)) }
             }
         case .systemEvent: handleSystemEvent(frame, now: now, server: serverTotal)
         case .memberCount:

@@ -21,6 +21,8 @@ public actor ChatClient {
     let hub = EventHub()
 
     var machine: ConnectionMachine
+    /// Where the server is now (the configuration's address, unless ``ClientConfiguration/locateServer`` moved it).
+    var server: ServerAddress
     var socket: WebSocketConnection?
     var generation = 0
     var token: String?
@@ -91,6 +93,7 @@ public actor ChatClient {
 
     public init(configuration: ClientConfiguration, clock: any EngineClock = SystemEngineClock(), logger: Logger? = nil) {
         self.configuration = configuration
+        self.server = configuration.server
         self.clock = clock
         self.logger = logger ?? Logger(label: "tern.kit")
         do {
@@ -114,8 +117,9 @@ public actor ChatClient {
         reads = ReadThrottle(interval: configuration.markAsReadInterval)
         var opened: LocalCache?
         if let dir = configuration.cacheDirectory {
-            let file = dir + "/" + LocalCache.fileName(server: configuration.server, appId: configuration.appId, userId: configuration.userId)
-            let owner = "\(configuration.server.apiBase)|\(configuration.appId)|\(configuration.userId)"
+            let file = dir + "/" + LocalCache.fileName(
+                server: configuration.server, appId: configuration.appId, userId: configuration.userId, name: configuration.cacheName)
+            let owner = "\(configuration.cacheName ?? configuration.server.apiBase)|\(configuration.appId)|\(configuration.userId)"
             do {
                 opened = try LocalCache(path: file, owner: owner, maxBytes: configuration.cacheMaxBytes, logger: self.logger)
             } catch {
@@ -123,12 +127,13 @@ public actor ChatClient {
             }
         }
         cache = opened
+        machine.keepTrying = configuration.waitForServer
         if let opened {
             let cached = opened.channels()
             for c in cached { store.upsert(c) }
             store.resetTotal(UnreadCount(all: cached.reduce(0) { $0 + $1.unreadMessageCount }, ts: 0))
             // Seen before: a first connection that fails waits for the server instead of giving up.
-            machine.keepTrying = opened.user != nil
+            machine.keepTrying = configuration.waitForServer || opened.user != nil
             currentUser = opened.user
         }
     }
@@ -326,7 +331,12 @@ public actor ChatClient {
             query.insert(("user_id", configuration.userId), at: 4)
             if let token { headers["SENDBIRD-WS-TOKEN"] = token }
         }
-        let url = RESTClient.path(configuration.server.webSocketBase + "/", query)
+        if let locate = configuration.locateServer, let now = locate(), now != server {
+            logger.info("the server moved from \(server.apiBase) to \(now.apiBase)")
+            server = now
+            rest.rebase(now.apiBase)
+        }
+        let url = RESTClient.path(server.webSocketBase + "/", query)
         let connection = WebSocketConnection(url: url, headers: headers, tls: tls, logger: logger)
         socket = connection
         Task { [weak self] in

@@ -109,6 +109,16 @@ public struct ClientConfiguration: Sendable {
     /// (`TERN_CA_FILE` / `--ca-file`): for a server whose certificate a private CA signed, or a
     /// self-signed certificate. nil: the system's roots only. Certificates are always verified.
     public var caFile: String?
+    /// A stable name of the server for the offline cache's file and owner (nil: its address). The
+    /// embedded local server's is `embedded`: its cache survives the server moving to another port.
+    public var cacheName: String?
+    /// Asked before each reconnection attempt: where the server is now (nil: where it was). The
+    /// embedded local server's record, re-read, so a client follows it when it had to move ports.
+    public var locateServer: (@Sendable () -> ServerAddress?)?
+    /// A first connection that fails for a reason that may pass (server down, wrong port, no network)
+    /// keeps trying on the reconnection schedule instead of giving up: the interactive client waits
+    /// for its server. Off: only an engine with an earlier session in its cache does (scripts fail fast).
+    public var waitForServer = false
 
     public init(server: ServerAddress, appId: String = "LOCAL", userId: String, token: TokenSource = .none) {
         self.server = server

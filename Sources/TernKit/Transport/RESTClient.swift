@@ -15,7 +15,9 @@ import TernProtocol
 /// URLSession cannot be given a CA on Linux). The client is shut down by ``shutdown()`` or, at
 /// the latest, when this object goes away.
 public final class RESTClient: Sendable {
-    public let baseURL: String
+    /// The server's REST base (`http(s)://host:port`); it moves only when ``rebase(_:)`` is called.
+    public var baseURL: String { base.value }
+    private let base: Locked<String>
     public let appId: String
     let http: HTTPClient
     let timeout: TimeInterval
@@ -26,7 +28,7 @@ public final class RESTClient: Sendable {
     /// - Parameter tls: the TLS settings of `https://` requests (``ClientConfiguration/tlsConfiguration()``);
     ///   nil: the system's trust roots.
     public init(baseURL: String, appId: String, timeout: TimeInterval = 10, tls: TLSConfiguration? = nil) {
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        base = Locked(baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL)
         self.appId = appId
         self.timeout = timeout
         let limit = TimeAmount.milliseconds(Int64(max(timeout, 0.001) * 1000))
@@ -43,6 +45,11 @@ public final class RESTClient: Sendable {
         config.connectionPool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(20), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
         config.connectionPool.retryConnectionEstablishment = false
         http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
+    }
+
+    /// Points later requests at another address of the same server (the embedded server moved ports).
+    public func rebase(_ baseURL: String) {
+        base.value = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     }
 
     deinit {
