@@ -68,21 +68,22 @@ extension ChatService {
             isSuper: r.isSuper, isEphemeral: r.isEphemeral, createdAt: t / 1000, nowMs: t, invitedIds: invited)
         let (channel, created) = try await store.createGroupChannel(new)
         if created {
-            await announceNewChannel(channel, creator: r.creator)
+            if let creator = r.creator { await announceNewChannel(channel, creator: creator) }
             await channelEventHappened("create", channel, users: ids, inviter: r.creator)
         }
         return (channel, created)
     }
 
-    /// A new channel reaches the members it was made with at once: an invitation event (`SYEV` 10020, the
-    /// creator as inviter) to every member but the creator, as an invitation to an existing channel does, so
+    /// A new channel a user made (an SDK's `createChannel`, or the Platform API with `inviter_id`) reaches
+    /// the members it was made with at once: an invitation event (`SYEV` 10020, the creator as inviter)
+    /// to every member but the creator, as an invitation to an existing channel does, so
     /// their clients list it (the SDKs fetch a channel they do not know from its event) before anyone posts.
-    func announceNewChannel(_ channel: ChannelRecord, creator: String?) async {
+    func announceNewChannel(_ channel: ChannelRecord, creator: String) async {
         guard let members = try? await store.members(channel.channelUrl) else { return }
         let others = members.filter { $0.userId != creator }
         guard !others.isEmpty, let users = try? await usersById(members.map(\.userId)) else { return }
         var data = MembershipEventData(memberCount: channel.memberCount, joinedMemberCount: channel.joinedMemberCount)
-        data.inviter = creator.map { id in members.first { $0.userId == id }.map { memberPayload($0, users) } ?? bareMember(id, users) }
+        data.inviter = members.first { $0.userId == creator }.map { memberPayload($0, users) } ?? bareMember(creator, users)
         data.invitees = others.map { memberPayload($0, users) }
         data.invitedAt = now()
         push(ChannelEventFrame(cat: ChannelEvent.invited, channelUrl: channel.channelUrl, data: data, ts: now()), to: Set(others.map(\.userId)))
