@@ -16,6 +16,16 @@ import Testing
         Message(messageId: id, channelUrl: url, text: text ?? "m\(id)", sender: User(userId: "bob"), createdAt: ts)
     }
 
+    @Test func theCacheIsItsOwnersOnly() throws {
+        let cache = try open()
+        cache.savePage([msg(1, at: 10)], url: "c1", from: 0, to: 10)
+        func mode(_ p: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: p))?[.posixPermissions] as? NSNumber)?.intValue ?? -1 }
+        #expect(mode(dir) == 0o700)
+        for p in [dir + "/c.sqlite", dir + "/c.sqlite-wal", dir + "/c.sqlite-shm"] where FileManager.default.fileExists(atPath: p) {
+            #expect(mode(p) == 0o600, "\(p)")
+        }
+    }
+
     @Test func pagesJoinIntoOneContinuousRun() throws {
         let cache = try open()
         // The newest page: 100…104 (more before it).

@@ -86,7 +86,13 @@ public final class LocalCache: Sendable {
         self.path = path
         self.maxBytes = max(64 * 1024, maxBytes)
         self.logger = logger
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        // The cache holds the user's messages: their own only (the directory 0700, the files 0600).
+        let dir = (path as NSString).deletingLastPathComponent
+        if !FileManager.default.fileExists(atPath: dir) {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir)
+        }
+        defer { Self.restrict(path) }
         var aside: String?
         do {
             db = try Self.open(path, owner: owner)
@@ -99,6 +105,14 @@ public final class LocalCache: Sendable {
             db = try Self.open(path, owner: owner)
         }
         movedAside = aside
+    }
+
+    /// Makes the cache file and its WAL and shared-memory files readable by their owner only.
+    static func restrict(_ path: String) {
+        let fm = FileManager.default
+        for p in [path, path + "-wal", path + "-shm"] where fm.fileExists(atPath: p) {
+            try? fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: p)
+        }
     }
 
     struct NotOurs: Error, CustomStringConvertible {
