@@ -21,6 +21,8 @@ static inline int cnc_a_italic(void) { return (int)A_ITALIC; }
 static inline WINDOW *cnc_stdscr(void) { return stdscr; }
 static inline int cnc_colors(void) { return COLORS; }
 static inline int cnc_color_pairs(void) { return COLOR_PAIRS; }
+/// The columns curses counts for a character (the C library's wcwidth, which ncursesw uses too).
+static inline int cnc_wcwidth(unsigned int c) { return wcwidth((wchar_t)c); }
 /// Waits up to `ms` for standard input to be readable.
 static inline int cnc_wait_stdin(int ms) { struct pollfd p = { 0, POLLIN, 0 }; return poll(&p, 1, ms); }
 /// The write end of the adapter's wake-up pipe: the SIGWINCH handler writes a byte to it.

@@ -37,7 +37,21 @@ public let exampleConfig = #"""
     paste_confirm_lines = 5           # a longer paste asks before it is sent
 
     # Any command on any key: "KEY" = "command" ("none" unbinds). Keys: C-x,
-    # M-x (Alt), S-Tab, F1, PgUp, "C-x C-e". Commands: see F1 in tern.
+    # M-x (Alt), S-Tab, F1, PgUp, "C-x C-e". The commands (F1 in tern says
+    # what each does; tern --help lists them too):
+    #   send, newline, external-editor, backward-char, forward-char,
+    #   backward-word, forward-word, beginning-of-line, end-of-line,
+    #   backward-delete-char, delete-char, delete-char-or-quit,
+    #   unix-word-rubout, backward-kill-word, kill-word, unix-line-discard,
+    #   kill-line, kill-whole-line, yank, undo, previous-history, next-history,
+    #   complete, complete-backward, next-channel, previous-channel,
+    #   next-activity, switch-channel, jump-1, jump-2, jump-3, jump-4, jump-5,
+    #   jump-6, jump-7, jump-8, jump-9, jump-10, page-up, page-down, line-up,
+    #   line-down, half-page-up, half-page-down, scroll-top, scroll-bottom,
+    #   pick-message, edit-last, search, open-image, help, channel-info,
+    #   browse-channels, people-pane, redraw, quit, normal-mode, insert-mode,
+    #   append, insert-at-start, append-at-end, command-line, search-prompt,
+    #   change-line, end-of-word, vi-delete-char, vi-delete-char-before
     [keys]
     "M-s" = "search"
     # "C-k" = "kill-line"

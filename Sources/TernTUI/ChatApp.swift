@@ -150,10 +150,8 @@ public actor ChatApp {
                 let list = try await client.loadAllChannels()
                 dispatch(.channelsLoaded(list))
             }
-        } catch let e as SendbirdError {
-            dispatch(.failed("cannot connect: \(e.code.rawValue) \(e.message)"))
         } catch {
-            dispatch(.failed("cannot connect: \(error)"))
+            dispatch(.failed("cannot connect: " + ErrorText.describe(error, .connect)))
         }
     }
 
@@ -456,6 +454,10 @@ public actor ChatApp {
             save(s)
         case .redraw:
             surface.redrawAll()
+        case .loadEmojis:
+            Task {
+                do { self.dispatch(.emojisLoaded(try await client.emojiKeys())) } catch { self.dispatch(.failed("emojis: " + Self.describe(error))) }
+            }
         case .send(let text, let url):
             Task { await client.sendMessage(text, to: url) }
         case .sendMessage(let params, let url):
@@ -514,7 +516,7 @@ public actor ChatApp {
                     self.uploadIds[path] = requestId
                     self.dispatch(.uploadStarted(requestId: requestId, Upload(channelUrl: url, name: name)))
                 } catch {
-                    self.dispatch(.failed("\(name): " + Self.describe(error)))
+                    self.dispatch(.failed("\(name): " + Self.describe(error, .upload(name))))
                 }
             }
         case .cancelUpload(let requestId):
@@ -537,11 +539,11 @@ public actor ChatApp {
             }
         case .openDirect(let user):
             Task {
-                do { self.dispatch(.opened(try await client.directChannel(with: user))) } catch { self.dispatch(.failed(Self.describe(error))) }
+                do { self.dispatch(.opened(try await client.directChannel(with: user))) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
             }
-        case .createGroup(let name, let users):
+        case .createGroup(let name, let users, let isPublic):
             Task {
-                do { self.dispatch(.opened(try await client.createGroupChannel(name: name, userIds: users))) } catch {
+                do { self.dispatch(.opened(try await client.createGroupChannel(name: name, userIds: users, isPublic: isPublic))) } catch {
                     self.dispatch(.failed(Self.describe(error)))
                 }
             }
@@ -595,16 +597,16 @@ public actor ChatApp {
                     }
                     self.dispatch(.opened(try await client.join(target.url)))
                 } catch {
-                    self.dispatch(.failed(Self.describe(error)))
+                    self.dispatch(.failed(Self.describe(error, .channel(name))))
                 }
             }
         case .block(let user):
             Task {
-                do { try await client.blockUser(user) } catch { self.dispatch(.failed(Self.describe(error))) }
+                do { try await client.blockUser(user) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
             }
         case .unblock(let user):
             Task {
-                do { try await client.unblockUser(user) } catch { self.dispatch(.failed(Self.describe(error))) }
+                do { try await client.unblockUser(user) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
             }
         case .listBlocked:
             Task {
@@ -677,7 +679,7 @@ public actor ChatApp {
                     }
                     try await client.enterOpenChannel(url)
                 } catch {
-                    self.dispatch(.failed("enter: " + Self.describe(error)))
+                    self.dispatch(.failed("enter: " + Self.describe(error, .channel(name))))
                 }
             }
         case .createOpen(let name):
@@ -735,7 +737,7 @@ public actor ChatApp {
         case .whois(let id):
             Task {
                 do { self.dispatch(.notice(Self.whoisLine(try await client.user(id), now: SystemEngineClock().now()))) } catch {
-                    self.dispatch(.failed("whois: " + Self.describe(error)))
+                    self.dispatch(.failed("whois: " + Self.describe(error, .user(id))))
                 }
             }
         case .nick(let name):
@@ -810,9 +812,9 @@ public actor ChatApp {
         return f.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
     }
 
-    nonisolated static func describe(_ error: any Error) -> String {
-        if let e = error as? SendbirdError { return "\(e.code.rawValue) \(e.message)" }
-        return "\(error)"
+    /// An error in words (``ErrorText``).
+    nonisolated static func describe(_ error: any Error, _ context: ErrorText.Context = .general) -> String {
+        ErrorText.describe(error, context)
     }
 
     /// The current state (tests).

@@ -13,7 +13,7 @@ extension Reducer {
     ]
 
     public static let commandNames: [String] = [
-        "accept", "archive", "autoaccept", "ban", "banned", "block", "blocked", "cancel", "count", "create", "create-open", "decline",
+        "accept", "archive", "autoaccept", "ban", "banned", "block", "blocked", "cancel", "count", "create", "create-open", "create-public", "decline",
         "delete", "deop", "dm", "dnd", "download", "edit", "enter", "exit", "freeze", "go", "help", "hidden", "hide", "info", "invite",
         "join", "keymap", "leave", "members", "mute", "muted", "nick", "notify", "op", "open", "operators", "pane", "quit", "react",
         "readall", "rename", "reply", "report", "save", "search", "set", "theme", "thread", "unban", "unblock", "unfreeze", "unhide",

@@ -58,16 +58,20 @@ public enum Command: String, Hashable, Sendable, CaseIterable {
         }
     }
 
-    /// What the help screen says it does.
+    /// What the help screen says it does: each command its own words (a pair of keys that share a row
+    /// in no list gets one line each, so each says what its key does).
     public var summary: String {
         switch self {
         case .send: "send the message"
         case .newline: "a new line in the message"
         case .editor: "edit the draft in $EDITOR"
-        case .cursorLeft, .cursorRight: "move a character"
-        case .wordLeft, .wordRight: "move a word"
+        case .cursorLeft: "back a character"
+        case .cursorRight: "forward a character"
+        case .wordLeft: "back a word"
+        case .wordRight: "forward a word"
         case .wordEnd: "to the end of the word"
-        case .cursorHome, .cursorEnd: "start / end of the line"
+        case .cursorHome: "to the start of the line"
+        case .cursorEnd: "to the end of the line"
         case .deleteBackward: "delete the character before"
         case .deleteForward: "delete the character under the cursor"
         case .deleteOrQuit: "delete the character under the cursor; quit on an empty line"
@@ -79,32 +83,72 @@ public enum Command: String, Hashable, Sendable, CaseIterable {
         case .clearInput: "clear the input"
         case .yank: "paste what was deleted last"
         case .undo: "undo an edit"
-        case .historyPrevious, .historyNext: "what you sent here before (input history)"
-        case .completeNext, .completePrevious: "complete @nick, /command, #channel, :emoji:, path (again: next)"
-        case .nextChannel, .previousChannel: "next / previous channel"
+        case .historyPrevious: "the line above, else what you sent here before"
+        case .historyNext: "the line below, else what you sent here after"
+        case .completeNext: "complete @nick, /command, #channel, :emoji:, path (again: next)"
+        case .completePrevious: "complete, going back through the candidates"
+        case .nextChannel: "next channel"
+        case .previousChannel: "previous channel"
         case .nextActivity: "next channel with activity (mentions first)"
-        case .switcher: "switch channel by name (fuzzy)"
+        case .switcher: "switch channel by name (exact, prefix, then fuzzy)"
         case .jump1, .jump2, .jump3, .jump4, .jump5, .jump6, .jump7, .jump8, .jump9, .jump10: "channel N of the list"
-        case .scrollUp, .scrollDown: "scroll a page (older history loads at the top)"
-        case .lineUp, .lineDown: "scroll a line"
-        case .halfPageUp, .halfPageDown: "scroll half a page"
-        case .scrollTop, .scrollBottom: "to the oldest loaded / newest message"
+        case .scrollUp: "scroll a page up (older history loads at the top)"
+        case .scrollDown: "scroll a page down"
+        case .lineUp: "scroll a line up"
+        case .lineDown: "scroll a line down"
+        case .halfPageUp: "scroll half a page up"
+        case .halfPageDown: "scroll half a page down"
+        case .scrollTop: "to the oldest loaded message"
+        case .scrollBottom: "to the newest message"
         case .pickMessage: "pick a message: reply, thread, react, edit, delete, save, open"
         case .editLast: "edit your last message"
-        case .search, .searchPrompt: "search messages"
+        case .search: "search messages"
+        case .searchPrompt: "vi: search messages"
         case .openImage: "open the last image in $BROWSER / xdg-open"
         case .help: "this help"
         case .channelInfo: "this channel: members, flags, actions"
-        case .browseChannels: "public channels to join; Tab: hidden ones"
+        case .browseChannels: "public channels to join; Tab: open, then hidden ones"
         case .togglePeople: "people pane: who is here (/pane)"
         case .redraw: "redraw the screen"
         case .quit: "quit"
         case .normalMode: "vi: normal mode"
-        case .insertMode, .insertAfter, .insertAtStart, .appendAtEnd: "vi: insert (i a I A)"
+        case .insertMode: "vi: insert before the cursor"
+        case .insertAfter: "vi: insert after the cursor"
+        case .insertAtStart: "vi: insert at the start of the line"
+        case .appendAtEnd: "vi: insert at the end of the line"
         case .commandLine: "vi: a /command"
         case .changeToEnd: "vi: change to the end of the line"
-        case .deleteCharUnder, .deleteCharBefore: "vi: delete a character"
+        case .deleteCharUnder: "vi: delete the character under the cursor"
+        case .deleteCharBefore: "vi: delete the character before the cursor"
         }
+    }
+
+    /// The names `[keys]` in the config binds, in this order, as lines of at most `width` columns, each
+    /// starting with `prefix` (`tern --help` and docs/config.example.toml show this list).
+    public static func namesText(width: Int = 76, prefix: String = "") -> [String] {
+        var lines: [String] = []
+        var line = prefix
+        for (i, c) in allCases.enumerated() {
+            let word = c.rawValue + (i == allCases.count - 1 ? "" : ",")
+            if line.count > prefix.count && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = prefix
+            }
+            line += (line.count > prefix.count ? " " : "") + word
+        }
+        lines.append(line)
+        return lines
+    }
+
+    /// The bindable names closest to `name` (a typo in `[keys]`): the ones it starts, contains or shares
+    /// its first word with.
+    public static func suggestions(for name: String) -> [String] {
+        let n = name.lowercased()
+        guard !n.isEmpty else { return [] }
+        let first = n.split(separator: "-").first.map(String.init) ?? n
+        let close = allCases.map(\.rawValue).filter { $0.hasPrefix(n) || $0.contains(n) || n.contains($0) }
+        let sameWord = allCases.map(\.rawValue).filter { !close.contains($0) && $0.split(separator: "-").contains { String($0) == first } }
+        return close + sameWord
     }
 }
 
@@ -308,10 +352,10 @@ public struct KeyTable: Sendable, Equatable {
 
     /// The live key map for the help screen: one line per command, with every key bound to it; the ten
     /// channel jumps on one line (in the short form while they are the preset's Alt-digits).
-    public func helpLines(mode: Mode = .insert) -> [(keys: String, what: String)] {
+    public func helpLines(mode: Mode = .insert) -> [(keys: String, what: String, command: Command)] {
         var byCommand: [Command: [String]] = [:]
         for (k, c) in table(mode) { byCommand[c, default: []].append(Self.name(k)) }
-        var out: [(String, String)] = []
+        var out: [(String, String, Command)] = []
         var jumps: [String] = []
         for c in Command.allCases {
             guard let names = byCommand[c] else { continue }
@@ -320,11 +364,11 @@ public struct KeyTable: Sendable, Equatable {
                 jumps.append(keys)
                 if n == 10 || c == Command.allCases.last(where: { $0.jumpNumber != nil && byCommand[$0] != nil }) {
                     let preset = (1...10).map { "Alt-\($0 % 10)" }
-                    out.append((jumps == preset ? "Alt-1…Alt-9, Alt-0" : jumps.joined(separator: ", "), c.summary))
+                    out.append((jumps == preset ? "Alt-1…Alt-9, Alt-0" : jumps.joined(separator: ", "), c.summary, c))
                 }
                 continue
             }
-            out.append((keys, c.summary))
+            out.append((keys, c.summary, c))
         }
         return out
     }

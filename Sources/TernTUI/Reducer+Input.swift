@@ -31,7 +31,7 @@ extension Reducer {
     func mouse(_ e: MouseEvent, _ state: inout AppState) -> [Effect] {
         var effects = becomePresent(&state)
         guard state.settings.mouse, state.terminal.width > 0 else { return effects }
-        let overlay = state.showHelp || state.people != nil || state.browser != nil || state.info != nil || state.search != nil || state.switcher != nil
+        let overlay = state.showHelp || state.sheet != nil || state.people != nil || state.browser != nil || state.info != nil || state.search != nil || state.switcher != nil
         switch e.kind {
         case .wheelUp where !overlay:
             effects += scrollLines(3, &state)
@@ -353,27 +353,68 @@ extension Reducer {
         return out.sorted { ($0.rank, $0.number) < ($1.rank, $1.number) }.map { ($0.number, $0.url, $0.mentions, $0.unread) }
     }
 
-    /// Channels matching a switcher query, best first: every query character in order in the name
-    /// (a prefix beats a word start beats a scattered match; then activity).
-    public static func switcherMatches(_ query: String, _ state: AppState) -> [(url: String, name: String)] {
-        var all: [(url: String, name: String)] = state.channels.map { ($0.url, $0.displayName(me: state.me.userId)) }
-        all += state.openChannels.map { ($0.url, $0.displayName) }
-        let q = Array(query.lowercased().filter { $0 != " " })
-        guard !q.isEmpty else { return all }
-        var scored: [(Int, Int, (url: String, name: String))] = []
-        for (i, c) in all.enumerated() {
-            let name = Array(c.name.lowercased())
+    /// How well a channel name matches a switcher query (`/go`, Alt-J), best first.
+    public enum MatchQuality: Int, Comparable, Sendable {
+        /// The whole name, ignoring case (`team` for #team, not #team2).
+        case exact
+        /// The name starts with the query.
+        case prefix
+        /// A word of the name starts with the query (`ops` in #dev-ops).
+        case wordStart
+        /// The query is somewhere in the name.
+        case substring
+        /// Every query character, in order, scattered.
+        case fuzzy
+
+        public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+        /// How `name` matches `query` (both compared lower-cased, the query without spaces and a leading `#`);
+        /// nil when it does not. `score` orders fuzzy matches (consecutive letters and word starts count more).
+        public static func of(_ query: String, in name: String) -> (quality: Self, score: Int)? {
+            var q = query.lowercased().filter { $0 != " " }
+            if q.hasPrefix("#") { q.removeFirst() }
+            let n = name.lowercased()
+            guard !q.isEmpty else { return (.fuzzy, 0) }
+            if n == q { return (.exact, 0) }
+            if n.hasPrefix(q) { return (.prefix, 0) }
+            let chars = Array(n)
+            let qs = Array(q)
+            if chars.count > qs.count {
+                var inside = false
+                for i in 1...(chars.count - qs.count) where Array(chars[i..<(i + qs.count)]) == qs {
+                    if !isWord(chars[i - 1]) { return (.wordStart, 0) }
+                    inside = true
+                }
+                if inside { return (.substring, 0) }
+            }
             var j = 0, score = 0, last = -2
-            for (k, ch) in name.enumerated() where j < q.count && ch == q[j] {
-                score += k == 0 ? 30 : (k == last + 1 ? 10 : (!isWord(name[k - 1]) ? 8 : 1))
+            for (k, ch) in chars.enumerated() where j < qs.count && ch == qs[j] {
+                score += k == 0 ? 30 : (k == last + 1 ? 10 : (!isWord(chars[k - 1]) ? 8 : 1))
                 last = k
                 j += 1
             }
-            guard j == q.count else { continue }
-            if name.starts(with: q) { score += 100 }
-            scored.append((score, i, c))
+            return j == qs.count ? (.fuzzy, score) : nil
         }
-        return scored.sorted { ($0.0, -$0.1) > ($1.0, -$1.1) }.map(\.2)
+    }
+
+    /// Channels matching a switcher query, best first: an exact name (ignoring case), then names starting
+    /// with it, then a word starting with it, then containing it, then fuzzy matches (every query character in
+    /// order; closer-knit first); ties in the channel list's order (invitations, then latest activity, then
+    /// open channels).
+    public static func switcherMatches(_ query: String, _ state: AppState) -> [(url: String, name: String)] {
+        var all: [(url: String, name: String)] = state.channels.map { ($0.url, $0.displayName(me: state.me.userId)) }
+        all += state.openChannels.map { ($0.url, $0.displayName) }
+        guard query.contains(where: { $0 != " " && $0 != "#" }) else { return all }
+        var scored: [(quality: MatchQuality, score: Int, index: Int, channel: (url: String, name: String))] = []
+        for (i, c) in all.enumerated() {
+            guard let m = MatchQuality.of(query, in: c.name) else { continue }
+            scored.append((m.quality, m.score, i, c))
+        }
+        return scored.sorted { a, b in
+            if a.quality != b.quality { return a.quality < b.quality }
+            if a.score != b.score { return a.score > b.score }
+            return a.index < b.index
+        }.map(\.channel)
     }
 
     /// Keys while the switcher is open: type to filter, ↑/↓ (Ctrl-P/N, Tab) choose, Enter opens, Esc closes.

@@ -219,14 +219,14 @@ extension Reducer {
             if s.answered == s.query, s.results.indices.contains(s.selected) {
                 let m = s.results[s.selected]
                 state.search = nil
-                state.thread = nil
-                state.highlight = m.messageId
                 var effects: [Effect] = []
                 if state.selected != m.channelUrl {
-                    if let old = state.selected { effects.append(.unview(channelUrl: old)) }
-                    state.selected = m.channelUrl
-                    effects.append(.view(channelUrl: m.channelUrl))
+                    // The same switch as any other (draft, thread, picker follow); the jump loads the history.
+                    effects = switchChannel(to: m.channelUrl, &state) + [.view(channelUrl: m.channelUrl)] + paneRefresh(m.channelUrl, state)
                 }
+                // The result is shown in its channel, not in a thread.
+                parkThread(&state)
+                state.highlight = m.messageId
                 state.scroll = 0
                 return effects + [.jump(m)]
             }

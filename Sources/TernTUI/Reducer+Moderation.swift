@@ -236,6 +236,7 @@ extension Reducer {
             state.openChannels.removeAll { $0.url == url }
             state.messages[url] = nil
             state.hasPrevious[url] = nil
+            forget(url, &state)
             switch reason {
             case .exited: state.notice = "left \(label)"
             case .banned: state.notice = "you were banned from \(label)"

@@ -36,6 +36,8 @@ public struct Reducer: Sendable {
 
     public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         let effects = reduceScrolled(&state, action)
+        // What is shown is where input goes: a thread stays only with its own channel on screen.
+        if let t = state.thread, t.channelUrl != state.selected { parkThread(&state) }
         // The input grows with its lines: the message pane shrinks.
         if state.terminal.width > 0 {
             let pane = Screen.messagePane(
@@ -90,14 +92,20 @@ public struct Reducer: Sendable {
         case .key(let key):
             let presence = becomePresent(&state)
             state.notice = nil
-            if state.showHelp, key != .ctrl("c") {
+            if state.showHelp || state.sheet != nil, key != .ctrl("c") {
+                // A page is what the overlay shows at once: PgDn shows the line after the last one shown.
+                let page = Screen.overlayPage(height: state.terminal.height)
+                let last = max(0, layout.overlayLines(state).lines.count - page)
                 switch key {
-                case .down, .char("j"), .ctrl("n"): state.helpScroll += 1
-                case .up, .char("k"), .ctrl("p"): state.helpScroll = max(0, state.helpScroll - 1)
-                case .pageDown, .char(" "): state.helpScroll += max(1, state.terminal.height - 6)
-                case .pageUp: state.helpScroll = max(0, state.helpScroll - max(1, state.terminal.height - 6))
+                case .down, .char("j"), .ctrl("n"): state.helpScroll = min(last, state.helpScroll + 1)
+                case .up, .char("k"), .ctrl("p"): state.helpScroll = max(0, min(last, state.helpScroll) - 1)
+                case .pageDown, .char(" "): state.helpScroll = min(last, state.helpScroll + page)
+                case .pageUp: state.helpScroll = max(0, min(last, state.helpScroll) - page)
+                case .home: state.helpScroll = 0
+                case .end: state.helpScroll = last
                 default:
                     state.showHelp = false
+                    state.sheet = nil
                     state.helpScroll = 0
                 }
                 return presence
@@ -302,6 +310,7 @@ public struct Reducer: Sendable {
             return [.quit]
         case .help:
             state.showHelp.toggle()
+            state.sheet = nil
             state.helpScroll = 0
             return []
         case .channelInfo:
@@ -483,12 +492,19 @@ public struct Reducer: Sendable {
                     return []
                 }
                 return [.openDirect(userId: words[1])]
-            case "create":
-                guard words.count >= 2 else {
-                    state.notice = "usage: /create NAME [USER…]"
+            case "create", "create-public":
+                // `/create -public NAME …` (or `/create-public`): a public channel anyone may find and join.
+                var args = Array(words.dropFirst())
+                var isPublic = words[0] == "create-public"
+                if let flag = args.first, ["-public", "--public", "-p"].contains(flag) {
+                    isPublic = true
+                    args.removeFirst()
+                }
+                guard let name = args.first, !name.hasPrefix("-") else {
+                    state.notice = "usage: /create [-public] NAME [USER…] (private: members by invitation; -public: anyone may /join)"
                     return []
                 }
-                return [.createGroup(name: words[1], userIds: Array(words.dropFirst(2)))]
+                return [.createGroup(name: name, userIds: Array(args.dropFirst()), isPublic: isPublic)]
             case "join" where words.count > 1:
                 guard words.count == 2 else {
                     state.notice = "usage: /join [NAME] (a public channel's name or URL; alone: the browser)"
@@ -572,12 +588,10 @@ public struct Reducer: Sendable {
                 return []
             case "react":
                 guard words.count == 2 else {
-                    if state.emojiKeys.isEmpty {
-                        state.notice = "usage: /react KEY (e.g. /react thumbsup or /react :heart:) — Ctrl-R then + picks"
-                    } else {
-                        state.notice = "reactions: " + state.emojiKeys.prefix(20).map { ":\($0):" }.joined(separator: " ") + " — /react KEY"
-                    }
-                    return []
+                    // The server's emojis, read again (an operator may have added some since tern started).
+                    state.sheet = .emojis
+                    state.helpScroll = 0
+                    return words.count == 1 ? [.loadEmojis] : []
                 }
                 let key = words[1].trimmingCharacters(in: CharacterSet(charactersIn: ":"))
                 let target = Self.picked(state) ?? Self.visibleMessages(state).last { $0.status == .succeeded && $0.kind != .admin }
@@ -718,6 +732,8 @@ public struct Reducer: Sendable {
                 return select(best.url, &state)
             case "help", "?":
                 state.showHelp = true
+                state.sheet = nil
+                state.helpScroll = 0
                 return []
             case "quit", "q":
                 state.quitting = true
@@ -739,7 +755,8 @@ public struct Reducer: Sendable {
     /// `/set` (lists), `/set KEY` (shows), `/set KEY VALUE` (changes at once; `/save` keeps it).
     func setCommand(_ words: [String], text: String, _ state: inout AppState) -> [Effect] {
         guard words.count >= 2 else {
-            state.notice = Settings.settable.map { "\($0.key)=\(state.settings.value($0.key) ?? "")" }.joined(separator: " ")
+            state.sheet = .settings
+            state.helpScroll = 0
             return []
         }
         let key = words[1]
@@ -769,6 +786,16 @@ public struct Reducer: Sendable {
 
     func select(_ url: String, _ state: inout AppState) -> [Effect] {
         guard url != state.selected else { return [] }
+        let effects = switchChannel(to: url, &state)
+        return effects + enter(url, &state) + reopenThread(&state) + paneRefresh(url, state)
+    }
+
+    /// What every change of the channel on screen does, whatever asked for it (a key, a command, the
+    /// mouse, the switcher, a search result, a channel that went away): the channel left stops being
+    /// viewed and typed in, its draft and its open thread are kept for when it comes back, and what
+    /// belonged to it (the picker, a pending "send?", an edit or reply, the info view) is closed — so what
+    /// the screen shows and where Enter sends are the same channel. The caller enters the new one.
+    func switchChannel(to url: String, _ state: inout AppState) -> [Effect] {
         var effects: [Effect] = []
         let old = state.selected
         if let old {
@@ -776,10 +803,40 @@ public struct Reducer: Sendable {
             if !state.input.isEmpty { effects.append(.typing(channelUrl: old, started: false)) }
         }
         swapDrafts(from: old, to: url, &state)
+        parkThread(&state)
+        state.thread = state.parkedThreads.removeValue(forKey: url)
         state.selected = url
         state.scroll = 0
         state.highlight = nil
-        return effects + enter(url, &state) + paneRefresh(url, state)
+        state.picker = nil
+        state.reporting = nil
+        state.confirmSend = false
+        if state.info != nil && state.info != url { state.info = nil }
+        return effects
+    }
+
+    /// A channel that is gone takes its thread, parked thread, draft and info view with it.
+    func forget(_ url: String, _ state: inout AppState) {
+        state.parkedThreads[url] = nil
+        state.drafts[url] = nil
+        if state.thread?.channelUrl == url { state.thread = nil }
+        if state.info == url { state.info = nil }
+        if state.people?.channelUrl == url { state.people = nil }
+    }
+
+    /// The open thread goes aside with its channel.
+    func parkThread(_ state: inout AppState) {
+        guard let t = state.thread else { return }
+        state.parkedThreads[t.channelUrl] = t
+        state.thread = nil
+    }
+
+    /// A thread brought back with its channel is read again: replies may have come while it was away.
+    func reopenThread(_ state: inout AppState) -> [Effect] {
+        guard var t = state.thread else { return [] }
+        t.loading = true
+        state.thread = t
+        return [.openThread(t.parent)]
     }
 
     /// The channel on screen is read: marked read, kept read while open, its history loaded. An invitation
@@ -872,6 +929,7 @@ public struct Reducer: Sendable {
         case .channelDeleted(let url), .channelRemoved(let url, _):
             state.channels.removeAll { $0.url == url }
             state.messages[url] = nil
+            forget(url, &state)
             if state.selected == url {
                 state.selected = nil
                 if let first = state.channels.first { return select(first.url, &state) }
@@ -895,7 +953,7 @@ public struct Reducer: Sendable {
             state.messages[m.channelUrl, default: []].append(m)
         case .messageSent(let m), .messageFailed(let m):
             if let id = m.requestId, let upload = state.uploads.removeValue(forKey: id) {
-                state.notice = m.status == .succeeded ? "\(upload.name) sent" : "\(upload.name): \(m.error?.message ?? "not sent")"
+                state.notice = m.status == .succeeded ? "\(upload.name) sent" : "\(upload.name): " + (m.error.map { ErrorText.describe($0, .upload(upload.name)) } ?? "not sent")
             }
             var list = state.messages[m.channelUrl] ?? []
             if m.status == .succeeded {
@@ -929,16 +987,16 @@ public struct Reducer: Sendable {
         case .unreadCountChanged(_, _, _, let total):
             state.totalUnread = total
         case .reconnectFailed(let e):
-            state.notice = "reconnection failed: \(e.code.rawValue) \(e.message)"
+            state.notice = "reconnection failed: " + ErrorText.describe(e, .connect)
         case .disconnected(let reason):
             switch reason {
             case .refused(let e), .connectFailed(let e), .reconnectFailed(let e):
-                state.notice = "disconnected: \(e.code.rawValue) \(e.message)"
+                state.notice = "disconnected: " + ErrorText.describe(e, .connect)
             case .requested:
                 break
             }
         case .serverError(let e):
-            state.notice = "server: \(e.code.rawValue) \(e.message)"
+            state.notice = "server: " + ErrorText.describe(e)
         case .userBlocked(let u):
             state.notice = "blocked \(u.displayName): their messages no longer count as unread"
         case .userUnblocked(let u):
@@ -955,6 +1013,7 @@ public struct Reducer: Sendable {
             for url in deleted {
                 state.channels.removeAll { $0.url == url }
                 state.messages[url] = nil
+                forget(url, &state)
             }
             if let s = state.selected, deleted.contains(s) {
                 state.selected = nil

@@ -55,7 +55,11 @@ public struct Settings: Sendable, Equatable {
                 } else if let c = Command(rawValue: name) {
                     command = c
                 } else {
-                    throw SettingsError(line: nil, message: "keys: unknown command \"\(name)\" for \"\(seq)\" (see tern --help for the names)", key: seq)
+                    let close = Command.suggestions(for: name).prefix(5)
+                    let hint = close.isEmpty ? "" : "did you mean \(close.joined(separator: ", "))? "
+                    throw SettingsError(
+                        line: nil, message: "keys: unknown command \"\(name)\" for \"\(seq)\" (\(hint)tern --help lists every command under KEY COMMANDS)",
+                        key: seq)
                 }
                 do { try t.bind(seq, to: command, mode: mode) } catch let e as KeyTable.BindingError {
                     throw SettingsError(line: nil, message: "keys: \(e.message)", key: seq)

@@ -46,8 +46,14 @@ public struct AppState: Sendable, Equatable {
     public var notificationRules = NotificationRules()
     /// Picking a message (Ctrl-R) to reply to, react to, edit, delete or open its thread.
     public var picker: MessagePicker?
-    /// A thread on screen instead of the channel: sending replies to its parent.
+    /// A thread on screen instead of the channel: sending replies to its parent. Always a thread of the
+    /// channel on screen (`selected`): the reducer parks it when the channel changes, by any path.
     public var thread: ThreadView?
+    /// Per channel, the thread that was open when the user switched away (it comes back with the channel).
+    public var parkedThreads: [String: ThreadView] = [:]
+    /// A list in an overlay (`/set` alone: the settings; `/react` alone: the server's emojis), scrolled as
+    /// the help is.
+    public var sheet: Sheet?
     /// The message search view.
     public var search: SearchView?
     /// A message to show marked (a search result jumped to).
@@ -118,6 +124,14 @@ public struct AppState: Sendable, Equatable {
         return selectedChannel?.myRole == "operator"
     }
     public var inputText: String { String(input) }
+}
+
+/// A list shown in an overlay, drawn from the state (so it is never stale).
+public enum Sheet: Sendable, Equatable {
+    /// Every setting `/set` changes, with its value now and what it takes.
+    case settings
+    /// The reactions the server offers (`/react` alone).
+    case emojis
 }
 
 /// The input at one moment (undo).
@@ -339,6 +353,8 @@ public enum Effect: Sendable, Equatable {
     case applyTheme(String)
     /// Write the settings to the config file (`/save`).
     case saveSettings(Settings)
+    /// Read the server's emojis again (`/react` alone).
+    case loadEmojis
     /// Draw the whole screen again (Ctrl-L).
     case redraw
     case send(text: String, channelUrl: String)
@@ -355,7 +371,8 @@ public enum Effect: Sendable, Equatable {
     case cancelUpload(requestId: String)
     case download(Message, directory: String)
     case openDirect(userId: String)
-    case createGroup(name: String, userIds: [String])
+    /// `/create NAME USER…` (private: members by invitation) or `/create -public NAME USER…` (anyone may join).
+    case createGroup(name: String, userIds: [String], isPublic: Bool = false)
     case loadHistory(channelUrl: String, before: Millis?)
     /// The channel is on screen now (mark it read; keep marking while open).
     case view(channelUrl: String)

@@ -63,8 +63,8 @@ public struct Screen: Sendable {
         drawTyping(state, &g, x: x0, y: paneHeight, width: paneWidth)
         drawInput(state, &g, x: x0, y: paneHeight + 1, width: paneWidth, rows: rows)
         drawStatus(state, &g, y: height - 1, width: width, now: now)
-        if state.showHelp {
-            drawHelp(state, &g)
+        if state.showHelp || state.sheet != nil {
+            drawOverlay(state, &g)
         } else if let s = state.switcher {
             drawSwitcher(s, state, &g)
         } else if let p = state.people {
@@ -171,10 +171,12 @@ public struct Screen: Sendable {
                 let isSelected = o.url == state.selected
                 let style = theme.style(isSelected ? "roomlist.selected" : "roomlist")
                 g.fill(x: 0, y: y, width: width, height: 1, style: style)
-                let count = o.participantCount > 999 ? "999+" : String(o.participantCount)
+                // Who is in it now, not unread messages (open channels keep no unread count): "3 in", dim.
+                let count = (o.participantCount > 999 ? "999+" : String(o.participantCount)) + " in"
                 g.write((isSelected ? "▸" : " ") + o.displayName, x: 0, y: y, style: style, limit: width - CellWidth.of(count) - 1)
-                var b = theme.style("roomlist.count")
-                if isSelected { b.reverse = true }
+                var b = theme.style("timeline.event")
+                b.bg = style.bg
+                if isSelected { b.reverse = style.reverse }
                 g.write(count, x: width - CellWidth.of(count), y: y, style: b)
             case .channel(let c):
                 let isSelected = c.url == state.selected
@@ -314,7 +316,7 @@ public struct Screen: Sendable {
                     mark = " ⋯"
                     markStyle = theme.style("timeline.pending")
                 case .failed:
-                    mark = " ✗ not sent" + (m.error.map { " (\($0.code.rawValue))" } ?? "")
+                    mark = " ✗ not sent" + (m.error.map { ": \(ErrorText.short($0)) (\($0.code.rawValue))" } ?? "")
                     markStyle = theme.style("timeline.failed")
                 case .succeeded:
                     // ✓ stored, ✓✓ delivered to everyone, then who read it.
@@ -503,14 +505,16 @@ public struct Screen: Sendable {
         let cursorLine = lines.firstIndex { state.cursor >= $0.start && state.cursor <= $0.end } ?? lines.count - 1
         let firstLine = max(0, min(cursorLine - rows + 1, lines.count - rows))
         for (row, line) in lines.dropFirst(firstLine).prefix(rows).enumerated() {
-            let chars = state.input[line.start..<line.end]
             var startIndex = line.start
             if firstLine + row == cursorLine {
                 // Scroll the line so the cursor stays visible.
-                while CellWidth.of(String(state.input[startIndex..<state.cursor])) > room { startIndex += 1 }
-                g.cursor = (px + CellWidth.of(String(state.input[startIndex..<state.cursor])), y + row)
+                let window = Self.inputWindow(state.input, lineStart: line.start, cursor: state.cursor, room: room)
+                startIndex = window.start
+                g.cursor = (px + window.column, y + row)
             }
-            g.write(String(chars.dropFirst(startIndex - line.start)), x: px, y: y + row, style: style, limit: x + width - CellWidth.of(counter))
+            // Only what can show is turned into a string (a 100,000-character paste costs a screen's width).
+            let shown = state.input[startIndex..<min(line.end, startIndex + 2 * room + 16)]
+            g.write(String(shown), x: px, y: y + row, style: style, limit: x + width - CellWidth.of(counter))
         }
         if lines.count > rows, firstLine + rows < lines.count {
             let more = "+\(lines.count - firstLine - rows)"
@@ -519,6 +523,23 @@ public struct Screen: Sendable {
         if !counter.isEmpty {
             g.write(counter, x: x + width - CellWidth.of(counter), y: y, style: theme.style(state.input.count > Reducer.messageLimit ? "timeline.failed" : "timeline.event"))
         }
+    }
+
+    /// Where an input line starts on screen so the cursor shows in `room` cells: the first character
+    /// shown, the cursor's column from there, and how many characters were measured to find it (at most
+    /// `room + 1`, however long the line: walking back from the cursor, not forward from the line's start).
+    public static func inputWindow(_ input: [Character], lineStart: Int, cursor: Int, room: Int) -> (start: Int, column: Int, steps: Int) {
+        var start = cursor
+        var column = 0
+        var steps = 0
+        while start > lineStart {
+            let w = CellWidth.of(input[start - 1])
+            steps += 1
+            if column + w > room { break }
+            column += w
+            start -= 1
+        }
+        return (start, column, steps)
     }
 
     /// The fuzzy channel switcher (Alt-J).
@@ -829,30 +850,77 @@ public struct Screen: Sendable {
         }
     }
 
-    func drawHelp(_ state: AppState, _ g: inout CellGrid) {
-        var lines: [(String, String)] = [
-            ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME [USER…]", "create a group channel"),
+    /// The slash commands the help lists, each with what it does. The search key is the live one.
+    func commandHelp() -> [(String, String)] {
+        let searchKey = keys.helpLines(mode: .insert).first { $0.command == .search }?.keys
+        return [
+            ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME [USER…]", "create a private group channel"),
+            ("/create -public NAME", "… [USER…]: a public channel anyone may find and /join"),
             ("/invite USER…", "invite users to this channel"), ("/accept, /decline", "answer this channel's invitation"),
             ("/autoaccept on|off", "join invited channels at once, or ask"),
             ("/join [NAME]", "join a public channel (alone: browse them)"), ("/leave", "leave this channel"),
-            ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden, /unhide", "hidden and archived channels"), ("/freeze, /unfreeze", "operators: stop or allow sending"),
+            ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden, /unhide", "hidden and archived channels"),
+            ("/freeze, /unfreeze", "operators: stop or allow sending"),
             ("/rename NAME", "rename this channel"), ("/count MODE", "unread count: all, messages, mentions, off"),
             ("/readall", "mark every channel read"), ("/block, /unblock USER", "their messages stop (1:1), never count"),
             ("/blocked", "who you block"), ("/reply [TEXT]", "reply to the last message from others"),
             ("/thread", "open the thread of the last message that has one"), ("/edit [TEXT]", "edit your last message"),
             ("/delete", "delete your last message (asks first)"), ("/react KEY", "react (thumbsup, heart…) to the last or picked message"),
-            ("/search WORDS", "search messages (Ctrl-K)"), ("/upload PATH", "send a file; /cancel stops it"),
+            ("/react", "list the server's emojis"),
+            ("/search WORDS", "search messages" + (searchKey.map { " (\($0))" } ?? "")), ("/upload PATH", "send a file; /cancel stops it"),
             ("/download [DIR]", "save the last file here"),
-            ("/open, /enter NAME", "open channels: browse them, enter one"), ("/create-open NAME", "a new open channel you operate"), ("/exit", "leave the open channel on screen"),
+            ("/open, /enter NAME", "open channels: browse them, enter one"), ("/create-open NAME", "a new open channel you operate"),
+            ("/exit", "leave the open channel on screen"),
             ("/members, /operators", "who is here (● online, ★ operator)"), ("/op, /deop USER", "operators: add or remove an operator"),
             ("/ban USER [SECS] [WHY]", "operators: ban (for ever without SECS); /unban"), ("/mute USER [SECS] [WHY]", "operators: mute; /unmute"),
             ("/banned, /muted", "operators: who is banned or muted here"), ("/report [WHAT] CATEGORY", "report the channel (or user U, message)"),
             ("/whois USER", "who someone is"), ("/users [FILTER]", "browse users: nickname prefix, key:value"), ("/nick NAME", "change your nickname"),
             ("/go NAME", "switch to the channel best matching NAME"), ("/notify all|mentions|none", "this channel's alerts"),
-            ("/theme NAME", "switch theme (default, dark, light, high-contrast, yours)"), ("/set [KEY [VALUE]]", "show or change a setting"),
+            ("/theme NAME", "switch theme (default, dark, light, high-contrast, yours)"), ("/set", "list the settings"),
+            ("/set KEY [VALUE]", "show or change a setting"),
             ("/save", "write the settings to the config file"), ("/dnd HH:MM-HH:MM|off", "do not disturb"), ("/keymap emacs|vi", "key preset"),
             ("/help", "this help"), ("/quit", "quit"),
-        ]
+            ("", ""),
+            ("Channels", ""),
+        ] + Self.channelKinds.map { ($0.kind, $0.what) }
+    }
+
+    /// What the kinds of channel are (the help and the README say the same).
+    public static let channelKinds: [(kind: String, what: String)] = [
+        ("private", "members only: join by invitation (/create, /dm, /invite)"),
+        ("public", "a group channel anyone may find (Ctrl-G) and /join (/create -public)"),
+        ("open", "a room without membership: /enter, chat, /exit; shows who is in it now"),
+    ]
+
+    /// How many lines an overlay shows at once on a terminal `height` rows tall, while it scrolls (a line
+    /// says what is below): PgDn moves by this much.
+    public static func overlayPage(height: Int) -> Int { max(1, height - 7) }
+
+    /// The overlay on screen (help, settings, emojis): its title and its lines (key, what).
+    public func overlayLines(_ state: AppState) -> (title: String, lines: [(String, String)]) {
+        switch state.sheet {
+        case .settings:
+            var lines: [(String, String)] = Settings.settable.map { s in
+                let value = state.settings.value(s.key) ?? ""
+                return (s.key, (value.isEmpty ? "(none)" : value) + "   — " + s.takes)
+            }
+            lines += [("", ""), ("/set KEY VALUE", "changes one now; /save writes them to the config file")]
+            return ("Settings (↑/↓ PgUp/PgDn scroll, any other key closes)", lines)
+        case .emojis:
+            // The glyph where tern knows it (a server's own keys may name none).
+            var lines: [(String, String)] = state.emojiKeys.map { key in
+                let glyph = Reducer.glyph(key)
+                return (":\(key):", glyph == ":\(key):" ? "" : glyph)
+            }
+            if lines.isEmpty {
+                lines = [("", "this server lists no emojis: any key goes"), ("", "e.g. /react thumbsup, /react :heart:")]
+            }
+            lines += [("", ""), ("/react KEY", "reacts to the last message (Ctrl-R picks another)")]
+            return ("The server's emojis (\(state.emojiKeys.count)) · any other key closes", lines)
+        case nil:
+            break
+        }
+        var lines = commandHelp()
         if keys.preset == .vi {
             lines.append(("", ""))
             lines.append(("Normal mode (vi)", ""))
@@ -864,14 +932,20 @@ public struct Screen: Sendable {
             lines.append(("Keys (emacs)", ""))
         }
         lines += keys.helpLines(mode: .insert).map { ($0.keys, $0.what) }
+        return ("Keys and commands (↑/↓ PgUp/PgDn scroll, any other key closes)", lines)
+    }
+
+    /// The help, the settings or the emojis in a box, scrolled to `helpScroll`.
+    func drawOverlay(_ state: AppState, _ g: inout CellGrid) {
+        var (title, lines) = overlayLines(state)
         let keyWidth = lines.map { CellWidth.of($0.0) }.max() ?? 0
         // Border, one blank column, keys, two columns, text, one blank column, border.
-        let width = 1 + 1 + keyWidth + 2 + (lines.map { CellWidth.of($0.1) }.max() ?? 0) + 1 + 1
-        let box = drawBox(&g, title: "Keys and commands (↑/↓ PgUp/PgDn scroll, any other key closes)", width: width, height: lines.count + 4)
+        let width = max(CellWidth.of(title) + 6, 1 + 1 + keyWidth + 2 + (lines.map { CellWidth.of($0.1) }.max() ?? 0) + 1 + 1)
+        let box = drawBox(&g, title: title, width: width, height: lines.count + 4)
         let room = box.h - 2
         if lines.count > room, room > 1 {
-            // Scrolled; say what does not fit rather than dropping it silently.
-            let first = min(state.helpScroll, lines.count - (room - 1))
+            // Scrolled; say what does not fit rather than dropping it silently. (room - 1 = overlayPage.)
+            let first = max(0, min(state.helpScroll, lines.count - (room - 1)))
             let below = lines.count - first - (room - 1)
             lines = Array(lines.dropFirst(first).prefix(room - 1)) + [(below > 0 ? "↓" : "", below > 0 ? "\(below) more lines (↓, PgDn)" : "— end —")]
         }

@@ -57,6 +57,29 @@ public enum CellWidth {
         return base
     }
 
+    /// What to hand a terminal library that counts columns per scalar (curses with the C library's
+    /// `wcwidth`) for a cell `width` cells wide, so that it and the grid agree where the next cell is.
+    /// An emoji presentation sequence (`❤️`: U+2764 U+FE0F) is two cells here, as terminals draw it, but
+    /// `wcwidth` counts one: handed over as is, curses and the terminal disagree by a cell and a stray
+    /// character stays behind. Such a cluster goes out as its base (text presentation, one cell both count)
+    /// followed by `pad` spaces up to `width`; clusters both count alike go out unchanged.
+    public static func forTerminal(_ text: String, width: Int, wcwidth: (Unicode.Scalar) -> Int) -> (scalars: [Unicode.Scalar], pad: Int) {
+        let scalars = Array(text.unicodeScalars)
+        guard let first = scalars.first else { return ([" "], max(0, width - 1)) }
+        let counted = scalars.reduce(0) { $0 + max(0, wcwidth($1)) }
+        if counted == width { return (scalars, 0) }
+        // The base and the marks that combine with it (not a variation selector, not a joined glyph).
+        var base = [first]
+        for s in scalars.dropFirst() {
+            if s.value == 0x200D || s.value == 0xFE0F || s.value == 0xFE0E { break }
+            if wcwidth(s) != 0 { break }
+            base.append(s)
+        }
+        let w = max(0, wcwidth(first))
+        guard w > 0, w <= width else { return (["?"], max(0, width - 1)) }
+        return (base, width - w)
+    }
+
     /// The width of a string.
     public static func of(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + of($1) }

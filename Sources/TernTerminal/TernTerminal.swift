@@ -419,7 +419,12 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
                 }
                 let (attrs, pair) = attributes(cell.style)
                 attr_set(attr_t(truncatingIfNeeded: UInt32(bitPattern: attrs)), pair, nil)
-                var wide = cell.text.unicodeScalars.map { wchar_t(bitPattern: $0.value) } + [0]
+                // As many columns as curses counts (wcwidth) as the grid gives the cell: an emoji
+                // presentation sequence goes out as its base and a space (CellWidth.forTerminal).
+                let cells = x + 1 < frame.width && frame[x + 1, run.y].isContinuation ? 2 : 1
+                let (scalars, pad) = CellWidth.forTerminal(cell.text, width: cells) { Int(cnc_wcwidth($0.value)) }
+                let room = run.y == h - 1 ? min(pad, max(0, w - 1 - x - 1)) : pad
+                var wide = scalars.map { wchar_t(bitPattern: $0.value) } + Array(repeating: wchar_t(32), count: room) + [0]
                 // The bottom-right cell cannot be written without scrolling; skip it.
                 if !(run.y == h - 1 && x == w - 1) { _ = mvaddwstr(Int32(run.y), Int32(x), &wide) }
                 x += 1

@@ -257,6 +257,25 @@ struct ScriptingTests {
         let typing = f.lines(for: .typingStarted(channelUrl: "c1", user: User(userId: "alice", nickname: "Alice")), now: 0)
         #expect(typing.first?.hasSuffix("#Alice Alice is typing…") == true)
     }
+
+    /// At start-up the engine lists every existing channel as added: nobody "joined" them (issue 30).
+    @Test func tailChannelAddedIsNeutral() throws {
+        var f = TailFormatter(json: false, me: "bob")
+        var c = GroupChannel(url: "c1", members: [Member(user: User(userId: "bob")), Member(user: User(userId: "alice", nickname: "Alice"))])
+        c.isDistinct = true
+        c.unreadMessageCount = 2
+        let line = try #require(f.lines(for: .channelAdded(c), now: 0).first)
+        #expect(line.hasSuffix("#Alice: 2 unread"), "\(line)")
+        #expect(!line.contains("joined"))
+        var invite = GroupChannel(url: "c2", name: "secret")
+        invite.myMemberState = "invited"
+        invite.inviter = User(userId: "carol", nickname: "Carol")
+        let invited = try #require(f.lines(for: .channelAdded(invite), now: 0).first)
+        #expect(invited.hasSuffix("#secret: invitation from Carol"), "\(invited)")
+        // JSON keeps its type for scripts.
+        var j = TailFormatter(json: true, me: "bob")
+        #expect(j.lines(for: .channelAdded(c), now: 0).first?.contains("\"type\":\"channel_added\"") == true)
+    }
 }
 
 import Foundation

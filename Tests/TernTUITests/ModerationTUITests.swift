@@ -169,11 +169,13 @@ struct ReactionPaletteTUITests {
     @Test func reactWithoutAKeyListsTheServersEmojis() {
         let t = ModerationTUITests()
         var s = t.state()
-        _ = t.submit("/react", &s)
-        #expect(s.notice?.hasPrefix("usage: /react KEY") == true, "no emojis from the server: any key")
+        // Alone: the server's emojis in an overlay, read again from the server (issue 30).
+        #expect(t.submit("/react", &s) == [.loadEmojis])
+        #expect(s.sheet == .emojis)
         _ = t.reducer.reduce(&s, .emojisLoaded(["smile", "party"]))
-        _ = t.submit("/react", &s)
-        #expect(s.notice == "reactions: :smile: :party: — /react KEY")
+        #expect(Screen().overlayLines(s).lines.prefix(2).map(\.0) == [":smile:", ":party:"])
+        _ = t.reducer.reduce(&s, .key(.escape))
+        #expect(s.sheet == nil)
         #expect(t.submit("/react party", &s) == [.react(s.messages["c1"]![0], key: "party", add: true)])
     }
 }

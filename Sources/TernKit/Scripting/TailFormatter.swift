@@ -104,8 +104,13 @@ public struct TailFormatter: Sendable {
             }
             return (f, "disconnected" + (f["code"].map { " (\($0): \(f["message"] ?? ""))" } ?? ""))
         case .channelAdded(let c):
-            return (["type": "channel_added", "channel_url": c.url, "name": c.displayName(me: me), "unread_message_count": c.unreadMessageCount],
-                "\(channelName(c.url)) joined (\(c.unreadMessageCount) unread)")
+            // The engine's list gained the channel: at start-up every existing one does, so the words say what
+            // it is, not that anyone joined.
+            let text =
+                c.myMemberState == "invited"
+                ? "\(channelName(c.url)): invitation from \(c.inviter?.displayName ?? "someone")"
+                : "\(channelName(c.url)): \(c.unreadMessageCount) unread"
+            return (["type": "channel_added", "channel_url": c.url, "name": c.displayName(me: me), "unread_message_count": c.unreadMessageCount], text)
         case .channelDeleted(let url):
             return (["type": "channel_deleted", "channel_url": url], "\(channelName(url)) is gone")
         case .messageUpdated(let m):
