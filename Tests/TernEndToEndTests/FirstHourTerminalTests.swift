@@ -136,4 +136,39 @@ struct FirstHourTerminalTests {
             #expect(other.stderr.contains("in use by the embedded server") && other.stderr.contains("pid \(second.pid)"), "\(other.stderr)")
         }
     }
+
+    @Test func whatIsShownIsWhereYouTypeAndGoOpensTheExactName() async throws {
+        try await Rig.run { rig in
+            await rig.launch("alice")
+            try await rig.tmux.waitScreen("alice", "connected") { $0.contains("│ connected") }
+            let bob = try await tern(["send", "--to", "alice", "hi alice"], env: rig.env("bob"))
+            #expect(bob.status == 0, "\(bob.stderr)")
+            // #team2 first, then #team: /go team must open #team, not the first name that starts so.
+            await rig.say("alice", "/create team2 bob")
+            try await rig.tmux.waitScreen("alice", "team2 open") { $0.contains("#team2") }
+            await rig.say("alice", "/create team bob")
+            try await rig.tmux.waitScreen("alice", "team open") { $0.contains("│ #team │") || $0.contains("│ #team ") && !$0.contains("│ #team2") }
+            await rig.say("alice", "/go team2")
+            try await rig.tmux.waitScreen("alice", "team2 again") { $0.contains("#team2") }
+            await rig.say("alice", "the question")
+            try await rig.tmux.waitScreen("alice", "the question sent") { $0.contains("alice: the question ✓") }
+            await rig.say("alice", "/thread")
+            try await rig.tmux.waitScreen("alice", "the thread open") { $0.contains("thread>") }
+            // Switching channel leaves the thread with its channel: no thread prompt under #team.
+            await rig.say("alice", "/go team")
+            let shown = try await rig.tmux.waitScreen("alice", "#team without the thread") { s in
+                s.contains("#team ") && !s.contains("#team2 ") && !s.contains("thread>")
+            }
+            #expect(!shown.contains("the question"), "the other channel's thread is not on screen")
+            await rig.say("alice", "plain words")
+            try await rig.tmux.waitScreen("alice", "sent in #team") { $0.contains("alice: plain words ✓") }
+            let list = try await rig.get("/v3/users/alice/my_group_channels?limit=10&name_contains=team&show_empty=true")
+            let channels = list["channels"] as? [[String: Any]] ?? []
+            let team = try #require(channels.first { $0["name"] as? String == "team" }?["channel_url"] as? String)
+            let history = try await rig.get("/v3/group_channels/\(team)/messages?message_ts=9007199254740991&prev_limit=50&next_limit=0")
+            let messages = history["messages"] as? [[String: Any]] ?? []
+            #expect(messages.compactMap { $0["message"] as? String } == ["plain words"])
+            #expect((messages.first?["parent_message_id"] as? Int ?? 0) == 0, "a plain message, not a reply")
+        }
+    }
 }
