@@ -347,7 +347,7 @@ struct TerminalEndToEndTests {
             try await tmux.waitScreen("ann", "the mute line") { $0.contains("ben muted for 2m") }
             await tmux.text("ben", "am I muted")
             await tmux.keys("ben", "Enter")
-            try await tmux.waitScreen("ben", "the refusal") { $0.contains("am I muted ✗ not sent (900041)") }
+            try await tmux.waitScreen("ben", "the refusal") { $0.contains("am I muted ✗ not sent: you are muted (900041)") }
             await tmux.text("ann", "/unmute ben")
             await tmux.keys("ann", "Enter")
             try await tmux.waitScreen("ben", "the unmute") { $0.contains("you unmuted") }
