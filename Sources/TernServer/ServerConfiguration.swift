@@ -69,6 +69,18 @@ public struct ServerConfiguration: Sendable {
     public var linkPreviews = true
     /// Also read pages on this machine or a private network for link previews (off by default).
     public var linkPreviewsPrivateHosts = false
+    /// `IP:port` endpoints link previews may read although private (a test's stand-in for a
+    /// public page; a redirect elsewhere on the private network is still refused).
+    public var linkPreviewsExceptions: Set<String> = []
+    /// A link preview's limits: body bytes, redirects, and the deadline of the whole fetch.
+    public var linkPreviewLimits = OutboundHTTP.Limits()
+    /// Link previews running at once, in the server and for one sender (the rest get none).
+    public var linkPreviewsAtOnce = 8
+    public var linkPreviewsPerUser = 2
+    /// Peers whose `X-Forwarded-For` / `Forwarded` headers are believed (a load balancer on this
+    /// machine, say): the client is the rightmost forwarded address that is not one of them. From
+    /// any other peer the headers are ignored and the peer is the client.
+    public var trustedProxies: [IPRange] = []
     /// After an event loop has written its waiting sockets, it waits this long before the next
     /// round so that frames arriving meanwhile share one write per socket. Bounds the latency it
     /// adds (the first frame after a quiet spell goes at once); 0 turns it off.

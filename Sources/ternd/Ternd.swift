@@ -115,6 +115,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-connections-per-ip"), help: "Most connections from one address at once (0 = no cap).")
     var maxConnectionsPerIP = 0
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "A load balancer's address or CIDR range (repeatable, or comma-separated): only from these peers are X-Forwarded-For / Forwarded believed, for the IP allow-list (the client is the rightmost forwarded address that is not a trusted proxy).")
+    var trustedProxy: [String] = []
+
     @Option(name: .customLong("node-id"), help: "With --database: this node's name among the nodes sharing the database (default: host-pid-random). Each running node needs its own.")
     var nodeId: String?
 
@@ -166,6 +171,11 @@ struct Serve: AsyncParsableCommand {
         config.maxConnections = max(0, maxConnections)
         config.descriptorReserve = max(0, fdReserve)
         config.maxConnectionsPerIP = max(0, maxConnectionsPerIP)
+        do {
+            config.trustedProxies = try IPRange.list(trustedProxy)
+        } catch let e as ServerStartError {
+            throw ValidationError("--trusted-proxy: \(e.description)")
+        }
         let app: TernServerApp
         do {
             app = try await buildApplication(config, logger: logger)

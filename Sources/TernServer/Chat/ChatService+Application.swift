@@ -4,31 +4,56 @@ import TernProtocol
 
 /// Application-wide state the Platform API manages: secondary API tokens and connection peaks.
 extension ChatService {
+    /// Where secondary API tokens are kept: their SHA-256 (hex) as the key, `created_at` and a
+    /// `hint` (the last four characters) as the document. The token itself is never stored.
+    static let apiTokenScope = "api_token_sha256"
+
     /// Whether `token` is the master API token or a secondary one (compared in constant time).
     func isAPIToken(_ token: String) async throws -> Bool {
         if Credentials.constantTimeEqual(token, config.apiToken) { return true }
+        let hash = Array(Credentials.hash(token).utf8)
         var matched = false
-        for t in try await secondaryAPITokens() where Credentials.constantTimeEqual(token, t) { matched = true }
+        for stored in try await secondaryAPITokens() {
+            let s = Array(stored.utf8)
+            guard s.count == hash.count else { continue }
+            var diff: UInt8 = 0
+            for i in 0..<s.count { diff |= s[i] ^ hash[i] }
+            if diff == 0 { matched = true }
+        }
         return matched
     }
 
-    /// The secondary API tokens (loaded from the store once, then kept in memory).
+    /// The hashes of the secondary API tokens (loaded from the store once, then kept in memory).
     func secondaryAPITokens() async throws -> [String] {
         if let known = apiTokens.withLock({ $0 }) { return known }
-        let stored = try await store.settings(scope: "api_token", keyPrefix: "").map(\.key)
+        let stored = try await store.settings(scope: Self.apiTokenScope, keyPrefix: "").map(\.key)
         apiTokens.withLock { $0 = stored }
         return stored
     }
 
-    /// Issues a secondary API token (at most 10, as Sendbird allows).
+    /// Issues a secondary API token (at most 10, as Sendbird allows); only its hash is stored.
     func issueAPIToken() async throws -> (token: String, createdAt: Int64) {
         let existing = try await secondaryAPITokens()
         if existing.count >= 10 { throw SendbirdError(.tooManyItems, "At most 10 secondary API tokens.") }
         let token = Credentials.randomToken(bytes: 20)
         let t = now()
-        try await store.setSetting(scope: "api_token", key: token, json: "{\"created_at\":\(t)}")
-        apiTokens.withLock { $0 = existing + [token] }
+        let hash = Credentials.hash(token)
+        try await store.setSetting(scope: Self.apiTokenScope, key: hash, json: "{\"created_at\":\(t),\"hint\":\"\(token.suffix(4))\"}")
+        apiTokens.withLock { $0 = existing + [hash] }
         return (token, t)
+    }
+
+    /// A secondary token's stored document (`created_at`, `hint`), found by the token itself.
+    func apiTokenDocument(_ token: String) async throws -> [String: Any]? {
+        guard let json = try await store.setting(scope: Self.apiTokenScope, key: Credentials.hash(token)) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// Every secondary token's document, by hash.
+    func apiTokenDocuments() async throws -> [(hash: String, fields: [String: Any])] {
+        try await store.settings(scope: Self.apiTokenScope, keyPrefix: "").map {
+            ($0.key, (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any] ?? [:])
+        }
     }
 
     /// Revokes a secondary token (the master token cannot be revoked: 400111). It stops working at once.
@@ -36,10 +61,11 @@ extension ChatService {
         if Credentials.constantTimeEqual(token, config.apiToken) {
             throw SendbirdError(.invalidValue, "The master API token cannot be revoked.")
         }
-        guard try await store.setting(scope: "api_token", key: token) != nil else {
+        let hash = Credentials.hash(token)
+        guard try await store.setting(scope: Self.apiTokenScope, key: hash) != nil else {
             throw SendbirdError(.notFound, "\"API token\" not found.")
         }
-        try await store.setSetting(scope: "api_token", key: token, json: nil)
+        try await store.setSetting(scope: Self.apiTokenScope, key: hash, json: nil)
         apiTokens.withLock { $0 = nil }
         settingsChanged()
     }

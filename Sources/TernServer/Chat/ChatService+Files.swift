@@ -54,10 +54,12 @@ extension ChatService {
     /// How long a download key (`ekey`) lasts (seed 002: 3 days).
     static let fileKeyLifetime: Int64 = 3 * 86_400_000
 
-    /// A new download key for the user (sent in `LOGI` as `ekey`).
-    public func issueFileKey(userId: String) async throws -> String {
+    /// A new download key for the user (sent in `LOGI` as `ekey`), tied to the session it is
+    /// sent with (`sessionKey`): it works only while that session holds (``userForFileKey(_:)``).
+    public func issueFileKey(userId: String, sessionKey: String) async throws -> String {
         let key = Credentials.randomToken(bytes: 24)
-        try await store.addFileAuth(keyHash: Credentials.hash(key), userId: userId, expiresAt: now() + Self.fileKeyLifetime)
+        try await store.addFileAuth(
+            keyHash: Credentials.hash(key), userId: userId, sessionHash: Credentials.hash(sessionKey), expiresAt: now() + Self.fileKeyLifetime)
         return key
     }
 
@@ -121,11 +123,16 @@ extension ChatService {
     }
 
     /// The user a download key belongs to.
+    /// The key must be unexpired and its session must still hold, by the same rules as a
+    /// `Session-Key` (``checkSession(_:)``): deactivating or deleting the user, re-issuing or revoking the
+    /// token the session came from, or the session's end, ends the key at once.
     public func userForFileKey(_ key: String) async throws -> String {
-        guard let user = try await store.fileAuthUser(keyHash: Credentials.hash(key), now: now()) else {
-            throw SendbirdError(.unauthorizedRequest, "Invalid or expired \"auth\" for this file.")
-        }
-        return user
+        let refused = SendbirdError(.unauthorizedRequest, "Invalid or expired \"auth\" for this file.")
+        guard TextLimit.accessToken.allows(key), let auth = try await store.fileAuth(keyHash: Credentials.hash(key), now: now()),
+            let sessionHash = auth.sessionHash, let session = try await store.session(keyHash: sessionHash), session.userId == auth.userId
+        else { throw refused }
+        do { try checkSession(session) } catch { throw refused }
+        return auth.userId
     }
 
     /// Sends a file message (`FILE`): one file, or several (2–30). Stored and fanned out like a user message.

@@ -102,7 +102,13 @@ extension ChatService {
             if fetchPreview, let link, !channel.isEphemeral {
                 let id = stored.message.messageId
                 let url = channel.channelUrl
-                Task { await self.fetchPreview(link, messageId: id, channelUrl: url) }
+                // At most so many previews at once, and per sender: a link beyond gets none.
+                if previews.enter(userId) {
+                    Task {
+                        defer { self.previews.leave(userId) }
+                        await self.fetchPreview(link, messageId: id, channelUrl: url)
+                    }
+                }
             }
             if original != out.message {
                 let kept = try JSONSerialization.data(withJSONObject: ["original": original, "filtered": out.message], options: [.sortedKeys])
@@ -479,7 +485,8 @@ extension ChatService {
 
     /// Reads a link's preview, caches it, and delivers it as an update of the message (`MEDI`).
     func fetchPreview(_ link: String, messageId: Int64, channelUrl: String) async {
-        let og = await LinkPreviews.fetch(link, allowPrivate: config.linkPreviewsPrivateHosts)
+        let policy = OutboundHTTP.Policy(allowPrivate: config.linkPreviewsPrivateHosts, exceptions: config.linkPreviewsExceptions)
+        let og = await LinkPreviews.fetch(link, policy: policy, limits: config.linkPreviewLimits)
         let json = og.flatMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
         try? await store.setOGCache(link, json: json, at: now())
         guard let json, let roster = try? await roster(channelUrl) else { return }

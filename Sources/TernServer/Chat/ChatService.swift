@@ -39,6 +39,8 @@ public final class ChatService: Sendable {
     public let webhooks: WebhookDispatcher
     /// Secondary API tokens (nil until loaded), and today's connection peak.
     let apiTokens = Mutex<[String]?>(nil)
+    /// Link previews running now (at most so many at once, and per sender).
+    public let previews: LinkPreviewGate
     let peaks = Mutex<PeakState>(PeakState())
     /// Bots by user id (nil until loaded).
     let bots = Mutex<[String: BotRecord]?>(nil)
@@ -85,6 +87,7 @@ public final class ChatService: Sendable {
             self.files = try? FileVault(directory: config.dataDirectory + "/files")
         }
         self.webhooks = WebhookDispatcher(apiToken: config.apiToken, logger: logger)
+        self.previews = LinkPreviewGate(global: config.linkPreviewsAtOnce, perUser: config.linkPreviewsPerUser)
     }
 
     /// The webhook worker ends with the service (after what is queued).
@@ -133,9 +136,16 @@ public final class ChatService: Sendable {
     /// the access token it was made from was not revoked (else 400310), and neither the session
     /// nor that token has expired (else 400309). Throws 400302 for an unknown key.
     public func validSession(_ key: String) async throws -> SessionRecord {
-        guard TextLimit.accessToken.allows(key), let s = try await store.session(keyHash: Credentials.hash(key)), s.userExists,
-            Identifier.isNFC(s.userId)
-        else {
+        guard TextLimit.accessToken.allows(key), let s = try await store.session(keyHash: Credentials.hash(key)) else {
+            throw SendbirdError(.invalidAccessToken, "Invalid value: \"Session-Key\".")
+        }
+        try checkSession(s)
+        return s
+    }
+
+    /// Whether a stored session still holds (see ``validSession(_:)``); throws why not.
+    func checkSession(_ s: SessionRecord) throws {
+        guard s.userExists, Identifier.isNFC(s.userId) else {
             throw SendbirdError(.invalidAccessToken, "Invalid value: \"Session-Key\".")
         }
         if !s.userActive { throw SendbirdError(.userDeactivated, "The user is deactivated.") }
@@ -146,7 +156,6 @@ public final class ChatService: Sendable {
         if end != 0 && end <= now() {
             throw SendbirdError(.sessionKeyExpired, "Session key expired.")
         }
-        return s
     }
 
     /// The user a session key belongs to (see ``validSession(_:)``).

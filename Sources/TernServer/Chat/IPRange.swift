@@ -47,6 +47,15 @@ public struct IPRange: Sendable, Equatable {
         return true
     }
 
+    /// Ranges given as texts, each one range or several separated by commas (`--trusted-proxy`).
+    /// - Throws: ``ServerStartError`` naming the first text that is not an address or a range.
+    public static func list(_ texts: [String]) throws -> [IPRange] {
+        try texts.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map {
+            guard let r = IPRange($0) else { throw ServerStartError("\"\($0)\" is not an IP address or a CIDR range") }
+            return r
+        }
+    }
+
     public static func isLoopback(_ address: String) -> Bool {
         IPRange("127.0.0.0/8")!.contains(address) || IPRange("::1")!.contains(address)
     }

@@ -1,16 +1,15 @@
 import Foundation
+import NIOCore
 import Synchronization
 import TernProtocol
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// Link previews (seed 002): the first http(s) URL of a user message is fetched (time- and
-/// size-limited, redirects only to http/https), its `og:` tags read, the result cached per URL and
+/// Link previews (seed 002): the first http(s) URL of a user message is fetched (through
+/// ``OutboundHTTP``: every hop's address checked, 1 MB and 5 s for the whole fetch; at most
+/// 8 at once, 2 per sender, ``LinkPreviewGate``), its `og:` tags read, the result cached per URL and
 /// delivered as an update of the message (`MEDI`). A URL already cached comes with the message itself.
 public enum LinkPreviews {
-    public static let timeout: TimeInterval = 5
+    public static let timeout: TimeInterval = 5  // OutboundHTTP.Limits().timeout
     public static let maxBytes = 1 << 20
     /// How long a page's tags are trusted before it is read again.
     public static let cacheLifetimeMs: Int64 = 3_600_000
@@ -87,114 +86,76 @@ public enum LinkPreviews {
         return out
     }
 
-    /// Whether `host` is this machine or a private network (loopback, RFC 1918, link-local, unique
-    /// local, or a name that resolves to one): pages there are not read unless the server allows it.
+    /// Whether `host` is this machine or a private network: a name is resolved and judged by
+    /// every address it gives (see ``PrivateAddresses``); a name that does not resolve counts as
+    /// private. (A fetch judges the address it connects to, not this.)
     public static func isPrivate(host: String) -> Bool {
         let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
         if h == "localhost" || h.hasSuffix(".localhost") { return true }
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(h, nil, &hints, &list) == 0, let first = list else { return true }
-        defer { freeaddrinfo(list) }
-        var p: UnsafeMutablePointer<addrinfo>? = first
-        while let a = p {
-            if a.pointee.ai_family == AF_INET, let sa = a.pointee.ai_addr {
-                let v4 = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
-                let b0 = v4 >> 24, b1 = (v4 >> 16) & 0xff
-                if b0 == 127 || b0 == 10 || b0 == 0 || (b0 == 172 && (16...31).contains(b1)) || (b0 == 192 && b1 == 168)
-                    || (b0 == 169 && b1 == 254) || (b0 == 100 && (64...127).contains(b1))
-                {
-                    return true
-                }
-            } else if a.pointee.ai_family == AF_INET6, let sa = a.pointee.ai_addr {
-                let bytes = sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ptr in
-                    withUnsafeBytes(of: ptr.pointee.sin6_addr) { Array($0) }
-                }
-                let loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
-                let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
-                if loopback || (bytes[0] & 0xfe) == 0xfc || (bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80) { return true }
-                if mapped && (bytes[12] == 127 || bytes[12] == 10 || (bytes[12] == 192 && bytes[13] == 168)) { return true }
-            }
-            p = a.pointee.ai_next
-        }
-        return false
+        guard let addresses = try? OutboundHTTP.addresses(h, port: 80), !addresses.isEmpty else { return true }
+        return addresses.contains { PrivateAddresses.isPrivate(ip: $0.ipAddress ?? "") }
     }
 
-    /// Fetches a page, following redirects only to http(s), reading at most ``maxBytes`` (the rest
-    /// is not downloaded) within ``timeout``. Unless `allowPrivate`, hosts on this machine or a
-    /// private network are not read (a chat server must not become a way into its own network).
-    public static func fetch(_ url: String, allowPrivate: Bool = false) async -> OGMetaData? {
-        guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
-        if !allowPrivate, isPrivate(host: u.host ?? "") { return nil }
-        var req = URLRequest(url: u, timeoutInterval: timeout)
-        req.setValue("text/html,application/xhtml+xml", forHTTPHeaderField: "Accept")
-        req.setValue("ternd link preview", forHTTPHeaderField: "User-Agent")
-        let result: (Data, HTTPURLResponse?) = await withCheckedContinuation { cont in
-            let reader = PageReader(limit: maxBytes, continuation: cont)
-            let config = URLSessionConfiguration.ephemeral
-            config.timeoutIntervalForRequest = timeout
-            config.timeoutIntervalForResource = timeout
-            let session = URLSession(configuration: config, delegate: reader, delegateQueue: nil)
-            session.dataTask(with: req).resume()
-        }
-        guard let http = result.1, (200..<300).contains(http.statusCode) else { return nil }
-        let type = (http.value(forHTTPHeaderField: "Content-Type") ?? "text/html").lowercased()
+    /// Fetches a page within ``OutboundHTTP``'s rules: every hop (at most 5 redirects, http(s)
+    /// only) resolved once and its address checked against `policy` before connecting; at most
+    /// ``maxBytes`` read, then the connection closed; ``timeout`` for the whole fetch. Unless the
+    /// policy allows it, hosts on this machine or a private network are not read (a chat server
+    /// must not become a way into its own network).
+    public static func fetch(_ url: String, policy: OutboundHTTP.Policy, limits: OutboundHTTP.Limits = OutboundHTTP.Limits()) async -> OGMetaData? {
+        guard let response = try? await OutboundHTTP.get(
+            url, policy: policy, limits: limits,
+            headers: [("Accept", "text/html,application/xhtml+xml"), ("User-Agent", "ternd link preview")])
+        else { return nil }
+        guard (200..<300).contains(response.status) else { return nil }
+        let type = (response.headers.first(name: "Content-Type") ?? "text/html").lowercased()
         guard type.contains("html") else { return nil }
-        return parse(html: String(decoding: result.0.prefix(maxBytes), as: UTF8.self))
+        return parse(html: String(buffer: response.body))
     }
 
-    /// Reads a page up to a size, allowing redirects to http/https only.
-    final class PageReader: NSObject, URLSessionDataDelegate, Sendable {
-        let limit: Int
-        let state: Mutex<(data: Data, done: CheckedContinuation<(Data, HTTPURLResponse?), Never>?)>
+    /// ``fetch(_:policy:limits:)`` with only `allowPrivate` to say.
+    public static func fetch(_ url: String, allowPrivate: Bool = false) async -> OGMetaData? {
+        await fetch(url, policy: OutboundHTTP.Policy(allowPrivate: allowPrivate))
+    }
+}
 
-        init(limit: Int, continuation: CheckedContinuation<(Data, HTTPURLResponse?), Never>) {
-            self.limit = limit
-            state = Mutex((Data(), continuation))
+/// How many previews run at once: at most ``global`` in the server and ``perUser`` for one
+/// sender; a link beyond either is not previewed (it is not queued: a burst of links must not
+/// turn into a backlog of fetches or of memory).
+public final class LinkPreviewGate: Sendable {
+    public let global: Int
+    public let perUser: Int
+    let state = Mutex<(total: Int, users: [String: Int])>((total: 0, users: [:]))
+    /// Previews not run because a limit was reached.
+    public let dropped = Atomic<Int>(0)
+    /// Most previews that ran at once.
+    public let peak = Atomic<Int>(0)
+
+    public init(global: Int = 8, perUser: Int = 2) {
+        self.global = global
+        self.perUser = perUser
+    }
+
+    /// Takes a place for `userId`, or returns false when none is free.
+    public func enter(_ userId: String) -> Bool {
+        let n: Int? = state.withLock { s in
+            guard s.total < global, s.users[userId, default: 0] < perUser else { return nil }
+            s.total += 1
+            s.users[userId, default: 0] += 1
+            return s.total
         }
-
-        func finish(_ task: URLSessionTask, _ session: URLSession) {
-            let (data, cont) = state.withLock { s -> (Data, CheckedContinuation<(Data, HTTPURLResponse?), Never>?) in
-                let c = s.done
-                s.done = nil
-                return (s.data, c)
-            }
-            cont?.resume(returning: (data, task.response as? HTTPURLResponse))
-            session.finishTasksAndInvalidate()
+        guard let n else {
+            dropped.add(1, ordering: .relaxed)
+            return false
         }
+        _ = peak.max(n, ordering: .relaxed)
+        return true
+    }
 
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            let full = state.withLock { s -> Bool in
-                s.data.append(data.prefix(max(0, limit - s.data.count)))
-                return s.data.count >= limit
-            }
-            if full {
-                finish(dataTask, session)
-                dataTask.cancel()
-            }
-        }
-
-        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            if error != nil && state.withLock({ $0.data.isEmpty }) {
-                let cont = state.withLock { s -> CheckedContinuation<(Data, HTTPURLResponse?), Never>? in
-                    let c = s.done
-                    s.done = nil
-                    return c
-                }
-                cont?.resume(returning: (Data(), nil))
-                session.finishTasksAndInvalidate()
-                return
-            }
-            finish(task, session)
-        }
-
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-            completionHandler: @escaping @Sendable (URLRequest?) -> Void
-        ) {
-            let scheme = request.url?.scheme?.lowercased()
-            completionHandler(scheme == "http" || scheme == "https" ? request : nil)
+    public func leave(_ userId: String) {
+        state.withLock { s in
+            s.total -= 1
+            let left = s.users[userId, default: 1] - 1
+            s.users[userId] = left > 0 ? left : nil
         }
     }
 }

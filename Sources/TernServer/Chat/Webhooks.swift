@@ -44,6 +44,17 @@ public final class WebhookDispatcher: Sendable {
 
     public static let capacity = 10_000
     static let timeout: TimeAmount = .seconds(5)
+    /// Most of a receiver's answer that is read (the rest is not: the connection is closed).
+    static let maxAnswer = 64 * 1024
+
+    /// The client of webhooks and bot callbacks: no redirects (a 3xx is a failed delivery, never
+    /// a second POST somewhere else), 5 s to connect and between reads, and ``timeout`` for the
+    /// whole request. The URL is the application's own (Platform API), so a receiver on this
+    /// machine or a private network is allowed, unlike link previews.
+    static let client = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(5)), decompression: .disabled))
     static let backoff: [Duration] = [.milliseconds(500), .seconds(1), .seconds(2)]
 
     struct Job: Sendable {
@@ -128,8 +139,8 @@ public final class WebhookDispatcher: Sendable {
         request.body = .bytes(ByteBuffer(data: job.body))
         for attempt in 0...Self.backoff.count {
             do {
-                let response = try await HTTPClient.shared.execute(request, timeout: Self.timeout)
-                _ = try? await response.body.collect(upTo: 64 * 1024)
+                let response = try await Self.client.execute(request, timeout: Self.timeout)
+                _ = try? await response.body.collect(upTo: Self.maxAnswer)
                 if (200..<300).contains(Int(response.status.code)) {
                     delivered.add(1, ordering: .relaxed)
                     return

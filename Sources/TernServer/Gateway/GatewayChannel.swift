@@ -335,7 +335,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             var payload = Presenter.user(user, online: true)
             payload.hasEverLoggedIn = true
             var logi = LoginPayload(user: payload, key: key, loginTs: service.now(), unread: unread, appId: config.appId)
-            logi.ekey = try await service.issueFileKey(userId: user.userId)
+            logi.ekey = try await service.issueFileKey(userId: user.userId, sessionKey: key)
             logi.fileUploadSizeLimit = config.fileUploadSizeLimitMB
             conn.send(ChatService.frameText(.login, logi))
         } catch {

@@ -88,10 +88,9 @@ extension ApplicationRoutes {
         enum CodingKeys: String, CodingKey { case apiTokens = "api_tokens" }
     }
 
-    func tokenInfo(_ token: String) async throws -> TokenInfo? {
-        guard let json = try await service.store.setting(scope: "api_token", key: token) else { return nil }
-        let obj = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
-        return TokenInfo(token: token, createdAt: (obj?["created_at"] as? NSNumber)?.int64Value ?? 0)
+    /// A token as listed: only its hash is stored, so it shows as `****` and its last four characters.
+    static func listed(_ fields: [String: Any]) -> TokenInfo {
+        TokenInfo(token: "****" + (fields["hint"] as? String ?? ""), createdAt: (fields["created_at"] as? NSNumber)?.int64Value ?? 0)
     }
 
     func issueToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -102,16 +101,16 @@ extension ApplicationRoutes {
 
     func listTokens(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        var out: [TokenInfo] = []
-        for t in try await service.secondaryAPITokens() { if let i = try await tokenInfo(t) { out.append(i) } }
+        let out = try await service.apiTokenDocuments().map { Self.listed($0.fields) }
         return try rest.json(TokenList(apiTokens: out.sorted { $0.createdAt < $1.createdAt }))
     }
 
     func viewToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let token = try rest.param(ctx, "api_token")
-        guard let info = try await tokenInfo(token) else { throw SendbirdError(.notFound, "\"API token\" not found.") }
-        return try rest.json(info)
+        guard let fields = try await service.apiTokenDocument(token) else { throw SendbirdError(.notFound, "\"API token\" not found.") }
+        // The caller named the token: it may be answered back.
+        return try rest.json(TokenInfo(token: token, createdAt: (fields["created_at"] as? NSNumber)?.int64Value ?? 0))
     }
 
     func revokeToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {

@@ -85,19 +85,47 @@ struct ApplicationSettingsRoutes: Sendable {
         "hms": ["huawei_app_id", "huawei_app_secret", "push_sound"],
     ]
 
-    /// Keeps the allowed fields; a secret becomes `****` + its last four characters and a fingerprint.
+    /// Keeps the allowed fields; a secret becomes `****` + its last four characters and a fingerprint,
+    /// whatever its JSON type (an FCM `service_account_key` sent as an object, a numeric APNs
+    /// password): only its text form is hashed, and the value itself is never stored.
     static func sanitise(_ fields: [String: Any], type: String, into base: [String: Any]) throws -> [String: Any] {
         var out = base
         for (key, value) in fields where allowed[type]!.contains(key) {
-            if let s = value as? String {
-                try TextLimit.fileUrl.check(s)
-                if secrets.contains(key) {
-                    out[key] = "****" + String(s.suffix(4))
-                    out[key + "_fingerprint"] = Credentials.hash(s)
-                    continue
-                }
+            if secrets.contains(key) {
+                guard let text = secretText(value) else { throw SendbirdError(.invalidValue, "Invalid value: \"\(key)\".") }
+                // A service account key (a JSON document with a private key) runs to a few KB.
+                if text.utf8.count > 64 * 1024 { throw SendbirdError(.invalidValue, "Invalid value: \"\(key)\" is too long.") }
+                out[key] = mask(text)
+                out[key + "_fingerprint"] = Credentials.hash(text)
+                continue
             }
+            if let s = value as? String { try TextLimit.fileUrl.check(s) }
             out[key] = value
+        }
+        return out
+    }
+
+    /// A secret's text: a string as it is, any other JSON value (object, array, number, boolean)
+    /// as compact JSON with sorted keys; nil for JSON null.
+    static func secretText(_ value: Any) -> String? {
+        if let s = value as? String { return s }
+        if value is NSNull { return nil }
+        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return "\(value)"
+    }
+
+    static func mask(_ secret: String) -> String { "****" + String(secret.suffix(4)) }
+
+    /// A stored push configuration as answered: any secret that is not already masked (one stored
+    /// by a version that kept non-string secrets as sent) is masked on the way out.
+    static func redacted(_ config: [String: Any]) -> [String: Any] {
+        var out = config
+        for key in secrets {
+            guard let value = config[key] else { continue }
+            if let s = value as? String, s.hasPrefix("****"), s.count <= 8 { continue }
+            out[key] = secretText(value).map(mask) ?? ""
         }
         return out
     }
@@ -112,7 +140,7 @@ struct ApplicationSettingsRoutes: Sendable {
         let id = Credentials.randomToken(bytes: 8)
         let config = try Self.sanitise(f, type: type, into: ["id": id, "push_type": type, "push_sound": "default"])
         try await rest.saveDocument("push_configuration", "\(type)/\(id)", config)
-        return try rest.document(["push_configurations": [config]])
+        return try rest.document(["push_configurations": [Self.redacted(config)]])
     }
 
     func requirePush(_ type: String, _ ctx: some RequestContext) async throws -> (key: String, config: [String: Any]) {
@@ -125,22 +153,22 @@ struct ApplicationSettingsRoutes: Sendable {
     func updatePush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let (key, current) = try await requirePush(type, ctx)
-        let config = try Self.sanitise(try await fields(req), type: type, into: current)
+        let config = try Self.sanitise(try await fields(req), type: type, into: Self.redacted(current))
         try await rest.saveDocument("push_configuration", key, config)
-        return try rest.document(["push_configurations": [config]])
+        return try rest.document(["push_configurations": [Self.redacted(config)]])
     }
 
     func listPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let all = try await service.store.settings(scope: "push_configuration", keyPrefix: type + "/").compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
+            ((try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]).map(Self.redacted)
         }
         return try rest.document(["push_configurations": all])
     }
 
     func viewPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        return try rest.document(["push_configurations": [try await requirePush(type, ctx).config]])
+        return try rest.document(["push_configurations": [Self.redacted(try await requirePush(type, ctx).config)]])
     }
 
     func removePush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {

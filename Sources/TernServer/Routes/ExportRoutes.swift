@@ -101,13 +101,21 @@ struct ExportRoutes: Sendable {
         }
     }
 
+    /// User text that a spreadsheet would take for a formula (it starts with `=`, `+`, `-`, `@`, a
+    /// tab or a carriage return) gets a leading `'`, as OWASP's CSV-injection advice says: it is
+    /// shown as text, never evaluated.
+    static func neutralised(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return text }
+        return "'" + text
+    }
+
     static func csv(_ rows: [[String: Any]], delimiter: String) -> Data {
         guard let first = rows.first else { return Data() }
         let columns = first.keys.sorted()
         func field(_ v: Any?) -> String {
             var s: String
             switch v {
-            case let x as String: s = x
+            case let x as String: s = neutralised(x)
             case let x as [String: String]: s = String(decoding: (try? JSONSerialization.data(withJSONObject: x, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
             case let x?: s = "\(x)"
             case nil: s = ""

@@ -100,10 +100,29 @@ struct FileRoutes: Sendable {
             throw SendbirdError(.unauthorizedRequest, "This file needs the \"auth\" parameter of a channel member.")
         }
         let (data, file) = try await service.download(fileId: try rest.param(ctx, "file_id"), userId: userId)
+        return Response(status: .ok, headers: Self.downloadHeaders(file, size: data.count), body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Types a browser shows without running anything: served inline. Every other type (HTML, SVG,
+    /// XML, JavaScript, PDF, anything unknown) could run script on this server's origin, where the
+    /// Platform API also answers, so it is served as an attachment.
+    static let passiveTypes: Set<String> = [
+        "image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/avif", "text/plain",
+    ]
+
+    /// The headers of a download: `nosniff` always (the browser keeps to the declared type), a
+    /// sandboxing CSP always (no script, no plugin, a unique origin, even when opened directly),
+    /// and `attachment` for any type not in ``passiveTypes`` (audio and video stay inline).
+    static func downloadHeaders(_ file: FileRecord, size: Int) -> HTTPFields {
+        let type = file.type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let inline = passiveTypes.contains(type) || type.hasPrefix("audio/") || type.hasPrefix("video/")
         var headers = HTTPFields()
         headers[.contentType] = file.type
-        headers[.contentLength] = String(data.count)
-        headers[.contentDisposition] = "inline; filename=\"\(file.name.replacingOccurrences(of: "\"", with: ""))\""
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        headers[.contentLength] = String(size)
+        let name = file.name.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
+        headers[.contentDisposition] = "\(inline ? "inline" : "attachment"); filename=\"\(name)\""
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        return headers
     }
 }

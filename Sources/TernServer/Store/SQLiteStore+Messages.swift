@@ -285,17 +285,22 @@ extension SQLiteStore {
         }
     }
 
-    public func addFileAuth(keyHash: String, userId: String, expiresAt: Int64) async throws {
+    public func addFileAuth(keyHash: String, userId: String, sessionHash: String, expiresAt: Int64) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM file_auth WHERE expires_at < ?", arguments: [expiresAt - 4 * 86_400_000])
             try db.execute(
-                sql: "INSERT OR REPLACE INTO file_auth(key_hash, user_id, expires_at) VALUES (?, ?, ?)", arguments: [keyHash, userId, expiresAt])
+                sql: "INSERT OR REPLACE INTO file_auth(key_hash, user_id, expires_at, session_hash) VALUES (?, ?, ?, ?)",
+                arguments: [keyHash, userId, expiresAt, sessionHash])
         }
     }
 
-    public func fileAuthUser(keyHash: String, now: Int64) async throws -> String? {
+    public func fileAuth(keyHash: String, now: Int64) async throws -> (userId: String, sessionHash: String?)? {
         try await pool.read { db in
-            try String.fetchOne(db, sql: "SELECT user_id FROM file_auth WHERE key_hash = ? AND expires_at > ?", arguments: [keyHash, now])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT user_id, session_hash FROM file_auth WHERE key_hash = ? AND expires_at > ?", arguments: [keyHash, now])
+            else { return nil }
+            return (row["user_id"], row["session_hash"])
         }
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import Synchronization
@@ -407,6 +408,28 @@ public final class SQLiteStore: Store {
                         PRIMARY KEY (day, user_id)
                     ) WITHOUT ROWID;
                     """)
+        }
+        m.registerMigration("v16-file-keys-per-session") { db in
+            // A download key names the session it was made for (the hash of its key) and ends
+            // with it. Keys from before name none: they are dropped (a client gets a new one at
+            // its next login, which the restart that runs this migration brings anyway).
+            try db.execute(sql: "DELETE FROM file_auth; ALTER TABLE file_auth ADD COLUMN session_hash TEXT")
+        }
+        m.registerMigration("v17-hashed-api-tokens") { db in
+            // Secondary API tokens were kept as issued (scope `api_token`, the token as key); now
+            // only their SHA-256 (hex) is, with the last four characters as a hint.
+            let rows = try Row.fetchAll(db, sql: "SELECT key, json FROM settings WHERE scope = 'api_token'")
+            for row in rows {
+                let token: String = row["key"]
+                let json: String = row["json"]
+                var fields = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
+                fields["hint"] = String(token.suffix(4))
+                let hash = SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+                let text = String(decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]), as: UTF8.self)
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO settings(scope, key, json) VALUES ('api_token_sha256', ?, ?)", arguments: [hash, text])
+            }
+            try db.execute(sql: "DELETE FROM settings WHERE scope = 'api_token'")
         }
         return m
     }

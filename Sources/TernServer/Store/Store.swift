@@ -194,8 +194,11 @@ public protocol FileStore: Sendable {
     func insertFile(_ file: FileRecord) async throws
     func file(_ fileId: String) async throws -> FileRecord?
     /// A per-user download key (`ekey`), stored hashed.
-    func addFileAuth(keyHash: String, userId: String, expiresAt: Int64) async throws
-    func fileAuthUser(keyHash: String, now: Int64) async throws -> String?
+    /// Stores a download key made for the session `sessionHash` (the hash of its session key).
+    func addFileAuth(keyHash: String, userId: String, sessionHash: String, expiresAt: Int64) async throws
+    /// The user of an unexpired download key and the session it was made for (nil: a key stored
+    /// before keys were tied to sessions, which holds no more).
+    func fileAuth(keyHash: String, now: Int64) async throws -> (userId: String, sessionHash: String?)?
 }
 
 /// Bans, mutes and reports.

@@ -5,7 +5,7 @@ import PostgresNIO
 /// order once each (recorded in `tern_migrations`). Several nodes starting at once take turns
 /// (an advisory lock), so each migration runs exactly once.
 ///
-/// The same tables, columns and indexes as `SQLiteStore.migrator` (v1 to v15), with INTEGER as
+/// The same tables, columns and indexes as `SQLiteStore.migrator` (v1 to v17), with INTEGER as
 /// BIGINT, the 0/1 flags as BOOLEAN, the AUTOINCREMENT ids as identity columns and JSON kept as
 /// TEXT; the same triggers (the channel changelog, tombstones) as PL/pgSQL; FTS5 as a generated
 /// `tsvector` with a GIN index and a vocabulary table. Every TEXT column is `COLLATE "C"`: text
@@ -499,6 +499,28 @@ enum PostgresSchema {
             CREATE TABLE file_blobs (file_id TEXT PRIMARY KEY, bytes BYTEA NOT NULL);
             ALTER TABLE file_blobs ALTER COLUMN bytes SET STORAGE EXTERNAL;
             CREATE TABLE file_master_key (id INT PRIMARY KEY CHECK (id = 1), key BYTEA NOT NULL);
+            """#
+        ),
+        (
+            // SQLite v16: a download key names the session it was made for and ends with it;
+            // keys from before name none and are dropped (clients get new ones at login).
+            "pg-v8-file-keys-per-session",
+            #"""
+            DELETE FROM file_auth;
+            ALTER TABLE file_auth ADD COLUMN session_hash TEXT COLLATE "C";
+            """#
+        ),
+        (
+            // SQLite v17: secondary API tokens kept as their SHA-256 (hex) with a four-character
+            // hint, never as issued.
+            "pg-v9-hashed-api-tokens",
+            #"""
+            INSERT INTO settings(scope, key, json)
+            SELECT 'api_token_sha256', encode(sha256(convert_to(key, 'UTF8')), 'hex'),
+                   (json::jsonb || jsonb_build_object('hint', right(key, 4)))::text
+            FROM settings WHERE scope = 'api_token'
+            ON CONFLICT (scope, key) DO NOTHING;
+            DELETE FROM settings WHERE scope = 'api_token';
             """#
         ),
     ]

@@ -276,21 +276,26 @@ extension PostgresStore {
         }
     }
 
-    public func addFileAuth(keyHash: String, userId: String, expiresAt: Int64) async throws {
+    public func addFileAuth(keyHash: String, userId: String, sessionHash: String, expiresAt: Int64) async throws {
         try await write { db in
             try await db.execute("DELETE FROM file_auth WHERE expires_at < ?", [expiresAt - 4 * 86_400_000])
             try await db.execute(
                 """
-                INSERT INTO file_auth(key_hash, user_id, expires_at) VALUES (?, ?, ?)
-                ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id, expires_at = excluded.expires_at
+                INSERT INTO file_auth(key_hash, user_id, expires_at, session_hash) VALUES (?, ?, ?, ?)
+                ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id, expires_at = excluded.expires_at,
+                  session_hash = excluded.session_hash
                 """,
-                [keyHash, userId, expiresAt])
+                [keyHash, userId, expiresAt, sessionHash])
         }
     }
 
-    public func fileAuthUser(keyHash: String, now: Int64) async throws -> String? {
+    public func fileAuth(keyHash: String, now: Int64) async throws -> (userId: String, sessionHash: String?)? {
         try await read { db in
-            try await db.scalar("SELECT user_id FROM file_auth WHERE key_hash = ? AND expires_at > ?", [keyHash, now], as: String.self)
+            guard let r = try await db.fetchOne("SELECT user_id, session_hash FROM file_auth WHERE key_hash = ? AND expires_at > ?", [keyHash, now])
+            else { return nil }
+            let user: String = try r["user_id"]
+            let session: String? = try r["session_hash"]
+            return (user, session)
         }
     }
 
