@@ -8,7 +8,7 @@ struct Ternd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ternd",
         abstract: "The Tern chat server: speaks the Sendbird Chat protocol (Platform API v3 REST and the SDK WebSocket).",
-        subcommands: [Serve.self, ServeEmbeddedCommand.self],
+        subcommands: [Serve.self, BackupCommand.self, RestoreCommand.self, ServeEmbeddedCommand.self],
         defaultSubcommand: Serve.self
     )
 }
