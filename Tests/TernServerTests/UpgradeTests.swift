@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -28,10 +29,39 @@ struct UpgradeTests {
         guard ProcessInfo.processInfo.environment["TERN_TEST_DATABASE"] != "postgres" else { return }
         let dir = try copy("upgrade-sqlite-66889f0")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let fixture = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/fixture.json"))) as? [String: Any])
         let server = try TerndProcess.start(dataDirectory: dir, apiToken: "upgrade-fixture-token")
         defer { _ = server.stop() }
+        try await checkEverythingServed(server, fixture: dir + "/fixture.json")
+        // Every migration of this build ran on it.
+        let applied = try await DatabaseQueue(path: dir + "/ternd.sqlite", configuration: { var c = Configuration(); c.readonly = true; return c }())
+            .read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(Set(applied) == Set(SQLiteStore.migrator.migrations))
+    }
+
+    @Test("A PostgreSQL database of release 66889f0 (its pg_dump) migrates and serves every message, file, receipt, ban, mute, setting and block")
+    func postgresDataOfTheReleaseBefore() async throws {
+        let cluster: PostgresTestCluster
+        do { cluster = try await PostgresTestCluster.shared() } catch {
+            print("note: PostgreSQL is not installed: the PostgreSQL upgrade test was skipped")
+            return
+        }
+        let url = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
+        let name = String(url.split(separator: "/").last ?? "")
+        let dump = try String(contentsOfFile: Self.fixtures + "/upgrade-postgres-66889f0/ternd.sql", encoding: .utf8)
+        let loaded = try await PostgresTestCluster.offPool { try cluster.psql(dump, database: name) }
+        #expect(loaded.status == 0, "\(loaded.output)")
+        let dir = makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try TerndProcess.start(dataDirectory: dir, apiToken: "upgrade-fixture-token", extra: ["--database", url])
+        defer { _ = server.stop() }
+        try await checkEverythingServed(server, fixture: Self.fixtures + "/upgrade-postgres-66889f0/fixture.json")
+        let applied = try await PostgresTestCluster.offPool { try cluster.psql("SELECT name FROM tern_migrations ORDER BY name", database: name) }
+        #expect(Set(applied.output.split(separator: "\n").map(String.init)) == Set(PostgresSchema.migrations.map(\.name)))
+    }
+
+    /// What the fixture script stored, as the upgraded server answers it.
+    func checkEverythingServed(_ server: TerndProcess, fixture path: String) async throws {
+        let fixture = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         let base = "http://127.0.0.1:\(server.port)"
         let http = HTTPHelper(base: base, token: server.apiToken)
 
@@ -81,11 +111,6 @@ struct UpgradeTests {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "plans for the week\n")
         await socket.close()
-
-        // Every migration of this build ran on it.
-        let applied = try await DatabaseQueue(path: dir + "/ternd.sqlite", configuration: { var c = Configuration(); c.readonly = true; return c }())
-            .read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(Set(applied) == Set(SQLiteStore.migrator.migrations))
     }
 
     /// `Fixtures/migrations.lock`: every migration that has landed, in order (PostgreSQL's with the
