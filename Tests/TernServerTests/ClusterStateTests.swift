@@ -116,6 +116,32 @@ struct ClusterStateTests {
         #expect(q.heldCount == 0)
     }
 
+    @Test("Sequencer: an own message the log says was committed but the send path never handed over is the reader's to deliver, once")
+    func sequencerLostCommitAnswer() {
+        var q = ChannelSequencer<Int64>(wait: 2000)
+        #expect(q.local("c", id: 10, previous: 0, now: 0, item: 10) == [10])
+        // The send path handed 10 over: the reader, reaching 10's event, leaves it alone.
+        let claimed1 = q.claimForLog("c", id: 10)
+        #expect(!claimed1)
+        #expect(q.reached("c", id: 10).isEmpty)
+        // 11's COMMIT went through but its answer was lost: the send path never hands it over, and
+        // a later message 12 from this node does not hide that.
+        #expect(q.local("c", id: 12, previous: 11, now: 5, item: 12).isEmpty, "12 waits for 11")
+        let claimed2 = q.claimForLog("c", id: 11)
+        #expect(claimed2, "the reader delivers 11 from the store")
+        #expect(q.reached("c", id: 11) == [12], "then 12 follows, in order")
+        // A COMMIT answer that was only late: the reader delivered 13; the late hand-over only acknowledges.
+        let claimed3 = q.claimForLog("c", id: 13)
+        #expect(claimed3)
+        #expect(q.reached("c", id: 13).isEmpty)
+        #expect(q.local("c", id: 13, previous: 12, now: 9, item: 13, ackOnly: -13) == [-13])
+        // A message delivered without being held (nothing to order it after) counts as handed over.
+        q.markHanded("c", id: 14)
+        let claimed4 = q.claimForLog("c", id: 14)
+        #expect(!claimed4)
+        #expect(q.reached("c", id: 14).isEmpty && q.handedIds["c"] == nil, "what the reader passed is forgotten")
+    }
+
     @Test("Unread ledger: counting, mentions, blocks, auto-unhide, the sender's read, supergroups' cap and totals by custom type")
     func unreadLedger() {
         typealias M = UnreadLedger.Member

@@ -363,6 +363,69 @@ struct ClusterTests {
         frames.filter { ($0["req_id"] != nil) == reqIds }.compactMap { ($0["message_id"] as? NSNumber)?.int64Value }
     }
 
+    @Test("A message whose COMMIT answer node A never hears (its link cut right after the COMMIT) reaches A's own members once, as it reaches B's")
+    func commitAnswerLost() async throws {
+        let cluster = try await PostgresTestCluster.shared()
+        let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
+        // Node A talks to PostgreSQL through a proxy that can cut its link; node B directly.
+        let proxy = FaultProxy(targetPort: cluster.port)
+        let proxyPort = try await proxy.start()
+        let viaProxy = db.replacingOccurrences(of: "127.0.0.1:\(cluster.port)/", with: "127.0.0.1:\(proxyPort)/")
+        let a = try await Self.startNodes(1, database: viaProxy)[0]
+        let b = try await Self.startNodes(1, database: db)[0]
+        do {
+            try await a.createUsers(["alice", "bob", "carol"])
+            let url = try await a.createChannel(["alice", "bob", "carol"])
+            let (alice, _) = try await a.login("alice")
+            let (carol, _) = try await a.login("carol")
+            let (bob, _) = try await b.login("bob")
+            try await Self.waitOnline(a, "bob")
+            try await Self.waitOnline(b, "alice")
+            alice.send("MESG", ["channel_url": url, "message": "before the cut", "req_id": "r1"])
+            for x in [carol, bob] { #expect(await x.next("MESG") { $0["message"] as? String == "before the cut" } != nil) }
+
+            // The transaction storing this message reaches the database and commits; the link goes
+            // right after the COMMIT, so node A never hears that it did.
+            proxy.cutAfter("lost-answer-marker", then: "COMMIT")
+            alice.send("MESG", ["channel_url": url, "message": "lost-answer-marker", "req_id": "r2"])
+            for _ in 0..<200 where proxy.cuts == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(proxy.cuts == 1, "the link was cut after the COMMIT")
+            try await Task.sleep(for: .milliseconds(300))
+            proxy.heal()
+            // Node B's member gets it from the log; so does node A's own member, once A reads its log again.
+            let onB = await bob.next("MESG", timeout: .seconds(30)) { $0["message"] as? String == "lost-answer-marker" }
+            let onA = await carol.next("MESG", timeout: .seconds(30)) { $0["message"] as? String == "lost-answer-marker" }
+            #expect(onB != nil, "node B's member got the committed message")
+            #expect(onA != nil, "node A's own member got the committed message: \(carol.all("MESG").map { $0["message"] ?? "" })")
+            let id = (onB?["msg_id"] as? NSNumber)?.int64Value
+
+            // The sender's resend under the same req_id is answered with the stored message, and
+            // nobody gets it twice; the conversation goes on in order.
+            for _ in 0..<100 {
+                if alice.all("MESG").contains(where: { $0["req_id"] as? String == "r2" }) || !alice.all("EROR").isEmpty { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            if !alice.all("MESG").contains(where: { $0["req_id"] as? String == "r2" }) {
+                alice.send("MESG", ["channel_url": url, "message": "lost-answer-marker", "req_id": "r2"])
+            }
+            let ack = await alice.next("MESG", timeout: .seconds(30)) { $0["req_id"] as? String == "r2" }
+            #expect((ack?["msg_id"] as? NSNumber)?.int64Value == id, "the resend is answered with the stored message")
+            alice.send("MESG", ["channel_url": url, "message": "after the cut", "req_id": "r3"])
+            for x in [carol, bob] {
+                _ = await x.next("MESG", timeout: .seconds(30)) { $0["message"] as? String == "after the cut" }
+                let texts = x.all("MESG").compactMap { $0["message"] as? String }
+                #expect(texts == ["before the cut", "lost-answer-marker", "after the cut"], "once each, in order: \(texts)")
+            }
+            for x in [alice, bob, carol] { await x.close() }
+        } catch {
+            for n in [a, b] { await n.stop() }
+            await proxy.stop()
+            throw error
+        }
+        for n in [a, b] { await n.stop() }
+        await proxy.stop()
+    }
+
     @Test("PostgreSQL restarted -m immediate during a steady send: no acknowledged message is lost or out of order on the other node; the nodes reconnect by themselves")
     func databaseRestart() async throws {
         let pg = try await PostgresTestCluster.offPool { try PostgresTestCluster.start() }

@@ -26,6 +26,12 @@ public final class FaultProxy: Sendable {
         var accepted = 0
         /// Bytes read and not yet passed on (a stall, or a connection still reaching the target).
         var held = 0
+        /// Armed by ``cutAfter(_:then:)``: the bytes that mark the connection, then the bytes after which it is cut.
+        var trap: (mark: [UInt8], then: [UInt8])?
+        /// The connection the mark was seen on.
+        var marked: ObjectIdentifier?
+        /// Cuts made by the trap.
+        var cuts = 0
     }
 
     public init(targetHost: String = "127.0.0.1", targetPort: Int) {
@@ -81,6 +87,39 @@ public final class FaultProxy: Sendable {
     /// Adds `ms` of latency to every chunk from now on (0: none).
     public func delay(_ ms: Int64) {
         state.withLock { $0.delayMs = max(0, ms) }
+    }
+
+    /// Arms a cut at a precise point of a conversation: once a client sends `mark` on a connection,
+    /// and then `then` on the same connection (in the same chunk or a later one), that chunk still
+    /// reaches the server, and the link is cut right after it — every connection closed, new ones
+    /// refused until ``heal()``; the server's answer never reaches the client. (A node's `COMMIT` of
+    /// one message's transaction: the database commits it, the node never hears so.)
+    public func cutAfter(_ mark: String, then: String) {
+        state.withLock {
+            $0.trap = (Array(mark.utf8), Array(then.utf8))
+            $0.marked = nil
+        }
+    }
+
+    /// How many cuts the armed trap made.
+    public var cuts: Int { state.withLock { $0.cuts } }
+
+    /// Whether `bytes` trips the trap on `pipe`: true when the link is to be cut after them.
+    func trips(_ bytes: ByteBuffer, on pipe: ObjectIdentifier) -> Bool {
+        state.withLock { s in
+            guard let trap = s.trap else { return false }
+            let view = bytes.readableBytesView
+            if s.marked == nil, view.firstRange(of: trap.mark) != nil { s.marked = pipe }
+            guard s.marked == pipe else { return false }
+            // The closing bytes after the mark (the mark's own chunk may hold both, in order).
+            let from = view.firstRange(of: trap.mark)?.upperBound ?? view.startIndex
+            guard view[from...].firstRange(of: trap.then) != nil else { return false }
+            s.trap = nil
+            s.marked = nil
+            s.cuts += 1
+            s.dropping = true
+            return true
+        }
     }
 
     /// Back to normal: accepts again, delivers what a stall held, no delay.
@@ -188,6 +227,15 @@ final class Pipe: @unchecked Sendable {
     /// Bytes read on one side, for the other.
     func forward(_ bytes: ByteBuffer, toServer: Bool) {
         loop.preconditionInEventLoop()
+        if toServer, proxy.trips(bytes, on: ObjectIdentifier(self)) {
+            // This chunk reaches the server; then the link goes, both ways, on every connection.
+            if let outbound {
+                outbound.writeAndFlush(bytes).whenComplete { _ in self.proxy.drop() }
+            } else {
+                proxy.drop()
+            }
+            return
+        }
         let (stalled, delay) = proxy.faults
         if stalled || outbound == nil || !held.isEmpty {
             held.append((toServer, bytes))

@@ -260,6 +260,10 @@ extension ChatService {
         ack: (ClientConnection, String)? = nil
     ) {
         guard cluster != nil, !stored.duplicate, let previous = stored.previousMessageId else {
+            if cluster != nil && !stored.duplicate {
+                // Handed over here: the event reader must not deliver it again from the log.
+                sequencer.withLock { $0.markHanded(stored.message.channelUrl, id: stored.message.messageId) }
+            }
             if let (conn, frame) = ack { conn.send(frame) }
             fanOutNow(command, json, to: members, except: except, stored: stored)
             return
@@ -267,10 +271,13 @@ extension ChatService {
         // Released and handed to the outboxes under one lock: another thread's release must not
         // overtake one made before it.
         sequencer.withLock { q in
-            let due = q.local(stored.message.channelUrl, id: stored.message.messageId, previous: previous, now: now()) {
-                if let (conn, frame) = ack { conn.send(frame) }
-                self.fanOutNow(command, json, to: members, except: except, stored: stored)
-            }
+            let due = q.local(
+                stored.message.channelUrl, id: stored.message.messageId, previous: previous, now: now(),
+                item: {
+                    if let (conn, frame) = ack { conn.send(frame) }
+                    self.fanOutNow(command, json, to: members, except: except, stored: stored)
+                },
+                ackOnly: { if let (conn, frame) = ack { conn.send(frame) } })
             for deliver in due { deliver() }
         }
     }

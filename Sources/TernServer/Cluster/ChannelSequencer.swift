@@ -31,14 +31,27 @@ struct ChannelSequencer<Item: Sendable>: Sendable {
     private(set) var held: [String: [Held]] = [:]
     /// The newest message of this node handed over (``local(_:id:previous:now:item:)``), by channel.
     private(set) var handed: [String: Int64] = [:]
+    /// This node's messages handed over whose own event the reader has not reached yet, by channel.
+    private(set) var handedIds: [String: Set<Int64>] = [:]
+    /// This node's messages the event reader delivered itself (their commit was acknowledged to the
+    /// log but never to this node's send path), by channel: if the send path hands one over after
+    /// all, only its acknowledgement goes.
+    private(set) var deliveredFromLog: [String: Set<Int64>] = [:]
 
     init(wait: Int64) { self.wait = wait }
 
     var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }
 
     /// A message this node stored: returns what is due now (it, or nothing while it is held).
-    mutating func local(_ channel: String, id: Int64, previous: Int64, now: Int64, item: Item) -> [Item] {
+    /// `ackOnly`, when given, is what goes instead of `item` for a message the reader already
+    /// delivered from the log (``claimForLog(_:id:)``).
+    mutating func local(_ channel: String, id: Int64, previous: Int64, now: Int64, item: Item, ackOnly: Item? = nil) -> [Item] {
+        if deliveredFromLog[channel]?.remove(id) != nil {
+            if deliveredFromLog[channel]?.isEmpty == true { deliveredFromLog[channel] = nil }
+            return ackOnly.map { [$0] } ?? []
+        }
         handed[channel] = max(handed[channel] ?? 0, id)
+        handedIds[channel, default: []].insert(id)
         if held[channel] == nil, previous == 0 || (last[channel].map { $0 >= previous } ?? false) {
             last[channel] = max(last[channel] ?? 0, id)
             return [item]
@@ -52,6 +65,22 @@ struct ChannelSequencer<Item: Sendable>: Sendable {
     /// message's event before the sending path hands it over; it waits for it then).
     func handedOver(_ channel: String, id: Int64) -> Bool { (handed[channel] ?? 0) >= id }
 
+    /// This node delivered its message `id` without holding it (nothing to order it after).
+    mutating func markHanded(_ channel: String, id: Int64) {
+        handed[channel] = max(handed[channel] ?? 0, id)
+        handedIds[channel, default: []].insert(id)
+    }
+
+    /// The reader reached this node's own message `id` and the send path never handed it over (the
+    /// commit's answer was lost, say): returns true and remembers it, so that the reader delivers it
+    /// from the store and a late hand-over only acknowledges it. False when it was handed over.
+    mutating func claimForLog(_ channel: String, id: Int64) -> Bool {
+        guard handedIds[channel]?.contains(id) != true else { return false }
+        deliveredFromLog[channel, default: []].insert(id)
+        if deliveredFromLog[channel]!.count > 1024 { deliveredFromLog[channel]!.remove(deliveredFromLog[channel]!.min()!) }
+        return true
+    }
+
     /// Another node's message was handled here (delivered, or nobody here to get it): what it
     /// held back is due.
     mutating func passed(_ channel: String, id: Int64) -> [Item] {
@@ -63,6 +92,8 @@ struct ChannelSequencer<Item: Sendable>: Sendable {
     /// handled, so it and everything held before it are due.
     mutating func reached(_ channel: String, id: Int64) -> [Item] {
         var out: [Item] = []
+        handedIds[channel] = handedIds[channel]?.filter { $0 > id }
+        if handedIds[channel]?.isEmpty == true { handedIds[channel] = nil }
         while let first = held[channel]?.first, first.id <= id {
             held[channel]!.removeFirst()
             out.append(first.item)
@@ -104,5 +135,6 @@ struct ChannelSequencer<Item: Sendable>: Sendable {
     private mutating func forgetIdle() {
         last = last.filter { held[$0.key] != nil }
         handed = handed.filter { held[$0.key] != nil }
+        handedIds = handedIds.filter { held[$0.key] != nil }
     }
 }

@@ -148,10 +148,24 @@ extension ChatService: ClusterReceiver {
     /// here. If the message is still on its way out of the send pipeline (the commit's doorbell
     /// can be quicker than the pipeline), the reader waits for it, so that another node's later
     /// message does not overtake it (at most 200 ms).
+    ///
+    /// A message of this node that the log says was committed but that the send path never handed
+    /// over (the database's answer to its COMMIT was lost with the connection: the sender was told
+    /// it failed, and its resend will be answered with the stored message) is delivered from the
+    /// store here, to this node's members, as another node's would be — else they would never see
+    /// it while the other nodes' members do. A late hand-over of it then only acknowledges.
     public func clusterOwnMessage(channel: String, messageId: Int64) async {
         for _ in 0..<200 {
             if sequencer.withLock({ $0.handedOver(channel, id: messageId) }) || !pipeline.isStoring(channel) { break }
             try? await Task.sleep(for: .milliseconds(1))
+        }
+        if sequencer.withLock({ $0.claimForLog(channel, id: messageId) }) {
+            logger.notice("cluster: message \(messageId) in \(channel) was committed without this node hearing so: delivering it from the log")
+            do {
+                try await deliverFromPeer(channelUrl: channel, messageId: messageId)
+            } catch {
+                logger.warning("cluster: own message \(messageId) in \(channel) not delivered here: \(error)")
+            }
         }
         sequencer.withLock { q in for deliver in q.reached(channel, id: messageId) { deliver() } }
     }
