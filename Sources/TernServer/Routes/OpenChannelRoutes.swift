@@ -61,7 +61,7 @@ struct OpenChannelRoutes: Sendable {
         query.channelUrls = q.list("channel_urls")
         var fetch = query
         fetch.limit = query.limit + 1
-        let rows = try await service.store.listOpenChannels(fetch)
+        let rows = try await service.listOpenChannels(fetch)
         let page = Array(rows.prefix(query.limit))
         let next = rows.count > query.limit ? RESTSupport.encodeToken(String(query.offset + query.limit)) : ""
         return try rest.json(OpenChannelPage(channels: try await service.presentOpen(page), next: next))
