@@ -112,11 +112,7 @@ struct GroupChannelRoutes: Sendable {
         let caller = try await rest.caller(req)
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
-        var changes = ChatService.ChannelChanges()
-        changes.name = try b.string("name")
-        changes.coverUrl = try b.string("cover_url")
-        changes.data = try b.string("data")
-        changes.customType = try b.string("custom_type")
+        let changes = try ChatService.ChannelChanges(b)
         try await service.updateChannel(channelUrl: url, changes, by: caller.userId)
         return try await presentChannel(url, viewer: caller.userId)
     }

@@ -71,11 +71,7 @@ struct OpenChannelRoutes: Sendable {
         let caller = try await rest.caller(req)
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
-        var changes = ChatService.ChannelChanges()
-        changes.name = try b.string("name")
-        changes.coverUrl = try b.string("cover_url")
-        changes.data = try b.string("data")
-        changes.customType = try b.string("custom_type")
+        let changes = try ChatService.ChannelChanges(b)
         let channel = try await service.updateOpenChannel(channelUrl: url, changes, operatorIds: try Self.operatorIds(b), by: caller.userId)
         return try await present(channel)
     }

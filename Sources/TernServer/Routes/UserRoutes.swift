@@ -117,6 +117,12 @@ struct UserRoutes: Sendable {
         return try rest.json(Presenter.user(user, online: false, accessToken: token))
     }
 
+    /// A list query's `user_ids` holds at most 250 ids; more is refused with HTTP 414, as Sendbird does.
+    static func tooManyUserIds(_ ids: [String]?) -> Response? {
+        guard let ids, ids.count > 250 else { return nil }
+        return SendbirdErrorMiddleware<BasicRequestContext>.response(.tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
+    }
+
     static func checkMetadata(_ m: [String: String]) throws {
         if m.count > 5 { throw SendbirdError(.tooManyItems, "At most 5 metadata items per call.") }
         for (k, v) in m {
@@ -132,10 +138,7 @@ struct UserRoutes: Sendable {
         let limit = try q.int("limit", default: 10, range: 1...100)
         let after = try RESTSupport.decodeToken(q.string("token"))
         let ids = q.list("user_ids")
-        if let ids, ids.count > 250 {
-            return SendbirdErrorMiddleware<BasicRequestContext>.response(
-                .tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
-        }
+        if let refusal = Self.tooManyUserIds(ids) { return refusal }
         var query = UserListQuery()
         query.afterUserId = after
         query.limit = limit + 1
@@ -322,10 +325,7 @@ struct UserRoutes: Sendable {
         let limit = try q.int("limit", default: 10, range: 1...100)
         let after = try RESTSupport.decodeToken(q.string("token"))
         let ids = q.list("user_ids")
-        if let ids, ids.count > 250 {
-            return SendbirdErrorMiddleware<BasicRequestContext>.response(
-                .tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
-        }
+        if let refusal = Self.tooManyUserIds(ids) { return refusal }
         let direction = q.string("list") ?? "blocked_by_me"
         guard direction == "blocked_by_me" || direction == "blocking_me" else {
             throw SendbirdError(.invalidValue, "Invalid value: \"list\" must be blocked_by_me or blocking_me.")
