@@ -66,6 +66,13 @@ struct WebSocketGateway: Sendable {
         var tokenExpiresAt: Int64 = 0
     }
 
+    /// A command's `channel_url`: present, not empty, one spelling (``Identifier``).
+    static func requiredChannelUrl(_ raw: String?) throws -> String {
+        guard let url = raw, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+        try Identifier.check(url, field: "channel_url")
+        return url
+    }
+
     /// Decides who the connection is. Throws the Sendbird error `LOGI` refuses with.
     func authenticate(_ c: Handshake) async throws -> Login {
         let config = service.config
@@ -140,8 +147,7 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(SendMessageRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 var out = OutgoingMessage(channelUrl: url, message: r.message ?? "")
                 out.data = r.data ?? ""
                 out.customType = r.customType ?? ""
@@ -158,8 +164,7 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(UpdateMessageRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 guard let id = r.msgId?.value else { throw SendbirdError.missing("msg_id") }
                 var u = MessageUpdate()
                 u.message = r.message
@@ -176,14 +181,12 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(ChannelRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 try await service.markRead(userId: user.userId, channelUrl: url, connection: conn, reqId: r.reqId, origin: .webSocket, arrivedAt: arrived)
             case .typingStart, .typingEnd:
                 let r = try decode(ChannelRequest.self, frame)
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 try await service.typing(userId: user.userId, channelUrl: url, start: frame.command == .typingStart)
             case .messageAck:
                 let r = try decode(ChannelRequest.self, frame)
@@ -216,8 +219,7 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(FileMessageRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 var files: [OutgoingFile] = []
                 if let many = r.files, !many.isEmpty {
                     files = many.map { OutgoingFile(url: $0.url, name: $0.name, type: $0.type, size: $0.size, thumbnails: $0.thumbnails) }
@@ -239,8 +241,7 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(ChannelRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 let ack = frame.command == .enter
                     ? try await service.enter(conn, channelUrl: url, reqId: r.reqId)
                     : try await service.exit(conn, channelUrl: url, reqId: r.reqId)

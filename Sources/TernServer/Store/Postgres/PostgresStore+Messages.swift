@@ -323,14 +323,7 @@ extension PostgresStore {
             guard let old = try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
                 .map(Self.messageRecord)
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
-            var new = old
-            if let v = change.message { new.message = v }
-            if let v = change.data { new.data = v }
-            if let v = change.customType { new.customType = v }
-            if let v = change.mentionType { new.mentionType = v }
-            if let v = change.mentionedUserIds { new.mentionedUserIds = v }
-            if let meta = change.metaarray { new.sortedMetaarray = SQLiteStore.apply(meta, to: old.sortedMetaarray) }
-            new.updatedAt = max(change.updatedAt, old.createdAt)
+            let new = old.applying(change)
             try await db.execute(
                 """
                 UPDATE messages SET message = ?, data = ?, custom_type = ?, mention_type = ?, mentioned_user_ids = ?,

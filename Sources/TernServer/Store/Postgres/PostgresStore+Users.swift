@@ -94,21 +94,9 @@ extension PostgresStore {
             try await lockMemberships()
             // Cascades: access tokens, sessions, memberships, blocks, download keys, restrictions, device tokens.
             let deleted = try await db.execute("DELETE FROM users WHERE user_id = ?", [userId]) > 0
-            for url in locked.sorted() { try await Self.recountMembersOfDeletedUser(db, url) }
+            for url in locked.sorted() { try await Self.recountMembers(db, url) }
             return deleted
         }
-    }
-
-    /// `SQLiteStore.recountMembers` (named apart so as not to clash with the channel file's own).
-    static func recountMembersOfDeletedUser(_ db: PGConnection, _ url: String) async throws {
-        try await db.execute(
-            """
-            UPDATE group_channels SET
-              member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ?),
-              joined_member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ? AND state = 'joined')
-            WHERE channel_url = ?
-            """,
-            [url, url, url])
     }
 
     public func setLastSeen(_ userId: String, at ms: Int64) async throws {
@@ -164,15 +152,7 @@ extension PostgresStore {
     public func session(keyHash: String) async throws -> SessionRecord? {
         try await read { db in
             guard
-                let row = try await db.fetchOne(
-                    """
-                    SELECT s.user_id, s.expires_at, s.token_hash, u.is_active, u.user_id IS NOT NULL AS user_exists,
-                           t.token_hash IS NOT NULL AS token_exists, t.expires_at AS token_expires_at
-                    FROM sessions s
-                    LEFT JOIN users u ON u.user_id = s.user_id
-                    LEFT JOIN access_tokens t ON t.token_hash = s.token_hash AND t.user_id = s.user_id
-                    WHERE s.key_hash = ?
-                    """, [keyHash])
+                let row = try await db.fetchOne(sessionSQL, [keyHash])
             else { return nil }
             let tokenHash: String? = try row["token_hash"]
             let tokenExists: Bool = try row["token_exists"]
@@ -212,23 +192,8 @@ extension PostgresStore {
     }
 
     public func blockedUsers(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
-        try await read { db in
-            var sql = blockingMe
-                ? "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocker_id WHERE b.blocked_id = ?"
-                : "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocked_id WHERE b.blocker_id = ?"
-            var args: [any PGBindable] = [userId]
-            if let after = afterUserId {
-                sql += " AND u.user_id > ?"
-                args.append(after)
-            }
-            if let ids = userIds, !ids.isEmpty {
-                sql += " AND u.user_id = ANY(?)"
-                args.append(ids)
-            }
-            sql += " ORDER BY u.user_id LIMIT ?"
-            args.append(limit)
-            return try await db.fetchAll(sql, args).map(Self.userRecord)
-        }
+        let t = blockedUsersSQL(userId, blockingMe: blockingMe, afterUserId: afterUserId, limit: limit, userIds: userIds, dialect: .postgres)
+        return try await read { db in try await db.fetchAll(t).map(Self.userRecord) }
     }
 
     public func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String> {

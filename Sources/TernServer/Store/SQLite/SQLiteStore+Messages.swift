@@ -362,14 +362,7 @@ extension SQLiteStore {
             guard let old = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
                 .map(Self.messageRecord)
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
-            var new = old
-            if let v = change.message { new.message = v }
-            if let v = change.data { new.data = v }
-            if let v = change.customType { new.customType = v }
-            if let v = change.mentionType { new.mentionType = v }
-            if let v = change.mentionedUserIds { new.mentionedUserIds = v }
-            if let meta = change.metaarray { new.sortedMetaarray = Self.apply(meta, to: old.sortedMetaarray) }
-            new.updatedAt = max(change.updatedAt, old.createdAt)
+            let new = old.applying(change)
             try db.execute(
                 sql: """
                     UPDATE messages SET message = ?, data = ?, custom_type = ?, mention_type = ?, mentioned_user_ids = ?,
@@ -381,26 +374,6 @@ extension SQLiteStore {
                 ])
             return (old, new)
         }
-    }
-
-    /// Applies a metaarray change: keys keep their first-seen order, values theirs.
-    static func apply(_ change: MetaArrayChange, to items: [MetaArrayItem]) -> [MetaArrayItem] {
-        var out = change.mode == .replace ? [] : items
-        for item in change.items {
-            let index = out.firstIndex { $0.key == item.key }
-            if change.mode != .remove {
-                if let i = index {
-                    for v in item.value where !out[i].value.contains(v) { out[i].value.append(v) }
-                } else if change.upsert || change.mode == .replace || item.value.isEmpty {
-                    var unique: [String] = []
-                    for v in item.value where !unique.contains(v) { unique.append(v) }
-                    out.append(MetaArrayItem(key: item.key, value: unique))
-                }
-            } else if let i = index {
-                if item.value.isEmpty { out.remove(at: i) } else { out[i].value.removeAll { item.value.contains($0) } }
-            }
-        }
-        return out
     }
 
     public func deleteMessage(_ channelUrl: String, id: Int64, at ms: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?) {

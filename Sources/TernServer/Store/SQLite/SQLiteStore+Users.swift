@@ -122,16 +122,7 @@ extension SQLiteStore {
     public func session(keyHash: String) async throws -> SessionRecord? {
         try await pool.read { db in
             guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT s.user_id, s.expires_at, s.token_hash, u.is_active, u.user_id IS NOT NULL AS user_exists,
-                               t.token_hash IS NOT NULL AS token_exists, t.expires_at AS token_expires_at
-                        FROM sessions s
-                        LEFT JOIN users u ON u.user_id = s.user_id
-                        LEFT JOIN access_tokens t ON t.token_hash = s.token_hash AND t.user_id = s.user_id
-                        WHERE s.key_hash = ?
-                        """, arguments: [keyHash])
+                let row = try Row.fetchOne(db, sql: sessionSQL, arguments: [keyHash])
             else { return nil }
             let tokenHash: String? = row["token_hash"]
             return SessionRecord(
@@ -171,23 +162,8 @@ extension SQLiteStore {
     }
 
     public func blockedUsers(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
-        try await pool.read { db in
-            var sql = blockingMe
-                ? "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocker_id WHERE b.blocked_id = ?"
-                : "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocked_id WHERE b.blocker_id = ?"
-            var args: [any DatabaseValueConvertible] = [userId]
-            if let after = afterUserId {
-                sql += " AND u.user_id > ?"
-                args.append(after)
-            }
-            if let ids = userIds, !ids.isEmpty {
-                sql += " AND u.user_id IN (\(Self.placeholders(ids.count)))"
-                args += ids
-            }
-            sql += " ORDER BY u.user_id LIMIT ?"
-            args.append(limit)
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.userRecord)
-        }
+        let t = blockedUsersSQL(userId, blockingMe: blockingMe, afterUserId: afterUserId, limit: limit, userIds: userIds, dialect: .sqlite)
+        return try await pool.read { db in try Row.fetchAll(db, sql: t.sql, arguments: t.arguments).map(Self.userRecord) }
     }
 
     public func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String> {
