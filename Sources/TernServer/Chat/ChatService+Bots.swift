@@ -47,6 +47,21 @@ extension ChatService {
         settingsChanged()
     }
 
+    /// Creates a bot: its user (who accepts invitations at once) and its settings. Returns the
+    /// bot's token, an access token of the bot user shown once.
+    func createBot(_ bot: BotRecord, user: UserRecord) async throws -> String {
+        try await createUser(user)
+        try await store.setInvitationAutoAccept(userId: user.userId, true)
+        try await saveBot(bot)
+        return try await issueAccessToken(userId: user.userId)
+    }
+
+    /// Deletes a bot and its user (``deleteUser(_:reason:)``).
+    func deleteBot(_ id: String) async throws {
+        try await forgetBot(id)
+        try await deleteUser(id, reason: "The bot was deleted.")
+    }
+
     /// Tells the bots among a channel's members about a message (not their own).
     func notifyBots(_ m: MessageRecord, roster: ChannelRoster) async {
         guard m.type != "ADMM", !roster.channel.isOpen else { return }

@@ -89,6 +89,30 @@ extension ChatService {
         push(ChannelEventFrame(cat: ChannelEvent.invited, channelUrl: channel.channelUrl, data: data, ts: now()), to: Set(others.map(\.userId)))
     }
 
+    /// A channel of either type, or nil.
+    public func channel(_ url: String) async throws -> ChannelRecord? { try await store.channel(url) }
+
+    /// A channel's members (joined and invited).
+    func members(_ url: String) async throws -> [MemberRecord] { try await store.members(url) }
+
+    /// One member of a group channel (joined or invited), or nil.
+    func member(_ url: String, userId: String) async throws -> MemberRecord? { try await store.member(url, userId: userId) }
+
+    /// A page of group channels in the query's order, each with the cursor that continues after it.
+    func listChannels(_ query: ChannelListQuery) async throws -> [(channel: ChannelRecord, cursor: ChannelCursor)] {
+        try await store.listChannels(query)
+    }
+
+    /// The group channels a user is in or invited to.
+    func memberships(userId: String) async throws -> [(channelUrl: String, state: String, customType: String)] {
+        try await store.memberships(userId: userId)
+    }
+
+    /// URLs of the channels (group, or open when `open`) whose custom type is one of these.
+    func channelUrls(customTypes: [String], open: Bool) async throws -> [String] {
+        try await store.channelUrls(customTypes: customTypes, open: open)
+    }
+
     /// A channel of either type, or 400201.
     public func requireChannel(_ url: String) async throws -> ChannelRecord {
         guard let c = try await store.channel(url) else { throw SendbirdError(.notFound, "\"Channel\" not found: \(url).") }

@@ -47,6 +47,10 @@ public struct OutgoingFileMessage: Sendable {
 }
 
 extension ChatService {
+    /// The file vault when the database keeps the files (PostgreSQL: several nodes share it),
+    /// nil when they live in the data directory.
+    var databaseFiles: FileVault? { store is any FileBlobStore ? files : nil }
+
     /// Most files in one multiple-file message, and the error code past it (as the SDKs number it).
     public static let maxFilesPerMessage = 30
     static let fileCountError = ErrorCode(800110)

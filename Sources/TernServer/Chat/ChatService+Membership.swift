@@ -240,6 +240,13 @@ extension ChatService {
         enum CodingKeys: String, CodingKey { case hidePreviousMessages = "hide_previous_messages", allowAutoUnhide = "allow_auto_unhide" }
     }
 
+    /// Whether invitations to the user are accepted at once (default true).
+    func invitationAutoAccept(userId: String) async throws -> Bool { try await store.invitationAutoAccept(userId: userId) }
+
+    func setInvitationAutoAccept(userId: String, _ autoAccept: Bool) async throws {
+        try await store.setInvitationAutoAccept(userId: userId, autoAccept)
+    }
+
     /// Hides (archives, when `allowAutoUnhide` is false) the channel from one member's list. Returns the
     /// member's `ts_message_offset`.
     public func hide(channelUrl: String, userId: String, hidePreviousMessages: Bool, allowAutoUnhide: Bool) async throws -> Int64 {

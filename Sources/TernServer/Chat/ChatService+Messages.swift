@@ -490,6 +490,24 @@ extension ChatService {
         try await store.unreadTotals([userId], at: now())[userId] ?? UnreadCount(all: 0, ts: now())
     }
 
+    /// Total unread messages of the user over joined channels, optionally only some custom types
+    /// and only super (`super`) or other (`nonsuper`) channels.
+    func unreadMessageTotal(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
+        try await store.unreadMessageTotal(userId: userId, customTypes: customTypes, superMode: superMode)
+    }
+
+    func unreadChannelCount(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
+        try await store.unreadChannelCount(userId: userId, customTypes: customTypes, superMode: superMode)
+    }
+
+    /// Unread messages, mentions and invitations of the user by channel kind.
+    func unreadItems(userId: String, customTypes: [String]?) async throws -> UnreadItems {
+        try await store.unreadItems(userId: userId, customTypes: customTypes)
+    }
+
+    /// How many messages a channel keeps.
+    func messageCount(_ channelUrl: String) async throws -> Int { try await store.messageCount(channelUrl) }
+
     /// Reads a link's preview, caches it, and delivers it as an update of the message (`MEDI`).
     func fetchPreview(_ link: String, messageId: Int64, channelUrl: String) async {
         let policy = OutboundHTTP.Policy(allowPrivate: config.linkPreviewsPrivateHosts, exceptions: config.linkPreviewsExceptions)

@@ -196,6 +196,28 @@ extension ChatService {
         return (list, rows.count > limit ? RESTSupport.encodeToken(page.last!.userId) : "")
     }
 
+    /// Every ban or mute of a kind that holds now in a channel.
+    func restrictionsNow(channelUrl: String, kind: RestrictionRecord.Kind) async throws -> [RestrictionRecord] {
+        try await store.restrictions(channelUrl, kind: kind, now: now(), afterUserId: nil, limit: nil)
+    }
+
+    /// A user's restrictions of a kind that hold now, by channel URL after `afterChannelUrl`.
+    func restrictions(ofUser userId: String, kind: RestrictionRecord.Kind, afterChannelUrl: String?, limit: Int) async throws -> [RestrictionRecord] {
+        try await store.restrictions(ofUser: userId, kind: kind, now: now(), afterChannelUrl: afterChannelUrl, limit: limit)
+    }
+
+    /// Bans a user from a channel, or mutes them there when they are a member (a mute of a
+    /// non-member is skipped): what the Platform API's restrictions by custom type do in each channel.
+    func banOrMuteMember(
+        _ kind: RestrictionRecord.Kind, channelUrl: String, userId: String, seconds: Int64?, description: String
+    ) async throws {
+        if kind == .ban {
+            try await ban(channelUrl: channelUrl, userId: userId, seconds: seconds, description: description, by: nil)
+        } else if try await store.member(channelUrl, userId: userId) != nil {
+            try await mute(channelUrl: channelUrl, userId: userId, seconds: seconds, description: description, by: nil)
+        }
+    }
+
     /// One user's ban or mute, if it holds now.
     public func restriction(channelUrl: String, userId: String, kind: RestrictionRecord.Kind) async throws -> RestrictionRecord? {
         _ = try await requireRoster(channelUrl)
@@ -203,6 +225,9 @@ extension ChatService {
     }
 
     // MARK: Reports
+
+    /// Reports, newest first, with the query's filters.
+    func reports(_ query: ReportQuery) async throws -> [ReportRecord] { try await store.reports(query) }
 
     static let reportCategories: Set<String> = ["suspicious", "harassing", "inappropriate", "spam"]
 

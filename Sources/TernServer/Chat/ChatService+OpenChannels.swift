@@ -58,6 +58,9 @@ extension ChatService {
         return created
     }
 
+    /// A page of open channels, newest first.
+    func listOpenChannels(_ query: OpenChannelListQuery) async throws -> [ChannelRecord] { try await store.listOpenChannels(query) }
+
     /// An open channel, or 400201 (900500 on the WebSocket).
     public func requireOpenChannel(_ url: String, origin: RequestOrigin = .rest) async throws -> ChannelRecord {
         guard let c = try await store.channel(url), c.isOpen else {

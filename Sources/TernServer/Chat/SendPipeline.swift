@@ -30,12 +30,12 @@ final class SendPipeline: Sendable {
     /// `tracksChannels`: on several nodes, for ``isStoring(_:)``).
     let inFlight = Mutex<[String: Int]>([:])
     let tracksChannels: Bool
-    let store: any Store
+    let store: any MessageStore
     let clock: @Sendable () -> Int64
     /// The most messages one transaction takes (the rest go in the next).
     static let maxBatch = 512
 
-    init(store: any Store, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false) {
+    init(store: any MessageStore, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false) {
         self.store = store
         self.clock = clock
         self.tracksChannels = tracksChannels

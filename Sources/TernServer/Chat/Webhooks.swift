@@ -80,7 +80,7 @@ public final class WebhookDispatcher: Sendable {
     }
 
     /// The settings in memory (loaded from the store once).
-    func settings(_ store: any Store) async throws -> Settings {
+    func settings(_ store: any PlatformStore) async throws -> Settings {
         if let s = current.withLock({ $0 }) { return s }
         var s = Settings()
         if let json = try await store.setting(scope: "application", key: "webhook") {
@@ -90,7 +90,7 @@ public final class WebhookDispatcher: Sendable {
         return s
     }
 
-    func save(_ s: Settings, _ store: any Store) async throws {
+    func save(_ s: Settings, _ store: any PlatformStore) async throws {
         let json = String(decoding: try JSONEncoder().encode(s), as: UTF8.self)
         try await store.setSetting(scope: "application", key: "webhook", json: json)
         current.withLock { $0 = s }
@@ -100,7 +100,7 @@ public final class WebhookDispatcher: Sendable {
     func forget() { current.withLock { $0 = nil } }
 
     /// Whether an event of `category` would go out now (cheap: no store read after the first).
-    func wants(_ category: String, _ store: any Store) async -> Settings? {
+    func wants(_ category: String, _ store: any PlatformStore) async -> Settings? {
         guard let s = try? await settings(store), s.wants(category) else { return nil }
         return s
     }
@@ -157,6 +157,15 @@ public final class WebhookDispatcher: Sendable {
 }
 
 extension ChatService {
+    /// The webhook settings (kept in memory after the first read).
+    func webhookSettings() async throws -> WebhookDispatcher.Settings { try await webhooks.settings(store) }
+
+    /// Stores new webhook settings; the other nodes read them again.
+    func saveWebhookSettings(_ s: WebhookDispatcher.Settings) async throws {
+        try await webhooks.save(s, store)
+        settingsChanged()
+    }
+
     static let autoEventKinds = ["join": "user_join", "leave": "user_leave", "create": "channel_create", "changed": "channel_change"]
 
     /// Auto event messages (`PUT /v3/applications/settings/auto_event_message`): an admin message

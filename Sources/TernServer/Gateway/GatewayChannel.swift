@@ -330,7 +330,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             let (key, ends) = try await service.createSession(
                 userId: user.userId, tokenHash: login.tokenHash, tokenExpiresAt: login.tokenExpiresAt)
             end.value = ends
-            try await service.store.setLastSeen(user.userId, at: service.now())
+            try await service.setLastSeen(user.userId)
             let unread = try await service.unreadCount(userId: user.userId)
             var payload = Presenter.user(user, online: true)
             payload.hasEverLoggedIn = true
@@ -366,7 +366,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         if gone {
             let service = self.service
             let userId = session.user.userId
-            Task { try? await service.store.setLastSeen(userId, at: service.now()) }
+            Task { try? await service.setLastSeen(userId) }
         }
     }
 

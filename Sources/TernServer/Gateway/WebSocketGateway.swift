@@ -66,43 +66,45 @@ struct WebSocketGateway: Sendable {
         var tokenExpiresAt: Int64 = 0
     }
 
+    /// A command's `channel_url`: present, not empty, one spelling (``Identifier``).
+    static func requiredChannelUrl(_ raw: String?) throws -> String {
+        guard let url = raw, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
+        try Identifier.check(url, field: "channel_url")
+        return url
+    }
+
     /// Decides who the connection is. Throws the Sendbird error `LOGI` refuses with.
     func authenticate(_ c: Handshake) async throws -> Login {
         let config = service.config
         guard c.appId == config.appId else {
             throw SendbirdError(.applicationNotFound, "Application not found.")
         }
-        let store = service.store
         if let key = c.sessionKey {
             let session = try await service.validSession(key)
             if let claimed = c.userId, !Identifier.sameBytes(claimed, session.userId) {
                 throw SendbirdError(.invalidAccessToken, "The session key belongs to another user.")
             }
-            guard let user = try await store.user(session.userId) else { throw SendbirdError(.userNotFoundForLogin, "User not found.") }
+            guard let user = try await service.user(session.userId) else { throw SendbirdError(.userNotFoundForLogin, "User not found.") }
             return Login(user: user, tokenHash: session.tokenHash, tokenExpiresAt: session.tokenExpiresAt ?? 0)
         }
         guard let userId = c.userId else { throw SendbirdError(.loginRequired, "\"user_id\" or a session key is required.") }
         try ChatService.checkUserId(userId)
         if let token = c.accessToken {
-            guard TextLimit.accessToken.allows(token) else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
-            let hash = Credentials.hash(token)
-            guard let expiry = try await store.accessTokenExpiry(userId: userId, tokenHash: hash)
-            else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
-            if expiry != 0 && expiry <= service.now() { throw SendbirdError(.sessionTokenRevoked, "The access token has expired.") }
-            guard let user = try await store.user(userId) else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
-            return Login(user: user, tokenHash: hash, tokenExpiresAt: expiry)
+            let checked = try await service.checkAccessToken(token, userId: userId)
+            guard let user = try await service.user(userId) else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
+            return Login(user: user, tokenHash: checked.hash, tokenExpiresAt: checked.expiresAt)
         }
         if config.requireAccessToken {
             throw SendbirdError(.invalidAccessToken, "An access token is required.")
         }
-        if let existing = try await store.user(userId) {
-            if try await store.hasAccessTokens(userId: userId) {
+        if let existing = try await service.user(userId) {
+            if try await service.hasAccessTokens(userId: userId) {
                 throw SendbirdError(.invalidAccessToken, "This user requires an access token.")
             }
             return Login(user: existing)
         }
         if let n = c.nickname { try ChatService.checkNickname(n) }
-        return Login(user: try await store.ensureUser(userId, nickname: c.nickname ?? "", now: service.now()))
+        return Login(user: try await service.ensureUser(userId, nickname: c.nickname ?? ""))
     }
 
     /// `EXPR`: the session key has `expires_in` s left (0: it has ended), and why.
@@ -145,8 +147,7 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(SendMessageRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 var out = OutgoingMessage(channelUrl: url, message: r.message ?? "")
                 out.data = r.data ?? ""
                 out.customType = r.customType ?? ""
@@ -163,8 +164,7 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(UpdateMessageRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 guard let id = r.msgId?.value else { throw SendbirdError.missing("msg_id") }
                 var u = MessageUpdate()
                 u.message = r.message
@@ -181,14 +181,12 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(ChannelRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 try await service.markRead(userId: user.userId, channelUrl: url, connection: conn, reqId: r.reqId, origin: .webSocket, arrivedAt: arrived)
             case .typingStart, .typingEnd:
                 let r = try decode(ChannelRequest.self, frame)
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 try await service.typing(userId: user.userId, channelUrl: url, start: frame.command == .typingStart)
             case .messageAck:
                 let r = try decode(ChannelRequest.self, frame)
@@ -201,19 +199,13 @@ struct WebSocketGateway: Sendable {
                 var tokenHash: String?
                 var tokenExpiresAt: Int64 = 0
                 if let token = obj["token"] as? String, !token.isEmpty {
-                    let hash = Credentials.hash(token)
-                    guard TextLimit.accessToken.allows(token),
-                        let expiry = try await service.store.accessTokenExpiry(userId: user.userId, tokenHash: hash)
-                    else { throw SendbirdError(.invalidAccessToken, "Invalid access token.") }
-                    if expiry != 0 && expiry <= service.now() { throw SendbirdError(.sessionTokenRevoked, "The access token has expired.") }
-                    tokenHash = hash
-                    tokenExpiresAt = expiry
+                    (tokenHash, tokenExpiresAt) = try await service.checkAccessToken(token, userId: user.userId)
                 } else if service.config.requireAccessToken {
                     throw SendbirdError(.invalidAccessToken, "An access token is required.")
-                } else if try await service.store.hasAccessTokens(userId: user.userId) {
+                } else if try await service.hasAccessTokens(userId: user.userId) {
                     throw SendbirdError(.invalidAccessToken, "An access token is required.")
                 }
-                guard let current = try await service.store.user(user.userId), current.isActive else {
+                guard let current = try await service.user(user.userId), current.isActive else {
                     throw SendbirdError(.userDeactivated, "The user is deactivated.")
                 }
                 let (key, ends) = try await service.createSession(userId: user.userId, tokenHash: tokenHash, tokenExpiresAt: tokenExpiresAt)
@@ -227,8 +219,7 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(FileMessageRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 var files: [OutgoingFile] = []
                 if let many = r.files, !many.isEmpty {
                     files = many.map { OutgoingFile(url: $0.url, name: $0.name, type: $0.type, size: $0.size, thumbnails: $0.thumbnails) }
@@ -250,8 +241,7 @@ struct WebSocketGateway: Sendable {
                 let r = try decode(ChannelRequest.self, frame)
                 reqId = r.reqId
                 channelUrl = r.channelUrl
-                guard let url = r.channelUrl, !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-                try Identifier.check(url, field: "channel_url")
+                let url = try Self.requiredChannelUrl(r.channelUrl)
                 let ack = frame.command == .enter
                     ? try await service.enter(conn, channelUrl: url, reqId: r.reqId)
                     : try await service.exit(conn, channelUrl: url, reqId: r.reqId)

@@ -60,7 +60,7 @@ struct AnnouncementRoutes: Sendable {
         if type == "MESG" {
             guard let sender = message["user_id"] as? String, !sender.isEmpty else { throw SendbirdError.missing("message.user_id") }
             try Identifier.check(sender, field: "user_id")
-            guard try await service.store.user(sender) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(sender).") }
+            try await service.requireUser(sender)
         }
         a["message"] = message
         if let t = try b.string("target_at") { a["target_at"] = t }

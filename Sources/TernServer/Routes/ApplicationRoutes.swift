@@ -31,7 +31,7 @@ struct ApplicationRoutes: Sendable {
     func webhook(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let all = try QueryParameters(req.uri.query).bool("display_all_webhook_categories", default: false)
-        let s = try await service.webhooks.settings(service.store)
+        let s = try await service.webhookSettings()
         return try rest.json(WebhookAnswer(webhook: .init(settings: s, allCategories: all ? WebhookDispatcher.categories : nil)))
     }
 
@@ -40,7 +40,7 @@ struct ApplicationRoutes: Sendable {
     func updateWebhook(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let b = try await rest.body(req)
-        var s = try await service.webhooks.settings(service.store)
+        var s = try await service.webhookSettings()
         if let enabled = try b.bool("enabled") { s.enabled = enabled }
         if let url = try b.string("url") {
             if !url.isEmpty { try WebURL.check(url, field: "url") }
@@ -56,8 +56,7 @@ struct ApplicationRoutes: Sendable {
             s.enabledEvents = events
         }
         if s.enabled && s.url.isEmpty { throw SendbirdError.missing("url") }
-        try await service.webhooks.save(s, service.store)
-        service.settingsChanged()
+        try await service.saveWebhookSettings(s)
         return try rest.json(WebhookAnswer(webhook: .init(settings: s, allCategories: nil)))
     }
 }
@@ -173,7 +172,7 @@ extension ApplicationRoutes {
     func activeUsers(_ req: Request, _ ctx: some RequestContext, monthly: Bool) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let day = try Self.day(QueryParameters(req.uri.query).nonEmpty("date"), field: "date", now: service.now())
-        let n = try await service.store.activeUsers(firstDay: monthly ? Self.monthStart(day) : day, lastDay: day)
+        let n = try await service.activeUsers(firstDay: monthly ? Self.monthStart(day) : day, lastDay: day)
         return try rest.json([monthly ? "mau" : "dau": n])
     }
 
@@ -223,8 +222,8 @@ extension ApplicationRoutes {
         let dimension = (q.nonEmpty("time_dimension") ?? "daily").lowercased()
         guard ["daily", "monthly"].contains(dimension) else { throw SendbirdError(.invalidValue, "Invalid value: \"time_dimension\" must be daily or monthly.") }
         let (first, last) = try dayRange(q)
-        let stats = try await service.store.dailyMessageStats(firstDay: first, lastDay: last)
-        let created = try await service.store.dailyCreatedChannels(firstDay: first, lastDay: last)
+        let stats = try await service.dailyMessageStats(firstDay: first, lastDay: last)
+        let created = try await service.dailyCreatedChannels(firstDay: first, lastDay: last)
         // Sum per bucket; senders and channels are counted per day, then summed per month.
         var buckets: [Int64: (messages: Int, senders: Int, channels: Int, created: Int)] = [:]
         for d in first...last {
@@ -259,7 +258,7 @@ extension ApplicationRoutes {
 
     func defaultInvitation(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        let json = try await service.store.setting(scope: "application", key: "default_channel_invitation_preference")
+        let json = try await service.setting(scope: "application", key: "default_channel_invitation_preference")
         let obj = json.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
         return try rest.json(InvitationDefault(autoAccept: obj?["auto_accept"] as? Bool ?? true))
     }
@@ -268,7 +267,7 @@ extension ApplicationRoutes {
     func setDefaultInvitation(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
-        try await service.store.setSetting(
+        try await service.setSetting(
             scope: "application", key: "default_channel_invitation_preference", json: auto ? "{\"auto_accept\":true}" : "{\"auto_accept\":false}")
         return try rest.json(InvitationDefault(autoAccept: auto))
     }

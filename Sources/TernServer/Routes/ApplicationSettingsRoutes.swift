@@ -160,7 +160,7 @@ struct ApplicationSettingsRoutes: Sendable {
 
     func listPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        let all = try await service.store.settings(scope: "push_configuration", keyPrefix: type + "/").compactMap {
+        let all = try await service.settings(scope: "push_configuration", keyPrefix: type + "/").compactMap {
             ((try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]).map(Self.redacted)
         }
         return try rest.document(["push_configurations": all])
@@ -174,7 +174,7 @@ struct ApplicationSettingsRoutes: Sendable {
     func removePush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let (key, _) = try await requirePush(type, ctx)
-        try await service.store.setSetting(scope: "push_configuration", key: key, json: nil)
+        try await service.setSetting(scope: "push_configuration", key: key, json: nil)
         return try rest.document(["push_configurations": [try rest.param(ctx, "provider_id")]])
     }
 
@@ -227,7 +227,7 @@ struct ApplicationSettingsRoutes: Sendable {
     // MARK: Profanity and domain filters
 
     func currentFilter(_ key: String) async throws -> ContentFilter {
-        guard let json = try await service.store.setting(scope: "content_filter", key: key) else { return ContentFilter() }
+        guard let json = try await service.setting(scope: "content_filter", key: key) else { return ContentFilter() }
         return (try? JSONDecoder().decode(ContentFilter.self, from: Data(json.utf8))) ?? ContentFilter()
     }
 

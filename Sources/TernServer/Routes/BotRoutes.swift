@@ -44,7 +44,7 @@ struct BotRoutes: Sendable {
     }
 
     func answer(_ bot: BotRecord, token: String? = nil) async throws -> BotAnswer {
-        let u = try await service.store.user(bot.botUserId)
+        let u = try await service.user(bot.botUserId)
         return BotAnswer(
             bot: .init(
                 botUserId: bot.botUserId, botNickname: u?.nickname ?? "", botProfileUrl: u?.profileUrl ?? "", botType: bot.botType,
@@ -72,18 +72,14 @@ struct BotRoutes: Sendable {
         let profile = try b.string("bot_profile_url") ?? ""
         try TextLimit.profileUrl.check(profile)
         let t = service.now()
-        _ = try await service.store.createUser(
-            UserRecord(
-                userId: id, nickname: nickname, profileUrl: profile, metadata: [:], createdAt: t / 1000, lastSeenAt: 0,
-                hasEverLoggedIn: false, isActive: true))
-        try await service.store.setInvitationAutoAccept(userId: id, true)
+        let user = UserRecord(
+            userId: id, nickname: nickname, profileUrl: profile, metadata: [:], createdAt: t / 1000, lastSeenAt: 0,
+            hasEverLoggedIn: false, isActive: true)
         let bot = BotRecord(
             botUserId: id, botType: type, callbackUrl: callback, isPrivacyMode: try b.bool("is_privacy_mode") ?? false,
             enableMarkAsRead: try b.bool("enable_mark_as_read") ?? true, showMember: try b.bool("show_member") ?? false,
             channelInvitationPreference: Int(try b.int("channel_invitation_preference") ?? 1), createdAt: t)
-        try await service.saveBot(bot)
-        // The bot's token: an access token of the bot user, shown once.
-        let token = try await service.issueAccessToken(userId: id)
+        let token = try await service.createBot(bot, user: user)
         return try rest.json(try await answer(bot, token: token))
     }
 
@@ -121,7 +117,7 @@ struct BotRoutes: Sendable {
         if let v = try b.bool("enable_mark_as_read") { bot.enableMarkAsRead = v }
         if let v = try b.bool("show_member") { bot.showMember = v }
         if let v = try b.int("channel_invitation_preference") { bot.channelInvitationPreference = Int(v) }
-        if var user = try await service.store.user(bot.botUserId) {
+        if var user = try await service.user(bot.botUserId) {
             if let n = try b.string("bot_nickname") {
                 try ChatService.checkNickname(n)
                 user.nickname = n
@@ -130,7 +126,8 @@ struct BotRoutes: Sendable {
                 try TextLimit.profileUrl.check(p)
                 user.profileUrl = p
             }
-            try await service.store.updateUser(user)
+            try await service.updateUser(user)
+            // The bot's name shows in the cached rosters of its channels.
             service.invalidateAll()
         }
         try await service.saveBot(bot)
@@ -140,10 +137,7 @@ struct BotRoutes: Sendable {
     func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let bot = try await requireBot(ctx)
-        try await service.forgetBot(bot.botUserId)
-        _ = try await service.store.deleteUser(bot.botUserId)
-        service.invalidateAll()
-        try await service.endSessions(userId: bot.botUserId, code: .invalidAccessToken, message: "The bot was deleted.")
+        try await service.deleteBot(bot.botUserId)
         return try rest.empty()
     }
 
@@ -173,7 +167,7 @@ struct BotRoutes: Sendable {
             urls = [try rest.param(ctx, "channel_url")]
         } else {
             urls = QueryParameters(req.uri.query).list("channel_urls") ?? []
-            if urls.isEmpty { urls = try await service.store.memberships(userId: bot.botUserId).map(\.channelUrl) }
+            if urls.isEmpty { urls = try await service.memberships(userId: bot.botUserId).map(\.channelUrl) }
         }
         for url in urls { try await service.leave(channelUrl: url, userId: bot.botUserId) }
         return try rest.empty()

@@ -56,12 +56,12 @@ struct EmojiRoutes: Sendable {
     }
 
     func load() async throws -> Catalog {
-        guard let json = try await service.store.setting(scope: "application", key: "emojis") else { return Catalog() }
+        guard let json = try await service.setting(scope: "application", key: "emojis") else { return Catalog() }
         return (try? JSONDecoder().decode(Catalog.self, from: Data(json.utf8))) ?? Catalog()
     }
 
     func save(_ c: Catalog) async throws {
-        try await service.store.setSetting(
+        try await service.setSetting(
             scope: "application", key: "emojis", json: String(decoding: try JSONEncoder().encode(c), as: UTF8.self))
     }
 

@@ -34,7 +34,7 @@ struct ExportRoutes: Sendable {
 
 
     /// The database keeps export files (PostgreSQL: several nodes share it), not the data directory.
-    var inDatabase: FileVault? { service.store is any FileBlobStore ? service.files : nil }
+    var inDatabase: FileVault? { service.databaseFiles }
 
     /// Writes an export file: under `exports/` (0600), or into the database.
     func write(_ data: Data, name: String) async throws {
@@ -69,7 +69,7 @@ struct ExportRoutes: Sendable {
     func rows(_ type: String, _ b: JSONBody, from: Int64, to: Int64) async throws -> [[String: Any]] {
         switch type {
         case "messages":
-            let messages = try await service.store.exportMessages(
+            let messages = try await service.exportMessages(
                 from: from, to: to, channelUrls: try b.stringArray("channel_urls"), senderIds: try b.stringArray("sender_ids"), limit: Self.maxRows)
             return messages.map { m in
                 [
@@ -79,7 +79,7 @@ struct ExportRoutes: Sendable {
                 ]
             }
         case "channels":
-            return try await service.store.exportChannels(channelUrls: try b.stringArray("channel_urls"), limit: Self.maxRows)
+            return try await service.exportChannels(channelUrls: try b.stringArray("channel_urls"), limit: Self.maxRows)
                 .filter { $0.createdAt * 1000 >= from && $0.createdAt * 1000 <= to }
                 .map { c in
                     [
@@ -92,7 +92,7 @@ struct ExportRoutes: Sendable {
             q.limit = Self.maxRows
             q.activeMode = "all"
             q.userIds = try b.stringArray("user_ids")
-            return try await service.store.listUsers(q).map { u in
+            return try await service.listUsers(q).map { u in
                 [
                     "user_id": u.userId, "nickname": u.nickname, "profile_url": u.profileUrl, "metadata": u.metadata,
                     "created_at": u.createdAt, "last_seen_at": u.lastSeenAt, "is_active": u.isActive,
@@ -163,7 +163,7 @@ struct ExportRoutes: Sendable {
     func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let type = try dataType(ctx)
-        var all = try await service.store.settings(scope: "export", keyPrefix: type + "/").compactMap {
+        var all = try await service.settings(scope: "export", keyPrefix: type + "/").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
         }
         all.sort { (($0["created_at"] as? NSNumber)?.int64Value ?? 0) > (($1["created_at"] as? NSNumber)?.int64Value ?? 0) }
@@ -226,7 +226,7 @@ struct ExportRoutes: Sendable {
             if type != "ADMM" {
                 guard let u = try m.string("user_id"), !u.isEmpty else { throw SendbirdError.missing("user_id") }
                 try Identifier.check(u, field: "user_id")
-                guard try await service.store.user(u) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(u).") }
+                try await service.requireUser(u)
                 sender = u
             }
             let text = try m.string("message") ?? ""
@@ -255,8 +255,7 @@ struct ExportRoutes: Sendable {
                     mentionType: try m.string("mention_type") == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
                     isOpMsg: false, createdAt: ts, reqId: nil, persist: true, markSenderRead: false, files: files))
         }
-        let ids = try await service.store.importMessages(channel.channelUrl, out)
-        service.invalidateChannel(channel.channelUrl)
+        let ids = try await service.importMessages(channel.channelUrl, out)
         return try rest.document(["message_ids": ids])
     }
 
@@ -274,16 +273,16 @@ struct ExportRoutes: Sendable {
         guard ["do_not_delete", "1_on_1_only", "all"].contains(option) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"channel_delete_option\" must be do_not_delete, 1_on_1_only or all.")
         }
-        guard let u = try await service.store.user(user) else { throw SendbirdError(.notFound, "\"User\" not found: \(user).") }
+        let u = try await service.requireUser(user)
         let id = Credentials.randomToken(bytes: 12)
         let t = service.now()
         var record: [String: Any] = [
             "request_id": id, "action": action, "status": "done", "user_id": user, "user_ids": [user], "created_at": t,
         ]
-        let memberships = try await service.store.memberships(userId: user)
         if action == "access" {
+            let memberships = try await service.memberships(userId: user)
             // Everything kept about the user: profile, memberships and the messages they sent.
-            let sent = try await service.store.exportMessages(from: 0, to: Int64.max, channelUrls: nil, senderIds: [user], limit: Self.maxRows)
+            let sent = try await service.exportMessages(from: 0, to: Int64.max, channelUrls: nil, senderIds: [user], limit: Self.maxRows)
             let content: [String: Any] = [
                 "user": [
                     "user_id": u.userId, "nickname": u.nickname, "profile_url": u.profileUrl, "metadata": u.metadata,
@@ -298,17 +297,7 @@ struct ExportRoutes: Sendable {
             record["data_type"] = "gdpr"
         } else {
             record["channel_delete_option"] = option
-            if option != "do_not_delete" {
-                for m in memberships {
-                    guard let c = try await service.store.channel(m.channelUrl) else { continue }
-                    if option == "all" || c.memberCount <= 2 {
-                        try await service.deleteChannel(channelUrl: m.channelUrl, by: nil)
-                    }
-                }
-            }
-            _ = try await service.store.deleteUser(user)
-            service.invalidateAll()
-            try await service.endSessions(userId: user, code: .invalidAccessToken, message: "The user was deleted.")
+            try await service.eraseUser(user, channelDeleteOption: option)
         }
         try await rest.saveDocument("gdpr", id, record)
         if action == "access" { try await rest.saveDocument("export", "gdpr/\(id)", record) }
@@ -317,7 +306,7 @@ struct ExportRoutes: Sendable {
 
     func gdprList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
-        var all = try await service.store.settings(scope: "gdpr", keyPrefix: "").compactMap {
+        var all = try await service.settings(scope: "gdpr", keyPrefix: "").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
         }
         all.sort { (($0["created_at"] as? NSNumber)?.int64Value ?? 0) > (($1["created_at"] as? NSNumber)?.int64Value ?? 0) }
@@ -339,7 +328,7 @@ struct ExportRoutes: Sendable {
         if r["status"] as? String == "done" {
             throw SendbirdError(.invalidValue, "The request \(id) has been carried out and cannot be cancelled.")
         }
-        try await service.store.setSetting(scope: "gdpr", key: id, json: nil)
+        try await service.setSetting(scope: "gdpr", key: id, json: nil)
         return try rest.empty()
     }
 }

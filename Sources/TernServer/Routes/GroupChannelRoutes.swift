@@ -112,11 +112,7 @@ struct GroupChannelRoutes: Sendable {
         let caller = try await rest.caller(req)
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
-        var changes = ChatService.ChannelChanges()
-        changes.name = try b.string("name")
-        changes.coverUrl = try b.string("cover_url")
-        changes.data = try b.string("data")
-        changes.customType = try b.string("custom_type")
+        let changes = try ChatService.ChannelChanges(b)
         try await service.updateChannel(channelUrl: url, changes, by: caller.userId)
         return try await presentChannel(url, viewer: caller.userId)
     }
@@ -171,16 +167,16 @@ struct GroupChannelRoutes: Sendable {
     func invitationPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
-        return try rest.json(InvitationPreference(autoAccept: try await service.store.invitationAutoAccept(userId: id)))
+        try await service.requireUser(id)
+        return try rest.json(InvitationPreference(autoAccept: try await service.invitationAutoAccept(userId: id)))
     }
 
     func setInvitationPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        try await service.requireUser(id)
         guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
-        try await service.store.setInvitationAutoAccept(userId: id, auto)
+        try await service.setInvitationAutoAccept(userId: id, auto)
         return try rest.json(InvitationPreference(autoAccept: auto))
     }
 
@@ -214,7 +210,7 @@ struct GroupChannelRoutes: Sendable {
         let caller = try await rest.caller(req)
         let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
         if let me = caller.userId, !channel.isPublic {
-            guard try await service.store.member(channel.channelUrl, userId: me) != nil else {
+            guard try await service.member(channel.channelUrl, userId: me) != nil else {
                 throw SendbirdError(.unauthorizedRequest, "Unauthorized request: not a member of \(channel.channelUrl).")
             }
         }
@@ -289,7 +285,7 @@ struct GroupChannelRoutes: Sendable {
     func page(_ query: ChannelListQuery, viewer: String?) async throws -> Response {
         var q = query
         q.limit += 1
-        let rows = try await service.store.listChannels(q)
+        let rows = try await service.listChannels(q)
         let page = Array(rows.prefix(query.limit))
         let next = rows.count > query.limit ? page.last.map { Self.token($0.cursor) } ?? "" : ""
         let channels = try await service.present(page.map(\.channel), viewer: viewer)
@@ -312,7 +308,7 @@ struct GroupChannelRoutes: Sendable {
     func myChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         return try await page(try listQuery(q, memberId: id), viewer: id)
     }
@@ -333,7 +329,7 @@ struct GroupChannelRoutes: Sendable {
     func changelogs(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         let cursor: ChannelChangeCursor
         if let token = q.nonEmpty("token") {

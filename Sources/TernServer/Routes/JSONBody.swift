@@ -131,3 +131,15 @@ struct JSONBody {
         return ids
     }
 }
+
+extension ChatService.ChannelChanges {
+    /// The properties an update of either channel type may change (`PUT /v3/group_channels/{url}`
+    /// and `PUT /v3/open_channels/{url}` read the same fields).
+    init(_ b: JSONBody) throws {
+        self.init()
+        name = try b.string("name")
+        coverUrl = try b.string("cover_url")
+        data = try b.string("data")
+        customType = try b.string("custom_type")
+    }
+}

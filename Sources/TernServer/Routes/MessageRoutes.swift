@@ -181,7 +181,7 @@ struct MessageRoutes: Sendable {
         let url = try rest.param(ctx, "channel_url")
         let channel = try await service.requireChannel(url)
         if let me = caller.userId { _ = try await service.requireMember(channel, me, code: .unauthorizedRequest) }
-        return try rest.json(Total(total: try await service.store.messageCount(url)))
+        return try rest.json(Total(total: try await service.messageCount(url)))
     }
 
     func search(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
@@ -411,7 +411,7 @@ struct MessageRoutes: Sendable {
             out.sortedMetaarray = try Self.metaArray(b, "sorted_metaarray") ?? []
             out.parentMessageId = try b.int("parent_message_id") ?? 0
             out.replyToChannel = try b.bool("reply_to_channel") ?? false
-            guard try await service.store.user(userId) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(userId).") }
+            try await service.requireUser(userId)
             var payload = try await service.sendUserMessage(from: userId, out, connection: nil, origin: caller.origin)
             payload.reqId = nil
             return try rest.json(payload)
@@ -459,7 +459,7 @@ struct MessageRoutes: Sendable {
         let q = QueryParameters(req.uri.query)
         let wanted = q.list("user_ids").map(Set.init)
         var unread: [String: Int] = [:]
-        for m in try await service.store.members(url) where m.state == "joined" {
+        for m in try await service.members(url) where m.state == "joined" {
             if wanted == nil || wanted!.contains(m.userId) { unread[m.userId] = m.unreadCount }
         }
         return try rest.json(Counts(unread: unread))

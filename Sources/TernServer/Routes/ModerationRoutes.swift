@@ -189,7 +189,7 @@ struct ModerationRoutes: Sendable {
         let limit = try q.int("limit", default: 10, range: 1...100)
         let page = try await service.restrictions(
             channelUrl: url, kind: kind, after: try RESTSupport.decodeToken(q.string("token")), limit: limit, by: caller.userId)
-        let total = try await service.store.restrictions(url, kind: kind, now: service.now(), afterUserId: nil, limit: nil).count
+        let total = try await service.restrictionsNow(channelUrl: url, kind: kind).count
         let now = service.now()
         return try rest.json(
             RestrictionPage(kind: kind, items: page.list.map { RestrictionAnswer(payload: $0, kind: kind, now: now) }, total: total, next: page.next))
@@ -226,7 +226,7 @@ struct ModerationRoutes: Sendable {
         let url = try rest.param(ctx, "channel_url")
         let raw = try rest.param(ctx, "message_id")
         guard let id = Int64(raw) else { throw SendbirdError(.invalidValue, "Invalid value: \"message_id\".") }
-        guard let json = try await service.store.setting(scope: "moderated_message", key: "\(url)/\(id)"),
+        guard let json = try await service.setting(scope: "moderated_message", key: "\(url)/\(id)"),
             let kept = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: String]
         else { throw SendbirdError(.notFound, "\"Moderated message\" not found: \(id).") }
         let payload = try await service.getMessage(url, id: id, viewer: nil, extras: [])
@@ -272,7 +272,7 @@ struct ModerationRoutes: Sendable {
         let r = try await service.report(
             category: try b.string("report_category") ?? "", description: try b.string("report_description") ?? "",
             reporter: try reporter(caller, b), channelUrl: url, messageId: nil, offendingUserId: offender)
-        guard try await service.store.user(offender) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(offender).") }
+        try await service.requireUser(offender)
         return try rest.json(try await present([r])[0])
     }
 
@@ -308,7 +308,7 @@ struct ModerationRoutes: Sendable {
         }
         var fetch = query
         fetch.limit = query.limit + 1
-        let rows = try await service.store.reports(fetch)
+        let rows = try await service.reports(fetch)
         let page = Array(rows.prefix(query.limit))
         let next = rows.count > query.limit ? RESTSupport.encodeToken(String(page.last!.reportId)) : ""
         return try rest.json(ReportPage(reportLogs: try await present(page), next: next))
@@ -366,7 +366,7 @@ struct ModerationRoutes: Sendable {
     func present(_ reports: [ReportRecord]) async throws -> [ReportLog] {
         var channels: [String: ChannelSummary] = [:]
         for url in Set(reports.compactMap(\.channelUrl)) {
-            if let c = try await service.store.channel(url) {
+            if let c = try await service.channel(url) {
                 channels[url] = ChannelSummary(
                     channelUrl: c.channelUrl, name: c.name, customType: c.customType, coverUrl: c.coverUrl, data: c.data,
                     createdAt: c.createdAt, freeze: c.freeze)

@@ -61,7 +61,7 @@ struct OpenChannelRoutes: Sendable {
         query.channelUrls = q.list("channel_urls")
         var fetch = query
         fetch.limit = query.limit + 1
-        let rows = try await service.store.listOpenChannels(fetch)
+        let rows = try await service.listOpenChannels(fetch)
         let page = Array(rows.prefix(query.limit))
         let next = rows.count > query.limit ? RESTSupport.encodeToken(String(query.offset + query.limit)) : ""
         return try rest.json(OpenChannelPage(channels: try await service.presentOpen(page), next: next))
@@ -71,11 +71,7 @@ struct OpenChannelRoutes: Sendable {
         let caller = try await rest.caller(req)
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
-        var changes = ChatService.ChannelChanges()
-        changes.name = try b.string("name")
-        changes.coverUrl = try b.string("cover_url")
-        changes.data = try b.string("data")
-        changes.customType = try b.string("custom_type")
+        let changes = try ChatService.ChannelChanges(b)
         let channel = try await service.updateOpenChannel(channelUrl: url, changes, operatorIds: try Self.operatorIds(b), by: caller.userId)
         return try await present(channel)
     }

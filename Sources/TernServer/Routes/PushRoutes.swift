@@ -78,7 +78,7 @@ struct PushRoutes: Sendable {
         let b = try await rest.body(req)
         guard let token = try b.string(Self.tokenTypes[type]!), !token.isEmpty else { throw SendbirdError.missing(Self.tokenTypes[type]!) }
         try TextLimit.pathParameter.check(token)
-        try await service.store.addDeviceToken(userId: user.userId, type: type, token: token, at: service.now())
+        try await service.addDeviceToken(userId: user.userId, type: type, token: token)
         return try rest.json(TokenAnswer(token: token, type: type.uppercased(), user: BasicUser(user)))
     }
 
@@ -99,7 +99,7 @@ struct PushRoutes: Sendable {
     func listTokens(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         let type = try tokenType(ctx)
-        let tokens = try await service.store.deviceTokens(userId: user.userId, type: type)
+        let tokens = try await service.deviceTokens(userId: user.userId, type: type)
         return try rest.json(TokenList(tokens: tokens, type: type.uppercased(), user: BasicUser(user)))
     }
 
@@ -112,7 +112,7 @@ struct PushRoutes: Sendable {
         let user = try await subject(req, ctx)
         let type = try tokenType(ctx)
         let token = try rest.param(ctx, "token")
-        let removed = try await service.store.removeDeviceToken(type: type, token: token, userId: user.userId)
+        let removed = try await service.removeDeviceToken(type: type, token: token, userId: user.userId)
         if removed.isEmpty { throw SendbirdError(.notFound, "\"Token\" not found: \(token).") }
         return try rest.json(Removed(token: token, user: BasicUser(user)))
     }
@@ -125,8 +125,8 @@ struct PushRoutes: Sendable {
     func removeAllTokens(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         var all: [String] = []
-        for type in Self.tokenTypes.keys.sorted() { all += try await service.store.deviceTokens(userId: user.userId, type: type) }
-        _ = try await service.store.removeDeviceTokens(userId: user.userId)
+        for type in Self.tokenTypes.keys.sorted() { all += try await service.deviceTokens(userId: user.userId, type: type) }
+        try await service.removeDeviceTokens(userId: user.userId)
         return try rest.json(RemovedAll(token: all, user: BasicUser(user)))
     }
 
@@ -137,9 +137,9 @@ struct PushRoutes: Sendable {
         let token = try rest.param(ctx, "token")
         let ids =
             remove
-            ? try await service.store.removeDeviceToken(type: type, token: token, userId: nil)
-            : try await service.store.deviceTokenOwners(type: type, token: token)
-        let users = try await service.store.users(ids)
+            ? try await service.removeDeviceToken(type: type, token: token, userId: nil)
+            : try await service.deviceTokenOwners(type: type, token: token)
+        let users = try await service.users(ids)
         let byId = Dictionary(users.map { ($0.userId, $0) }, uniquingKeysWith: { a, _ in a })
         return try rest.json(ids.map { byId[$0].map(BasicUser.init) ?? BasicUser(id: $0) })
     }
@@ -251,8 +251,8 @@ struct PushRoutes: Sendable {
 
     func resetPreferences(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
-        try await service.store.setSetting(scope: "push_preference", key: user.userId, json: nil)
-        _ = try await service.store.deleteSettings(scope: "push_preference_channel", keyPrefix: user.userId + "\u{1F}")
+        try await service.setSetting(scope: "push_preference", key: user.userId, json: nil)
+        try await service.deleteSettings(scope: "push_preference_channel", keyPrefix: user.userId + "\u{1F}")
         return try rest.document(Self.defaults)
     }
 
@@ -261,7 +261,7 @@ struct PushRoutes: Sendable {
         let user = try await subject(req, ctx)
         let url = try rest.param(ctx, "channel_url")
         let channel = try await service.requireGroupChannel(url)
-        guard try await service.store.member(channel.channelUrl, userId: user.userId) != nil else {
+        guard try await service.member(channel.channelUrl, userId: user.userId) != nil else {
             throw SendbirdError(.unauthorizedRequest, "\(user.userId) is not a member of the channel.")
         }
         return (user, user.userId + "\u{1F}" + url)

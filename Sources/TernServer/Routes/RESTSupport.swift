@@ -85,7 +85,7 @@ struct RESTSupport: Sendable {
     func requireType(_ request: Request, _ context: some RequestContext, open: Bool) async throws {
         _ = try await caller(request)
         let url = try param(context, "channel_url")
-        if let c = try await service.store.channel(url), c.isOpen != open {
+        if let c = try await service.channel(url), c.isOpen != open {
             throw SendbirdError(.notFound, "\"Channel\" not found: \(url).")
         }
     }
@@ -95,8 +95,7 @@ struct RESTSupport: Sendable {
     func pathUser(_ request: Request, _ context: some RequestContext) async throws -> UserRecord {
         let id = try param(context, "user_id")
         try await caller(request).require(actingAs: id)
-        guard let u = try await service.store.user(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
-        return u
+        return try await service.requireUser(id)
     }
 
     func param(_ context: some RequestContext, _ name: String) throws -> String {
@@ -143,14 +142,14 @@ struct RESTSupport: Sendable {
 
     /// A settings document of the store as a JSON object, or nil.
     func loadDocument(_ scope: String, _ key: String) async throws -> [String: Any]? {
-        guard let json = try await service.store.setting(scope: scope, key: key) else { return nil }
+        guard let json = try await service.setting(scope: scope, key: key) else { return nil }
         return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
     }
 
     /// Stores a settings document (keys sorted).
     func saveDocument(_ scope: String, _ key: String, _ object: [String: Any]) async throws {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        try await service.store.setSetting(scope: scope, key: key, json: String(decoding: data, as: UTF8.self))
+        try await service.setSetting(scope: scope, key: key, json: String(decoding: data, as: UTF8.self))
     }
 
     struct EmptyObject: Encodable {}

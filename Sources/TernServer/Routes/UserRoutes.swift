@@ -37,7 +37,7 @@ struct UserRoutes: Sendable {
     /// `GET …/metadata` (all keys, or `?keys=a,b`) and `GET …/metadata/{key}`: `{key: value}`.
     func getMetadata(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         _ = try await rest.caller(req)
-        let u = try await requireUser(try rest.param(ctx, "user_id"))
+        let u = try await service.requireUser(try rest.param(ctx, "user_id"))
         if let key = try rest.optionalParam(ctx, "key", decode: QueryParameters.decode) {
             guard let v = u.metadata[key] else { throw SendbirdError(.notFound, "\"Metadata\" not found: \(key).") }
             return try rest.json([key: v])
@@ -57,7 +57,7 @@ struct UserRoutes: Sendable {
         let key = try rest.optionalParam(ctx, "key", decode: QueryParameters.decode)
         let b = op == .delete ? try JSONBody(Data()) : try await rest.body(req)
         return try await service.sendQueue.run("user-metadata:" + id) {
-            var u = try await requireUser(id)
+            var u = try await service.requireUser(id)
             var changed: [String: String] = [:]
             switch op {
             case .create:
@@ -92,8 +92,7 @@ struct UserRoutes: Sendable {
                 }
             }
             if u.metadata.count > 100 { throw SendbirdError(.tooManyItems, "A user keeps at most 100 metadata keys.") }
-            try await service.store.updateUser(u)
-            service.invalidateUser(id)
+            try await service.updateUser(u)
             return try rest.json(changed)
         }
     }
@@ -109,13 +108,19 @@ struct UserRoutes: Sendable {
         try TextLimit.profileUrl.check(profileUrl)
         let metadata = try b.stringMap("metadata") ?? [:]
         try Self.checkMetadata(metadata)
-        let user = try await service.store.createUser(
+        let user = try await service.createUser(
             UserRecord(
                 userId: userId, nickname: nickname, profileUrl: profileUrl, metadata: metadata, createdAt: service.now() / 1000,
                 lastSeenAt: 0, hasEverLoggedIn: false, isActive: true))
         var token = ""
         if try b.bool("issue_access_token") == true { token = try await service.issueAccessToken(userId: userId) }
         return try rest.json(Presenter.user(user, online: false, accessToken: token))
+    }
+
+    /// A list query's `user_ids` holds at most 250 ids; more is refused with HTTP 414, as Sendbird does.
+    static func tooManyUserIds(_ ids: [String]?) -> Response? {
+        guard let ids, ids.count > 250 else { return nil }
+        return SendbirdErrorMiddleware<BasicRequestContext>.response(.tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
     }
 
     static func checkMetadata(_ m: [String: String]) throws {
@@ -133,10 +138,7 @@ struct UserRoutes: Sendable {
         let limit = try q.int("limit", default: 10, range: 1...100)
         let after = try RESTSupport.decodeToken(q.string("token"))
         let ids = q.list("user_ids")
-        if let ids, ids.count > 250 {
-            return SendbirdErrorMiddleware<BasicRequestContext>.response(
-                .tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
-        }
+        if let refusal = Self.tooManyUserIds(ids) { return refusal }
         var query = UserListQuery()
         query.afterUserId = after
         query.limit = limit + 1
@@ -152,20 +154,15 @@ struct UserRoutes: Sendable {
             }
             query.activeMode = mode
         }
-        let users = try await service.store.listUsers(query)
+        let users = try await service.listUsers(query)
         let page = Array(users.prefix(limit))
         let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
         return try rest.json(UserPage(users: page.map { Presenter.user($0, online: service.isOnline($0.userId), accessToken: "") }, next: next))
     }
 
-    func requireUser(_ id: String) async throws -> UserRecord {
-        guard let u = try await service.store.user(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
-        return u
-    }
-
     func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         _ = try await rest.caller(req)
-        let u = try await requireUser(try rest.param(ctx, "user_id"))
+        let u = try await service.requireUser(try rest.param(ctx, "user_id"))
         return try rest.json(Presenter.user(u, online: service.isOnline(u.userId), accessToken: ""))
     }
 
@@ -173,7 +170,7 @@ struct UserRoutes: Sendable {
         let caller = try await rest.caller(req)
         let id = try rest.param(ctx, "user_id")
         try caller.require(actingAs: id)
-        var u = try await requireUser(id)
+        var u = try await service.requireUser(id)
         let b = try await rest.body(req)
         if let n = try b.string("nickname") {
             try ChatService.checkNickname(n)
@@ -193,36 +190,23 @@ struct UserRoutes: Sendable {
         }
         let reissue = try b.bool("issue_access_token") == true
         if reissue { try caller.requirePlatform() }
-        try await service.store.updateUser(u)
-        service.invalidateUser(id)
-        // A deactivated user is signed out everywhere at once: their session keys stop working on
-        // REST and their sockets close (and they are refused with 400300 when they come back).
-        if !u.isActive {
-            try await service.endSessions(userId: id, code: .userDeactivated, message: "The user is deactivated.")
-        }
-        var token = ""
-        if reissue {
-            // A new token replaces the old ones: what was made from them ends with them.
-            try await service.store.revokeAccessTokens(userId: id)
-            try await service.endSessions(userId: id, code: .sessionTokenRevoked, message: "The access token was revoked.")
-            token = try await service.issueAccessToken(userId: id)
-        }
+        // A deactivated user is signed out everywhere at once (``ChatService/updateUser(_:)``).
+        try await service.updateUser(u)
+        let token = reissue ? try await service.replaceAccessTokens(userId: id) : ""
         return try rest.json(Presenter.user(u, online: service.isOnline(id), accessToken: token))
     }
 
     func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "user_id")
-        guard try await service.store.deleteUser(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
-        service.invalidateAll()
-        try await service.endSessions(userId: id, code: .invalidAccessToken, message: "The user was deleted.")
+        guard try await service.deleteUser(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
         return try rest.empty()
     }
 
     func issueToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "user_id")
-        _ = try await requireUser(id)
+        _ = try await service.requireUser(id)
         let b = try await rest.body(req)
         let expiresAt = try b.int("expires_at") ?? 0
         if expiresAt != 0 && expiresAt <= service.now() {
@@ -244,31 +228,31 @@ struct UserRoutes: Sendable {
     }
 
     func unreadMessages(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await unreadCount(req, ctx) { store, id, types, mode in
-            try await store.unreadMessageTotal(userId: id, customTypes: types, superMode: mode)
+        try await unreadCount(req, ctx) { service, id, types, mode in
+            try await service.unreadMessageTotal(userId: id, customTypes: types, superMode: mode)
         }
     }
 
     func unreadChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await unreadCount(req, ctx) { store, id, types, mode in
-            try await store.unreadChannelCount(userId: id, customTypes: types, superMode: mode)
+        try await unreadCount(req, ctx) { service, id, types, mode in
+            try await service.unreadChannelCount(userId: id, customTypes: types, superMode: mode)
         }
     }
 
     /// `{unread_count}` for the user in the path, optionally only channels of some custom types and
     /// `super_mode` (`all`, `super`, `nonsuper`).
     func unreadCount(
-        _ req: Request, _ ctx: some RequestContext, _ count: (any Store, String, [String]?, String?) async throws -> Int
+        _ req: Request, _ ctx: some RequestContext, _ count: (ChatService, String, [String]?, String?) async throws -> Int
     ) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
-        _ = try await requireUser(id)
+        _ = try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         let mode = q.string("super_mode")
         if let mode, !["all", "super", "nonsuper"].contains(mode) {
             throw SendbirdError(.invalidValue, "Invalid value: \"super_mode\" must be all, super or nonsuper.")
         }
-        let n = try await count(service.store, id, q.list("custom_types"), mode)
+        let n = try await count(service, id, q.list("custom_types"), mode)
         return try rest.json(UnreadCountResponse(unreadCount: n))
     }
 
@@ -276,9 +260,9 @@ struct UserRoutes: Sendable {
     func unreadItems(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
-        _ = try await requireUser(id)
+        _ = try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
-        let i = try await service.store.unreadItems(userId: id, customTypes: q.list("custom_types"))
+        let i = try await service.unreadItems(userId: id, customTypes: q.list("custom_types"))
         let all: [String: Int] = [
             "group_channel_unread_message_count": i.nonSuperMessages + i.superMessages,
             "non_super_group_channel_unread_message_count": i.nonSuperMessages,
@@ -336,20 +320,17 @@ struct UserRoutes: Sendable {
     func blockedList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
-        _ = try await requireUser(id)
+        _ = try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let after = try RESTSupport.decodeToken(q.string("token"))
         let ids = q.list("user_ids")
-        if let ids, ids.count > 250 {
-            return SendbirdErrorMiddleware<BasicRequestContext>.response(
-                .tooManyItems, "Too many user ids (at most 250).", status: .uriTooLong)
-        }
+        if let refusal = Self.tooManyUserIds(ids) { return refusal }
         let direction = q.string("list") ?? "blocked_by_me"
         guard direction == "blocked_by_me" || direction == "blocking_me" else {
             throw SendbirdError(.invalidValue, "Invalid value: \"list\" must be blocked_by_me or blocking_me.")
         }
-        let users = try await service.store.blockedUsers(
+        let users = try await service.blockedUsers(
             id, blockingMe: direction == "blocking_me", afterUserId: after, limit: limit + 1, userIds: ids)
         let page = Array(users.prefix(limit))
         let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
@@ -390,7 +371,7 @@ struct UserRoutes: Sendable {
     func markAllRead(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try await rest.caller(req).require(actingAs: id)
-        _ = try await requireUser(id)
+        _ = try await service.requireUser(id)
         let b = try await rest.body(req)
         try await service.markAllRead(userId: id, channelUrls: try b.stringArray("channel_urls"))
         return try rest.empty()

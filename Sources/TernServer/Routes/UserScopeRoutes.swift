@@ -41,8 +41,8 @@ struct UserScopeRoutes: Sendable {
         let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
         try await service.requireViewer(channel, caller.userId)
         let user = try rest.param(ctx, "user_id")
-        guard try await service.store.user(user) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(user).") }
-        let m = try await service.store.member(channel.channelUrl, userId: user)
+        try await service.requireUser(user)
+        let m = try await service.member(channel.channelUrl, userId: user)
         return try rest.json(MemberCheck(isMember: m != nil, state: m?.state ?? ""))
     }
 
@@ -65,7 +65,7 @@ struct UserScopeRoutes: Sendable {
         let id = try await rest.pathUser(req, ctx).userId
         let b = try await rest.body(req)
         let type = try b.string("custom_type") ?? b.string("channel_custom_type")
-        for m in try await service.store.memberships(userId: id) where type == nil || type!.isEmpty || m.customType == type {
+        for m in try await service.memberships(userId: id) where type == nil || type!.isEmpty || m.customType == type {
             try await service.leave(channelUrl: m.channelUrl, userId: id)
         }
         return try rest.empty()
@@ -92,7 +92,7 @@ struct UserScopeRoutes: Sendable {
         case "invited_by_friend": wanted = []
         default: throw SendbirdError(.invalidValue, "Invalid value: \"state\" must be all, joined, invited, invited_by_friend or invited_by_non_friend.")
         }
-        let n = try await service.store.memberships(userId: id).filter { wanted.contains($0.state) && (types == nil || types!.contains($0.customType)) }.count
+        let n = try await service.memberships(userId: id).filter { wanted.contains($0.state) && (types == nil || types!.contains($0.customType)) }.count
         return try rest.json(Count(groupChannelCount: n))
     }
 
@@ -128,11 +128,11 @@ struct UserScopeRoutes: Sendable {
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let after = try RESTSupport.decodeToken(q.string("token"))
-        let rows = try await service.store.restrictions(ofUser: id, kind: kind, now: service.now(), afterChannelUrl: after, limit: limit + 1)
+        let rows = try await service.restrictions(ofUser: id, kind: kind, afterChannelUrl: after, limit: limit + 1)
         let page = Array(rows.prefix(limit))
         var items: [RestrictedChannel] = []
         for r in page {
-            guard let c = try await service.store.channel(r.channelUrl) else { continue }
+            guard let c = try await service.channel(r.channelUrl) else { continue }
             items.append(
                 RestrictedChannel(
                     startAt: r.startAt, endAt: r.endAt, description: r.description,
@@ -156,18 +156,14 @@ struct UserScopeRoutes: Sendable {
     func restrictByTypes(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "user_id")
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        try await service.requireUser(id)
         let b = try await rest.body(req)
         let types = try customTypes(b)
         let seconds = try b.int("seconds")
         let description = try b.string("description") ?? ""
         _ = try ChatService.checkRestriction(seconds: seconds, description: description)
-        for url in try await service.store.channelUrls(customTypes: types, open: false) {
-            if kind == .ban {
-                try await service.ban(channelUrl: url, userId: id, seconds: seconds, description: description, by: nil)
-            } else if try await service.store.member(url, userId: id) != nil {
-                try await service.mute(channelUrl: url, userId: id, seconds: seconds, description: description, by: nil)
-            }
+        for url in try await service.channelUrls(customTypes: types, open: false) {
+            try await service.banOrMuteMember(kind, channelUrl: url, userId: id, seconds: seconds, description: description)
         }
         return try rest.empty()
     }
@@ -176,9 +172,9 @@ struct UserScopeRoutes: Sendable {
     func operateByTypes(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "user_id")
-        guard try await service.store.user(id) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
+        try await service.requireUser(id)
         let types = try customTypes(try await rest.body(req))
-        for m in try await service.store.memberships(userId: id) where types.contains(m.customType) && m.state == "joined" {
+        for m in try await service.memberships(userId: id) where types.contains(m.customType) && m.state == "joined" {
             try await service.addOperators(channelUrl: m.channelUrl, userIds: [id], by: nil)
         }
         return try rest.empty()
@@ -209,16 +205,11 @@ struct UserScopeRoutes: Sendable {
         for e in entries {
             try Identifier.check(e.user, field: "user_id")
             _ = try ChatService.checkRestriction(seconds: e.seconds, description: e.description)
-            guard try await service.store.user(e.user) != nil else { throw SendbirdError(.notFound, "\"User\" not found: \(e.user).") }
+            try await service.requireUser(e.user)
         }
-        let urls = try await service.store.channelUrls(customTypes: [type], open: false)
-        for url in urls {
+        for url in try await service.channelUrls(customTypes: [type], open: false) {
             for e in entries {
-                if kind == .ban {
-                    try await service.ban(channelUrl: url, userId: e.user, seconds: e.seconds, description: e.description, by: nil)
-                } else if try await service.store.member(url, userId: e.user) != nil {
-                    try await service.mute(channelUrl: url, userId: e.user, seconds: e.seconds, description: e.description, by: nil)
-                }
+                try await service.banOrMuteMember(kind, channelUrl: url, userId: e.user, seconds: e.seconds, description: e.description)
             }
         }
         return try rest.empty()
@@ -252,8 +243,8 @@ struct UserScopeRoutes: Sendable {
         let limit = try q.int("limit", default: 10, range: 1...100)
         let offset = Int(try RESTSupport.decodeToken(q.string("token")) ?? "0") ?? 0
         var all: [RestrictionRecord] = []
-        for url in try await service.store.channelUrls(customTypes: [type], open: false) {
-            all += try await service.store.restrictions(url, kind: kind, now: service.now(), afterUserId: nil, limit: nil)
+        for url in try await service.channelUrls(customTypes: [type], open: false) {
+            all += try await service.restrictionsNow(channelUrl: url, kind: kind)
         }
         let page = Array(all.dropFirst(offset).prefix(limit))
         let users = try await service.presentUsers(page.map(\.userId))
@@ -273,7 +264,7 @@ struct UserScopeRoutes: Sendable {
         if users.isEmpty { users = try await rest.body(req).stringArray("user_ids") ?? [] }
         if users.isEmpty { throw SendbirdError.missing("user_ids") }
         try Identifier.check(users, field: "user_ids")
-        for url in try await service.store.channelUrls(customTypes: [type], open: false) {
+        for url in try await service.channelUrls(customTypes: [type], open: false) {
             for user in users where try await service.restriction(channelUrl: url, userId: user, kind: kind) != nil {
                 if kind == .ban {
                     try await service.unban(channelUrl: url, userId: user, by: nil)

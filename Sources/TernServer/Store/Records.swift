@@ -179,6 +179,42 @@ public struct MetaArrayChange: Sendable {
         self.mode = mode
         self.upsert = upsert
     }
+
+    /// `items` after this change: keys keep their first-seen order, values theirs.
+    func applied(to items: [MetaArrayItem]) -> [MetaArrayItem] {
+        var out = mode == .replace ? [] : items
+        for item in self.items {
+            let index = out.firstIndex { $0.key == item.key }
+            if mode != .remove {
+                if let i = index {
+                    for v in item.value where !out[i].value.contains(v) { out[i].value.append(v) }
+                } else if upsert || mode == .replace || item.value.isEmpty {
+                    var unique: [String] = []
+                    for v in item.value where !unique.contains(v) { unique.append(v) }
+                    out.append(MetaArrayItem(key: item.key, value: unique))
+                }
+            } else if let i = index {
+                if item.value.isEmpty { out.remove(at: i) } else { out[i].value.removeAll { item.value.contains($0) } }
+            }
+        }
+        return out
+    }
+}
+
+extension MessageRecord {
+    /// The message as an update leaves it, in either store: the fields the change names, its
+    /// metaarray change applied, and `updatedAt` never before the message was created.
+    func applying(_ change: MessageChange) -> MessageRecord {
+        var new = self
+        if let v = change.message { new.message = v }
+        if let v = change.data { new.data = v }
+        if let v = change.customType { new.customType = v }
+        if let v = change.mentionType { new.mentionType = v }
+        if let v = change.mentionedUserIds { new.mentionedUserIds = v }
+        if let meta = change.metaarray { new.sortedMetaarray = meta.applied(to: sortedMetaarray) }
+        new.updatedAt = max(change.updatedAt, createdAt)
+        return new
+    }
 }
 
 /// One user's reaction with one key.

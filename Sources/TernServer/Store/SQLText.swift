@@ -471,3 +471,32 @@ func reportListSQL(_ q: ReportQuery) -> SQLText {
     args.append(.int(Int64(q.limit)))
     return SQLText(sql, args)
 }
+
+/// The statement of ``UserStore/blockedUsers(_:blockingMe:afterUserId:limit:userIds:)``: the users
+/// `userId` blocks (or who block them), by user id.
+func blockedUsersSQL(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?, dialect d: SQLDialect) -> SQLText {
+    var t = SQLText(
+        blockingMe
+            ? "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocker_id WHERE b.blocked_id = ?"
+            : "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocked_id WHERE b.blocker_id = ?",
+        [.text(userId)])
+    if let after = afterUserId {
+        t.sql += " AND u.user_id > ?"
+        t.args.append(.text(after))
+    }
+    if let ids = userIds, !ids.isEmpty { t.sql += " AND " + d.isIn("u.user_id", ids, &t.args) }
+    t.sql += " ORDER BY u.user_id LIMIT ?"
+    t.args.append(.int(Int64(limit)))
+    return t
+}
+
+/// The statement of ``UserStore/session(keyHash:)``: a session with what decides whether it still
+/// holds (its user, and the access token it was made from). One parameter: the key's hash.
+let sessionSQL = """
+    SELECT s.user_id, s.expires_at, s.token_hash, u.is_active, u.user_id IS NOT NULL AS user_exists,
+           t.token_hash IS NOT NULL AS token_exists, t.expires_at AS token_expires_at
+    FROM sessions s
+    LEFT JOIN users u ON u.user_id = s.user_id
+    LEFT JOIN access_tokens t ON t.token_hash = s.token_hash AND t.user_id = s.user_id
+    WHERE s.key_hash = ?
+    """

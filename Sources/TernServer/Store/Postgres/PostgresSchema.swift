@@ -1,11 +1,14 @@
 import Foundation
 import PostgresNIO
 
+// Over 600 lines for a reason: this is one list of migrations, read top to bottom in the order
+// they run, and a shipped one is never edited; splitting it would only scatter that order.
+
 /// The PostgreSQL schema: migrations of its own, versioned like the SQLite ones, applied in
 /// order once each (recorded in `tern_migrations`). Several nodes starting at once take turns
 /// (an advisory lock), so each migration runs exactly once.
 ///
-/// The same tables, columns and indexes as `SQLiteStore.migrator` (v1 to v17), with INTEGER as
+/// The same tables, columns and indexes as `SQLiteStore.migrator` (`SQLite/SQLiteSchema.swift`) (v1 to v17), with INTEGER as
 /// BIGINT, the 0/1 flags as BOOLEAN, the AUTOINCREMENT ids as identity columns and JSON kept as
 /// TEXT; the same triggers (the channel changelog, tombstones) as PL/pgSQL; FTS5 as a generated
 /// `tsvector` with a GIN index and a vocabulary table. Every TEXT column is `COLLATE "C"`: text

@@ -5,14 +5,13 @@ import TernProtocol
 
 /// The last `ts` given to unread totals by any ``PostgresStore`` of this process (see
 /// ``PostgresStore/messageTotals(_:_:hint:)``): it only has to increase.
-private let pgUnreadStamp = Mutex<Int64>(0)
+let pgUnreadStamp = Mutex<Int64>(0)
 
-/// Messages (the send path, history, edits, reactions, the message changelog) and receipts.
-/// A port of `SQLiteStore`'s messages and receipts, without its in-memory totals cache (several
-/// nodes write the same database): unread totals are read from the rows each time.
+/// Messages (``MessageStore``) on PostgreSQL: the send path, history, threads, edits, reactions,
+/// link previews and the message changelog. A port of `SQLiteStore+Messages.swift`, without its
+/// in-memory totals cache (several nodes write the same database): unread totals are read from
+/// the rows each time (`PostgresStore+Receipts.swift`).
 extension PostgresStore {
-    // MARK: - Sending
-
     public func insertMessage(_ m: NewMessage) async throws -> StoredMessage {
         try await write { db in try await Self.insertBatch(db, [m]) }[0].get()
     }
@@ -41,7 +40,7 @@ extension PostgresStore {
     }
 
     /// Stores a batch inside a write transaction (see ``insertMessages(_:)``).
-    fileprivate static func insertBatch(_ db: PGConnection, _ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
+    static func insertBatch(_ db: PGConnection, _ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
         // What does not depend on the batch's channels is read before their locks are taken, so
         // that another node's writer waits for as few round trips as possible.
         let urls = Array(Set(batch.map(\.channelUrl))).sorted()
@@ -139,7 +138,7 @@ extension PostgresStore {
     }
 
     /// Stores one new message of a batch (its channel locked, its counters in `ledger`).
-    fileprivate static func insertOne(
+    static func insertOne(
         _ db: PGConnection, _ m: NewMessage, ledger: inout UnreadLedger, blockersOf: [String: [String]],
         newest: inout [String: (id: Int64, ts: Int64)]
     ) async throws -> StoredMessage {
@@ -223,51 +222,14 @@ extension PostgresStore {
     }
 
     /// The message already stored for `(channel, sender, req_id)`, if any.
-    fileprivate static func duplicateOf(_ db: PGConnection, _ channelUrl: String, sender: String, reqId: String) async throws -> MessageRecord? {
+    static func duplicateOf(_ db: PGConnection, _ channelUrl: String, sender: String, reqId: String) async throws -> MessageRecord? {
         try await db.fetchOne(
             "SELECT * FROM messages WHERE channel_url = ? AND sender_id = ? AND req_id = ?", [channelUrl, sender, reqId]
         ).map(messageRecord)
     }
 
-    /// The unread totals of `userIds` as the transaction sees them, with a `ts` later than any
-    /// given before by this process. Supergroups count at most 100 each.
-    fileprivate static func messageTotals(_ db: PGConnection, _ userIds: [String], hint: Int64) async throws -> [String: UnreadCount] {
-        if userIds.isEmpty { return [:] }
-        let ts = pgUnreadStamp.withLock { last in
-            last = max(last + 1, hint)
-            return last
-        }
-        var ledger = UnreadLedger()
-        try await readOutsideTotals(db, userIds, excluding: [], into: &ledger)
-        return ledger.totals(userIds, ts: ts)
-    }
-
-    /// Adds to `ledger` the unread counts of `users` in their joined channels other than
-    /// `excluding`, by channel custom type (supergroups count at most 100 each).
-    fileprivate static func readOutsideTotals(
-        _ db: PGConnection, _ users: [String], excluding: [String], into ledger: inout UnreadLedger
-    ) async throws {
-        let unique = Array(Set(users)).sorted()
-        for start in stride(from: 0, to: unique.count, by: 500) {
-            let chunk = Array(unique[start..<min(start + 500, unique.count)])
-            for row in try await db.fetchAll(
-                """
-                SELECT m.user_id AS u, c.custom_type AS t,
-                  SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
-                FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
-                WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0 AND m.channel_url <> ALL(?)
-                GROUP BY m.user_id, c.custom_type
-                """, [chunk, excluding])
-            {
-                ledger.addOutside(try row["u"], type: try row["t"], count: Int(try row["n"] as Int64))
-            }
-        }
-    }
-
-    // MARK: - Threads
-
     /// Counts a new reply on its parent: one more reply, the time, the replier first among the latest.
-    fileprivate static func addReply(_ db: PGConnection, parentId: Int64, sender: String, at ms: Int64) async throws -> MessageRecord? {
+    static func addReply(_ db: PGConnection, parentId: Int64, sender: String, at ms: Int64) async throws -> MessageRecord? {
         guard let row = try await db.fetchOne("SELECT most_replies FROM messages WHERE message_id = ?", [parentId]) else {
             return nil
         }
@@ -284,7 +246,7 @@ extension PostgresStore {
     }
 
     /// Recounts a parent's thread from its remaining replies.
-    fileprivate static func recountThread(_ db: PGConnection, parentId: Int64, at ms: Int64) async throws -> MessageRecord? {
+    static func recountThread(_ db: PGConnection, parentId: Int64, at ms: Int64) async throws -> MessageRecord? {
         let count = try await db.scalar("SELECT COUNT(*) FROM messages WHERE parent_message_id = ?", [parentId], as: Int64.self) ?? 0
         let last = try await db.scalar("SELECT MAX(created_at) FROM messages WHERE parent_message_id = ?", [parentId], as: Int64.self) ?? 0
         let senders = try await db.column(
@@ -301,8 +263,6 @@ extension PostgresStore {
             [count, last, json(senders), ms, parentId])
         return try await db.fetchOne("SELECT * FROM messages WHERE message_id = ?", [parentId]).map(messageRecord)
     }
-
-    // MARK: - Reading
 
     public func message(_ channelUrl: String, id: Int64) async throws -> MessageRecord? {
         try await read { db in
@@ -357,22 +317,13 @@ extension PostgresStore {
         }
     }
 
-    // MARK: - Update and delete
-
     public func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord) {
         try await write { db in
             try await Self.lockChannel(db, channelUrl)
             guard let old = try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
                 .map(Self.messageRecord)
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
-            var new = old
-            if let v = change.message { new.message = v }
-            if let v = change.data { new.data = v }
-            if let v = change.customType { new.customType = v }
-            if let v = change.mentionType { new.mentionType = v }
-            if let v = change.mentionedUserIds { new.mentionedUserIds = v }
-            if let meta = change.metaarray { new.sortedMetaarray = SQLiteStore.apply(meta, to: old.sortedMetaarray) }
-            new.updatedAt = max(change.updatedAt, old.createdAt)
+            let new = old.applying(change)
             try await db.execute(
                 """
                 UPDATE messages SET message = ?, data = ?, custom_type = ?, mention_type = ?, mentioned_user_ids = ?,
@@ -417,8 +368,6 @@ extension PostgresStore {
         }
     }
 
-    // MARK: - Reactions
-
     public func addReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
         try await write { db in
             let changed = try await db.execute(
@@ -439,7 +388,7 @@ extension PostgresStore {
     }
 
     /// Marks a message changed at `ms` (for message changelogs).
-    fileprivate static func touchMessage(_ db: PGConnection, _ messageId: Int64, at ms: Int64) async throws {
+    static func touchMessage(_ db: PGConnection, _ messageId: Int64, at ms: Int64) async throws {
         try await db.execute("UPDATE messages SET changed_at = GREATEST(changed_at, ?) WHERE message_id = ?", [ms, messageId])
     }
 
@@ -468,8 +417,6 @@ extension PostgresStore {
         }
     }
 
-    // MARK: - Link previews
-
     public func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord? {
         try await write { db in
             try await db.execute(
@@ -477,8 +424,6 @@ extension PostgresStore {
             return try await db.fetchOne("SELECT * FROM messages WHERE message_id = ?", [messageId]).map(Self.messageRecord)
         }
     }
-
-    // MARK: - Message changelog
 
     public func messageChanges(_ channelUrl: String, after c: MessageChangeCursor, limit: Int) async throws
         -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
@@ -501,132 +446,6 @@ extension PostgresStore {
                 [channelUrl, c.ts, c.ts, c.messageId, limit]
             ).map { (id: try $0["message_id"] as Int64, at: try $0["deleted_at"] as Int64) }
             return (updated, deleted)
-        }
-    }
-
-    // MARK: - Receipts and unread
-
-    public func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws -> UnreadCount {
-        try await write { db in
-            try await Self.lockChannel(db, channelUrl)
-            try await db.execute(
-                """
-                UPDATE members SET read_ts = GREATEST(read_ts, ?), unread_count = 0, unread_mention_count = 0
-                WHERE channel_url = ? AND user_id = ?
-                """,
-                [ts, channelUrl, userId])
-            return try await Self.messageTotals(db, [userId], hint: ts)[userId] ?? UnreadCount(all: 0, ts: ts)
-        }
-    }
-
-    public func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> (channels: [String], totals: UnreadCount) {
-        try await write { db in
-            var urls: [String] = []
-            if channelUrls?.isEmpty != true {
-                var sql = "SELECT channel_url FROM members WHERE user_id = ? AND state = 'joined'"
-                var args: [any PGBindable] = [userId]
-                if let list = channelUrls {
-                    sql += " AND channel_url = ANY(?)"
-                    args.append(list)
-                }
-                urls = try await db.column(sql + " ORDER BY channel_url", args, as: String.self)
-            }
-            if !urls.isEmpty {
-                // One statement: each member row is cleared atomically (no read-modify-write).
-                try await db.execute(
-                    """
-                    UPDATE members SET read_ts = GREATEST(read_ts, ?), unread_count = 0, unread_mention_count = 0
-                    WHERE user_id = ? AND channel_url = ANY(?)
-                    """,
-                    [ts, userId, urls])
-            }
-            return (urls, try await Self.messageTotals(db, [userId], hint: ts)[userId] ?? UnreadCount(all: 0, ts: ts))
-        }
-    }
-
-    public func markDelivered(_ channelUrl: String, userId: String, ts: Int64) async throws -> Bool {
-        try await write { db in
-            try await db.execute(
-                "UPDATE members SET delivered_ts = ? WHERE channel_url = ? AND user_id = ? AND delivered_ts < ?",
-                [ts, channelUrl, userId, ts]) > 0
-        }
-    }
-
-    /// `WHERE` conditions for a user's joined channels of some custom types and super mode.
-    fileprivate static func unreadScope(userId: String, customTypes: [String]?, superMode: String?) -> (String, [any PGBindable]) {
-        var sql = "m.user_id = ? AND m.state = 'joined'"
-        var args: [any PGBindable] = [userId]
-        if let types = customTypes, !types.isEmpty {
-            sql += " AND c.custom_type = ANY(?)"
-            args.append(types)
-        }
-        switch superMode {
-        case "super": sql += " AND c.is_super"
-        case "nonsuper": sql += " AND NOT c.is_super"
-        default: break
-        }
-        return (sql, args)
-    }
-
-    public func unreadMessageTotal(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
-        try await read { db in
-            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
-            return Int(
-                try await db.scalar(
-                    """
-                    SELECT COALESCE(SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END), 0)::bigint
-                    FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope)
-                    """,
-                    args, as: Int64.self) ?? 0)
-        }
-    }
-
-    public func unreadChannelCount(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
-        try await read { db in
-            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
-            return Int(
-                try await db.scalar(
-                    "SELECT COUNT(*) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) AND m.unread_count > 0",
-                    args, as: Int64.self) ?? 0)
-        }
-    }
-
-    public func unreadItems(userId: String, customTypes: [String]?) async throws -> UnreadItems {
-        try await read { db in
-            var scope = "m.user_id = ?"
-            var args: [any PGBindable] = [userId]
-            if let types = customTypes, !types.isEmpty {
-                scope += " AND c.custom_type = ANY(?)"
-                args.append(types)
-            }
-            let rows = try await db.fetchAll(
-                """
-                SELECT c.is_super AS s,
-                  SUM(CASE WHEN m.state = 'joined' THEN (CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END) ELSE 0 END)::bigint AS msgs,
-                  SUM(CASE WHEN m.state = 'joined' THEN m.unread_mention_count ELSE 0 END)::bigint AS mentions,
-                  SUM(CASE WHEN m.state = 'invited' THEN 1 ELSE 0 END)::bigint AS invites
-                FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) GROUP BY c.is_super
-                """,
-                args)
-            return try Records.unreadItems(rows)
-        }
-    }
-
-    public func unreadTotals(_ userIds: [String], at ms: Int64) async throws -> [String: UnreadCount] {
-        try await read { db in try await Self.messageTotals(db, userIds, hint: ms) }
-    }
-
-    public func setCountPreference(_ channelUrl: String, userId: String, _ preference: String) async throws -> Bool {
-        try await write { db in
-            // Counts the new preference leaves out start again from zero.
-            try await db.execute(
-                """
-                UPDATE members SET count_preference = ?,
-                  unread_count = CASE WHEN ?::text IN ('all', 'unread_message_count_only') THEN unread_count ELSE 0 END,
-                  unread_mention_count = CASE WHEN ?::text IN ('all', 'unread_mention_count_only') THEN unread_mention_count ELSE 0 END
-                WHERE channel_url = ? AND user_id = ?
-                """,
-                [preference, preference, preference, channelUrl, userId]) > 0
         }
     }
 }

@@ -98,14 +98,14 @@ extension PostgresStore {
     }
 
     /// `[w]` when some message has the word `w` (exactly: lower case, no diacritics), else `[]`.
-    fileprivate static func indexedWord(_ db: PGConnection, _ w: String) async throws -> [String] {
+    static func indexedWord(_ db: PGConnection, _ w: String) async throws -> [String] {
         let found = try await db.scalar(
             "SELECT EXISTS (SELECT 1 FROM search_words WHERE word = ?) AND EXISTS (SELECT 1 FROM messages WHERE search @@ ?::tsquery)",
             [w, PGSearchExpression.lexeme(w)], as: Bool.self)
         return found == true ? [w] : []
     }
 
-    fileprivate static func searchErrorMessage(_ error: any Error) -> String {
+    static func searchErrorMessage(_ error: any Error) -> String {
         (error as? PSQLError)?.serverInfo?[.message] ?? "syntax"
     }
 }

@@ -2,11 +2,9 @@ import Foundation
 import PostgresNIO
 import TernProtocol
 
-/// Users, credentials, sessions and blocks (``UserStore``), and files, download keys and the
-/// link-preview cache (``FileStore``), on PostgreSQL: the same behaviour as ``SQLiteStore``.
+/// Users, credentials, sessions and blocks (``UserStore``) on PostgreSQL: the same behaviour as
+/// `SQLiteStore+Users.swift`.
 extension PostgresStore {
-    // MARK: - Users
-
     public func createUser(_ user: UserRecord) async throws -> UserRecord {
         try await write { db in
             if try await Self.fetchUser(db, user.userId) != nil {
@@ -96,21 +94,9 @@ extension PostgresStore {
             try await lockMemberships()
             // Cascades: access tokens, sessions, memberships, blocks, download keys, restrictions, device tokens.
             let deleted = try await db.execute("DELETE FROM users WHERE user_id = ?", [userId]) > 0
-            for url in locked.sorted() { try await Self.recountMembersOfDeletedUser(db, url) }
+            for url in locked.sorted() { try await Self.recountMembers(db, url) }
             return deleted
         }
-    }
-
-    /// `SQLiteStore.recountMembers` (named apart so as not to clash with the channel file's own).
-    fileprivate static func recountMembersOfDeletedUser(_ db: PGConnection, _ url: String) async throws {
-        try await db.execute(
-            """
-            UPDATE group_channels SET
-              member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ?),
-              joined_member_count = (SELECT COUNT(*) FROM members WHERE channel_url = ? AND state = 'joined')
-            WHERE channel_url = ?
-            """,
-            [url, url, url])
     }
 
     public func setLastSeen(_ userId: String, at ms: Int64) async throws {
@@ -120,8 +106,6 @@ extension PostgresStore {
                 "INSERT INTO activity(day, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING", [ms / 86_400_000, userId])
         }
     }
-
-    // MARK: - Credentials
 
     public func addAccessToken(userId: String, tokenHash: String, expiresAt: Int64) async throws {
         try await write { db in
@@ -168,15 +152,7 @@ extension PostgresStore {
     public func session(keyHash: String) async throws -> SessionRecord? {
         try await read { db in
             guard
-                let row = try await db.fetchOne(
-                    """
-                    SELECT s.user_id, s.expires_at, s.token_hash, u.is_active, u.user_id IS NOT NULL AS user_exists,
-                           t.token_hash IS NOT NULL AS token_exists, t.expires_at AS token_expires_at
-                    FROM sessions s
-                    LEFT JOIN users u ON u.user_id = s.user_id
-                    LEFT JOIN access_tokens t ON t.token_hash = s.token_hash AND t.user_id = s.user_id
-                    WHERE s.key_hash = ?
-                    """, [keyHash])
+                let row = try await db.fetchOne(sessionSQL, [keyHash])
             else { return nil }
             let tokenHash: String? = try row["token_hash"]
             let tokenExists: Bool = try row["token_exists"]
@@ -201,8 +177,6 @@ extension PostgresStore {
         }
     }
 
-    // MARK: - Blocking
-
     public func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool {
         try await write { db in
             try await db.execute(
@@ -218,23 +192,8 @@ extension PostgresStore {
     }
 
     public func blockedUsers(_ userId: String, blockingMe: Bool, afterUserId: String?, limit: Int, userIds: [String]?) async throws -> [UserRecord] {
-        try await read { db in
-            var sql = blockingMe
-                ? "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocker_id WHERE b.blocked_id = ?"
-                : "SELECT u.* FROM blocks b JOIN users u ON u.user_id = b.blocked_id WHERE b.blocker_id = ?"
-            var args: [any PGBindable] = [userId]
-            if let after = afterUserId {
-                sql += " AND u.user_id > ?"
-                args.append(after)
-            }
-            if let ids = userIds, !ids.isEmpty {
-                sql += " AND u.user_id = ANY(?)"
-                args.append(ids)
-            }
-            sql += " ORDER BY u.user_id LIMIT ?"
-            args.append(limit)
-            return try await db.fetchAll(sql, args).map(Self.userRecord)
-        }
+        let t = blockedUsersSQL(userId, blockingMe: blockingMe, afterUserId: afterUserId, limit: limit, userIds: userIds, dialect: .postgres)
+        return try await read { db in try await db.fetchAll(t).map(Self.userRecord) }
     }
 
     public func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String> {
@@ -252,74 +211,6 @@ extension PostgresStore {
                 "SELECT blocker_id FROM blocks WHERE blocked_id = ? AND blocker_id = ANY(?)", [blocked, userIds], as: String.self))
         }
     }
-
-    // MARK: - Files and link previews
-
-    public func insertFile(_ f: FileRecord) async throws {
-        try await write { db in
-            try await db.execute(
-                """
-                INSERT INTO files(file_id, channel_url, uploader_id, name, type, size, created_at, thumbnails)
-                VALUES (?, ?, ?::text, ?, ?, ?, ?, ?)
-                """,
-                [f.fileId, f.channelUrl, f.uploaderId, f.name, f.type, f.size, f.createdAt, f.thumbnails])
-        }
-    }
-
-    public func file(_ fileId: String) async throws -> FileRecord? {
-        try await read { db in
-            guard let r = try await db.fetchOne("SELECT * FROM files WHERE file_id = ?", [fileId]) else { return nil }
-            let size: Int64 = try r["size"]
-            return FileRecord(
-                fileId: try r["file_id"], channelUrl: try r["channel_url"], uploaderId: try r["uploader_id"], name: try r["name"],
-                type: try r["type"], size: Int(size), createdAt: try r["created_at"], thumbnails: try r["thumbnails"])
-        }
-    }
-
-    public func addFileAuth(keyHash: String, userId: String, sessionHash: String, expiresAt: Int64) async throws {
-        try await write { db in
-            try await db.execute("DELETE FROM file_auth WHERE expires_at < ?", [expiresAt - 4 * 86_400_000])
-            try await db.execute(
-                """
-                INSERT INTO file_auth(key_hash, user_id, expires_at, session_hash) VALUES (?, ?, ?, ?)
-                ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id, expires_at = excluded.expires_at,
-                  session_hash = excluded.session_hash
-                """,
-                [keyHash, userId, expiresAt, sessionHash])
-        }
-    }
-
-    public func fileAuth(keyHash: String, now: Int64) async throws -> (userId: String, sessionHash: String?)? {
-        try await read { db in
-            guard let r = try await db.fetchOne("SELECT user_id, session_hash FROM file_auth WHERE key_hash = ? AND expires_at > ?", [keyHash, now])
-            else { return nil }
-            let user: String = try r["user_id"]
-            let session: String? = try r["session_hash"]
-            return (user, session)
-        }
-    }
-
-    public func ogCache(_ url: String) async throws -> (json: String?, fetchedAt: Int64)? {
-        try await read { db in
-            guard let r = try await db.fetchOne("SELECT og_tag, fetched_at FROM og_cache WHERE url = ?", [url]) else { return nil }
-            let json: String? = try r["og_tag"]
-            let fetchedAt: Int64 = try r["fetched_at"]
-            return (json, fetchedAt)
-        }
-    }
-
-    public func setOGCache(_ url: String, json: String?, at ms: Int64) async throws {
-        try await write { db in
-            try await db.execute(
-                """
-                INSERT INTO og_cache(url, og_tag, fetched_at) VALUES (?, ?::text, ?)
-                ON CONFLICT (url) DO UPDATE SET og_tag = excluded.og_tag, fetched_at = excluded.fetched_at
-                """,
-                [url, json, ms])
-        }
-    }
-
-    // MARK: - Shared helpers
 
     /// Stores a new user (plain INSERT: a taken id fails with SQLSTATE 23505). New users take the
     /// application's default invitation preference (`auto_accept`, default true).
@@ -343,28 +234,3 @@ extension PostgresStore {
     }
 }
 
-// MARK: - Uploaded files' bytes (every node reads what any node stored)
-
-extension PostgresStore: FileBlobStore {
-    public func putBlob(_ id: String, _ bytes: Data) async throws {
-        try await write { db in
-            try await db.execute(
-                "INSERT INTO file_blobs(file_id, bytes) VALUES (?, ?) ON CONFLICT (file_id) DO UPDATE SET bytes = excluded.bytes", [id, bytes])
-        }
-    }
-
-    public func blob(_ id: String) async throws -> Data? {
-        try await read { db in try await db.scalar("SELECT bytes FROM file_blobs WHERE file_id = ?", [id], as: Data.self) }
-    }
-
-    public func blobIds() async throws -> [String] {
-        try await read { db in try await db.column("SELECT file_id FROM file_blobs ORDER BY file_id", [], as: String.self) }
-    }
-
-    public func fileMasterKey(creating fresh: Data) async throws -> Data {
-        try await write { db in
-            try await db.execute("INSERT INTO file_master_key(id, key) VALUES (1, ?) ON CONFLICT (id) DO NOTHING", [fresh])
-            return try await db.scalar("SELECT key FROM file_master_key WHERE id = 1", as: Data.self) ?? fresh
-        }
-    }
-}

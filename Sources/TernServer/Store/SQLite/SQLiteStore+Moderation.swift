@@ -2,79 +2,8 @@ import Foundation
 import GRDB
 import TernProtocol
 
-/// Open channels, operators, bans, mutes and reports.
+/// Bans, mutes and reports (``ModerationStore``) on SQLite.
 extension SQLiteStore {
-    public func createOpenChannel(_ c: ChannelRecord) async throws -> ChannelRecord {
-        try await pool.write { db in
-            if try Self.fetchChannel(db, c.channelUrl) != nil {
-                throw SendbirdError(.alreadyExists, "\"channel_url\" violates a unique constraint: \(c.channelUrl) already exists.")
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO group_channels(channel_url, channel_type, name, cover_url, custom_type, data, created_at, created_by,
-                      is_ephemeral, freeze, operator_ids)
-                    VALUES (?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    c.channelUrl, c.name, c.coverUrl, c.customType, c.data, c.createdAt, c.createdBy, c.isEphemeral, c.freeze,
-                    Self.json(c.operatorIds),
-                ])
-            return try Self.fetchChannel(db, c.channelUrl)!
-        }
-    }
-
-    public func listOpenChannels(_ q: OpenChannelListQuery) async throws -> [ChannelRecord] {
-        try await pool.read { db in
-            var sql = "SELECT * FROM group_channels WHERE channel_type = 'open'"
-            var args: [any DatabaseValueConvertible] = []
-            if let n = q.nameContains, !n.isEmpty {
-                sql += " AND instr(lower(name), lower(?)) > 0"
-                args.append(n)
-            }
-            if let u = q.urlContains, !u.isEmpty {
-                sql += " AND instr(channel_url, ?) > 0"
-                args.append(u)
-            }
-            if let types = q.customTypes, !types.isEmpty {
-                sql += " AND custom_type IN (\(Self.placeholders(types.count)))"
-                args += types
-            }
-            if let urls = q.channelUrls {
-                if urls.isEmpty { return [] }
-                sql += " AND channel_url IN (\(Self.placeholders(urls.count)))"
-                args += urls
-            }
-            if !q.showFrozen { sql += " AND freeze = 0" }
-            sql += " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
-            args += [q.limit, q.offset]
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.channelRecord)
-        }
-    }
-
-    public func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE group_channels SET operator_ids = ? WHERE channel_url = ? AND channel_type = 'open'",
-                arguments: [Self.json(userIds), channelUrl])
-        }
-    }
-
-    public func setMemberRole(_ channelUrl: String, userIds: [String], role: String) async throws -> [String] {
-        if userIds.isEmpty { return [] }
-        return try await pool.write { db in
-            let changed = try String.fetchAll(
-                db,
-                sql: "SELECT user_id FROM members WHERE channel_url = ? AND role != ? AND user_id IN (\(Self.placeholders(userIds.count)))",
-                arguments: StatementArguments([channelUrl, role] + userIds))
-            if !changed.isEmpty {
-                try db.execute(
-                    sql: "UPDATE members SET role = ? WHERE channel_url = ? AND user_id IN (\(Self.placeholders(changed.count)))",
-                    arguments: StatementArguments([role, channelUrl] + changed))
-            }
-            return changed
-        }
-    }
-
     public func restrict(_ r: RestrictionRecord) async throws {
         try await pool.write { db in
             try db.execute(
