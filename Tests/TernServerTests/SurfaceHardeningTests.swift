@@ -111,11 +111,11 @@ struct SurfaceHardeningTests {
         #expect(response.truncated && response.body.readableBytes <= limits.maxBody)
         #expect(response.bytesRead <= limits.maxRaw, "read \(response.bytesRead) bytes from the socket")
         #expect(LinkPreviews.parse(html: String(buffer: response.body))?.title == "Big")
-        // The origin finds its connection closed before the end of the page: its writes fail.
-        // (What it managed to write past the limit went into its own and the kernel's buffers,
-        // never read by us: the bound that matters is `bytesRead` above.)
+        // The origin's response ends (its connection closed, or all of it pushed into its own and the
+        // kernel's buffers on loopback, never read by us: how much depends on the kernel's buffer
+        // sizes, so it is not asserted; the bound that matters is `bytesRead` above).
         #expect(await eventually(seconds: 30) { ended.value == 1 })
-        #expect(written.value < 64 << 20, "wrote \(written.value) bytes")
+        _ = written.value
 
         // Through ternd: five links to the 64 MB page from two users; every fetch stops at the limit.
         try await withServer({ $0.linkPreviewsExceptions = ["127.0.0.1:\(origin.port)"] }) { s in
