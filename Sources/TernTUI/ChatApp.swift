@@ -103,19 +103,19 @@ public actor ChatApp {
         let tasks = [
             Task {
                 for await e in events {
-                    await self.dispatch(.event(e))
+                    self.dispatch(.event(e))
                     if case .connectionStateChanged(.reconnecting(_, .some)) = e { await self.explainWaiting() }
                 }
             },
             Task {
                 for await i in inputs {
                     switch i {
-                    case .key(let k): await self.dispatch(.key(k))
-                    case .paste(let s): await self.dispatch(.paste(s))
-                    case .focus(let f): await self.dispatch(.focus(f))
-                    case .mouse(let m): await self.dispatch(.mouse(m))
-                    case .hangup: await self.perform(.quit)
-                    case .resize: await self.resized()
+                    case .key(let k): self.dispatch(.key(k))
+                    case .paste(let s): self.dispatch(.paste(s))
+                    case .focus(let f): self.dispatch(.focus(f))
+                    case .mouse(let m): self.dispatch(.mouse(m))
+                    case .hangup: self.perform(.quit)
+                    case .resize: self.resized()
                     }
                 }
             },

@@ -29,7 +29,7 @@ public struct Reducer: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.prefix(2000).map { name in
             var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDir)
+            _ = FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDir)
             return DirectoryEntry(name: name, isDirectory: isDir.boolValue)
         }
     }
