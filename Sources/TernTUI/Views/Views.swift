@@ -850,36 +850,14 @@ public struct Screen: Sendable {
         }
     }
 
-    /// The slash commands the help lists, each with what it does. The search key is the live one.
+    /// The slash commands the help lists (`SlashCommand.all`), each with what it does. A key named beside a
+    /// command is the live one.
     func commandHelp() -> [(String, String)] {
-        let searchKey = keys.helpLines(mode: .insert).first { $0.command == .search }?.keys
-        return [
-            ("/dm USER", "open (or create) the 1:1 channel with USER"), ("/create NAME [USER…]", "create a private group channel"),
-            ("/create -public NAME", "… [USER…]: a public channel anyone may find and /join"),
-            ("/invite USER…", "invite users to this channel"), ("/accept, /decline", "answer this channel's invitation"),
-            ("/autoaccept on|off", "join invited channels at once, or ask"),
-            ("/join [NAME]", "join a public channel (alone: browse them)"), ("/leave", "leave this channel"),
-            ("/hide, /archive", "hide it (back on a new message), archive it"), ("/hidden, /unhide", "hidden and archived channels"),
-            ("/freeze, /unfreeze", "operators: stop or allow sending"),
-            ("/rename NAME", "rename this channel"), ("/count MODE", "unread count: all, messages, mentions, off"),
-            ("/readall", "mark every channel read"), ("/block, /unblock USER", "their messages stop (1:1), never count"),
-            ("/blocked", "who you block"), ("/reply [TEXT]", "reply to the last message from others"),
-            ("/thread", "open the thread of the last message that has one"), ("/edit [TEXT]", "edit your last message"),
-            ("/delete", "delete your last message (asks first)"), ("/react KEY", "react (thumbsup, heart…) to the last or picked message"),
-            ("/react", "list the server's emojis"),
-            ("/search WORDS", "search messages" + (searchKey.map { " (\($0))" } ?? "")), ("/upload PATH", "send a file; /cancel stops it"),
-            ("/download [DIR]", "save the last file here"),
-            ("/open, /enter NAME", "open channels: browse them, enter one"), ("/create-open NAME", "a new open channel you operate"),
-            ("/exit", "leave the open channel on screen"),
-            ("/members, /operators", "who is here (● online, ★ operator)"), ("/op, /deop USER", "operators: add or remove an operator"),
-            ("/ban USER [SECS] [WHY]", "operators: ban (for ever without SECS); /unban"), ("/mute USER [SECS] [WHY]", "operators: mute; /unmute"),
-            ("/banned, /muted", "operators: who is banned or muted here"), ("/report [WHAT] CATEGORY", "report the channel (or user U, message)"),
-            ("/whois USER", "who someone is"), ("/users [FILTER]", "browse users: nickname prefix, key:value"), ("/nick NAME", "change your nickname"),
-            ("/go NAME", "switch to the channel best matching NAME"), ("/notify all|mentions|none", "this channel's alerts"),
-            ("/theme NAME", "switch theme (default, dark, light, high-contrast, yours)"), ("/set", "list the settings"),
-            ("/set KEY [VALUE]", "show or change a setting"),
-            ("/save", "write the settings to the config file"), ("/dnd HH:MM-HH:MM|off", "do not disturb"), ("/keymap emacs|vi", "key preset"),
-            ("/help", "this help"), ("/quit", "quit"),
+        let bound = keys.helpLines(mode: .insert)
+        return SlashCommand.helpLines.map { line in
+            let key = line.key.flatMap { command in bound.first { $0.command == command }?.keys }
+            return (line.usage, line.what + (key.map { " (\($0))" } ?? ""))
+        } + [
             ("", ""),
             ("Channels", ""),
         ] + Self.channelKinds.map { ($0.kind, $0.what) }
