@@ -335,7 +335,7 @@ struct TerminalEndToEndTests {
             await tmux.enter("ann", "/ban ben 300 spam")
             try await tmux.waitScreen("ben", "banned") { s in s.contains("you were banned from #stage") && !s.contains("#stage ·") }
             await tmux.enter("ben", "/enter stage")
-            try await tmux.waitScreen("ben", "refused") { $0.contains("enter: 900100") }
+            try await tmux.waitScreen("ben", "refused") { $0.contains("enter: you are banned from this channel (900100)") }
             try await tmux.waitScreen("ann", "the count after the ban") { $0.contains("#stage · 1 here") }
             // Who is Ben? And the banned list.
             await tmux.enter("ann", "/whois ben")
