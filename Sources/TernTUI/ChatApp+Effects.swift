@@ -7,13 +7,25 @@ extension ChatApp {
     /// Runs an effect the reducer asked for: on the screen and the terminal, or through the engine
     /// (`ChatClient`), whose answers come back as actions.
     func perform(_ effect: Effect) {
-        if performOnScreen(effect) || performForMessages(effect) || performForChannels(effect) || performForOpenChannels(effect)
-            || performForPeople(effect) { return }
-        assertionFailure("no one performs \(effect)")
+        // Exhaustive: a new effect does not compile until it has a place here.
+        switch effect {
+        case .alert, .externalEditor, .openFile, .applyTheme, .saveSettings, .redraw, .quit:
+            performOnScreen(effect)
+        case .loadEmojis, .send, .sendMessage, .editMessage, .deleteMessage, .react, .openThread, .searchMessages,
+            .jump, .upload, .cancelUpload, .download:
+            performForMessages(effect)
+        case .openDirect, .createGroup, .loadHistory, .view, .unview, .show, .typing, .channel, .joinPublic, .block,
+            .unblock, .listBlocked, .markAllRead, .setAutoAccept:
+            performForChannels(effect)
+        case .browse, .enterOpen, .createOpen, .exitOpen:
+            performForOpenChannels(effect)
+        case .people, .loadPane, .moderate, .report, .whois, .nick:
+            performForPeople(effect)
+        }
     }
 
     /// The terminal and the app: alerts, the editor, opening files, themes, settings, redraw, quit.
-    func performOnScreen(_ effect: Effect) -> Bool {
+    func performOnScreen(_ effect: Effect) {
         switch effect {
         case .alert(let title, let body):
             surface.alert(title: title, body: body, styles: state.settings.notifyStyle)
@@ -32,13 +44,12 @@ extension ChatApp {
             finished?.resume()
             finished = nil
         default:
-            return false
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
         }
-        return true
     }
 
     /// Messages: sending, editing, deleting, reactions, threads, search, files, emojis.
-    func performForMessages(_ effect: Effect) -> Bool {
+    func performForMessages(_ effect: Effect) {
         let client = self.client
         switch effect {
         case .loadEmojis:
@@ -125,13 +136,12 @@ extension ChatApp {
                 }
             }
         default:
-            return false
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
         }
-        return true
     }
 
     /// Group channels: opening, creating, history, reading, typing, membership, blocking, read-all.
-    func performForChannels(_ effect: Effect) -> Bool {
+    func performForChannels(_ effect: Effect) {
         let client = self.client
         switch effect {
         case .openDirect(let user):
@@ -235,13 +245,12 @@ extension ChatApp {
                 }
             }
         default:
-            return false
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
         }
-        return true
     }
 
     /// Open channels: browsing, entering, creating, leaving.
-    func performForOpenChannels(_ effect: Effect) -> Bool {
+    func performForOpenChannels(_ effect: Effect) {
         let client = self.client
         switch effect {
         case .browse(let kind, let query):
@@ -303,13 +312,12 @@ extension ChatApp {
                 do { try await client.exitOpenChannel(url) } catch { self.dispatch(.failed("exit: " + Self.describe(error))) }
             }
         default:
-            return false
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
         }
-        return true
     }
 
     /// People lists, moderation, reports, profiles.
-    func performForPeople(_ effect: Effect) -> Bool {
+    func performForPeople(_ effect: Effect) {
         let client = self.client
         switch effect {
         case .people(let kind, let query):
@@ -367,8 +375,7 @@ extension ChatApp {
                 }
             }
         default:
-            return false
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
         }
-        return true
     }
 }
