@@ -227,3 +227,27 @@ extension SlashCommand {
         },
     ]
 }
+
+extension Reducer {
+    /// The slash commands for `tern --help`: each help line's usage, then the commands no usage names,
+    /// comma-separated and wrapped at `width`.
+    public static func commandsText(width: Int = 76, prefix: String = "") -> [String] {
+        let usages = SlashCommand.helpLines.map(\.usage)
+        let unnamed = SlashCommand.all.map { "/" + $0.name }.filter { name in
+            !usages.contains { usage in usage.split(whereSeparator: { $0 == " " || $0 == "," }).contains { $0 == name } }
+        }
+        let items = usages + unnamed
+        var lines: [String] = []
+        var line = prefix
+        for (i, item) in items.enumerated() {
+            let word = item + (i == items.count - 1 ? "." : ",")
+            if line.count > prefix.count && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = prefix
+            }
+            line += (line.count > prefix.count ? " " : "") + word
+        }
+        lines.append(line)
+        return lines
+    }
+}
