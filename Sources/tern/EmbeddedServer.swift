@@ -67,7 +67,7 @@ enum EmbeddedServer {
             try? FileManager.default.removeItem(atPath: recordPath)
             try FileManager.default.createDirectory(atPath: Paths.state, withIntermediateDirectories: true)
             let log = Paths.state + "/server.log"
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let p = Process()
             guard let binary = terndBinary() else {
                 throw ValidationError(

@@ -10,7 +10,7 @@ struct FileLogHandler: LogHandler {
         let handle: FileHandle?
         let lock = NSLock()
         init(path: String) {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             handle = FileHandle(forWritingAtPath: path)
             handle?.seekToEndOfFile()
         }
@@ -28,7 +28,7 @@ struct FileLogHandler: LogHandler {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        sink.write("\(Self.stamp.string(from: Date())) \(level) \(label): \(message)\n")
+    func log(event: LogEvent) {
+        sink.write("\(Self.stamp.string(from: Date())) \(event.level) \(label): \(event.message)\n")
     }
 }

@@ -33,14 +33,7 @@ struct Tern: AsyncParsableCommand {
             PgUp/PgDn scroll (older history loads at the top); Ctrl-O shows the
             channel (members, flags) with one-key actions; Ctrl-G browses public
             channels to join (Tab: your hidden ones); F1/Esc lists the keys; Ctrl-C
-            quits. Commands: /dm USER, /create [-public] NAME [USER…], /invite USER…, /accept,
-            /decline, /autoaccept on|off, /join [NAME], /leave, /hide, /archive,
-            /hidden, /unhide, /freeze, /unfreeze, /rename NAME, /info,
-            /count all|messages|mentions|off, /readall, /block USER, /unblock USER,
-            /blocked, /reply [TEXT], /thread, /edit [TEXT], /delete, /react KEY,
-            /search WORDS, /upload PATH, /cancel, /download [DIR], /go NAME,
-            /notify all|mentions|none, /theme NAME, /set [KEY [VALUE]], /save,
-            /dnd HH:MM-HH:MM|off, /keymap emacs|vi, /help, /quit.
+            quits.
             Notifications: on a mention, a highlight word or a 1-on-1 message in a
             channel you are not looking at, the bell and/or OSC 777 / OSC 9 (through
             tmux too), as notify, notify_style and the server's push preferences say;
@@ -63,6 +56,11 @@ struct Tern: AsyncParsableCommand {
             activity (mentions first); Alt-J switch channel by name; Ctrl-S search;
             Ctrl-R pick a message; Alt-O open the last image; Ctrl-L redraw.
             A pasted block is one message (asks first above paste_confirm_lines).
+
+            COMMANDS (F1 or /help in tern says what each does; docs/usage.md too):
+
+            """ + Reducer.commandsText(width: 76, prefix: "  ").joined(separator: "\n") + """
+
 
             KEY COMMANDS (the names [keys] in the config binds; F1 in tern says what
             each does):

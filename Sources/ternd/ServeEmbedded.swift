@@ -30,7 +30,7 @@ struct ServeEmbeddedCommand: AsyncParsableCommand {
             EmbeddedPort.remember(port, dataDirectory: dir)
             let record = Record(pid: getpid(), port: port)
             if let data = try? JSONEncoder().encode(record) {
-                FileManager.default.createFile(atPath: dir + "/embedded.json", contents: data, attributes: [.posixPermissions: 0o600])
+                _ = FileManager.default.createFile(atPath: dir + "/embedded.json", contents: data, attributes: [.posixPermissions: 0o600])
             }
             print("listening 127.0.0.1:\(port)")
         }
@@ -72,7 +72,7 @@ enum EmbeddedPort {
     }
 
     static func remember(_ port: Int, dataDirectory: String) {
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: path(dataDirectory), contents: Data("\(port)\n".utf8), attributes: [.posixPermissions: 0o600])
     }
 

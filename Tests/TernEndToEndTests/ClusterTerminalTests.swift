@@ -35,11 +35,9 @@ struct ClusterTerminalTests {
             }
             for user in ["alice", "bob"] { try await tmux.waitScreen(user, "connected") { $0.contains("connected") } }
             // Alice (node A) opens a 1:1 with bob (node B) and writes: bob gets the unread badge.
-            await tmux.text("alice", "/dm bob")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "/dm bob")
             try await tmux.waitScreen("alice", "the 1:1 channel") { $0.contains("#bob") }
-            await tmux.text("alice", "hello from node a")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "hello from node a")
             try await tmux.waitScreen("bob", "the unread badge") { s in
                 TerminalEndToEndTests.listRow(s, "alice")?.hasSuffix(" 1") == true
             }
@@ -52,15 +50,12 @@ struct ClusterTerminalTests {
             await tmux.keys("bob", "Enter")
             try await tmux.waitScreen("alice", "bob's message") { $0.contains("bob: typing on node b") }
             // PostgreSQL restarts -m immediate mid-chat: messages sent around it all arrive.
-            await tmux.text("alice", "before the restart")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "before the restart")
             try await PostgresTestCluster.offPool { pg.crash() }
-            await tmux.text("alice", "during the restart")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "during the restart")
             try await Task.sleep(for: .milliseconds(700))
             try await PostgresTestCluster.offPool { try pg.launch() }
-            await tmux.text("alice", "after the restart")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "after the restart")
             // What the server acknowledged reaches bob; a send the crash refused shows on alice's
             // screen as not sent (with its code, to resend), never silently gone.
             try await tmux.waitScreen("bob", "the messages around the restart", timeout: 60) { s in
@@ -76,13 +71,11 @@ struct ClusterTerminalTests {
             killedB = true
             front[1].retarget(port: a.port)
             front[1].reset()
-            await tmux.text("alice", "while node b is gone")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "while node b is gone")
             try await tmux.waitScreen("bob", "the message sent while he was away", timeout: 60) { s in
                 s.contains("alice: while node b is gone") && s.contains("connected")
             }
-            await tmux.text("bob", "back through node a")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "back through node a")
             try await tmux.waitScreen("alice", "bob again") { $0.contains("bob: back through node a") }
             // Nothing was lost: the history holds every message once, in order.
             let url = try await a.channelUrl(of: "alice", named: "")

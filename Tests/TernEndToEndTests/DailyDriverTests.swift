@@ -161,8 +161,7 @@ struct DailyDriverTests {
             }
 
             // /theme light switches at once; the help screen lists the live key map, the custom key too.
-            await tmux.text("alice", "/theme light")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "/theme light")
             try await tmux.waitScreen("alice", "the light theme") { $0.contains("theme light") }
             #expect(await Self.showsColour(tmux, "alice", "48;5;255"), "the light theme's background")
             await tmux.keys("alice", "F1")
@@ -176,8 +175,7 @@ struct DailyDriverTests {
             #expect(seen.contains("Alt-n"), "the help lists the config's own key")
             await tmux.keys("alice", "q")
             // /save writes the settings back, the theme switched to included.
-            await tmux.text("alice", "/save")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "/save")
             try await tmux.waitScreen("alice", "saved") { $0.contains("saved to") }
         }
     }
@@ -216,8 +214,7 @@ struct DailyDriverTests {
             // Normal mode: ":" starts a command, "dd" clears, "u" undoes.
             await Self.escape(tmux, "bob")
             await tmux.keys("bob", ":")
-            await tmux.text("bob", "theme high-contrast")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "theme high-contrast")
             try await tmux.waitScreen("bob", "the theme switched by a : command") { $0.contains("theme high-contrast") }
             await Self.escape(tmux, "bob")
             await tmux.text("bob", "isome text")
@@ -248,8 +245,7 @@ struct DailyDriverTests {
             _ = try await server.platform("POST", "/v3/group_channels/pics/messages", ["message_type": "MESG", "user_id": "bob", "message": "send it"])
             try await tmux.waitScreen("alice", "pics open") { $0.contains("bob: send it") }
             try await tmux.waitScreen("bob", "pics open") { $0.contains("bob: send it") }
-            await tmux.text("alice", "/upload \(files)/pic.png")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "/upload \(files)/pic.png")
             try await tmux.waitScreen("bob", "the file message") { $0.contains("pic.png") }
             // Under the file line: rows of coloured cells (256-colour backgrounds) — the preview.
             var coloured = 0

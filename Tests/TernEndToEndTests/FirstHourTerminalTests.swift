@@ -42,8 +42,7 @@ struct FirstHourTerminalTests {
 
         func say(_ user: String, _ text: String) async {
             await tmux.keys(user, "C-u")
-            await tmux.text(user, text)
-            await tmux.keys(user, "Enter")
+            await tmux.enter(user, text)
         }
 
         var record: Record? {

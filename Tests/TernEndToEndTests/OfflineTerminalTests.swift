@@ -73,8 +73,7 @@ struct OfflineTerminalTests {
 
         func say(_ user: String, _ text: String) async {
             await keys(user, "C-u")
-            await tmux.text(pane(user), text)
-            await keys(user, "Enter")
+            await tmux.enter(pane(user), text)
         }
 
         func quit(_ user: String) async throws {

@@ -56,6 +56,11 @@ struct Tmux: Sendable {
     func screen(_ target: String) async -> String { await run(["capture-pane", "-p", "-t", target]) }
     func keys(_ target: String, _ keys: String...) async { await run(["send-keys", "-t", target] + keys) }
     func text(_ target: String, _ text: String) async { await run(["send-keys", "-t", target, "-l", text]) }
+    /// Types `line` and presses Enter, as a user sends a message or a command.
+    func enter(_ target: String, _ line: String) async {
+        await text(target, line)
+        await keys(target, "Enter")
+    }
 
     func waitScreen(_ target: String, _ what: String, timeout: Double = 30, _ ok: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
@@ -139,8 +144,7 @@ struct TerminalEndToEndTests {
             _ = try await server.platform("POST", "/v3/group_channels/team/messages", ["message_type": "MESG", "user_id": "carol", "message": "morning"])
             try await tmux.waitScreen("alice", "the team channel open") { $0.contains("Carol: morning") }
             // Another group, made from the keyboard, then left for "team" again: not on screen.
-            await tmux.text("alice", "/create ops bob carol")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "/create ops bob carol")
             try await tmux.waitScreen("alice", "ops open") { $0.contains("#ops") }
             let opsUrl = try await server.channelUrl(of: "alice", named: "ops")
             await tmux.keys("alice", "C-n")
@@ -162,22 +166,18 @@ struct TerminalEndToEndTests {
     @Test func twoClientsSeeMessagesTypingAndUnread() async throws {
         try await Self.withTerminals(["alice", "bob"]) { tmux, server in
             // Alice opens the 1:1 with bob (created on the way; bob sees it once it has a message).
-            await tmux.text("alice", "/dm bob")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "/dm bob")
             try await tmux.waitScreen("alice", "the 1:1 channel") { $0.contains("#bob") }
             // Bob creates a group with alice and writes there: alice's list gains it with an unread badge.
-            await tmux.text("bob", "/create team alice")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "/create team alice")
             try await tmux.waitScreen("bob", "the team channel") { $0.contains("#team") }
-            await tmux.text("bob", "hi team")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "hi team")
             try await tmux.waitScreen("bob", "his sent mark") { $0.contains("bob: hi team ✓") }
             try await tmux.waitScreen("alice", "the team badge") { s in
                 Self.listRow(s, "team")?.hasSuffix(" 1") == true && s.contains("1 unread in 1")
             }
             // Alice writes in the 1:1; bob, still in "team", gets a badge on it.
-            await tmux.text("alice", "hello bob 你好 😀")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "hello bob 你好 😀")
             try await tmux.waitScreen("alice", "the sent mark") { $0.contains("alice: hello bob 你好 😀 ✓") }
             try await tmux.waitScreen("bob", "the unread badge") { s in
                 Self.listRow(s, "alice")?.hasSuffix(" 1") == true && s.contains("1 unread in 1")
@@ -215,15 +215,13 @@ struct TerminalEndToEndTests {
             try await tmux.waitScreen("alice", "connected again", timeout: 60) { $0.contains("│ connected │") }
             try await tmux.waitScreen("bob", "connected again", timeout: 60) { $0.contains("│ connected │") }
             await tmux.keys("bob", "C-u")
-            await tmux.text("bob", "back again")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "back again")
             try await tmux.waitScreen("bob", "a message after the restart") { $0.contains("bob: back again ✓") }
             // Quitting restores the terminal and exits 0: Ctrl-C for alice, /quit for bob.
             await tmux.keys("alice", "C-c")
             try await tmux.waitScreen("alice", "a clean exit") { $0.contains("TERN-EXITED-0") }
             await tmux.keys("bob", "C-u")
-            await tmux.text("bob", "/quit")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "/quit")
             try await tmux.waitScreen("bob", "a clean exit") { $0.contains("TERN-EXITED-0") }
         }
     }
@@ -236,45 +234,37 @@ struct TerminalEndToEndTests {
         FileManager.default.createFile(atPath: upload, contents: Data(content.utf8))
         try FileManager.default.createDirectory(atPath: files + "/saved", withIntermediateDirectories: true)
         try await Self.withTerminals(["alice", "bob"]) { tmux, _ in
-            await tmux.text("alice", "/create chat bob")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "/create chat bob")
             try await tmux.waitScreen("alice", "the new channel") { $0.contains("#chat") }
-            await tmux.text("alice", "hello from alice")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "hello from alice")
             try await tmux.waitScreen("bob", "alice's message") { $0.contains("alice: hello from alice") }
             // Bob picks the message (Ctrl-R) and replies (r): alice sees the reply with its quote.
             await tmux.keys("bob", "C-r")
             try await tmux.waitScreen("bob", "the picker's keys") { $0.contains("r reply") }
             await tmux.keys("bob", "r")
             try await tmux.waitScreen("bob", "the reply prompt") { $0.contains("↱ alice>") }
-            await tmux.text("bob", "hi back")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "hi back")
             try await tmux.waitScreen("alice", "the reply with its quote") { $0.contains("↱ alice: hello from alice") && $0.contains("bob: hi back") }
             // Alice edits her last message (Alt-E): bob sees it changed.
             await tmux.keys("alice", "M-e")
             try await tmux.waitScreen("alice", "the edit prompt") { $0.contains("edit> hello from alice") }
             await tmux.keys("alice", "C-u")
-            await tmux.text("alice", "hello, edited")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "hello, edited")
             try await tmux.waitScreen("bob", "the edit") { $0.contains("alice: hello, edited (edited)") }
             // Bob reacts to the last message; alice sees the count.
-            await tmux.text("bob", "/react thumbsup")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "/react thumbsup")
             try await tmux.waitScreen("alice", "the reaction") { $0.contains("👍 1") }
             // Bob sends a file; alice saves it.
-            await tmux.text("bob", "/upload \(upload)")
-            await tmux.keys("bob", "Enter")
+            await tmux.enter("bob", "/upload \(upload)")
             try await tmux.waitScreen("bob", "the upload done") { $0.contains("notes.txt sent") }
             try await tmux.waitScreen("alice", "the file message") { $0.contains("bob: 📎 notes.txt") }
-            await tmux.text("alice", "/download \(files)/saved")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "/download \(files)/saved")
             try await tmux.waitScreen("alice", "the file saved") { $0.contains("saved ") }
             #expect(FileManager.default.contents(atPath: files + "/saved/notes.txt") == Data(content.utf8))
             // Alice searches (Ctrl-K) and jumps to the result.
             await tmux.keys("alice", "C-s")
             try await tmux.waitScreen("alice", "the search view") { $0.contains("Search messages") }
-            await tmux.text("alice", "edited")
-            await tmux.keys("alice", "Enter")
+            await tmux.enter("alice", "edited")
             try await tmux.waitScreen("alice", "the result") { $0.contains("1 matches for \"edited\"") && $0.contains("alice: hello, edited") }
             await tmux.keys("alice", "Enter")
             try await tmux.waitScreen("alice", "back on the channel") { !$0.contains("Search messages") && $0.contains("hello, edited") }
@@ -288,14 +278,11 @@ struct TerminalEndToEndTests {
     @Test func invitationsAnsweredFromTheKeyboard() async throws {
         try await Self.withTerminals(["ann", "ben"]) { tmux, _ in
             // Ben wants to be asked; Ann creates a channel and invites him.
-            await tmux.text("ben", "/autoaccept off")
-            await tmux.keys("ben", "Enter")
+            await tmux.enter("ben", "/autoaccept off")
             try await tmux.waitScreen("ben", "the preference set") { $0.contains("invitations now wait") }
-            await tmux.text("ann", "/create crew")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/create crew")
             try await tmux.waitScreen("ann", "the new channel") { $0.contains("#crew") }
-            await tmux.text("ann", "/invite ben")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/invite ben")
             try await tmux.waitScreen("ben", "the invitation") { s in
                 s.contains("Invitations") && s.contains("crew · ann") && s.contains("ann invited you to #crew")
             }
@@ -323,52 +310,40 @@ struct TerminalEndToEndTests {
     @Test func openChannelModerationFromTheKeyboard() async throws {
         try await Self.withTerminals(["ann", "ben"]) { tmux, _ in
             // Ann opens a room she operates; Ben enters it by name.
-            await tmux.text("ann", "/create-open stage")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/create-open stage")
             try await tmux.waitScreen("ann", "the new open channel") { s in s.contains("Open") && s.contains("#stage · 1 here [operator]") }
-            await tmux.text("ben", "/enter stage")
-            await tmux.keys("ben", "Enter")
+            await tmux.enter("ben", "/enter stage")
             try await tmux.waitScreen("ben", "entered") { $0.contains("#stage · 2 here") }
             try await tmux.waitScreen("ann", "the count") { $0.contains("#stage · 2 here") }
-            await tmux.text("ben", "hello stage")
-            await tmux.keys("ben", "Enter")
+            await tmux.enter("ben", "hello stage")
             try await tmux.waitScreen("ann", "ben's message") { $0.contains("ben: hello stage") }
             // The participants list: online dots and the operator mark.
-            await tmux.text("ann", "/members")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/members")
             try await tmux.waitScreen("ann", "the participants") { s in
                 s.contains("Participants (online) of #stage") && s.contains("● ann · you") && s.contains("★ operator") && s.contains("● ben")
             }
             await tmux.keys("ann", "Escape")
             // A mute: shown in the channel on both sides; Ben's message is refused with the code.
-            await tmux.text("ann", "/mute ben 120 calm down")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/mute ben 120 calm down")
             try await tmux.waitScreen("ben", "the mute") { $0.contains("you muted for 2m") }
             try await tmux.waitScreen("ann", "the mute line") { $0.contains("ben muted for 2m") }
-            await tmux.text("ben", "am I muted")
-            await tmux.keys("ben", "Enter")
+            await tmux.enter("ben", "am I muted")
             try await tmux.waitScreen("ben", "the refusal") { $0.contains("am I muted ✗ not sent: you are muted (900041)") }
-            await tmux.text("ann", "/unmute ben")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/unmute ben")
             try await tmux.waitScreen("ben", "the unmute") { $0.contains("you unmuted") }
             // A ban puts Ben out; entering again is refused.
-            await tmux.text("ann", "/ban ben 300 spam")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/ban ben 300 spam")
             try await tmux.waitScreen("ben", "banned") { s in s.contains("you were banned from #stage") && !s.contains("#stage ·") }
-            await tmux.text("ben", "/enter stage")
-            await tmux.keys("ben", "Enter")
+            await tmux.enter("ben", "/enter stage")
             try await tmux.waitScreen("ben", "refused") { $0.contains("enter: you are banned from this channel (900100)") }
             try await tmux.waitScreen("ann", "the count after the ban") { $0.contains("#stage · 1 here") }
             // Who is Ben? And the banned list.
-            await tmux.text("ann", "/whois ben")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/whois ben")
             try await tmux.waitScreen("ann", "whois") { $0.contains("ben · online") }
-            await tmux.text("ann", "/banned")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/banned")
             try await tmux.waitScreen("ann", "the banned list") { s in s.contains("Banned of #stage") && s.contains("banned until") && s.contains("spam") }
             await tmux.keys("ann", "Escape")
-            await tmux.text("ann", "/exit")
-            await tmux.keys("ann", "Enter")
+            await tmux.enter("ann", "/exit")
             try await tmux.waitScreen("ann", "left") { $0.contains("left #stage") }
             await tmux.keys("ann", "C-c")
             await tmux.keys("ben", "C-c")

@@ -61,30 +61,7 @@ public struct TailFormatter: Sendable {
     func describe(_ event: ClientEvent, now: Millis) -> ([String: Any], String)? {
         switch event {
         case .connectionStateChanged(let state):
-            var f: [String: Any] = ["type": "connection"]
-            let text: String
-            switch state {
-            case .connecting:
-                f["state"] = "connecting"
-                text = "connecting…"
-            case .open:
-                f["state"] = "connected"
-                text = "connected"
-            case .closed:
-                f["state"] = "closed"
-                text = "offline"
-            case .reconnecting(let attempt, let at):
-                f["state"] = "reconnecting"
-                f["attempt"] = attempt
-                if let at {
-                    let ms = max(0, at - now)
-                    f["retry_in_ms"] = ms
-                    text = "reconnecting in \(Int((Double(ms) / 1000).rounded(.up)))s (attempt \(attempt + 1))"
-                } else {
-                    text = "reconnecting… (attempt \(attempt + 1))"
-                }
-            }
-            return (f, text)
+            return describeConnection(state, now: now)
         case .connected(let user):
             return (["type": "connected", "user_id": user.userId, "nickname": user.nickname], "signed in as \(user.displayName)")
         case .reconnectStarted:
@@ -138,50 +115,7 @@ public struct TailFormatter: Sendable {
         case .channelRemoved(let url, let reason):
             return (["type": "channel_removed", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
         case .channelEvent(let url, let kind):
-            var f: [String: Any] = ["type": "channel_event", "channel_url": url, "event": kind.name]
-            let text: String
-            switch kind {
-            case .joined(let users):
-                f["user_ids"] = users.map(\.userId)
-                text = "\(users.map(\.displayName).joined(separator: ", ")) joined"
-            case .left(let u):
-                f["user_id"] = u.userId
-                text = "\(u.displayName) left"
-            case .invited(let inviter, let invitees):
-                f["inviter_id"] = inviter?.userId ?? ""
-                f["user_ids"] = invitees.map(\.userId)
-                text = "\(inviter?.displayName ?? "the server") invited \(invitees.map(\.displayName).joined(separator: ", "))"
-            case .declined(_, let invitee):
-                f["user_id"] = invitee.userId
-                text = "\(invitee.displayName) declined the invitation"
-            case .metadataChanged(let created, let updated, let deleted):
-                f["created"] = created
-                f["updated"] = updated
-                f["deleted"] = deleted
-                text = "metadata changed"
-            case .metacountersChanged(let created, let updated, let deleted):
-                f["created"] = created
-                f["updated"] = updated
-                f["deleted"] = deleted
-                text = "metacounters changed"
-            case .operatorsChanged(let ops):
-                f["operator_ids"] = ops.map(\.userId)
-                text = "operators: " + (ops.isEmpty ? "none" : ops.map(\.displayName).joined(separator: ", "))
-            case .muted(let u, let end), .banned(let u, let end):
-                f["user_id"] = u.userId
-                f["end_at"] = end
-                text = "\(u.displayName) \(kind.name)" + (end < 0 ? "" : " until \(Self.clock(end))")
-            case .unmuted(let u), .unbanned(let u):
-                f["user_id"] = u.userId
-                text = "\(u.displayName) \(kind.name)"
-            case .entered(let u, let count), .exited(let u, let count):
-                f["user_id"] = u.userId
-                f["participant_count"] = count
-                text = "\(u.displayName) \(kind.name) (\(count) here)"
-            default:
-                text = kind.name
-            }
-            return (f, "\(channelName(url)) \(text)")
+            return describeChannelEvent(url, kind)
         case .messageReceived(let m):
             return (Self.messageFields(m, type: "message"), "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin"): \(m.text)")
         case .messageSent(let m):
@@ -227,6 +161,82 @@ public struct TailFormatter: Sendable {
         case .messagePending, .channelUpdated, .syncing:
             return nil
         }
+    }
+
+    /// A change of the connection's state.
+    func describeConnection(_ state: ConnectionState, now: Millis) -> ([String: Any], String) {
+        var f: [String: Any] = ["type": "connection"]
+        let text: String
+        switch state {
+        case .connecting:
+            f["state"] = "connecting"
+            text = "connecting…"
+        case .open:
+            f["state"] = "connected"
+            text = "connected"
+        case .closed:
+            f["state"] = "closed"
+            text = "offline"
+        case .reconnecting(let attempt, let at):
+            f["state"] = "reconnecting"
+            f["attempt"] = attempt
+            if let at {
+                let ms = max(0, at - now)
+                f["retry_in_ms"] = ms
+                text = "reconnecting in \(Int((Double(ms) / 1000).rounded(.up)))s (attempt \(attempt + 1))"
+            } else {
+                text = "reconnecting… (attempt \(attempt + 1))"
+            }
+        }
+        return (f, text)
+    }
+
+    /// Something that happened in a channel: members, invitations, metadata, operators, moderation, entering.
+    func describeChannelEvent(_ url: String, _ kind: ChannelEventKind) -> ([String: Any], String) {
+        var f: [String: Any] = ["type": "channel_event", "channel_url": url, "event": kind.name]
+        let text: String
+        switch kind {
+        case .joined(let users):
+            f["user_ids"] = users.map(\.userId)
+            text = "\(users.map(\.displayName).joined(separator: ", ")) joined"
+        case .left(let u):
+            f["user_id"] = u.userId
+            text = "\(u.displayName) left"
+        case .invited(let inviter, let invitees):
+            f["inviter_id"] = inviter?.userId ?? ""
+            f["user_ids"] = invitees.map(\.userId)
+            text = "\(inviter?.displayName ?? "the server") invited \(invitees.map(\.displayName).joined(separator: ", "))"
+        case .declined(_, let invitee):
+            f["user_id"] = invitee.userId
+            text = "\(invitee.displayName) declined the invitation"
+        case .metadataChanged(let created, let updated, let deleted):
+            f["created"] = created
+            f["updated"] = updated
+            f["deleted"] = deleted
+            text = "metadata changed"
+        case .metacountersChanged(let created, let updated, let deleted):
+            f["created"] = created
+            f["updated"] = updated
+            f["deleted"] = deleted
+            text = "metacounters changed"
+        case .operatorsChanged(let ops):
+            f["operator_ids"] = ops.map(\.userId)
+            text = "operators: " + (ops.isEmpty ? "none" : ops.map(\.displayName).joined(separator: ", "))
+        case .muted(let u, let end), .banned(let u, let end):
+            f["user_id"] = u.userId
+            f["end_at"] = end
+            text = "\(u.displayName) \(kind.name)" + (end < 0 ? "" : " until \(Self.clock(end))")
+        case .unmuted(let u), .unbanned(let u):
+            f["user_id"] = u.userId
+            text = "\(u.displayName) \(kind.name)"
+        case .entered(let u, let count), .exited(let u, let count):
+            f["user_id"] = u.userId
+            f["participant_count"] = count
+            text = "\(u.displayName) \(kind.name) (\(count) here)"
+        default:
+            text = kind.name
+        }
+        return (f, "\(channelName(url)) \(text)")
     }
 
     static func messageFields(_ m: Message, type: String) -> [String: Any] {

@@ -5,20 +5,8 @@ import TernKit
 /// and its arguments, `#channel`, `:emoji:` shortcodes (to the emoji itself) and file paths after
 /// `/upload`. Several candidates: the first goes in, the status bar lists them, Tab moves on.
 extension Reducer {
-    /// The commands `/` completes, with what their arguments may be.
-    public static let commandArguments: [String: [String]] = [
-        "count": ["all", "messages", "mentions", "off"], "autoaccept": ["on", "off"], "notify": ["all", "mentions", "none"],
-        "keymap": ["emacs", "vi"], "set": Settings.settable.map(\.key), "dnd": ["off"],
-        "report": ["spam", "harassing", "suspicious", "inappropriate"],
-    ]
-
-    public static let commandNames: [String] = [
-        "accept", "archive", "autoaccept", "ban", "banned", "block", "blocked", "cancel", "count", "create", "create-open", "create-public", "decline",
-        "delete", "deop", "dm", "dnd", "download", "edit", "enter", "exit", "freeze", "go", "help", "hidden", "hide", "info", "invite",
-        "join", "keymap", "leave", "members", "mute", "muted", "nick", "notify", "op", "open", "operators", "pane", "quit", "react",
-        "readall", "rename", "reply", "report", "save", "search", "set", "theme", "thread", "unban", "unblock", "unfreeze", "unhide",
-        "unmute", "upload", "users", "whois",
-    ].sorted()
+    /// The command names Tab completes after `/` (from `SlashCommand.all`).
+    public static var commandNames: [String] { SlashCommand.completedNames }
 
     /// The candidates for the word before the cursor (from `start`), or nil when nothing completes there.
     func completionCandidates(_ state: AppState) -> (start: Int, candidates: [String])? {
@@ -27,8 +15,11 @@ extension Reducer {
         let word = String(state.input[start..<state.cursor])
         let before = String(state.input[0..<start])
         let lowerWord = word.lowercased()
-        // A file path after /upload.
-        if before.hasPrefix("/upload ") || before.hasPrefix("/file ") || before.hasPrefix("/send-file ") {
+        // A file path after /upload (or another command taking a path).
+        if before.hasPrefix("/"), before.contains(" "),
+            let name = before.dropFirst().split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).first,
+            SlashCommand.named(String(name))?.argument == .path
+        {
             let pathStart = before.firstIndex(of: " ").map { before.distance(from: before.startIndex, to: $0) + 1 } ?? start
             let typed = String(state.input[pathStart..<state.cursor])
             return (pathStart, pathCandidates(typed))
@@ -37,14 +28,12 @@ extension Reducer {
             let prefix = String(lowerWord.dropFirst())
             return (0, Self.commandNames.filter { $0.hasPrefix(prefix) }.map { "/" + $0 + " " })
         }
-        if before.hasPrefix("/"), before.filter({ $0 == " " }).count == 1 {
-            let command = String(before.dropFirst().dropLast())
-            if command == "theme" {
-                return (start, themesAvailable().filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
-            }
-            if let args = Self.commandArguments[command] { return (start, args.filter { $0.hasPrefix(lowerWord) }.map { $0 + " " }) }
-            if ["dm", "msg", "query", "whois", "invite", "ban", "mute", "op", "deop", "unban", "unmute", "block", "unblock"].contains(command) {
-                return (start, nickCandidates(lowerWord, state).map { $0 + " " })
+        if before.hasPrefix("/"), before.filter({ $0 == " " }).count == 1, let command = SlashCommand.named(String(before.dropFirst().dropLast())) {
+            switch command.argument {
+            case .theme: return (start, themesAvailable().filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
+            case .choices(let args): return (start, args.filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
+            case .user: return (start, nickCandidates(lowerWord, state).map { $0 + " " })
+            case .none, .path: break
             }
         }
         if word.hasPrefix("@") {

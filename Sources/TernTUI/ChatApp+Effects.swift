@@ -1,0 +1,381 @@
+import Foundation
+import TernKit
+import TernProtocol
+
+/// The effects the reducer returns, run.
+extension ChatApp {
+    /// Runs an effect the reducer asked for: on the screen and the terminal, or through the engine
+    /// (`ChatClient`), whose answers come back as actions.
+    func perform(_ effect: Effect) {
+        // Exhaustive: a new effect does not compile until it has a place here.
+        switch effect {
+        case .alert, .externalEditor, .openFile, .applyTheme, .saveSettings, .redraw, .quit:
+            performOnScreen(effect)
+        case .loadEmojis, .send, .sendMessage, .editMessage, .deleteMessage, .react, .openThread, .searchMessages,
+            .jump, .upload, .cancelUpload, .download:
+            performForMessages(effect)
+        case .openDirect, .createGroup, .loadHistory, .view, .unview, .show, .typing, .channel, .joinPublic, .block,
+            .unblock, .listBlocked, .markAllRead, .setAutoAccept:
+            performForChannels(effect)
+        case .browse, .enterOpen, .createOpen, .exitOpen:
+            performForOpenChannels(effect)
+        case .people, .loadPane, .moderate, .report, .whois, .nick:
+            performForPeople(effect)
+        }
+    }
+
+    /// The terminal and the app: alerts, the editor, opening files, themes, settings, redraw, quit.
+    func performOnScreen(_ effect: Effect) {
+        switch effect {
+        case .alert(let title, let body):
+            surface.alert(title: title, body: body, styles: state.settings.notifyStyle)
+        case .externalEditor(let text):
+            Task { await self.editDraft(text) }
+        case .openFile(let m):
+            Task { await self.openFile(m) }
+        case .applyTheme(let name):
+            applyTheme(name)
+        case .saveSettings(let s):
+            save(s)
+        case .redraw:
+            surface.redrawAll()
+        case .quit:
+            done = true
+            finished?.resume()
+            finished = nil
+        default:
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
+        }
+    }
+
+    /// Messages: sending, editing, deleting, reactions, threads, search, files, emojis.
+    func performForMessages(_ effect: Effect) {
+        let client = self.client
+        switch effect {
+        case .loadEmojis:
+            Task {
+                do { self.dispatch(.emojisLoaded(try await client.emojiKeys())) } catch { self.dispatch(.failed("emojis: " + Self.describe(error))) }
+            }
+        case .send(let text, let url):
+            Task { await client.sendMessage(text, to: url) }
+        case .sendMessage(let params, let url):
+            Task { await client.sendMessage(params, to: url) }
+        case .editMessage(let m, let text):
+            Task {
+                do { try await client.updateMessage(m, MessageUpdateParams(text: text)) } catch { self.dispatch(.failed("edit: " + Self.describe(error))) }
+            }
+        case .deleteMessage(let m):
+            Task {
+                do { try await client.deleteMessage(m) } catch { self.dispatch(.failed("delete: " + Self.describe(error))) }
+            }
+        case .react(let m, let key, let add):
+            Task {
+                do {
+                    if add { try await client.addReaction(m, key: key) } else { try await client.deleteReaction(m, key: key) }
+                } catch {
+                    self.dispatch(.failed("reaction: " + Self.describe(error)))
+                }
+            }
+        case .openThread(let parent):
+            Task {
+                do { self.dispatch(.threadLoaded(try await client.thread(of: parent))) } catch { self.dispatch(.failed("thread: " + Self.describe(error))) }
+            }
+        case .searchMessages(let query):
+            Task {
+                do {
+                    var q = MessageSearchQuery(keyword: query)
+                    q.limit = 50
+                    q.order = .timestamp
+                    q.reverse = true
+                    q.advanced = MessageSearchQuery.looksAdvanced(query)
+                    let r = try await client.searchMessages(q)
+                    self.dispatch(.searchResults(query: query, r.messages, hasMore: r.hasNext))
+                } catch {
+                    self.dispatch(.searchResults(query: query, [], hasMore: false))
+                    self.dispatch(.failed("search: " + Self.describe(error)))
+                }
+            }
+        case .jump(let m):
+            Task {
+                do {
+                    let page = try await client.messages(around: m)
+                    self.dispatch(.jumped(url: m.channelUrl, page: page, messageId: m.messageId))
+                } catch {
+                    self.dispatch(.failed("jump: " + Self.describe(error)))
+                }
+            }
+        case .upload(let path, let url):
+            Task {
+                let name = (path as NSString).lastPathComponent
+                do {
+                    let requestId = try await client.sendFile(path: path, to: url) { sent, total in
+                        Task { await self.uploadProgress(path: path, sent: sent, total: total) }
+                    }
+                    self.uploadIds[path] = requestId
+                    self.dispatch(.uploadStarted(requestId: requestId, Upload(channelUrl: url, name: name)))
+                } catch {
+                    self.dispatch(.failed("\(name): " + Self.describe(error, .upload(name))))
+                }
+            }
+        case .cancelUpload(let requestId):
+            Task {
+                if await client.cancelUpload(requestId) {
+                    self.dispatch(.uploadFinished(requestId: requestId, error: "cancelled"))
+                } else {
+                    self.dispatch(.notice("nothing to cancel: the upload had finished"))
+                }
+            }
+        case .download(let m, let directory):
+            Task {
+                do {
+                    let dir = directory.isEmpty ? FileManager.default.currentDirectoryPath : directory
+                    let paths = try await client.download(m, to: dir)
+                    self.dispatch(.notice("saved " + paths.joined(separator: ", ")))
+                } catch {
+                    self.dispatch(.failed("download: " + Self.describe(error)))
+                }
+            }
+        default:
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
+        }
+    }
+
+    /// Group channels: opening, creating, history, reading, typing, membership, blocking, read-all.
+    func performForChannels(_ effect: Effect) {
+        let client = self.client
+        switch effect {
+        case .openDirect(let user):
+            Task {
+                do { self.dispatch(.opened(try await client.directChannel(with: user))) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
+            }
+        case .createGroup(let name, let users, let isPublic):
+            Task {
+                do { self.dispatch(.opened(try await client.createGroupChannel(name: name, userIds: users, isPublic: isPublic))) } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .loadHistory(let url, let before):
+            Task { await self.loadHistory(url, before: before) }
+        case .view(let url):
+            Task { await client.openChannel(url) }
+        case .unview(let url):
+            Task { await client.closeChannel(url) }
+        case .show(let url):
+            Task { await client.showChannel(url) }
+        case .typing(let url, let started):
+            Task { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
+        case .channel(let command, let url):
+            Task {
+                do {
+                    switch command {
+                    case .invite(let users):
+                        let c = try await client.invite(users, to: url)
+                        self.dispatch(.notice("invited \(users.joined(separator: ", ")) to #\(c.displayName(me: self.state.me.userId))"))
+                    case .accept: self.dispatch(.opened(try await client.acceptInvitation(url)))
+                    case .join: self.dispatch(.opened(try await client.join(url)))
+                    case .unhide: self.dispatch(.opened(try await client.unhide(url)))
+                    case .decline: try await client.declineInvitation(url)
+                    case .leave: try await client.leave(url)
+                    case .hide: try await client.hide(url, allowAutoUnhide: true)
+                    case .archive: try await client.hide(url, allowAutoUnhide: false)
+                    case .freeze: _ = try await client.setFrozen(url, true)
+                    case .unfreeze: _ = try await client.setFrozen(url, false)
+                    case .rename(let name): _ = try await client.updateChannel(url, name: name)
+                    case .countPreference(let p):
+                        let c = try await client.setCountPreference(p, in: url)
+                        let what: [CountPreference: String] = [
+                            .all: "counts messages and mentions", .messagesOnly: "counts messages only",
+                            .mentionsOnly: "counts mentions only", .off: "counts nothing",
+                        ]
+                        self.dispatch(.notice("#\(c.displayName(me: self.state.me.userId)) \(what[p] ?? p.rawValue)"))
+                    }
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .joinPublic(let name):
+            Task {
+                do {
+                    let found = try await client.publicChannels(nameContains: name, limit: 100)
+                    guard let target = found.first(where: { $0.url == name || $0.name == name }) ?? (found.count == 1 ? found.first : nil) else {
+                        let names = found.prefix(5).map(\.name).joined(separator: ", ")
+                        self.dispatch(.failed(found.isEmpty ? "no public channel named \(name)" : "several match: \(names)"))
+                        return
+                    }
+                    self.dispatch(.opened(try await client.join(target.url)))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error, .channel(name))))
+                }
+            }
+        case .block(let user):
+            Task {
+                do { try await client.blockUser(user) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
+            }
+        case .unblock(let user):
+            Task {
+                do { try await client.unblockUser(user) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
+            }
+        case .listBlocked:
+            Task {
+                do {
+                    let page = try await client.blockedUsers()
+                    let names = page.users.map(\.displayName)
+                    let more = page.next == nil ? "" : " …"
+                    self.dispatch(.notice(names.isEmpty ? "you block nobody" : "blocked: " + names.joined(separator: ", ") + more))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .markAllRead:
+            Task {
+                do {
+                    try await client.markAllAsRead()
+                    self.dispatch(.notice("all channels marked read"))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .setAutoAccept(let on):
+            Task {
+                do {
+                    try await client.setInvitationAutoAccept(on)
+                    self.dispatch(.notice(on ? "invitations now join you at once" : "invitations now wait for /accept or /decline"))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        default:
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
+        }
+    }
+
+    /// Open channels: browsing, entering, creating, leaving.
+    func performForOpenChannels(_ effect: Effect) {
+        let client = self.client
+        switch effect {
+        case .browse(let kind, let query):
+            let (name, customType) = Browser.terms(query)
+            Task {
+                do {
+                    let found: [GroupChannel]
+                    switch kind {
+                    case .openChannels:
+                        let page = try await client.openChannelList(
+                            nameContains: name, customTypes: customType.isEmpty ? [] : [customType], limit: 100)
+                        self.dispatch(.openBrowserResults(query: query, page.channels))
+                        return
+                    case .publicChannels:
+                        found = try await client.publicChannels(nameContains: name, customType: customType, limit: 100)
+                    case .hiddenChannels:
+                        var params = GroupChannelListParams()
+                        params.hidden = .hiddenOnly
+                        params.limit = 100
+                        params.nameContains = name
+                        if !customType.isEmpty { params.customTypes = [customType] }
+                        found = try await client.myChannels(params).channels
+                    }
+                    self.dispatch(.browserResults(kind: kind, query: query, found))
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .enterOpen(let name):
+            Task {
+                do {
+                    var url = name
+                    if await !client.isOpenChannel(name) {
+                        // A name: the channel with that name (or URL), or the only one whose name contains it.
+                        let found = try await client.openChannelList(nameContains: name, limit: 100).channels
+                        if let exact = found.first(where: { $0.url == name || $0.name == name }) ?? (found.count == 1 ? found.first : nil) {
+                            url = exact.url
+                        } else if !found.isEmpty {
+                            self.dispatch(.failed("several open channels match: " + found.prefix(5).map(\.displayName).joined(separator: ", ")))
+                            return
+                        }
+                    }
+                    try await client.enterOpenChannel(url)
+                } catch {
+                    self.dispatch(.failed("enter: " + Self.describe(error, .channel(name))))
+                }
+            }
+        case .createOpen(let name):
+            Task {
+                do {
+                    let c = try await client.createOpenChannel(name: name)
+                    try await client.enterOpenChannel(c.url)
+                } catch {
+                    self.dispatch(.failed("create: " + Self.describe(error)))
+                }
+            }
+        case .exitOpen(let url):
+            Task {
+                do { try await client.exitOpenChannel(url) } catch { self.dispatch(.failed("exit: " + Self.describe(error))) }
+            }
+        default:
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
+        }
+    }
+
+    /// People lists, moderation, reports, profiles.
+    func performForPeople(_ effect: Effect) {
+        let client = self.client
+        switch effect {
+        case .people(let kind, let query):
+            Task {
+                do { self.dispatch(.peopleLoaded(kind, query: query, try await self.loadPeople(kind, query: query))) } catch {
+                    self.dispatch(.peopleLoaded(kind, query: query, []))
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .loadPane(let url):
+            Task {
+                if let rows = try? await self.loadPeople(.participants(url), query: "") { self.dispatch(.paneLoaded(url: url, rows)) }
+            }
+        case .moderate(let m, let url):
+            Task {
+                do {
+                    switch m {
+                    case .op(let u): try await client.addOperators([u], in: url)
+                    case .deop(let u): try await client.removeOperators([u], in: url)
+                    case .ban(let u, let seconds, let reason): try await client.ban(u, in: url, seconds: seconds, description: reason)
+                    case .unban(let u): try await client.unban(u, in: url)
+                    case .mute(let u, let seconds, let reason): try await client.mute(u, in: url, seconds: seconds, description: reason)
+                    case .unmute(let u): try await client.unmute(u, in: url)
+                    }
+                } catch {
+                    self.dispatch(.failed(Self.describe(error)))
+                }
+            }
+        case .report(let target, let category, let description):
+            Task {
+                do {
+                    switch target {
+                    case .channel(let url): try await client.report(channel: url, category: category, description: description)
+                    case .user(let u, let url): try await client.report(userId: u, in: url, category: category, description: description)
+                    case .message(let m): try await client.report(message: m, category: category, description: description)
+                    }
+                    self.dispatch(.notice("reported (\(category.rawValue)): thank you"))
+                } catch {
+                    self.dispatch(.failed("report: " + Self.describe(error)))
+                }
+            }
+        case .whois(let id):
+            Task {
+                do { self.dispatch(.notice(Self.whoisLine(try await client.user(id), now: SystemEngineClock().now()))) } catch {
+                    self.dispatch(.failed("whois: " + Self.describe(error, .user(id))))
+                }
+            }
+        case .nick(let name):
+            Task {
+                do {
+                    let p = try await client.updateMe(nickname: name)
+                    self.dispatch(.notice("you are now \(p.user.displayName)"))
+                } catch {
+                    self.dispatch(.failed("nick: " + Self.describe(error)))
+                }
+            }
+        default:
+            assertionFailure("perform(_:) sent \(effect) to the wrong place")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import TernKit
+
+/// The channel list on the left: rows, badges, what a click hits.
+extension Screen {
+    func drawChannels(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
+        if state.channels.isEmpty && state.openChannels.isEmpty {
+            g.write("Channels", x: 1, y: 0, style: theme.style("roomlist.header"), limit: width)
+            g.write("none yet:", x: 1, y: 2, style: theme.style("timeline.event"), limit: width)
+            g.write("/dm USER", x: 1, y: 3, style: theme.style("timeline.event"), limit: width)
+            return
+        }
+        let rows = Self.listRows(state)
+        let first = Self.firstListRow(rows, state, height: height)
+        for (i, row) in rows.dropFirst(first).prefix(height).enumerated() {
+            let y = i
+            switch row {
+            case .header(let title):
+                g.write(title, x: 1, y: y, style: theme.style("roomlist.header"), limit: width)
+            case .open(let o):
+                let isSelected = o.url == state.selected
+                let style = theme.style(isSelected ? "roomlist.selected" : "roomlist")
+                g.fill(x: 0, y: y, width: width, height: 1, style: style)
+                // Who is in it now, not unread messages (open channels keep no unread count): "3 in", dim.
+                let count = (o.participantCount > 999 ? "999+" : String(o.participantCount)) + " in"
+                g.write((isSelected ? "▸" : " ") + o.displayName, x: 0, y: y, style: style, limit: width - CellWidth.of(count) - 1)
+                var b = theme.style("timeline.event")
+                b.bg = style.bg
+                if isSelected { b.reverse = style.reverse }
+                g.write(count, x: width - CellWidth.of(count), y: y, style: b)
+            case .channel(let c):
+                let isSelected = c.url == state.selected
+                let unread = c.unreadMessageCount
+                let mentions = c.unreadMentionCount
+                let active = unread > 0 || mentions > 0
+                var style = theme.style(isSelected ? "roomlist.selected" : active ? (mentions > 0 ? "roomlist.mention" : "roomlist.unread") : "roomlist")
+                if isSelected && active { style.bold = true }
+                g.fill(x: 0, y: y, width: width, height: 1, style: style)
+                let badge = Self.badge(unread: unread, mentions: mentions)
+                let nameLimit = width - (badge.isEmpty ? 0 : CellWidth.of(badge) + 1)
+                let from = c.myMemberState == "invited" ? " · " + (c.inviter?.displayName ?? "invitation") : ""
+                g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me.userId) + from, x: 0, y: y, style: style, limit: nameLimit)
+                if !badge.isEmpty {
+                    var b = theme.style(mentions > 0 ? "roomlist.mention" : "roomlist.count")
+                    if isSelected { b.reverse = true }
+                    g.write(badge, x: width - CellWidth.of(badge), y: y, style: b)
+                }
+            }
+        }
+    }
+
+    /// The channel list's rows: invitations in their own section first, then the channels, then open channels.
+    public enum ListRow: Sendable {
+        case header(String), channel(GroupChannel), open(OpenChannel)
+        public var url: String? {
+            switch self {
+            case .channel(let c): c.url
+            case .open(let o): o.url
+            case .header: nil
+            }
+        }
+    }
+
+    public static func listRows(_ state: AppState) -> [ListRow] {
+        let invited = state.channels.filter { $0.myMemberState == "invited" }
+        let joined = state.channels.filter { $0.myMemberState != "invited" }
+        var rows: [ListRow] = []
+        if !invited.isEmpty { rows.append(.header("Invitations")) }
+        rows += invited.map(ListRow.channel)
+        rows.append(.header("Channels"))
+        rows += joined.map(ListRow.channel)
+        if !state.openChannels.isEmpty {
+            rows.append(.header("Open"))
+            rows += state.openChannels.map(ListRow.open)
+        }
+        return rows
+    }
+
+    /// The first row shown, so the selected channel stays visible.
+    static func firstListRow(_ rows: [ListRow], _ state: AppState, height: Int) -> Int {
+        let index = rows.firstIndex { $0.url != nil && $0.url == state.selected } ?? 0
+        return max(0, min(index - height + 1, rows.count - height))
+    }
+
+    /// The channel on row `y` of the list on a terminal `height` rows tall (a click).
+    public static func channel(atRow y: Int, _ state: AppState, height: Int) -> String? {
+        let rows = listRows(state)
+        let i = firstListRow(rows, state, height: height - 1) + y
+        guard y >= 0, y < height - 1, rows.indices.contains(i) else { return nil }
+        return rows[i].url
+    }
+
+    /// A channel's badge: its unread count ("99+" past 99), with "@N" first when it has mentions.
+    public static func badge(unread: Int, mentions: Int) -> String {
+        func n(_ v: Int) -> String { v > 99 ? "99+" : String(v) }
+        switch (unread > 0, mentions > 0) {
+        case (true, true): return "@\(n(mentions)) \(n(unread))"
+        case (false, true): return "@\(n(mentions))"
+        case (true, false): return n(unread)
+        case (false, false): return ""
+        }
+    }
+}

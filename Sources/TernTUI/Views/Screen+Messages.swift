@@ -1,0 +1,228 @@
+import Foundation
+import TernKit
+
+/// The message pane: messages laid out into lines, and the typing line.
+extension Screen {
+    struct Line {
+        var parts: [(String, Style)]
+    }
+
+    func formatter(_ format: String) -> TimeFormat { TimeFormat(format, timeZone: timeZone) }
+
+    /// The message pane's lines; with `last`, only enough for the newest `last` lines (each message takes at
+    /// least one): a frame lays out what it shows, not the whole history.
+    func lines(for state: AppState, width: Int, last: Int? = nil) -> [Line] {
+        guard let url = state.selected else { return [] }
+        let channel = state.selectedChannel
+        let time = formatter(timestampFormat)
+        let day = formatter("EEE d MMM yyyy")
+        var out: [Line] = []
+        let all = Reducer.visibleMessages(state)
+        let start = last.map { max(0, all.count - $0) } ?? 0
+        var lastDay = ""
+        var newLineShown = false
+        if start > 0 {
+            // Lines above the ones laid out: the day they end on, whether the new-messages line is among them.
+            lastDay = day.string(from: Date(timeIntervalSince1970: Double(all[start - 1].createdAt) / 1000))
+            if let since = state.unreadSince[url] {
+                newLineShown = all[..<start].contains { $0.createdAt > since && $0.sender?.userId != state.me.userId && $0.status == .succeeded }
+            }
+        } else if state.loadingHistory.contains(url) {
+            out.append(Line(parts: [("loading history…", theme.style("timeline.event"))]))
+        } else if state.hasPrevious[url] == false {
+            out.append(Line(parts: [("— beginning of the conversation —", theme.style("timeline.event"))]))
+        }
+        if start == 0, let t = state.thread {
+            let label = "── thread: \(t.parent.sender?.displayName ?? "*") · \(t.replies.count) \(t.replies.count == 1 ? "reply" : "replies") · Esc: back "
+            out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.thread"))]))
+            if t.loading { out.append(Line(parts: [("loading the thread…", theme.style("timeline.event"))])) }
+        }
+        let picked = Reducer.picked(state)?.messageId
+        for m in all[start...] {
+            // Above the first message that was unread when the channel was opened.
+            if !newLineShown, let since = state.unreadSince[url], m.createdAt > since, m.sender?.userId != state.me.userId,
+                m.status == .succeeded
+            {
+                newLineShown = true
+                let label = "── new messages "
+                out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.read_marker"))]))
+            }
+            let date = Date(timeIntervalSince1970: Double(m.createdAt) / 1000)
+            let d = day.string(from: date)
+            if d != lastDay {
+                lastDay = d
+                let label = "── \(d) "
+                out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.date_separator"))]))
+            }
+            let mine = m.sender?.userId == state.me.userId
+            let stamp = time.string(from: date) + " "
+            let nick = m.kind == .admin ? "*" : (m.sender?.displayName ?? "?")
+            let head = stamp + nick + ": "
+            var mark = ""
+            var markStyle = theme.style("timeline.receipt")
+            if mine {
+                switch m.status {
+                case .pending:
+                    mark = " ⋯"
+                    markStyle = theme.style("timeline.pending")
+                case .failed:
+                    mark = " ✗ not sent" + (m.error.map { ": \(ErrorText.short($0)) (\($0.code.rawValue))" } ?? "")
+                    markStyle = theme.style("timeline.failed")
+                case .succeeded:
+                    // ✓ stored, ✓✓ delivered to everyone, then who read it.
+                    mark = " ✓"
+                    if let channel, m.kind != .admin, !channel.isSuper {
+                        let unread = channel.unreadMemberCount(of: m, me: state.me.userId)
+                        let others = channel.members.filter { $0.userId != state.me.userId && $0.state == "joined" }.count
+                        let delivered = others > 0 && channel.undeliveredMemberCount(of: m, me: state.me.userId) == 0
+                        if delivered { mark = " ✓✓" }
+                        if others > 0 && unread == 0 {
+                            mark = channel.isDirect ? " ✓✓ read" : " ✓✓ read by all"
+                        } else if others > 1 && unread < others {
+                            mark += " read by \(others - unread)"
+                        }
+                    }
+                }
+            }
+            var textStyle = theme.style(m.kind == .admin ? "timeline.admin" : mine ? "timeline.text.self" : "timeline.text")
+            if !mine, m.kind != .admin, m.mentions(state.me.userId) || Reducer.highlighted(m.text, words: state.settings.highlights) {
+                textStyle = theme.style("timeline.mention")
+            }
+            if m.messageId != 0 && m.messageId == state.highlight { textStyle = theme.style("timeline.highlight") }
+            if m.messageId != 0 && m.messageId == picked { textStyle = theme.style("timeline.picked") }
+            let indent = CellWidth.of(stamp)
+            let pad = String(repeating: " ", count: min(indent, max(0, width - 1)))
+            // A reply in the channel shows what it answers.
+            if state.thread == nil, m.parentMessageId != 0, let p = m.parent {
+                let quote = "↱ \(p.sender?.displayName ?? "*"): " + p.text.replacingOccurrences(of: "\n", with: " ")
+                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(quote, max(1, width - indent)), theme.style("timeline.quote"))]))
+            }
+            var body = m.text
+            if m.kind == .file {
+                body = m.files.map { "📎 \($0.name) (\(Self.byteCount($0.size)))" }.joined(separator: ", ")
+                if m.status == .pending, let u = state.uploads[m.requestId ?? ""], u.total > 0 {
+                    body += " " + Self.progressBar(sent: u.sent, total: u.total, width: 12)
+                }
+                if m.kind == .file, textStyle == theme.style(mine ? "timeline.text.self" : "timeline.text") { textStyle = theme.style("timeline.file") }
+            }
+            if m.isEdited { body += " (edited)" }
+            let bodyWidth = max(1, width - CellWidth.of(head))
+            let wrapped = CellWidth.wrap(body + mark, width: bodyWidth)
+            // The receipt mark is drawn in its own style: split it off the last wrapped line.
+            for (i, text) in wrapped.enumerated() {
+                var parts: [(String, Style)] = []
+                if i == 0 {
+                    parts.append((stamp, theme.style("timeline.timestamp")))
+                    parts.append((nick, mine ? theme.style("timeline.nick.self") : nickColors && m.kind != .admin ? theme.nickStyle(m.sender?.userId ?? nick) : theme.style("timeline.nick")))
+                    parts.append((": ", theme.style("timeline.text")))
+                } else {
+                    parts.append((String(repeating: " ", count: min(indent, width - 1)), theme.style("timeline")))
+                }
+                if i == wrapped.count - 1, !mark.isEmpty, text.hasSuffix(mark.trimmingCharacters(in: .whitespaces)) {
+                    let trimmedMark = mark.trimmingCharacters(in: .whitespaces)
+                    let body = String(text.dropLast(trimmedMark.count))
+                    parts.append((body, textStyle))
+                    parts.append((trimmedMark, markStyle))
+                } else {
+                    parts.append((text, textStyle))
+                }
+                out.append(Line(parts: parts))
+            }
+            let room = max(1, width - indent)
+            if let image = state.previews[m.messageId] {
+                for row in image.rows {
+                    var parts: [(String, Style)] = [(pad, theme.style("timeline"))]
+                    for cell in row.prefix(room) { parts.append((cell.text, cell.style)) }
+                    out.append(Line(parts: parts))
+                }
+            }
+            if let og = m.preview, og.title != nil || og.description != nil {
+                let text = "🔗 " + [og.title, og.description].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
+                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.preview"))]))
+            }
+            if !m.reactions.isEmpty {
+                let text = m.reactions.map { "\(Reducer.glyph($0.key)) \($0.userIds.count)" }.joined(separator: "  ")
+                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.reaction"))]))
+            }
+            if state.thread == nil, let t = m.thread, t.replyCount > 0 {
+                let names = t.repliers.prefix(3).map(\.displayName).joined(separator: ", ")
+                let last = t.lastRepliedAt > 0 ? " · last " + time.string(from: Date(timeIntervalSince1970: Double(t.lastRepliedAt) / 1000)) : ""
+                let text = "↳ \(t.replyCount) \(t.replyCount == 1 ? "reply" : "replies")\(last)\(names.isEmpty ? "" : " · " + names)"
+                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.thread"))]))
+            }
+        }
+        return out
+    }
+
+    /// `text` cut to `width` cells, with an ellipsis when cut.
+    static func clip(_ text: String, _ width: Int) -> String {
+        guard CellWidth.of(text) > width else { return text }
+        var out = ""
+        for ch in text {
+            if CellWidth.of(out + String(ch)) > width - 1 { break }
+            out.append(ch)
+        }
+        return out + "…"
+    }
+
+    static func byteCount(_ n: Int) -> String {
+        if n < 1024 { return "\(n) B" }
+        if n < 1024 * 1024 { return String(format: "%.1f KB", Double(n) / 1024) }
+        return String(format: "%.1f MB", Double(n) / 1024 / 1024)
+    }
+
+    /// `[#####-----] 50%`.
+    public static func progressBar(sent: Int64, total: Int64, width: Int) -> String {
+        let fraction = total > 0 ? min(1, max(0, Double(sent) / Double(total))) : 0
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(Int((fraction * 100).rounded(.down)))%"
+    }
+
+    func drawMessages(_ state: AppState, _ g: inout CellGrid, x: Int, width: Int, height: Int, now: Millis) {
+        guard state.selected != nil else {
+            g.write("Welcome to Tern. /dm USER opens a conversation; /help lists keys and commands.", x: x + 1, y: 0, style: theme.style("timeline.event"))
+            return
+        }
+        if let c = state.selectedChannel, c.myMemberState == "invited" {
+            let who = c.inviter?.displayName ?? "Someone"
+            let text = [
+                "\(who) invited you to #\(c.displayName(me: state.me.userId)) (\(c.memberCount) members).",
+                "Ctrl-O, then a accepts or d declines (or /accept, /decline).",
+            ]
+            for (i, line) in text.enumerated() {
+                g.write(line, x: x + 1, y: max(0, height / 2 - 1) + i, style: theme.style("timeline.event"), limit: x + width)
+            }
+            return
+        }
+        let all = lines(for: state, width: width - 1, last: height + state.scroll)
+        let maxScroll = max(0, all.count - height)
+        let scroll = min(state.scroll, maxScroll)
+        let end = all.count - scroll
+        let start = max(0, end - height)
+        let visible = Array(all[start..<end])
+        let top = height - visible.count
+        for (i, line) in visible.enumerated() {
+            var col = x + 1
+            for (text, style) in line.parts { col = g.write(text, x: col, y: top + i, style: style) }
+        }
+        if scroll > 0 {
+            let more = "-- \(scroll) more below (PgDn) --"
+            g.write(more, x: x + max(1, width - CellWidth.of(more) - 1), y: height - 1, style: theme.style("timeline.event"))
+        }
+    }
+
+    func drawTyping(_ state: AppState, _ g: inout CellGrid, x: Int, y: Int, width: Int) {
+        guard let url = state.selected, let typers = state.typers[url], !typers.isEmpty else { return }
+        g.write(Self.typingText(typers.map(\.displayName)), x: x + 1, y: y, style: theme.style("typing"))
+    }
+
+    /// "bob is typing…", "bob and carol are typing…", "several people are typing…".
+    public static func typingText(_ names: [String]) -> String {
+        switch names.count {
+        case 0: ""
+        case 1: "\(names[0]) is typing…"
+        case 2: "\(names[0]) and \(names[1]) are typing…"
+        default: "several people are typing…"
+        }
+    }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The fast binaries, for people who keep tern: a release build of tern and ternd (tern starts the
+# embedded server with the ternd beside it), copied to ~/.local/bin (or $PREFIX/bin).
+#
+#   scripts/install.sh [--static]
+#
+#   --static   link the Swift runtime and Foundation in (--static-swift-stdlib): the binaries
+#              need no Swift toolchain at run time, only the system libraries
+#              (ncursesw, gd, chafa, sqlite3, curl)
+#
+# Run scripts/setup.sh --no-run first on a fresh machine (the system packages).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+flags=(-c release)
+case "${1:-}" in
+    --static) flags+=(--static-swift-stdlib) ;;
+    "") ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install: unknown option $1 (--static, --help)" >&2; exit 2 ;;
+esac
+
+bin="${PREFIX:-$HOME/.local}/bin"
+echo "install: swift build ${flags[*]} (a release build takes several minutes)"
+swift build "${flags[@]}" --product tern
+swift build "${flags[@]}" --product ternd
+from="$(swift build "${flags[@]}" --show-bin-path)"
+mkdir -p "$bin"
+install -m 0755 "$from/tern" "$from/ternd" "$bin/"
+echo "install: $bin/tern and $bin/ternd"
+case ":$PATH:" in
+    *":$bin:"*) ;;
+    *) echo "install: $bin is not on PATH; add it, e.g. export PATH=\"$bin:\$PATH\"" ;;
+esac
