@@ -348,12 +348,27 @@ extension ChatClient {
     }
 
     /// An event named a channel we do not have: fetch it once, then announce it.
+    /// Another event for it while the read is on its way (a message after the invitation that named
+    /// the channel): the answer may be older than that event, so it is read again before it is announced
+    /// (else the channel would come with an unread count the message did not reach).
     func fetchUnknownChannel(_ url: String) {
-        guard !fetching.contains(url) else { return }
+        guard !fetching.contains(url) else {
+            fetchAgain.insert(url)
+            return
+        }
         fetching.insert(url)
         let generation = removals[url, default: 0]
         Task {
             let fetched = try? await self.fetchChannel(url)
+            if self.fetchAgain.remove(url) != nil, self.fetchRounds[url, default: 0] < 3 {
+                // At most three more reads (a busy channel): each one is newer than the events before it.
+                self.fetchRounds[url, default: 0] += 1
+                self.fetching.remove(url)
+                self.fetchUnknownChannel(url)
+                return
+            }
+            self.fetchRounds[url] = nil
+            self.fetchAgain.remove(url)
             // Removed meanwhile (left, declined, hidden, deleted): the answer is stale.
             self.finishFetch(url, self.removals[url, default: 0] == generation ? fetched : nil)
         }

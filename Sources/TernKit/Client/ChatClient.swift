@@ -46,6 +46,9 @@ public actor ChatClient {
     var shown: Set<String> = []
     /// Channels being fetched because an event named them first.
     var fetching: Set<String> = []
+    /// Channels named by another event while their fetch was on its way: read again.
+    var fetchAgain: Set<String> = []
+    var fetchRounds: [String: Int] = [:]
     /// Bumped whenever a channel leaves the list: a fetch started before it must not bring the channel back.
     var removals: [String: Int] = [:]
     /// Event-driven re-reads in flight, per channel.
