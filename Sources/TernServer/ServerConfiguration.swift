@@ -199,7 +199,8 @@ public enum DataDirectory {
             let n = pread(fd, &buffer, buffer.count, 0)
             close(fd)
             let holder = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            let (pid, what) = holder.split(separator: " ", maxSplits: 1).map(String.init).splitFirst
+            let parts = holder.split(separator: " ", maxSplits: 1).map(String.init)
+            let pid = parts.first ?? "", what = parts.count > 1 ? parts[1] : ""
             let who = what == "embedded"
                 ? "the embedded server that tern started (pid \(pid)); stop it with `tern --stop-server`, or give this server a --data-dir of its own"
                 : "another ternd (pid \(pid.isEmpty ? "unknown" : pid)); stop it first, or give this server a --data-dir of its own"
@@ -218,9 +219,4 @@ public enum DataDirectory {
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: p)
         }
     }
-}
-
-private extension Array where Element == String {
-    /// The first element and the second (or empty strings).
-    var splitFirst: (String, String) { (first ?? "", count > 1 ? self[1] : "") }
 }

@@ -21,7 +21,14 @@ struct ClusterTerminalTests {
         let db = try await PostgresTestCluster.offPool { try pg.createDatabase() }
         let token = "cluster-\(UUID().uuidString)"
         let a = try await TerndChild.start(dataDirectory: dir + "/server-a", apiToken: token, extra: ["--database", db, "--node-id", "a"])
-        let b = try await TerndChild.start(dataDirectory: dir + "/server-b", apiToken: token, extra: ["--database", db, "--node-id", "b"])
+        let b: TerndChild
+        do {
+            b = try await TerndChild.start(dataDirectory: dir + "/server-b", apiToken: token, extra: ["--database", db, "--node-id", "b"])
+        } catch {
+            // Node A is stopped by its PID whatever happens to B.
+            await a.stop(SIGKILL)
+            throw error
+        }
         // Alice's address leads to node A, bob's to node B (a balancer's choice, made here by hand).
         let front = [FaultProxy(targetPort: a.port), FaultProxy(targetPort: b.port)]
         let ports = [try await front[0].start(), try await front[1].start()]

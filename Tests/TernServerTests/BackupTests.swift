@@ -42,6 +42,7 @@ struct BackupTests {
         let restored = makeTempDirectory() + "/data"
         defer { for d in [dir, backup, restored] { try? FileManager.default.removeItem(atPath: d) } }
         let server = try TerndProcess.start(dataDirectory: dir)
+        defer { _ = server.stop() }  // stopped by its PID whatever fails (stopping twice is harmless)
         let base = "http://127.0.0.1:\(server.port)"
         let http = HTTPHelper(base: base, token: server.apiToken)
         for u in ["p1", "p2"] { _ = try await http.call("POST", "/v3/users", ["user_id": u, "nickname": u, "profile_url": ""]) }
