@@ -23,6 +23,8 @@ struct ApplicationSettingsRoutes: Sendable {
             router.get("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await viewPush(req, ctx, type) }
             router.delete("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await removePush(req, ctx, type) }
         }
+        // Sendbird's name for the HMS type in `remove_push_configuration_by_id`'s `push_type`.
+        router.delete("/v3/applications/push/huawei/:provider_id") { req, ctx in try await removePush(req, ctx, "hms") }
         router.delete("/v3/applications/push/apns/cert/:provider_id") { req, ctx in try await removeCertificate(req, ctx) }
         router.get("/v3/applications/push/message_templates") { req, ctx in try await templates(req, ctx, name: nil) }
         router.get("/v3/applications/push/message_templates/:template_name") { req, ctx in
@@ -52,10 +54,7 @@ struct ApplicationSettingsRoutes: Sendable {
     /// The fields of a JSON body, or of a multipart form (the APNs certificate is uploaded as one):
     /// text parts as strings, a file part as its SHA-256 fingerprint and size.
     func fields(_ req: Request) async throws -> [String: Any] {
-        if let type = req.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
-            let item = type.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix("boundary=") })
-        {
-            let boundary = String(item.dropFirst("boundary=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        if let boundary = FileRoutes.boundary(req) {
             let body = try await req.body.collect(upTo: 1 << 20)
             var out: [String: Any] = [:]
             for part in try FileRoutes.parts(body, boundary: boundary) {
@@ -155,7 +154,8 @@ struct ApplicationSettingsRoutes: Sendable {
         let (key, current) = try await requirePush(type, ctx)
         let config = try Self.sanitise(try await fields(req), type: type, into: Self.redacted(current))
         try await rest.saveDocument("push_configuration", key, config)
-        return try rest.document(["push_configurations": [Self.redacted(config)]])
+        // As Sendbird answers an update (and the official SDK's model reads): the provider's id.
+        return try rest.document(["push_configurations": try rest.param(ctx, "provider_id")])
     }
 
     func listPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {

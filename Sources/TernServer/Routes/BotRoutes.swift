@@ -141,9 +141,9 @@ struct BotRoutes: Sendable {
         return try rest.empty()
     }
 
-    struct Channels: Encodable { let channels: [GroupChannelPayload] }
-
-    /// Joins group channels (`channel_urls`); answers them as the bot sees them.
+    /// Joins group channels (`channel_urls`); answers them as the bot sees them: `channels`, as
+    /// Sendbird's page says, and the first channel's own fields beside it, which is what the official
+    /// Python SDK (2.1.5) reads the answer as (one `SendbirdGroupChannelDetail`).
     func join(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let bot = try await requireBot(ctx)
@@ -155,7 +155,10 @@ struct BotRoutes: Sendable {
             let channel = try await service.invite(channelUrl: url, userIds: [bot.botUserId], inviter: nil)
             out.append(try await service.present(channel, viewer: bot.botUserId))
         }
-        return try rest.json(Channels(channels: out))
+        let channels = try out.map { try JSONSerialization.jsonObject(with: WireCoding.encoder.encode($0)) }
+        var answer = (channels.first as? [String: Any]) ?? [:]
+        answer["channels"] = channels
+        return try rest.document(answer)
     }
 
     /// Leaves one channel, the channels in `channel_urls` (query), or every group channel.
@@ -177,7 +180,8 @@ struct BotRoutes: Sendable {
     func send(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let bot = try await requireBot(ctx)
-        let b = try await rest.body(req)
+        // The official Platform SDK (2.1.5) always sends this one as multipart/form-data.
+        let b = try await rest.bodyOrForm(req)
         guard let url = try b.string("channel_url"), !url.isEmpty else { throw SendbirdError.missing("channel_url") }
         guard let text = try b.string("message") else { throw SendbirdError.missing("message") }
         var out = OutgoingMessage(channelUrl: url, message: text)

@@ -23,6 +23,14 @@ struct FileRoutes: Sendable {
         var body = ByteBuffer()
     }
 
+    /// The boundary of a `multipart/form-data` request (nil: not one).
+    static func boundary(_ req: Request) -> String? {
+        guard let type = req.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
+            let item = type.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix("boundary=") })
+        else { return nil }
+        return String(item.dropFirst("boundary=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    }
+
     static func parts(_ body: ByteBuffer, boundary: String) throws -> [Part] {
         let parser = MultipartParser(boundary: boundary)
         var parts: [Part] = []
@@ -56,10 +64,9 @@ struct FileRoutes: Sendable {
 
     func upload(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
-        guard let type = req.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
-            let boundaryItem = type.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix("boundary=") })
-        else { throw SendbirdError(.invalidValue, "Invalid value: an upload is multipart/form-data with a boundary.") }
-        let boundary = String(boundaryItem.dropFirst("boundary=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        guard let boundary = Self.boundary(req) else {
+            throw SendbirdError(.invalidValue, "Invalid value: an upload is multipart/form-data with a boundary.")
+        }
         let limit = service.config.fileUploadSizeLimitMB * 1024 * 1024
         let body: ByteBuffer
         do {

@@ -260,7 +260,7 @@ struct MessageRoutes: Sendable {
         let prev = try q.int("prev_limit", default: 15, range: 0...200)
         let next = try q.int("next_limit", default: 15, range: 0...200)
         var query = MessageQuery(
-            anchor: anchor, prevLimit: prev, nextLimit: next, inclusive: try q.bool("include", default: false),
+            anchor: anchor, prevLimit: prev, nextLimit: next, inclusive: try q.bool("include", default: true),
             reverse: try q.bool("reverse", default: false))
         query.messageType = q.nonEmpty("message_type")
         if let t = query.messageType, !["MESG", "FILE", "ADMM"].contains(t) {

@@ -79,6 +79,25 @@ struct RESTSupport: Sendable {
         return try JSONBody(Data(buffer: buffer))
     }
 
+    /// A JSON body, or the text fields of a `multipart/form-data` one read as a JSON object (the
+    /// official Platform SDK sends some requests as forms, a bot's message among them): each field
+    /// as a string (``JSONBody`` reads `"true"` as a boolean and `"12"` as an integer where one is
+    /// asked for), a field given more than once as a list. File parts are not read here.
+    func bodyOrForm(_ request: Request) async throws -> JSONBody {
+        guard let boundary = FileRoutes.boundary(request) else { return try await body(request) }
+        let buffer = try await request.body.collect(upTo: 1 << 20)
+        var object: [String: Any] = [:]
+        for part in try FileRoutes.parts(buffer, boundary: boundary) where part.filename == nil {
+            let value = String(buffer: part.body)
+            switch object[part.name] {
+            case nil: object[part.name] = value
+            case let list as [Any]: object[part.name] = list + [value]
+            case let one?: object[part.name] = [one, value]
+            }
+        }
+        return JSONBody(object: object)
+    }
+
     /// 400201 when the path's channel exists but is of the other type (`open_channels` vs `group_channels`).
     /// The caller is authenticated first: an anonymous request learns nothing about which channels
     /// exist (401/400401, never 404 or 400201).

@@ -35,7 +35,8 @@ struct UserScopeRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case isMember = "is_member", state }
     }
 
-    /// `check_if_member`: `{is_member, state}` (`joined` or `invited`; `""` for a non-member).
+    /// `check_if_member`: `{is_member, state}` (`joined`, `invited`, or `none` for a non-member: the
+    /// three values the official SDK's model accepts).
     func checkMember(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         let caller = try await rest.caller(req)
         let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
@@ -43,7 +44,7 @@ struct UserScopeRoutes: Sendable {
         let user = try rest.param(ctx, "user_id")
         try await service.requireUser(user)
         let m = try await service.member(channel.channelUrl, userId: user)
-        return try rest.json(MemberCheck(isMember: m != nil, state: m?.state ?? ""))
+        return try rest.json(MemberCheck(isMember: m != nil, state: m?.state ?? "none"))
     }
 
     /// Platform typing indicators: each listed member starts (or stops) typing, as if from their

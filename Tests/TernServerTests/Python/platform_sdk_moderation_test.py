@@ -31,7 +31,11 @@ sys.path.insert(0, LEGACY)
 
 try:
     import sendbird_platform_sdk
-    from sendbird_platform_sdk.api import group_channel_api, message_api, moderation_api, open_channel_api, report_api, user_api
+    from sendbird_platform_sdk.api import application_api, group_channel_api, message_api, moderation_api, open_channel_api, report_api, user_api
+    from sendbird_platform_sdk.model.add_fcm_push_configuration_data import AddFcmPushConfigurationData
+    from sendbird_platform_sdk.model.add_hms_push_configuration_data import AddHmsPushConfigurationData
+    from sendbird_platform_sdk.model.update_fcm_push_configuration_by_id_data import UpdateFcmPushConfigurationByIdData
+    from sendbird_platform_sdk.model.update_hms_push_configuration_by_id_data import UpdateHmsPushConfigurationByIdData
     from sendbird_platform_sdk.model.create_user_data import CreateUserData
     from sendbird_platform_sdk.model.gc_create_channel_data import GcCreateChannelData
     from sendbird_platform_sdk.model.gc_invite_as_members_data import GcInviteAsMembersData
@@ -128,6 +132,30 @@ def step_setup():
 
 def now_ms():
     return int(time.time() * 1000)
+
+
+def step_push_configurations():
+    app = application_api.ApplicationApi(client)
+    fcm = app.add_fcm_push_configuration(TOKEN, add_fcm_push_configuration_data=AddFcmPushConfigurationData(
+        api_key="fcm-secret-" + SFX, push_sound="ding"), **OPTS)
+    fcm_id = fcm.push_configurations[0].id
+    hms = app.add_hms_push_configuration(TOKEN, add_hms_push_configuration_data=AddHmsPushConfigurationData(
+        huawei_app_id="hms-" + SFX, huawei_app_secret="hms-secret-" + SFX, push_sound="ding"), **OPTS)
+    hms_id = hms.push_configurations[0].id
+    # An update answers the provider's id (a string in the SDK's model, as on Sendbird's page).
+    u = app.update_fcm_push_configuration_by_id(TOKEN, fcm_id, update_fcm_push_configuration_by_id_data=
+        UpdateFcmPushConfigurationByIdData(provider_id=fcm_id, api_key="fcm-secret-2-" + SFX, push_sound="chime"), **OPTS)
+    check(u.push_configurations == fcm_id, "update fcm answered %r" % u.push_configurations)
+    u = app.update_hms_push_configuration_by_id(TOKEN, hms_id, update_hms_push_configuration_by_id_data=
+        UpdateHmsPushConfigurationByIdData(provider_id=hms_id, huawei_app_id="hms-2-" + SFX, huawei_app_secret="s2-" + SFX,
+                                           push_sound="chime"), **OPTS)
+    check(u.push_configurations == hms_id, "update hms answered %r" % u.push_configurations)
+    # Removal by Sendbird's push_type names: fcm, and huawei for HMS.
+    app.remove_push_configuration_by_id(TOKEN, "fcm", fcm_id, **OPTS)
+    app.remove_push_configuration_by_id(TOKEN, "huawei", hms_id, **OPTS)
+    for kind, gone in (("fcm", fcm_id), ("hms", hms_id)):
+        left = app.list_push_configurations(TOKEN, kind, **OPTS)
+        check(not any(c.get("id") == gone for c in left.get("push_configurations", [])), "%s %s still listed" % (kind, gone))
 
 
 def step_gc_ban():
@@ -314,6 +342,7 @@ STEPS = [
     ("reports of a message, a user, a channel, an open channel's message", step_reports),
     ("report errors: bad category 400111, unknown user / message / channel 400201", step_report_errors),
     ("report listings: all, by channel, by user, by message, paging", step_list_reports),
+    ("push configurations: add fcm and hms, update (answers the id), remove as fcm and huawei", step_push_configurations),
 ]
 
 
