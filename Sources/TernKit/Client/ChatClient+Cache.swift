@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// `GET …/messages/changelogs` as the engine reads it.
 struct MessageChangelogResponse: Decodable {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import NIOSSL
-import TernProtocol
+public import TernProtocol
 
 /// The client engine: one user's connection to a server, the channels they are in, their
 /// messages, unread counts, receipts and typing, with a Sendbird-SDK-like async API. Every

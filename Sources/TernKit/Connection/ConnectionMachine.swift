@@ -1,4 +1,4 @@
-import TernProtocol
+public import TernProtocol
 
 /// Milliseconds since the Unix epoch, as every engine clock and every wire timestamp counts.
 public typealias Millis = Int64
