@@ -6,11 +6,8 @@ import Testing
 @testable import TernTUI
 
 @Suite("Messages in the client: edit, pick, reply, react, threads, mentions, search, files")
-struct MessageTUITests {
+struct MessageTUITests: TUIFixture {
     let reducer = Reducer()
-    let t: Millis = 1_795_300_000_000
-    let alice = User(userId: "alice", nickname: "Alice")
-    let bob = User(userId: "bob", nickname: "Bob")
 
     func state() -> AppState {
         var s = AppState(me: alice, server: "test")
@@ -26,10 +23,6 @@ struct MessageTUITests {
             Message(messageId: 3, channelUrl: "c1", text: "last from bob", sender: bob, createdAt: t + 2000),
         ]
         return s
-    }
-
-    func type(_ text: String, _ s: inout AppState) -> [Effect] {
-        text.flatMap { reducer.reduce(&s, .key(.char($0))) }
     }
 
     @Test func altEEditsTheLastOwnMessageAndEscCancels() {

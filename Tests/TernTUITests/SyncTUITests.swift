@@ -7,11 +7,8 @@ import Testing
 
 /// Catching up in the client: gap fills, huge gaps, changelogs, resends, and what the status bar says.
 @Suite("Offline and catching up in the client")
-struct SyncTUITests {
+struct SyncTUITests: TUIFixture {
     let reducer = Reducer()
-    let t: Millis = 1_795_300_000_000
-    let alice = User(userId: "alice", nickname: "Alice")
-    let bob = User(userId: "bob", nickname: "Bob")
 
     func msg(_ id: Int64, _ text: String, by u: User, at ts: Millis, req: String? = nil, status: SendingStatus = .succeeded) -> Message {
         Message(messageId: id, requestId: req, channelUrl: "c1", text: text, sender: u, createdAt: ts, status: status)
