@@ -38,12 +38,8 @@ struct GapResponse: Decodable {
     enum CodingKeys: String, CodingKey { case nextMessages = "next_messages", nextHasmore = "next_hasmore", isHugeGap = "is_huge_gap" }
 }
 
-/// A message waiting to go out (written offline, or to be sent again after a reconnection).
-struct Outgoing {
-    var message: Message
-    var params: UserMessageParams
-    var waiters: [CheckedContinuation<Result<Message, SendbirdError>, Never>] = []
-}
+/// A send waiting in the outbox for its message's answer.
+typealias OutboxWaiter = CheckedContinuation<Result<Message, SendbirdError>, Never>
 
 extension ChatClient {
     /// Errors after which a message goes again by itself once connected (Sendbird's auto-resend set,
@@ -141,8 +137,8 @@ extension ChatClient {
     /// Messages of ours not stored by the server yet (pending, or failed with their error), oldest first.
     public func unsentMessages(in url: String? = nil) -> [Message] {
         var list = cache?.unsent(url) ?? []
-        for o in outbox where url == nil || o.message.channelUrl == url {
-            if !list.contains(where: { $0.requestId == o.message.requestId }) { list.append(o.message) }
+        for m in outbox.messages where url == nil || m.channelUrl == url {
+            if !list.contains(where: { $0.requestId == m.requestId }) { list.append(m) }
         }
         return list.sorted { $0.createdAt < $1.createdAt }
     }
@@ -183,67 +179,34 @@ extension ChatClient {
 
     /// Waits in the outbox until the connection is back and it is this message's turn.
     func enqueue(_ pending: Message, _ params: UserMessageParams) async -> Result<Message, SendbirdError> {
-        await withCheckedContinuation { cont in
-            if let i = outbox.firstIndex(where: { $0.message.requestId == pending.requestId }) {
-                outbox[i].waiters.append(cont)
-            } else {
-                outbox.append(Outgoing(message: pending, params: params, waiters: [cont]))
-            }
-        }
+        await withCheckedContinuation { outbox.wait(pending, params, $0) }
     }
 
     /// After a (re)connection: messages written offline go out in order, then failed ones with an
     /// auto-resend code (from this run or a cached earlier one), one at a time `resendSpacing` apart;
     /// failed messages of frozen channels wait. Stops when the connection goes again.
     func runOutbox() async {
-        guard !outboxRunning else { return }
-        outboxRunning = true
-        defer { outboxRunning = false }
-        if let cache, !outboxRestored {
-            outboxRestored = true
-            for m in cache.unsent() where !outbox.contains(where: { $0.message.requestId == m.requestId }) {
-                if m.status == .pending || (m.error.map { Self.autoResendCodes.contains($0.code) } ?? false) {
-                    outbox.append(Outgoing(message: m, params: UserMessageParams(resending: m)))
-                }
-            }
-            outbox.sort { $0.message.createdAt < $1.message.createdAt }
-        }
+        guard !outbox.isRunning else { return }
+        outbox.isRunning = true
+        defer { outbox.isRunning = false }
+        if let cache, !outbox.restored { outbox.restore(cache.unsent()) }
         var index = 0
         var first = true
-        while index < outbox.count {
+        while let i = outbox.next(from: index, isFrozen: { store[$0]?.isFrozen ?? false }) {
             guard case .open = machine.state, socket != nil else { return }
-            var item = outbox[index]
-            if item.message.status == .failed, store[item.message.channelUrl]?.isFrozen ?? false {
-                index += 1
-                continue
-            }
+            var message = outbox.items[i].message
+            let params = outbox.items[i].params
             if !first { try? await Task.sleep(for: .milliseconds(configuration.resendSpacing)) }
             first = false
-            if item.message.status == .failed {
-                item.message.status = .pending
-                item.message.error = nil
-                emit(.messagePending(item.message))
+            if message.status == .failed {
+                message.status = .pending
+                message.error = nil
+                emit(.messagePending(message))
             }
-            let result = await transmit(item.message, item.params)
-            guard let at = outbox.firstIndex(where: { $0.message.requestId == item.message.requestId }) else { continue }
-            let waiters = outbox[at].waiters
-            outbox[at].waiters = []
+            let result = await transmit(message, params)
+            let (waiters, step) = outbox.settle(message.requestId, result, at: i, keepFrozen: cache != nil)
             for w in waiters { w.resume(returning: result) }
-            switch result {
-            case .success:
-                outbox.remove(at: at)
-            case .failure(let e):
-                outbox[at].message.status = .failed
-                outbox[at].message.error = e
-                if e.code == .channelFrozen && cache != nil {
-                    // Goes again once the channel is no longer frozen.
-                    index = at + 1
-                    continue
-                }
-                // The connection went: keep it (and the rest) for the next one.
-                if Self.autoResendCodes.contains(e.code) { return }
-                outbox.remove(at: at)
-            }
+            guard case .next(let at) = step else { return }
             index = at
         }
     }

@@ -76,11 +76,8 @@ public actor ChatClient {
     public nonisolated let cache: LocalCache?
     /// Channels whose held messages are current on this connection: live messages extend their run.
     var synced: Set<String> = []
-    /// Messages waiting for the connection, in the order written.
-    var outbox: [Outgoing] = []
-    var outboxRunning = false
-    /// Whether the cache's unsent messages from an earlier run joined the outbox.
-    var outboxRestored = false
+    /// Messages waiting for the connection, in the order written, and failed ones that go again by themselves.
+    var outbox = Outbox<OutboxWaiter>(autoResendCodes: ChatClient.autoResendCodes)
     /// Catch-up runs started (a newer one supersedes an older one).
     var syncRuns = 0
     var channelChangelogToken: String?
@@ -304,9 +301,7 @@ public actor ChatClient {
                 loginWaiters = []
                 for w in waiters { w.resume(throwing: error) }
                 // No connection is coming: what waited in the outbox fails (kept in the cache for the next start).
-                let queued = outbox
-                outbox = []
-                for o in queued {
+                for o in outbox.drain() {
                     var failed = o.message
                     failed.status = .failed
                     failed.error = SendbirdError(.connectionRequired, "not connected")
