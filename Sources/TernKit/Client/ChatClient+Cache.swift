@@ -73,14 +73,14 @@ extension ChatClient {
             if let c = store[url] { cache.saveChannels([c]) }
         case .channelDeleted(let url), .channelRemoved(let url, _):
             cache.removeChannel(url)
-            synced.remove(url)
+            catchUp.forget(url)
         case .messagePending(let m), .messageFailed(let m):
             if isCached(m.channelUrl) { cache.saveUnsent(m) }
         case .messageSent(let m):
             if let id = m.requestId { cache.removeUnsent(id) }
-            if isCached(m.channelUrl) { cache.saveLive(m, extend: synced.contains(m.channelUrl)) }
+            if isCached(m.channelUrl) { cache.saveLive(m, extend: catchUp.isSynced(m.channelUrl)) }
         case .messageReceived(let m):
-            if isCached(m.channelUrl) { cache.saveLive(m, extend: synced.contains(m.channelUrl)) }
+            if isCached(m.channelUrl) { cache.saveLive(m, extend: catchUp.isSynced(m.channelUrl)) }
             liveWrites += 1
             if liveWrites >= 500 {
                 // A busy session grows the cache too: check its size now and then.
@@ -98,7 +98,7 @@ extension ChatClient {
             cache.saveChannels(updated)
             for url in deleted {
                 cache.removeChannel(url)
-                synced.remove(url)
+                catchUp.forget(url)
             }
         case .reactionUpdated(let url, let id, let key, let user, let added):
             cache.modifyMessage(url, id) { $0.applyReaction(key: key, userId: user, added: added) }
@@ -111,7 +111,7 @@ extension ChatClient {
 
     /// Group channels' messages are cached; open channels' are not (they are a live room).
     func isCached(_ url: String) -> Bool {
-        cache != nil && openChannels[url] == nil && !knownOpen.contains(url)
+        cache != nil && !openChannels.isOpen(url)
     }
 
     // MARK: - Reading the cache
@@ -161,7 +161,7 @@ extension ChatClient {
             // Held messages newer than the newest page came live on this connection while it was asked
             // for (ours sent meanwhile, say): they continue the run.
             if case .open = machine.state { cache.extendToHeld(url) }
-            synced.insert(url)
+            catchUp.markSynced(url)
         }
         cache.enforceLimit(keep: viewing.union(shown).union([url]))
     }
@@ -216,26 +216,24 @@ extension ChatClient {
     /// Channel changelogs (or a full list on the first connection without a token), then the
     /// outbox, then each channel on screen: message changelogs and a gap fill.
     func syncAfterLogin(loginTs: Millis, first: Bool) async {
-        syncRuns += 1
-        let run = syncRuns
+        let run = catchUp.startRun()
         emit(.syncing(true))
-        synced.removeAll()
         // What waited goes first, so later sends stay behind it.
         Task { await self.runOutbox() }
         await syncChannels(loginTs: loginTs, first: first)
         for url in viewing.union(shown).sorted() where isCached(url) {
-            guard run == syncRuns, case .open = machine.state else { break }
+            guard catchUp.isCurrent(run), case .open = machine.state else { break }
             await syncChannelMessages(url)
         }
         cache?.setValue(String(loginTs), for: "login_ts")
-        if run == syncRuns { emit(.syncing(false)) }
+        if catchUp.isCurrent(run) { emit(.syncing(false)) }
     }
 
     /// Brings the channel list up to date: by changelog token when there is one, else by reading the
     /// whole list (dropping cached channels the server no longer lists) and taking a token.
     func syncChannels(loginTs: Millis, first: Bool) async {
         let tokenKey = "channel_changelog_token"
-        if let token = cache?.value(tokenKey) ?? channelChangelogToken {
+        if let token = cache?.value(tokenKey) ?? catchUp.channelChangelogToken {
             if await applyChannelChangelogs([("token", token)]) { return }
         }
         guard first || cache == nil else {
@@ -280,7 +278,7 @@ extension ChatClient {
             gone = gone.filter { store[$0] != nil }
             for url in gone {
                 closeChannel(url)
-                removals[url, default: 0] += 1
+                channelReads.removed(url)
                 store.remove(url)
             }
             if !updated.isEmpty || !gone.isEmpty {
@@ -288,7 +286,7 @@ extension ChatClient {
                 emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
             }
             if let next = page.next, !next.isEmpty {
-                channelChangelogToken = next
+                catchUp.channelChangelogToken = next
                 cache?.setValue(next, for: "channel_changelog_token")
                 cursor = [("token", next)]
             }
@@ -343,7 +341,7 @@ extension ChatClient {
         // Live messages that came while the fill ran are part of the run now (the socket was up all along).
         guard case .open = machine.state else { return }
         cache.extendToHeld(url)
-        synced.insert(url)
+        catchUp.markSynced(url)
         var seen = Set<Int64>()
         let unique = filled.filter { seen.insert($0.messageId).inserted }.sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
         emit(.messagesFilled(channelUrl: url, unique))
@@ -383,12 +381,12 @@ extension ChatClient {
     /// with messages held but not synced catches up first (changelogs, gap fill).
     public func latestMessages(in url: String, limit: Int = 50) async throws -> MessagePage {
         cache?.markOpened(url, at: clock.now())
-        if isCached(url), synced.contains(url), let page = cache?.messages(url, limit: limit), !page.messages.isEmpty {
+        if isCached(url), catchUp.isSynced(url), let page = cache?.messages(url, limit: limit), !page.messages.isEmpty {
             return page
         }
         if isCached(url), cache?.range(url) != nil, case .open = machine.state {
             await syncChannelMessages(url)
-            if synced.contains(url), let page = cache?.messages(url, limit: limit), !page.messages.isEmpty { return page }
+            if catchUp.isSynced(url), let page = cache?.messages(url, limit: limit), !page.messages.isEmpty { return page }
         }
         return try await previousMessages(in: url, before: nil, limit: limit)
     }

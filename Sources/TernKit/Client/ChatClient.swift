@@ -44,15 +44,9 @@ public actor ChatClient {
     var viewing: Set<String> = []
     /// Channels on screen that the user has not seen yet (not read): kept current like viewed ones.
     var shown: Set<String> = []
-    /// Channels being fetched because an event named them first.
-    var fetching: Set<String> = []
-    /// Channels named by another event while their fetch was on its way: read again.
-    var fetchAgain: Set<String> = []
-    var fetchRounds: [String: Int] = [:]
-    /// Bumped whenever a channel leaves the list: a fetch started before it must not bring the channel back.
-    var removals: [String: Int] = [:]
-    /// Event-driven re-reads in flight, per channel.
-    var refreshing: [String: Int] = [:]
+    /// Channels read because an event named them (unknown ones, changed ones), and their generations: a read
+    /// started before the channel left the list must not bring it back.
+    var channelReads = ChannelReads()
     /// The user's totals that came with a channel event, for the removal that event leads to.
     var serverTotals: [String: UnreadCount] = [:]
     /// Messages whose deletion was already announced (the deleter hears it twice: answer and `DELM`).
@@ -65,24 +59,18 @@ public actor ChatClient {
     var uploads: [String: UploadHandle] = [:]
     /// Whether the blocked-user list has been read since login.
     var blockedLoaded = false
-    /// Open channels the user is in (entered on this connection; entered again after a reconnection).
-    var openChannels: [String: OpenChannel] = [:]
-    /// Open channels known from lists and lookups (for the REST paths of their messages).
-    var knownOpen: Set<String> = []
+    /// Open channels the user is in (entered on this connection; entered again after a reconnection), and
+    /// those known from lists and lookups (for the REST paths of their messages).
+    var openChannels = OpenChannelRoster()
     var channelListToken: String?
     public internal(set) var hasMoreChannels = true
 
     /// The offline cache (nil when the configuration names no directory).
     public nonisolated let cache: LocalCache?
-    /// Channels whose held messages are current on this connection: live messages extend their run.
-    var synced: Set<String> = []
+    /// The catch-up after each login: its run, the login's time, the changelog token, the channels current.
+    var catchUp = CatchUp()
     /// Messages waiting for the connection, in the order written, and failed ones that go again by themselves.
     var outbox = Outbox<OutboxWaiter>(autoResendCodes: ChatClient.autoResendCodes)
-    /// Catch-up runs started (a newer one supersedes an older one).
-    var syncRuns = 0
-    var channelChangelogToken: String?
-    /// The current connection's `LOGI` `login_ts`.
-    var loginTs: Millis = 0
     /// Live messages written to the cache since its size was last checked.
     var liveWrites = 0
 
@@ -268,7 +256,7 @@ public actor ChatClient {
                     for w in waiters { w.resume(returning: user) }
                     emit(.connected(user))
                 }
-                let ts = loginTs
+                let ts = catchUp.loginTs
                 Task {
                     if self.cache != nil {
                         await self.syncAfterLogin(loginTs: ts, first: true)
@@ -277,13 +265,13 @@ public actor ChatClient {
                     }
                 }
             case .reconnectStarted:
-                synced.removeAll()
+                catchUp.connectionLost()
                 for (url, user) in typing.clear() { emit(.typingEnded(channelUrl: url, user: user, expired: true)) }
                 emit(.reconnectStarted)
             case .reconnectSucceeded:
                 typingOut.reset()
                 emit(.reconnectSucceeded)
-                let ts = loginTs
+                let ts = catchUp.loginTs
                 Task {
                     await self.reenterOpenChannels()
                     await self.syncAfterLogin(loginTs: ts, first: false)
