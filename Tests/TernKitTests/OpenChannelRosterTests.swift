@@ -12,62 +12,52 @@ struct OpenChannelRosterTests {
         var r = OpenChannelRoster()
         #expect(!r.isOpen("stage"))
         // Seen in a list: open (its messages take the open-channel paths), not entered, nothing to announce.
-        let v1 = r.keep(OpenChannel(url: "stage", name: "Stage"))
-        #expect(v1 == nil)
-        #expect(r.isOpen("stage") && r["stage"] == nil && r.channels.isEmpty)
+        let listed = r.keep(OpenChannel(url: "stage", name: "Stage"))
+        #expect(listed == nil && r.isOpen("stage") && r["stage"] == nil && r.channels.isEmpty)
         r.enter(OpenChannel(url: "stage", name: "Stage", participantCount: 1))
         #expect(r.channels.map(\.url) == ["stage"])
         // The same description again: nothing; a new one: the entered channel changes and is announced.
-        let v2 = r.keep(OpenChannel(url: "stage", name: "Stage", participantCount: 1))
-        #expect(v2 == nil)
-        let v3 = r.keep(OpenChannel(url: "stage", name: "Big stage", participantCount: 1))
-        #expect(v3?.name == "Big stage")
-        #expect(r["stage"]?.name == "Big stage")
-        let v4 = r.exit("stage")
-        let v5 = r.exit("stage")
-        #expect(v4 && !v5)
-        #expect(r.isOpen("stage"))
+        let same = r.keep(OpenChannel(url: "stage", name: "Stage", participantCount: 1))
+        let renamed = r.keep(OpenChannel(url: "stage", name: "Big stage", participantCount: 1))
+        #expect(same == nil && renamed?.name == "Big stage" && r["stage"]?.name == "Big stage")
+        let exited = r.exit("stage")
+        let again = r.exit("stage")
+        #expect(exited && !again && r.isOpen("stage"))
     }
 
     @Test func eventsUpdateTheEnteredChannelOrPutTheUserOut() {
         var r = OpenChannelRoster()
         r.enter(OpenChannel(url: "stage", participantCount: 1))
         r.enter(OpenChannel(url: "hall"))
-        let v6 = r.apply(.entered(ben, count: 2), in: "stage", me: "ann")
-        #expect(v6 == .updated(OpenChannel(url: "stage", participantCount: 2)))
-        let v7 = r.apply(.frozen, in: "stage", me: "ann")
-        #expect(v7 == .updated(OpenChannel(url: "stage", participantCount: 2, isFrozen: true)))
-        let v8 = r.apply(.operatorsChanged([ann]), in: "stage", me: "ann")
-        #expect(v8 == .updated(OpenChannel(url: "stage", operators: [ann], participantCount: 2, isFrozen: true)))
-        let v9 = r.apply(.changed, in: "stage", me: "ann")
-        #expect(v9 == .reread)
-        let v10 = r.apply(.muted(ben, endAt: -1), in: "stage", me: "ann")
-        #expect(v10 == .nothing)
-        // Someone else banned: nothing for the roster; the user banned: out.
-        let v11 = r.apply(.banned(ben, endAt: -1), in: "stage", me: "ann")
-        #expect(v11 == .nothing)
-        let v12 = r.apply(.banned(ann, endAt: -1), in: "stage", me: "ann")
-        #expect(v12 == .exited(.banned))
-        #expect(r["stage"] == nil)
-        let v13 = r.apply(.deleted, in: "hall", me: "ann")
-        #expect(v13 == .exited(.deleted))
-        // A channel not entered: nothing.
-        let v14 = r.apply(.entered(ben, count: 5), in: "stage", me: "ann")
-        #expect(v14 == .nothing)
+        let steps: [(String, ChannelEventKind, OpenChannelRoster.Outcome)] = [
+            ("stage", .entered(ben, count: 2), .updated(OpenChannel(url: "stage", participantCount: 2))),
+            ("stage", .frozen, .updated(OpenChannel(url: "stage", participantCount: 2, isFrozen: true))),
+            ("stage", .operatorsChanged([ann]), .updated(OpenChannel(url: "stage", operators: [ann], participantCount: 2, isFrozen: true))),
+            ("stage", .changed, .reread),
+            ("stage", .muted(ben, endAt: -1), .nothing),
+            // Someone else banned: nothing for the roster; the user banned: out.
+            ("stage", .banned(ben, endAt: -1), .nothing),
+            ("stage", .banned(ann, endAt: -1), .exited(.banned)),
+            ("hall", .deleted, .exited(.deleted)),
+            // A channel not entered: nothing.
+            ("stage", .entered(ben, count: 5), .nothing),
+        ]
+        for (url, kind, expected) in steps {
+            let outcome = r.apply(kind, in: url, me: "ann")
+            #expect(outcome == expected, "\(kind) in \(url)")
+        }
+        #expect(r.channels.isEmpty)
     }
 
     @Test func countsAndReentering() {
         var r = OpenChannelRoster()
         r.enter(OpenChannel(url: "stage", participantCount: 3))
-        let v15 = r.participantCount(3, in: "stage")
-        #expect(v15 == nil)
-        let v16 = r.participantCount(4, in: "stage")
-        #expect(v16?.participantCount == 4)
-        let v17 = r.participantCount(4, in: "elsewhere")
-        #expect(v17 == nil)
-        let v18 = r.reentered("stage", participantCount: 7)
-        #expect(v18?.participantCount == 7)
-        let v19 = r.reentered("elsewhere", participantCount: 1)
-        #expect(v19 == nil)
+        let unchanged = r.participantCount(3, in: "stage")
+        let changed = r.participantCount(4, in: "stage")
+        let elsewhere = r.participantCount(4, in: "elsewhere")
+        #expect(unchanged == nil && changed?.participantCount == 4 && elsewhere == nil)
+        let reentered = r.reentered("stage", participantCount: 7)
+        let gone = r.reentered("elsewhere", participantCount: 1)
+        #expect(reentered?.participantCount == 7 && gone == nil)
     }
 }

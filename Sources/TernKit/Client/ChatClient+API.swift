@@ -293,21 +293,18 @@ extension ChatClient {
     /// The user has `url` open: it is marked read now and whenever a message arrives in it
     /// (at most once a second) until ``closeChannel(_:)``.
     public func openChannel(_ url: String) async {
-        shown.remove(url)
-        viewing.insert(url)
+        onScreen.open(url)
         if (store[url]?.unreadMessageCount ?? 0) > 0 || store[url] == nil { requestRead(url) }
     }
 
     public func closeChannel(_ url: String) {
-        viewing.remove(url)
-        shown.remove(url)
+        onScreen.close(url)
     }
 
     /// `url` is on screen but not seen yet (the terminal is not focused, the user is away): kept current
     /// (caught up after a reconnection, its cache kept) like an open channel, but not marked read.
     public func showChannel(_ url: String) {
-        viewing.remove(url)
-        shown.insert(url)
+        onScreen.show(url)
     }
 
     // MARK: - Receipts

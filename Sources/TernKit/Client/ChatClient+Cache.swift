@@ -85,7 +85,7 @@ extension ChatClient {
             if liveWrites >= 500 {
                 // A busy session grows the cache too: check its size now and then.
                 liveWrites = 0
-                cache.enforceLimit(keep: viewing.union(shown))
+                cache.enforceLimit(keep: onScreen.all)
             }
         case .messageUpdated(let m):
             cache.updateMessage(m)
@@ -163,7 +163,7 @@ extension ChatClient {
             if case .open = machine.state { cache.extendToHeld(url) }
             catchUp.markSynced(url)
         }
-        cache.enforceLimit(keep: viewing.union(shown).union([url]))
+        cache.enforceLimit(keep: onScreen.all.union([url]))
     }
 
     // MARK: - Sending while offline
@@ -221,7 +221,7 @@ extension ChatClient {
         // What waited goes first, so later sends stay behind it.
         Task { await self.runOutbox() }
         await syncChannels(loginTs: loginTs, first: first)
-        for url in viewing.union(shown).sorted() where isCached(url) {
+        for url in onScreen.all.sorted() where isCached(url) {
             guard catchUp.isCurrent(run), case .open = machine.state else { break }
             await syncChannelMessages(url)
         }

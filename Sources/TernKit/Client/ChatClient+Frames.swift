@@ -230,7 +230,7 @@ extension ChatClient {
         guard payload.channelType == "group" else { return }
         var message = Message(payload)
         message.requestId = nil
-        let isViewing = viewing.contains(message.channelUrl)
+        let isViewing = onScreen.isViewing(message.channelUrl)
         let effect = store.applyIncoming(message, viewing: isViewing, server: server)
         let fromOthers = message.sender?.userId != me
         if fromOthers, let sender = message.sender, typing.end(sender.userId, in: message.channelUrl) != nil {

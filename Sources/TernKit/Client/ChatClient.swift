@@ -40,10 +40,8 @@ public actor ChatClient {
     var typing: TypingTracker
     var typingOut: TypingThrottle
     var reads: ReadThrottle
-    /// Channels the user has open on screen: their messages do not count as unread.
-    var viewing: Set<String> = []
-    /// Channels on screen that the user has not seen yet (not read): kept current like viewed ones.
-    var shown: Set<String> = []
+    /// Channels on screen: open ones (their messages do not count as unread) and shown ones not seen yet; both kept current.
+    var onScreen = ChannelsOnScreen()
     /// Channels read because an event named them (unknown ones, changed ones), and their generations: a read
     /// started before the channel left the list must not bring it back.
     var channelReads = ChannelReads()
