@@ -68,6 +68,12 @@ struct Tmux: Sendable {
         for target in targets { try await waitScreen(target, "a clean exit") { $0.contains("TERN-EXITED-0") } }
     }
 
+    /// Clears the input line (Ctrl-U), then types `line` and presses Enter.
+    func say(_ target: String, _ line: String) async {
+        await keys(target, "C-u")
+        await enter(target, line)
+    }
+
     func waitScreen(_ target: String, _ what: String, timeout: Double = 30, _ ok: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""

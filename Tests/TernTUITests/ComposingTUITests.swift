@@ -32,6 +32,12 @@ struct ComposingTUITests: TUIFixture {
     }
 
     func key(_ k: Key, _ s: inout AppState) -> [Effect] { reducer.reduce(&s, .key(k)) }
+    /// Types `text` and presses Tab: the input line completed.
+    func complete(_ text: String, _ s: inout AppState) -> String {
+        type(text, &s)
+        _ = key(.tab, &s)
+        return s.inputText
+    }
 
     @Test func readlineEditingKillYankAndUndo() {
         var s = state()
@@ -124,35 +130,21 @@ struct ComposingTUITests: TUIFixture {
     @Test func completionCyclesNicksCommandsChannelsEmojiAndPaths() {
         var s = state()
         s.messages["c1"] = [Message(messageId: 5, channelUrl: "c1", text: "hi", sender: User(userId: "carol"), createdAt: 9)]
-        type("@", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "@carol ", "who spoke last comes first")
-        _ = key(.tab, &s)
-        #expect(s.inputText == "@bob ")
+        #expect(complete("@", &s) == "@carol ", "who spoke last comes first")
+        #expect(complete("", &s) == "@bob ")
         _ = key(.shiftTab, &s)
         #expect(s.inputText == "@carol ")
         _ = key(.escape, &s)
         #expect(s.inputText == "@", "Esc puts the word back")
         _ = key(.ctrl("u"), &s)
-        type("/cou", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "/count ")
-        type("men", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "/count mentions ")
+        #expect(complete("/cou", &s) == "/count ")
+        #expect(complete("men", &s) == "/count mentions ")
         _ = key(.ctrl("u"), &s)
-        type("see #o", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "see #ops ")
-        type(":tada", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "see #ops 🎉")
+        #expect(complete("see #o", &s) == "see #ops ")
+        #expect(complete(":tada", &s) == "see #ops 🎉")
         _ = key(.ctrl("u"), &s)
-        type("/upload /data/", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "/upload /data/nested/", "directories first by name, hidden files left out")
-        _ = key(.tab, &s)
-        #expect(s.inputText == "/upload /data/notes.txt ")
+        #expect(complete("/upload /data/", &s) == "/upload /data/nested/", "directories first by name, hidden files left out")
+        #expect(complete("", &s) == "/upload /data/notes.txt ")
     }
 
     @Test func hotlistAltAJumpsAndTheSwitcher() {
