@@ -13,12 +13,8 @@ import FoundationNetworking
 struct ModerationEngineTests {
     @Test func openChannelEnterTalkReenterBanDelete() async throws {
         try await withLocalServer({ $0.participantCountInterval = 50 }) { server in
-            let alice = server.client("alice")
-            let bob = server.client("bob")
-            let aliceLog = EventLog(alice)
-            let bobLog = EventLog(bob)
-            try await alice.connect()
-            try await bob.connect()
+            let (alice, aliceLog) = try await server.connected("alice")
+            let (bob, bobLog) = try await server.connected("bob")
             let lobby = try await alice.createOpenChannel(name: "Lobby", customType: "live")
             #expect(lobby.isOperator("alice") && lobby.participantCount == 0)
             let listed = try await bob.openChannelList(nameContains: "lob")
@@ -84,10 +80,8 @@ struct ModerationEngineTests {
                 try await server.platform("POST", "/v3/users", ["user_id": id, "nickname": nick, "profile_url": "", "metadata": ["team": id == "bob" ? "red" : "blue"]])
             }
             let alice = server.client("alice")
-            let bob = server.client("bob")
-            let bobLog = EventLog(bob)
             try await alice.connect()
-            try await bob.connect()
+            let (bob, bobLog) = try await server.connected("bob")
             let team = try await alice.createGroupChannel(name: "team", userIds: ["bob", "carol"])
             try await alice.addOperators(["alice"], in: team.url)  // already one? the creator is not by default
             let ops = try await alice.operators(in: team.url)
@@ -195,9 +189,7 @@ struct PushPreferenceEngineTests {
 struct UnknownChannelEngineTests {
     @Test func aMessageInAChannelMadeByThePlatformAPIBringsTheChannel() async throws {
         try await withLocalServer { server in
-            let alice = server.client("alice")
-            let log = EventLog(alice)
-            try await alice.connect()
+            let (alice, log) = try await server.connected("alice")
             func platform(_ method: String, _ path: String, _ body: [String: Any]) async throws {
                 var req = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
                 req.httpMethod = method
