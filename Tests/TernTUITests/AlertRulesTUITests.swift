@@ -13,8 +13,7 @@ struct AlertRulesTUITests: TUIFixture {
     let lateEvening: Millis = 1_795_645_800_000
 
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
+        var s = aliceAtTheKeyboard()
         var dm = GroupChannel(url: "dm", name: "", members: [Member(user: alice), Member(user: bob)])
         dm.memberCount = 2
         var team = GroupChannel(url: "team", name: "team", members: [Member(user: alice), Member(user: bob)])

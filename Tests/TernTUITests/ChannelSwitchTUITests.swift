@@ -17,8 +17,7 @@ struct ChannelSwitchTUITests: TUIFixture {
 
     /// #dev (on screen, a message with a thread), #team and #team2.
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true
+        var s = aliceAtTheKeyboard()
         s.connection = .open
         s.terminal = PaneSize(width: 72, height: 12)
         s.pane = Screen.messagePane(width: 72, height: 12)

@@ -16,8 +16,7 @@ struct ComposingTUITests: TUIFixture {
     }
 
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true
+        var s = aliceAtTheKeyboard()
         var team = GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob), Member(user: User(userId: "carol"))])
         team.lastMessage = Message(messageId: 1, channelUrl: "c1", text: "x", sender: bob, createdAt: 3)
         var ops = GroupChannel(url: "c2", name: "ops", members: [Member(user: alice), Member(user: bob), Member(user: User(userId: "carol"))])

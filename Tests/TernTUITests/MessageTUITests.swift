@@ -10,8 +10,7 @@ struct MessageTUITests: TUIFixture {
     let reducer = Reducer()
 
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
+        var s = aliceAtTheKeyboard()
         var c = GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob), Member(user: User(userId: "bobby"))])
         c.createdAt = 1
         s.channels = [c]

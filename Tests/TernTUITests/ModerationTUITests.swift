@@ -10,8 +10,7 @@ struct ModerationTUITests: TUIFixture {
     let reducer = Reducer()
 
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
+        var s = aliceAtTheKeyboard()
         var c = GroupChannel(url: "c1", name: "team", members: [Member(user: alice, role: "operator"), Member(user: bob)])
         c.createdAt = 1
         c.myRole = "operator"

@@ -15,8 +15,7 @@ struct SyncTUITests: TUIFixture {
     }
 
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
+        var s = aliceAtTheKeyboard()
         s.channels = [GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob)]), GroupChannel(url: "c2", name: "other")]
         s.selected = "c1"
         s.hasPrevious["c1"] = false

@@ -15,6 +15,13 @@ extension TUIFixture {
     var alice: User { User(userId: "alice", nickname: "Alice") }
     var bob: User { User(userId: "bob", nickname: "Bob") }
 
+    /// Alice's state on server "test", at the keyboard (else the channel on screen is not yet read).
+    func aliceAtTheKeyboard() -> AppState {
+        var s = AppState(me: alice, server: "test")
+        s.present = true
+        return s
+    }
+
     /// Types `text` into the input line, a key at a time; the effects of every key.
     @discardableResult
     func type(_ text: String, _ s: inout AppState) -> [Effect] {
