@@ -26,11 +26,9 @@ public actor ChatClient {
     var socket: WebSocketConnection?
     var generation = 0
     var token: String?
+    /// The task sleeping until the next tick, and when it wakes (timers run between connect and disconnect).
     var ticker: Task<Void, Never>?
-    /// When the armed ticker fires (the earliest timer when it was armed); nil: not armed.
-    var tickerWake: Millis?
-    /// Timers run at all (between connect and disconnect).
-    var timersOn = false
+    var wakes = WakeSchedule()
 
     var loginWaiters: [CheckedContinuation<User, any Error>] = []
     var acks: [String: AckWaiter] = [:]
@@ -164,7 +162,7 @@ public actor ChatClient {
         if let tlsProblem { throw tlsProblem }
         if case .closed = machine.state {
             token = try configuration.token.resolve()
-            timersOn = true
+            wakes.start()
         }
         return try await withCheckedThrowingContinuation { cont in
             loginWaiters.append(cont)
@@ -175,10 +173,9 @@ public actor ChatClient {
     /// Closes the connection; no reconnection follows.
     public func disconnect() {
         apply(machine.handle(.disconnect, now: clock.now()))
-        timersOn = false
+        wakes.stop()
         ticker?.cancel()
         ticker = nil
-        tickerWake = nil
     }
 
     /// Disconnects and ends every event stream.
@@ -199,11 +196,8 @@ public actor ChatClient {
     /// Sleeps until the earliest timer — nothing wakes while none is due (no polling). A timer set later than
     /// the armed one waits for it (the tick re-arms); an earlier one re-arms now.
     func armTicker() {
-        guard timersOn, let wake = nextWake else { return }
-        if ticker != nil, let armed = tickerWake, armed <= wake { return }
+        guard let delay = wakes.arm(for: nextWake, now: clock.now(), minimumDelay: configuration.tickInterval / 10) else { return }
         ticker?.cancel()
-        tickerWake = wake
-        let delay = max(configuration.tickInterval / 10, wake - clock.now())
         ticker = Task { [weak self] in
             try? await Task.sleep(for: .milliseconds(delay))
             guard !Task.isCancelled else { return }
@@ -213,7 +207,7 @@ public actor ChatClient {
 
     func tickerFired() {
         ticker = nil
-        tickerWake = nil
+        wakes.fired()
         tick()
     }
 
