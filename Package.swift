@@ -67,10 +67,13 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // UI state, key map, reducer and views into a cell grid. Never calls curses.
-        .target(name: "TernTUI", dependencies: ["TernKit", .product(name: "TOMLKit", package: "TOMLKit")]),
+        // TernProtocol too: TernKit's API speaks its wire errors (`SendbirdError`, `ErrorCode`), which ErrorText words.
+        .target(name: "TernTUI", dependencies: ["TernKit", "TernProtocol", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The ncursesw C shim; only TernTerminal imports it.
         .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),
         // The thin terminal adapter: the only code that calls ncurses.
@@ -89,7 +92,7 @@ let package = Package(
             dependencies: [
                 // The embedded local server is `ternd serve-embedded`, a process of its own: the client links
                 // none of the server (no SQLite server store, libgd, libcurl), so it starts small.
-                "TernKit", "TernTUI", "TernTerminal",
+                "TernKit", "TernProtocol", "TernTUI", "TernTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -140,6 +143,6 @@ let package = Package(
         ),
         // The real binaries as processes: `tern send` / `tern tail` against `ternd`.
         .testTarget(name: "TernEndToEndTests", dependencies: ["tern", "ternd", "TernKit", "TernProtocol", "TernTUI", "TernTerminal", "TernTestSupport"]),
-        .testTarget(name: "TernTUITests", dependencies: ["TernTUI", "TernKit"], resources: [.copy("Golden")]),
+        .testTarget(name: "TernTUITests", dependencies: ["TernTUI", "TernKit", "TernProtocol"], resources: [.copy("Golden")]),
     ]
 )

@@ -166,32 +166,7 @@ extension ChatApp {
             Task { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
         case .channel(let command, let url):
             Task {
-                do {
-                    switch command {
-                    case .invite(let users):
-                        let c = try await client.invite(users, to: url)
-                        self.dispatch(.notice("invited \(users.joined(separator: ", ")) to #\(c.displayName(me: self.state.me.userId))"))
-                    case .accept: self.dispatch(.opened(try await client.acceptInvitation(url)))
-                    case .join: self.dispatch(.opened(try await client.join(url)))
-                    case .unhide: self.dispatch(.opened(try await client.unhide(url)))
-                    case .decline: try await client.declineInvitation(url)
-                    case .leave: try await client.leave(url)
-                    case .hide: try await client.hide(url, allowAutoUnhide: true)
-                    case .archive: try await client.hide(url, allowAutoUnhide: false)
-                    case .freeze: _ = try await client.setFrozen(url, true)
-                    case .unfreeze: _ = try await client.setFrozen(url, false)
-                    case .rename(let name): _ = try await client.updateChannel(url, name: name)
-                    case .countPreference(let p):
-                        let c = try await client.setCountPreference(p, in: url)
-                        let what: [CountPreference: String] = [
-                            .all: "counts messages and mentions", .messagesOnly: "counts messages only",
-                            .mentionsOnly: "counts mentions only", .off: "counts nothing",
-                        ]
-                        self.dispatch(.notice("#\(c.displayName(me: self.state.me.userId)) \(what[p] ?? p.rawValue)"))
-                    }
-                } catch {
-                    self.dispatch(.failed(Self.describe(error)))
-                }
+                do { try await self.run(command, in: url) } catch { self.dispatch(.failed(Self.describe(error))) }
             }
         case .joinPublic(let name):
             Task {
@@ -246,6 +221,34 @@ extension ChatApp {
             }
         default:
             assertionFailure("perform(_:) sent \(effect) to the wrong place")
+        }
+    }
+
+    /// A channel command (/invite, /accept, /leave, /freeze, /rename…) through the engine; what it did, as a notice
+    /// or the channel opened.
+    func run(_ command: ChannelCommand, in url: String) async throws {
+        let client = self.client
+        switch command {
+        case .invite(let users):
+            let c = try await client.invite(users, to: url)
+            self.dispatch(.notice("invited \(users.joined(separator: ", ")) to #\(c.displayName(me: self.state.me.userId))"))
+        case .accept: self.dispatch(.opened(try await client.acceptInvitation(url)))
+        case .join: self.dispatch(.opened(try await client.join(url)))
+        case .unhide: self.dispatch(.opened(try await client.unhide(url)))
+        case .decline: try await client.declineInvitation(url)
+        case .leave: try await client.leave(url)
+        case .hide: try await client.hide(url, allowAutoUnhide: true)
+        case .archive: try await client.hide(url, allowAutoUnhide: false)
+        case .freeze: _ = try await client.setFrozen(url, true)
+        case .unfreeze: _ = try await client.setFrozen(url, false)
+        case .rename(let name): _ = try await client.updateChannel(url, name: name)
+        case .countPreference(let p):
+            let c = try await client.setCountPreference(p, in: url)
+            let what: [CountPreference: String] = [
+                .all: "counts messages and mentions", .messagesOnly: "counts messages only",
+                .mentionsOnly: "counts mentions only", .off: "counts nothing",
+            ]
+            self.dispatch(.notice("#\(c.displayName(me: self.state.me.userId)) \(what[p] ?? p.rawValue)"))
         }
     }
 

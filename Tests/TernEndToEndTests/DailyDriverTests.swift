@@ -45,18 +45,6 @@ struct DailyDriverTests {
         try? await Task.sleep(for: .milliseconds(120))
     }
 
-    static func get(_ server: TerndChild, _ path: String) async throws -> [String: Any] {
-        var req = URLRequest(url: URL(string: server.url + path)!)
-        req.setValue(server.apiToken, forHTTPHeaderField: "Api-Token")
-        let (data, _) = try await URLSession.shared.data(for: req)
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-    }
-
-    static func lastText(_ server: TerndChild, _ channel: String) async throws -> String {
-        let page = try await get(server, "/v3/group_channels/\(channel)/messages?message_ts=\(Int64(Date().timeIntervalSince1970 * 1000) + 60_000)&prev_limit=1&next_limit=0")
-        return ((page["messages"] as? [[String: Any]])?.last?["message"] as? String) ?? ""
-    }
-
     @Test func aWeechatUsersFirstHour() async throws {
         let config = """
             theme = "dark"
@@ -117,7 +105,7 @@ struct DailyDriverTests {
             try await tmux.waitScreen("alice", "two input rows") { $0.contains("> first line") && $0.contains("second line") }
             await tmux.keys("alice", "Enter")
             try await tmux.waitScreen("bob", "the two lines as one message") { $0.contains("alice: first line") && $0.contains("second line") }
-            #expect(try await Self.lastText(server, "team") == "first line\nsecond line")
+            #expect(try await server.lastText("team") == "first line\nsecond line")
             // Longer than paste_confirm_lines: Enter asks first.
             await tmux.run(["set-buffer", "-b", "p5", "a\nb\nc\nd\ne"])
             await tmux.run(["paste-buffer", "-p", "-b", "p5", "-t", "alice"])
@@ -125,7 +113,7 @@ struct DailyDriverTests {
             try await tmux.waitScreen("alice", "the confirmation") { $0.contains("send 5 lines as one message?") }
             await tmux.keys("alice", "y")
             try await tmux.waitScreen("bob", "the five lines") { $0.contains("alice: a") && $0.contains("e") }
-            #expect(try await Self.lastText(server, "team") == "a\nb\nc\nd\ne")
+            #expect(try await server.lastText("team") == "a\nb\nc\nd\ne")
 
             // $EDITOR round trip (Ctrl-X Ctrl-E): the edited draft comes back to the input.
             await tmux.text("alice", "my draft")
@@ -297,15 +285,4 @@ struct DailyDriverTests {
         }
     }
 }
-}
-
-@Suite("Colours on smaller palettes")
-struct ColourFitTests {
-    @Test func paletteColoursFallToTheNearestAnsiColour() {
-        #expect(CursesTerminal.fit(196, colors: 256) == 196)
-        #expect(CursesTerminal.fit(196, colors: 16) == 9, "bright red")
-        #expect(CursesTerminal.fit(196, colors: 8) == 1, "red")
-        #expect(CursesTerminal.fit(255, colors: 16) == 7 && CursesTerminal.fit(234, colors: 16) == 0, "greys: the nearest grey")
-        #expect(CursesTerminal.fit(12, colors: 8) == 4, "bright blue on 8 colours: blue")
-    }
 }

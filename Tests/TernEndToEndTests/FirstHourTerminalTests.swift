@@ -40,10 +40,7 @@ struct FirstHourTerminalTests {
             await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "24", "env -u TERN_SERVER \(vars) \(tern); echo TERN-EXITED-$?; sleep 120"])
         }
 
-        func say(_ user: String, _ text: String) async {
-            await tmux.keys(user, "C-u")
-            await tmux.enter(user, text)
-        }
+        func say(_ user: String, _ text: String) async { await tmux.say(user, text) }
 
         var record: Record? {
             guard let data = FileManager.default.contents(atPath: serverData + "/embedded.json") else { return nil }

@@ -5,31 +5,6 @@ import Testing
 import FoundationNetworking
 #endif
 
-extension TerndChild {
-    /// A Platform API read.
-    func get(_ path: String) async throws -> [String: Any] {
-        var req = URLRequest(url: URL(string: url + path)!)
-        req.setValue(apiToken, forHTTPHeaderField: "Api-Token")
-        let (data, _) = try await URLSession.shared.data(for: req)
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-    }
-
-    /// The texts of a channel's messages on the server, oldest first (up to 200).
-    func history(_ url: String) async throws -> [String] {
-        let r = try await get("/v3/group_channels/\(url)/messages?message_ts=9007199254740991&prev_limit=200&next_limit=0")
-        return (r["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
-    }
-
-    /// The URL of the only channel named `name`.
-    func channelUrl(named name: String) async throws -> String {
-        let r = try await get("/v3/group_channels?limit=100&name_contains=\(name)")
-        guard let url = (r["channels"] as? [[String: Any]] ?? []).first(where: { $0["name"] as? String == name })?["channel_url"] as? String else {
-            throw TestFailure("no channel named \(name)")
-        }
-        return url
-    }
-}
-
 /// The real `tern` against a real `ternd` that dies and comes back: offline starts from the cache,
 /// messages written while the server is away, and catching up after a long absence.
 @Suite("tern offline and catching up (tmux)", .serialized)
@@ -71,10 +46,7 @@ struct OfflineTerminalTests {
             try await tmux.waitScreen(pane(user), what, timeout: timeout, ok)
         }
 
-        func say(_ user: String, _ text: String) async {
-            await keys(user, "C-u")
-            await tmux.enter(pane(user), text)
-        }
+        func say(_ user: String, _ text: String) async { await tmux.say(pane(user), text) }
 
         func quit(_ user: String) async throws {
             await say(user, "/quit")

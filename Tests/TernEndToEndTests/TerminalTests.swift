@@ -62,6 +62,18 @@ struct Tmux: Sendable {
         await keys(target, "Enter")
     }
 
+    /// Ctrl-C in each of `targets`; each `tern` exits 0.
+    func quit(_ targets: String...) async throws {
+        for target in targets { await keys(target, "C-c") }
+        for target in targets { try await waitScreen(target, "a clean exit") { $0.contains("TERN-EXITED-0") } }
+    }
+
+    /// Clears the input line (Ctrl-U), then types `line` and presses Enter.
+    func say(_ target: String, _ line: String) async {
+        await keys(target, "C-u")
+        await enter(target, line)
+    }
+
     func waitScreen(_ target: String, _ what: String, timeout: Double = 30, _ ok: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
@@ -268,10 +280,7 @@ struct TerminalEndToEndTests {
             try await tmux.waitScreen("alice", "the result") { $0.contains("1 matches for \"edited\"") && $0.contains("alice: hello, edited") }
             await tmux.keys("alice", "Enter")
             try await tmux.waitScreen("alice", "back on the channel") { !$0.contains("Search messages") && $0.contains("hello, edited") }
-            await tmux.keys("alice", "C-c")
-            await tmux.keys("bob", "C-c")
-            try await tmux.waitScreen("alice", "a clean exit") { $0.contains("TERN-EXITED-0") }
-            try await tmux.waitScreen("bob", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            try await tmux.quit("alice", "bob")
         }
     }
 
@@ -300,10 +309,7 @@ struct TerminalEndToEndTests {
             await tmux.keys("ben", "l")
             try await tmux.waitScreen("ben", "the channel gone") { !$0.contains("crew") }
             try await tmux.waitScreen("ann", "ben leaving") { $0.contains("ben left #crew") }
-            await tmux.keys("ann", "C-c")
-            await tmux.keys("ben", "C-c")
-            try await tmux.waitScreen("ann", "a clean exit") { $0.contains("TERN-EXITED-0") }
-            try await tmux.waitScreen("ben", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            try await tmux.quit("ann", "ben")
         }
     }
 
@@ -345,10 +351,7 @@ struct TerminalEndToEndTests {
             await tmux.keys("ann", "Escape")
             await tmux.enter("ann", "/exit")
             try await tmux.waitScreen("ann", "left") { $0.contains("left #stage") }
-            await tmux.keys("ann", "C-c")
-            await tmux.keys("ben", "C-c")
-            try await tmux.waitScreen("ann", "a clean exit") { $0.contains("TERN-EXITED-0") }
-            try await tmux.waitScreen("ben", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            try await tmux.quit("ann", "ben")
         }
     }
 }

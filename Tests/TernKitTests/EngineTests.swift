@@ -9,12 +9,8 @@ import Testing
 struct EngineTests {
     @Test func sendReceiveUnreadAndReadReceipts() async throws {
         try await withLocalServer { server in
-            let alice = server.client("alice")
-            let bob = server.client("bob")
-            let aliceLog = EventLog(alice)
-            let bobLog = EventLog(bob)
-            try await alice.connect()
-            try await bob.connect()
+            let (alice, aliceLog) = try await server.connected("alice")
+            let (bob, bobLog) = try await server.connected("bob")
             let channel = try await alice.directChannel(with: "bob")
             #expect(channel.isDistinct && channel.members.count == 2)
             // The same distinct channel comes back on a second call.
@@ -212,9 +208,7 @@ struct EngineTests {
 
     @Test func reconnectsAfterTheSocketDrops() async throws {
         try await withLocalServer { server in
-            let bob = server.client("bob")
-            let log = EventLog(bob)
-            try await bob.connect()
+            let (bob, log) = try await server.connected("bob")
             await bob.simulateNetworkLoss()
             _ = try await log.wait("reconnectStarted") { $0 == .reconnectStarted ? true : nil }
             _ = try await log.wait("reconnectSucceeded") { $0 == .reconnectSucceeded ? true : nil }

@@ -10,13 +10,9 @@ struct MembershipEngineTests {
     @Test func inviteAcceptLeaveFreezeHide() async throws {
         try await withLocalServer { server in
             let alice = server.client("alice")
-            let bob = server.client("bob")
-            let bobPhone = server.client("bob")
-            let bobLog = EventLog(bob)
-            let phoneLog = EventLog(bobPhone)
             try await alice.connect()
-            try await bob.connect()
-            try await bobPhone.connect()
+            let (bob, bobLog) = try await server.connected("bob")
+            let (bobPhone, phoneLog) = try await server.connected("bob")
             try await bob.setInvitationAutoAccept(false)
             #expect(try await bob.invitationAutoAccept() == false)
             let team = try await alice.createGroupChannel(name: "team", userIds: [])
@@ -85,10 +81,8 @@ struct MembershipEngineTests {
     @Test func channelEventsListQueriesAndMetadata() async throws {
         try await withLocalServer { server in
             let alice = server.client("alice")
-            let bob = server.client("bob")
-            let bobLog = EventLog(bob)
             try await alice.connect()
-            try await bob.connect()
+            let (bob, bobLog) = try await server.connected("bob")
             var params = GroupChannelCreateParams(userIds: ["bob"])
             params.name = "Red"
             params.channelUrl = "red_room"

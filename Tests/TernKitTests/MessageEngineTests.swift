@@ -12,10 +12,8 @@ struct MessageEngineTests {
     @Test func editDeleteReactThreadCopyAndSearch() async throws {
         try await withLocalServer({ $0.linkPreviews = false }) { server in
             let alice = server.client("alice")
-            let bob = server.client("bob")
-            let bobLog = EventLog(bob)
             try await alice.connect()
-            try await bob.connect()
+            let (bob, bobLog) = try await server.connected("bob")
             let group = try await alice.createGroupChannel(name: "team", userIds: ["bob"])
             let other = try await alice.createGroupChannel(name: "other", userIds: [])
             _ = try await bob.loadAllChannels()

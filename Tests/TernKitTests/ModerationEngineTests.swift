@@ -13,12 +13,8 @@ import FoundationNetworking
 struct ModerationEngineTests {
     @Test func openChannelEnterTalkReenterBanDelete() async throws {
         try await withLocalServer({ $0.participantCountInterval = 50 }) { server in
-            let alice = server.client("alice")
-            let bob = server.client("bob")
-            let aliceLog = EventLog(alice)
-            let bobLog = EventLog(bob)
-            try await alice.connect()
-            try await bob.connect()
+            let (alice, aliceLog) = try await server.connected("alice")
+            let (bob, bobLog) = try await server.connected("bob")
             let lobby = try await alice.createOpenChannel(name: "Lobby", customType: "live")
             #expect(lobby.isOperator("alice") && lobby.participantCount == 0)
             let listed = try await bob.openChannelList(nameContains: "lob")
@@ -84,10 +80,8 @@ struct ModerationEngineTests {
                 try await server.platform("POST", "/v3/users", ["user_id": id, "nickname": nick, "profile_url": "", "metadata": ["team": id == "bob" ? "red" : "blue"]])
             }
             let alice = server.client("alice")
-            let bob = server.client("bob")
-            let bobLog = EventLog(bob)
             try await alice.connect()
-            try await bob.connect()
+            let (bob, bobLog) = try await server.connected("bob")
             let team = try await alice.createGroupChannel(name: "team", userIds: ["bob", "carol"])
             try await alice.addOperators(["alice"], in: team.url)  // already one? the creator is not by default
             let ops = try await alice.operators(in: team.url)
@@ -139,82 +133,6 @@ struct ModerationEngineTests {
             try await carol.updateMe(nickname: "Caro")
             #expect(try await alice.user("carol").user.nickname == "Caro")
             await carol.shutdown()
-        }
-    }
-}
-
-@Suite("Engine: the server's emojis for the reaction palette")
-struct EmojiEngineTests {
-    @Test func emojiKeysComeFromTheServer() async throws {
-        try await withLocalServer { server in
-            let alice = server.client("alice")
-            try await alice.connect()
-            #expect(try await alice.emojiKeys() == [], "no emojis configured")
-            var req = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/v3/emoji_categories")!)
-            req.httpMethod = "POST"
-            req.setValue(server.apiToken, forHTTPHeaderField: "Api-Token")
-            req.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            req.httpBody = try JSONSerialization.data(withJSONObject: [
-                "emoji_categories": [["name": "Faces", "emojis": [["key": "smile", "url": "https://e.example/s.png"], ["key": "party", "url": "https://e.example/p.png"]]]]
-            ])
-            _ = try await URLSession.shared.data(for: req)
-            #expect(try await alice.emojiKeys() == ["smile", "party"])
-            await alice.disconnect()
-        }
-    }
-}
-
-@Suite("Engine: push preferences for alerts")
-struct PushPreferenceEngineTests {
-    @Test func preferencesAndChannelTriggersComeFromTheServer() async throws {
-        try await withLocalServer { server in
-            let alice = server.client("alice")
-            try await alice.connect()
-            let url = try await alice.createGroupChannel(name: "mine", userIds: ["alice"]).url
-            #expect(try await alice.pushPreferences().pushTriggerOption == "all")
-            #expect(try await alice.pushTrigger(in: url) == "default")
-            func put(_ path: String, _ body: [String: Any]) async throws {
-                var req = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
-                req.httpMethod = "PUT"
-                req.setValue(server.apiToken, forHTTPHeaderField: "Api-Token")
-                req.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                req.httpBody = try JSONSerialization.data(withJSONObject: body)
-                _ = try await URLSession.shared.data(for: req)
-            }
-            try await put("/v3/users/alice/push_preference", ["do_not_disturb": true, "start_hour": 22, "end_hour": 7, "timezone": "Europe/Paris"])
-            try await put("/v3/users/alice/push_preference/\(url)", ["push_trigger_option": "off"])
-            let p = try await alice.pushPreferences()
-            #expect(p.doNotDisturb == true && p.startHour == 22 && p.timezone == "Europe/Paris")
-            #expect(try await alice.pushTrigger(in: url) == "off")
-            await alice.disconnect()
-        }
-    }
-}
-
-@Suite("Engine: a channel made elsewhere")
-struct UnknownChannelEngineTests {
-    @Test func aMessageInAChannelMadeByThePlatformAPIBringsTheChannel() async throws {
-        try await withLocalServer { server in
-            let alice = server.client("alice")
-            let log = EventLog(alice)
-            try await alice.connect()
-            func platform(_ method: String, _ path: String, _ body: [String: Any]) async throws {
-                var req = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
-                req.httpMethod = method
-                req.setValue(server.apiToken, forHTTPHeaderField: "Api-Token")
-                req.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                req.httpBody = try JSONSerialization.data(withJSONObject: body)
-                _ = try await URLSession.shared.data(for: req)
-            }
-            try await platform("POST", "/v3/users", ["user_id": "bob", "nickname": "Bob", "profile_url": ""])
-            try await platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "channel_url": "made-elsewhere", "name": "elsewhere"])
-            try await platform("POST", "/v3/group_channels/made-elsewhere/messages", ["message_type": "MESG", "user_id": "bob", "message": "hi"])
-            let added: GroupChannel = try await log.wait("the channel", timeout: 10) { e in
-                if case .channelAdded(let c) = e, c.url == "made-elsewhere" { return c }
-                return nil
-            }
-            #expect(added.unreadMessageCount == 1)
-            await alice.disconnect()
         }
     }
 }

@@ -8,20 +8,16 @@ import Testing
 /// What the screen shows is where input goes, whatever switches the channel (issue 30, point 2), and
 /// `/go` / Alt-J rank by match quality (point 5).
 @Suite("Channel switches: the thread, the draft and the input follow the channel on screen")
-struct ChannelSwitchTUITests {
+struct ChannelSwitchTUITests: TUIFixture {
     let reducer: Reducer = {
         var r = Reducer()
         r.layout = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
         return r
     }()
-    let t: Millis = 1_795_300_000_000
-    let alice = User(userId: "alice", nickname: "Alice")
-    let bob = User(userId: "bob", nickname: "Bob")
 
     /// #dev (on screen, a message with a thread), #team and #team2.
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true
+        var s = aliceAtTheKeyboard()
         s.connection = .open
         s.terminal = PaneSize(width: 72, height: 12)
         s.pane = Screen.messagePane(width: 72, height: 12)
@@ -37,10 +33,6 @@ struct ChannelSwitchTUITests {
         s.messages["team"] = [Message(messageId: 5, channelUrl: "team", text: "lunch?", sender: bob, createdAt: t)]
         s.messages["team2"] = []
         return s
-    }
-
-    func type(_ text: String, _ s: inout AppState) -> [Effect] {
-        text.flatMap { reducer.reduce(&s, .key(.char($0))) }
     }
 
     func command(_ text: String, _ s: inout AppState) -> [Effect] {

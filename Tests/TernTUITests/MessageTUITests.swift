@@ -6,15 +6,11 @@ import Testing
 @testable import TernTUI
 
 @Suite("Messages in the client: edit, pick, reply, react, threads, mentions, search, files")
-struct MessageTUITests {
+struct MessageTUITests: TUIFixture {
     let reducer = Reducer()
-    let t: Millis = 1_795_300_000_000
-    let alice = User(userId: "alice", nickname: "Alice")
-    let bob = User(userId: "bob", nickname: "Bob")
 
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
+        var s = aliceAtTheKeyboard()
         var c = GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob), Member(user: User(userId: "bobby"))])
         c.createdAt = 1
         s.channels = [c]
@@ -26,10 +22,6 @@ struct MessageTUITests {
             Message(messageId: 3, channelUrl: "c1", text: "last from bob", sender: bob, createdAt: t + 2000),
         ]
         return s
-    }
-
-    func type(_ text: String, _ s: inout AppState) -> [Effect] {
-        text.flatMap { reducer.reduce(&s, .key(.char($0))) }
     }
 
     @Test func altEEditsTheLastOwnMessageAndEscCancels() {

@@ -7,19 +7,15 @@ import Testing
 
 /// Catching up in the client: gap fills, huge gaps, changelogs, resends, and what the status bar says.
 @Suite("Offline and catching up in the client")
-struct SyncTUITests {
+struct SyncTUITests: TUIFixture {
     let reducer = Reducer()
-    let t: Millis = 1_795_300_000_000
-    let alice = User(userId: "alice", nickname: "Alice")
-    let bob = User(userId: "bob", nickname: "Bob")
 
     func msg(_ id: Int64, _ text: String, by u: User, at ts: Millis, req: String? = nil, status: SendingStatus = .succeeded) -> Message {
         Message(messageId: id, requestId: req, channelUrl: "c1", text: text, sender: u, createdAt: ts, status: status)
     }
 
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
+        var s = aliceAtTheKeyboard()
         s.channels = [GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob)]), GroupChannel(url: "c2", name: "other")]
         s.selected = "c1"
         s.hasPrevious["c1"] = false

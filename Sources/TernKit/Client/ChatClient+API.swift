@@ -165,7 +165,7 @@ extension ChatClient {
         pending.status = .pending
         pending.error = nil
         if pending.requestId == nil { pending.requestId = "rq-" + newRequestId() }
-        outbox.removeAll { $0.message.requestId == pending.requestId && $0.waiters.isEmpty }
+        outbox.dropUnawaited(pending.requestId)
         emit(.messagePending(pending))
         Task { _ = await self.deliver(pending, params) }
         return pending
@@ -187,8 +187,8 @@ extension ChatClient {
     /// connection is back.
     func deliver(_ pending: Message, _ params: UserMessageParams) async -> Result<Message, SendbirdError> {
         // Behind what waits for this channel already, so one sender's messages keep their order.
-        if shouldQueue || outboxRunning || outbox.contains(where: { $0.message.channelUrl == pending.channelUrl && $0.message.requestId != pending.requestId }) {
-            if case .open = machine.state, !outboxRunning { Task { await self.runOutbox() } }
+        if shouldQueue || outbox.holdsBack(pending) {
+            if case .open = machine.state, !outbox.isRunning { Task { await self.runOutbox() } }
             return await enqueue(pending, params)
         }
         return await transmit(pending, params)
@@ -231,11 +231,7 @@ extension ChatClient {
             failed.error = e
             emit(.messageFailed(failed))
             // With a cache, a message the connection failed goes again by itself after the next login.
-            if cache != nil, isCached(failed.channelUrl), Self.autoResendCodes.contains(e.code),
-                !outbox.contains(where: { $0.message.requestId == failed.requestId })
-            {
-                outbox.append(Outgoing(message: failed, params: params))
-                outbox.sort { $0.message.createdAt < $1.message.createdAt }
+            if cache != nil, isCached(failed.channelUrl), Self.autoResendCodes.contains(e.code), outbox.requeue(failed, params) {
                 // No answer while the connection stayed up: try again shortly (a lost connection waits for the login).
                 if e.code == .ackTimeout {
                     Task {
@@ -297,21 +293,18 @@ extension ChatClient {
     /// The user has `url` open: it is marked read now and whenever a message arrives in it
     /// (at most once a second) until ``closeChannel(_:)``.
     public func openChannel(_ url: String) async {
-        shown.remove(url)
-        viewing.insert(url)
+        onScreen.open(url)
         if (store[url]?.unreadMessageCount ?? 0) > 0 || store[url] == nil { requestRead(url) }
     }
 
     public func closeChannel(_ url: String) {
-        viewing.remove(url)
-        shown.remove(url)
+        onScreen.close(url)
     }
 
     /// `url` is on screen but not seen yet (the terminal is not focused, the user is away): kept current
     /// (caught up after a reconnection, its cache kept) like an open channel, but not marked read.
     public func showChannel(_ url: String) {
-        viewing.remove(url)
-        shown.insert(url)
+        onScreen.show(url)
     }
 
     // MARK: - Receipts

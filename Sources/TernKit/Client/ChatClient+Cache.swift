@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// `GET …/messages/changelogs` as the engine reads it.
 struct MessageChangelogResponse: Decodable {
@@ -38,12 +38,8 @@ struct GapResponse: Decodable {
     enum CodingKeys: String, CodingKey { case nextMessages = "next_messages", nextHasmore = "next_hasmore", isHugeGap = "is_huge_gap" }
 }
 
-/// A message waiting to go out (written offline, or to be sent again after a reconnection).
-struct Outgoing {
-    var message: Message
-    var params: UserMessageParams
-    var waiters: [CheckedContinuation<Result<Message, SendbirdError>, Never>] = []
-}
+/// A send waiting in the outbox for its message's answer.
+typealias OutboxWaiter = CheckedContinuation<Result<Message, SendbirdError>, Never>
 
 extension ChatClient {
     /// Errors after which a message goes again by itself once connected (Sendbird's auto-resend set,
@@ -77,19 +73,19 @@ extension ChatClient {
             if let c = store[url] { cache.saveChannels([c]) }
         case .channelDeleted(let url), .channelRemoved(let url, _):
             cache.removeChannel(url)
-            synced.remove(url)
+            catchUp.forget(url)
         case .messagePending(let m), .messageFailed(let m):
             if isCached(m.channelUrl) { cache.saveUnsent(m) }
         case .messageSent(let m):
             if let id = m.requestId { cache.removeUnsent(id) }
-            if isCached(m.channelUrl) { cache.saveLive(m, extend: synced.contains(m.channelUrl)) }
+            if isCached(m.channelUrl) { cache.saveLive(m, extend: catchUp.isSynced(m.channelUrl)) }
         case .messageReceived(let m):
-            if isCached(m.channelUrl) { cache.saveLive(m, extend: synced.contains(m.channelUrl)) }
+            if isCached(m.channelUrl) { cache.saveLive(m, extend: catchUp.isSynced(m.channelUrl)) }
             liveWrites += 1
             if liveWrites >= 500 {
                 // A busy session grows the cache too: check its size now and then.
                 liveWrites = 0
-                cache.enforceLimit(keep: viewing.union(shown))
+                cache.enforceLimit(keep: onScreen.all)
             }
         case .messageUpdated(let m):
             cache.updateMessage(m)
@@ -102,7 +98,7 @@ extension ChatClient {
             cache.saveChannels(updated)
             for url in deleted {
                 cache.removeChannel(url)
-                synced.remove(url)
+                catchUp.forget(url)
             }
         case .reactionUpdated(let url, let id, let key, let user, let added):
             cache.modifyMessage(url, id) { $0.applyReaction(key: key, userId: user, added: added) }
@@ -115,7 +111,7 @@ extension ChatClient {
 
     /// Group channels' messages are cached; open channels' are not (they are a live room).
     func isCached(_ url: String) -> Bool {
-        cache != nil && openChannels[url] == nil && !knownOpen.contains(url)
+        cache != nil && !openChannels.isOpen(url)
     }
 
     // MARK: - Reading the cache
@@ -141,8 +137,8 @@ extension ChatClient {
     /// Messages of ours not stored by the server yet (pending, or failed with their error), oldest first.
     public func unsentMessages(in url: String? = nil) -> [Message] {
         var list = cache?.unsent(url) ?? []
-        for o in outbox where url == nil || o.message.channelUrl == url {
-            if !list.contains(where: { $0.requestId == o.message.requestId }) { list.append(o.message) }
+        for m in outbox.messages where url == nil || m.channelUrl == url {
+            if !list.contains(where: { $0.requestId == m.requestId }) { list.append(m) }
         }
         return list.sorted { $0.createdAt < $1.createdAt }
     }
@@ -165,9 +161,9 @@ extension ChatClient {
             // Held messages newer than the newest page came live on this connection while it was asked
             // for (ours sent meanwhile, say): they continue the run.
             if case .open = machine.state { cache.extendToHeld(url) }
-            synced.insert(url)
+            catchUp.markSynced(url)
         }
-        cache.enforceLimit(keep: viewing.union(shown).union([url]))
+        cache.enforceLimit(keep: onScreen.all.union([url]))
     }
 
     // MARK: - Sending while offline
@@ -183,67 +179,34 @@ extension ChatClient {
 
     /// Waits in the outbox until the connection is back and it is this message's turn.
     func enqueue(_ pending: Message, _ params: UserMessageParams) async -> Result<Message, SendbirdError> {
-        await withCheckedContinuation { cont in
-            if let i = outbox.firstIndex(where: { $0.message.requestId == pending.requestId }) {
-                outbox[i].waiters.append(cont)
-            } else {
-                outbox.append(Outgoing(message: pending, params: params, waiters: [cont]))
-            }
-        }
+        await withCheckedContinuation { outbox.wait(pending, params, $0) }
     }
 
     /// After a (re)connection: messages written offline go out in order, then failed ones with an
     /// auto-resend code (from this run or a cached earlier one), one at a time `resendSpacing` apart;
     /// failed messages of frozen channels wait. Stops when the connection goes again.
     func runOutbox() async {
-        guard !outboxRunning else { return }
-        outboxRunning = true
-        defer { outboxRunning = false }
-        if let cache, !outboxRestored {
-            outboxRestored = true
-            for m in cache.unsent() where !outbox.contains(where: { $0.message.requestId == m.requestId }) {
-                if m.status == .pending || (m.error.map { Self.autoResendCodes.contains($0.code) } ?? false) {
-                    outbox.append(Outgoing(message: m, params: UserMessageParams(resending: m)))
-                }
-            }
-            outbox.sort { $0.message.createdAt < $1.message.createdAt }
-        }
+        guard !outbox.isRunning else { return }
+        outbox.isRunning = true
+        defer { outbox.isRunning = false }
+        if let cache, !outbox.restored { outbox.restore(cache.unsent()) }
         var index = 0
         var first = true
-        while index < outbox.count {
+        while let i = outbox.next(from: index, isFrozen: { store[$0]?.isFrozen ?? false }) {
             guard case .open = machine.state, socket != nil else { return }
-            var item = outbox[index]
-            if item.message.status == .failed, store[item.message.channelUrl]?.isFrozen ?? false {
-                index += 1
-                continue
-            }
+            var message = outbox.items[i].message
+            let params = outbox.items[i].params
             if !first { try? await Task.sleep(for: .milliseconds(configuration.resendSpacing)) }
             first = false
-            if item.message.status == .failed {
-                item.message.status = .pending
-                item.message.error = nil
-                emit(.messagePending(item.message))
+            if message.status == .failed {
+                message.status = .pending
+                message.error = nil
+                emit(.messagePending(message))
             }
-            let result = await transmit(item.message, item.params)
-            guard let at = outbox.firstIndex(where: { $0.message.requestId == item.message.requestId }) else { continue }
-            let waiters = outbox[at].waiters
-            outbox[at].waiters = []
+            let result = await transmit(message, params)
+            let (waiters, step) = outbox.settle(message.requestId, result, at: i, keepFrozen: cache != nil)
             for w in waiters { w.resume(returning: result) }
-            switch result {
-            case .success:
-                outbox.remove(at: at)
-            case .failure(let e):
-                outbox[at].message.status = .failed
-                outbox[at].message.error = e
-                if e.code == .channelFrozen && cache != nil {
-                    // Goes again once the channel is no longer frozen.
-                    index = at + 1
-                    continue
-                }
-                // The connection went: keep it (and the rest) for the next one.
-                if Self.autoResendCodes.contains(e.code) { return }
-                outbox.remove(at: at)
-            }
+            guard case .next(let at) = step else { return }
             index = at
         }
     }
@@ -253,26 +216,24 @@ extension ChatClient {
     /// Channel changelogs (or a full list on the first connection without a token), then the
     /// outbox, then each channel on screen: message changelogs and a gap fill.
     func syncAfterLogin(loginTs: Millis, first: Bool) async {
-        syncRuns += 1
-        let run = syncRuns
+        let run = catchUp.startRun()
         emit(.syncing(true))
-        synced.removeAll()
         // What waited goes first, so later sends stay behind it.
         Task { await self.runOutbox() }
         await syncChannels(loginTs: loginTs, first: first)
-        for url in viewing.union(shown).sorted() where isCached(url) {
-            guard run == syncRuns, case .open = machine.state else { break }
+        for url in onScreen.all.sorted() where isCached(url) {
+            guard catchUp.isCurrent(run), case .open = machine.state else { break }
             await syncChannelMessages(url)
         }
         cache?.setValue(String(loginTs), for: "login_ts")
-        if run == syncRuns { emit(.syncing(false)) }
+        if catchUp.isCurrent(run) { emit(.syncing(false)) }
     }
 
     /// Brings the channel list up to date: by changelog token when there is one, else by reading the
     /// whole list (dropping cached channels the server no longer lists) and taking a token.
     func syncChannels(loginTs: Millis, first: Bool) async {
         let tokenKey = "channel_changelog_token"
-        if let token = cache?.value(tokenKey) ?? channelChangelogToken {
+        if let token = cache?.value(tokenKey) ?? catchUp.channelChangelogToken {
             if await applyChannelChangelogs([("token", token)]) { return }
         }
         guard first || cache == nil else {
@@ -317,7 +278,7 @@ extension ChatClient {
             gone = gone.filter { store[$0] != nil }
             for url in gone {
                 closeChannel(url)
-                removals[url, default: 0] += 1
+                channelReads.removed(url)
                 store.remove(url)
             }
             if !updated.isEmpty || !gone.isEmpty {
@@ -325,7 +286,7 @@ extension ChatClient {
                 emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
             }
             if let next = page.next, !next.isEmpty {
-                channelChangelogToken = next
+                catchUp.channelChangelogToken = next
                 cache?.setValue(next, for: "channel_changelog_token")
                 cursor = [("token", next)]
             }
@@ -380,7 +341,7 @@ extension ChatClient {
         // Live messages that came while the fill ran are part of the run now (the socket was up all along).
         guard case .open = machine.state else { return }
         cache.extendToHeld(url)
-        synced.insert(url)
+        catchUp.markSynced(url)
         var seen = Set<Int64>()
         let unique = filled.filter { seen.insert($0.messageId).inserted }.sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
         emit(.messagesFilled(channelUrl: url, unique))
@@ -420,12 +381,12 @@ extension ChatClient {
     /// with messages held but not synced catches up first (changelogs, gap fill).
     public func latestMessages(in url: String, limit: Int = 50) async throws -> MessagePage {
         cache?.markOpened(url, at: clock.now())
-        if isCached(url), synced.contains(url), let page = cache?.messages(url, limit: limit), !page.messages.isEmpty {
+        if isCached(url), catchUp.isSynced(url), let page = cache?.messages(url, limit: limit), !page.messages.isEmpty {
             return page
         }
         if isCached(url), cache?.range(url) != nil, case .open = machine.state {
             await syncChannelMessages(url)
-            if synced.contains(url), let page = cache?.messages(url, limit: limit), !page.messages.isEmpty { return page }
+            if catchUp.isSynced(url), let page = cache?.messages(url, limit: limit), !page.messages.isEmpty { return page }
         }
         return try await previousMessages(in: url, before: nil, limit: limit)
     }

@@ -189,8 +189,7 @@ extension ChatClient {
     /// Forgets an unsent message of ours: it leaves the outbox and the cache and is never resent.
     public func cancelUnsent(_ requestId: String) {
         cache?.removeUnsent(requestId)
-        if let i = outbox.firstIndex(where: { $0.message.requestId == requestId }) {
-            let o = outbox.remove(at: i)
+        if let o = outbox.remove(requestId) {
             var m = o.message
             m.status = .failed
             m.error = SendbirdError(.connectionCanceled, "cancelled")

@@ -205,7 +205,7 @@ extension ChatClient {
         }
         if login.reqId != nil, resolveAck(login.reqId, with: frame) { return }
         currentUser = User(userId: login.userId, nickname: login.nickname, profileUrl: login.profileUrl)
-        loginTs = login.loginTs
+        catchUp.loginTs = login.loginTs
         fileKey = login.ekey.isEmpty ? nil : login.ekey
         fileSizeLimitMB = login.fileUploadSizeLimit > 0 ? login.fileUploadSizeLimit : 25
         if store.me != login.userId { store = ChannelStore(me: login.userId) }
@@ -230,7 +230,7 @@ extension ChatClient {
         guard payload.channelType == "group" else { return }
         var message = Message(payload)
         message.requestId = nil
-        let isViewing = viewing.contains(message.channelUrl)
+        let isViewing = onScreen.isViewing(message.channelUrl)
         let effect = store.applyIncoming(message, viewing: isViewing, server: server)
         let fromOthers = message.sender?.userId != me
         if fromOthers, let sender = message.sender, typing.end(sender.userId, in: message.channelUrl) != nil {
@@ -324,7 +324,7 @@ extension ChatClient {
             refreshChannel(e.channelUrl, removal: .banned)
         case ChannelEvent.deleted:
             // The channel was deleted.
-            removals[e.channelUrl, default: 0] += 1
+            channelReads.removed(e.channelUrl)
             store.remove(e.channelUrl, server: serverTotals.removeValue(forKey: e.channelUrl))
             emit(.channelDeleted(url: e.channelUrl))
         default:
@@ -352,30 +352,23 @@ extension ChatClient {
     /// the channel): the answer may be older than that event, so it is read again before it is announced
     /// (else the channel would come with an unread count the message did not reach).
     func fetchUnknownChannel(_ url: String) {
-        guard !fetching.contains(url) else {
-            fetchAgain.insert(url)
-            return
-        }
-        fetching.insert(url)
-        let generation = removals[url, default: 0]
+        guard channelReads.startFetch(url) else { return }
+        let generation = channelReads.generation(url)
         Task {
             let fetched = try? await self.fetchChannel(url)
-            if self.fetchAgain.remove(url) != nil, self.fetchRounds[url, default: 0] < 3 {
-                // At most three more reads (a busy channel): each one is newer than the events before it.
-                self.fetchRounds[url, default: 0] += 1
-                self.fetching.remove(url)
+            switch self.channelReads.fetchAnswered(url, generation: generation) {
+            case .readAgain:
+                // A few more reads at most (a busy channel): each one is newer than the events before it.
                 self.fetchUnknownChannel(url)
-                return
+            case .finish(let current):
+                // Removed meanwhile (left, declined, hidden, deleted): the answer is stale.
+                self.finishFetch(url, current ? fetched : nil)
             }
-            self.fetchRounds[url] = nil
-            self.fetchAgain.remove(url)
-            // Removed meanwhile (left, declined, hidden, deleted): the answer is stale.
-            self.finishFetch(url, self.removals[url, default: 0] == generation ? fetched : nil)
         }
     }
 
     func finishFetch(_ url: String, _ channel: GroupChannel?) {
-        fetching.remove(url)
+        channelReads.fetchFinished(url)
         guard let channel else { return }
         // Hidden and archived channels stay out of the list until unhidden.
         guard channel.hiddenState == "unhidden" else {
@@ -392,13 +385,12 @@ extension ChatClient {
     /// Reads a channel again after an event. The server's answer decides: a channel that is hidden, or that the
     /// user is no longer in, leaves the list (`removal` says why); one removed meanwhile stays removed.
     func refreshChannel(_ url: String, removal: ChannelRemoval? = nil) {
-        let generation = removals[url, default: 0]
-        refreshing[url, default: 0] += 1
+        let generation = channelReads.startRefresh(url)
         Task {
             let outcome: Result<GroupChannel, any Error>
             do { outcome = .success(try await self.fetchChannel(url)) } catch { outcome = .failure(error) }
-            self.refreshDone(url)
-            guard self.removals[url, default: 0] == generation else { return }
+            self.channelReads.refreshAnswered(url)
+            guard self.channelReads.generation(url) == generation else { return }
             switch outcome {
             case .success(let c) where c.hiddenState != "unhidden":
                 self.removeFromList(url, .hidden)
@@ -414,13 +406,8 @@ extension ChatClient {
         }
     }
 
-    func refreshDone(_ url: String) {
-        refreshing[url, default: 1] -= 1
-        if refreshing[url] == 0 { refreshing[url] = nil }
-    }
-
     func forget(_ url: String) {
-        removals[url, default: 0] += 1
+        channelReads.removed(url)
         guard store[url] != nil else { return }
         store.remove(url, server: serverTotals.removeValue(forKey: url))
         emit(.channelDeleted(url: url))

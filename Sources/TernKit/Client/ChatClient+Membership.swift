@@ -26,8 +26,8 @@ extension ChatClient {
     func removeFromList(_ url: String, _ reason: ChannelRemoval) {
         closeChannel(url)
         // Listed, or about to be (a re-read in flight, which this removal now cancels).
-        let listed = store[url] != nil || refreshing[url] != nil || fetching.contains(url)
-        removals[url, default: 0] += 1
+        let listed = store[url] != nil || channelReads.isReading(url)
+        channelReads.removed(url)
         store.remove(url, server: serverTotals.removeValue(forKey: url))
         if listed { emit(.channelRemoved(url: url, reason: reason)) }
     }

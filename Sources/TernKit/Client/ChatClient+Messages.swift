@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// What a user message carries besides its text.
 public struct UserMessageParams: Sendable, Equatable {

@@ -6,14 +6,14 @@ import TernProtocol
 extension ChatClient {
     /// The REST path of a channel of either type.
     func channelBase(_ url: String) -> String {
-        let type = openChannels[url] != nil || knownOpen.contains(url) ? "open_channels" : "group_channels"
+        let type = openChannels.isOpen(url) ? "open_channels" : "group_channels"
         return "/v3/\(type)/\(RESTClient.segment(url))"
     }
 
     /// Open channels the user is in now.
-    public var enteredOpenChannels: [OpenChannel] { openChannels.values.sorted { $0.url < $1.url } }
+    public var enteredOpenChannels: [OpenChannel] { openChannels.channels }
 
-    public func isOpenChannel(_ url: String) -> Bool { openChannels[url] != nil || knownOpen.contains(url) }
+    public func isOpenChannel(_ url: String) -> Bool { openChannels.isOpen(url) }
 
     /// Reads an open channel from the server.
     public func getOpenChannel(_ url: String) async throws -> OpenChannel {
@@ -25,11 +25,7 @@ extension ChatClient {
     /// Keeps what the server said about an open channel (and announces a change of one the user is in).
     @discardableResult
     func keep(_ channel: OpenChannel) -> OpenChannel {
-        knownOpen.insert(channel.url)
-        if let old = openChannels[channel.url], old != channel {
-            openChannels[channel.url] = channel
-            emit(.openChannelUpdated(channel))
-        }
+        if let changed = openChannels.keep(channel) { emit(.openChannelUpdated(changed)) }
         return channel
     }
 
@@ -89,8 +85,7 @@ extension ChatClient {
         let ack = try await enterFrame(.enter, url)
         var channel = (try? await getOpenChannel(url)) ?? OpenChannel(url: url)
         channel.participantCount = ack.participantCount
-        knownOpen.insert(url)
-        openChannels[url] = channel
+        openChannels.enter(channel)
         emit(.openChannelEntered(channel))
         return channel
     }
@@ -112,20 +107,16 @@ extension ChatClient {
     }
 
     func dropOpen(_ url: String, _ reason: OpenChannelExit) {
-        guard openChannels.removeValue(forKey: url) != nil else { return }
+        guard openChannels.exit(url) else { return }
         emit(.openChannelExited(url: url, reason: reason))
     }
 
     /// After a reconnection the server has forgotten which open channels this connection was in: enter them again.
     func reenterOpenChannels() async {
-        for url in openChannels.keys.sorted() {
+        for url in openChannels.channels.map(\.url) {
             do {
                 let ack = try await enterFrame(.enter, url)
-                if var c = openChannels[url] {
-                    c.participantCount = ack.participantCount
-                    openChannels[url] = c
-                    emit(.openChannelEntered(c))
-                }
+                if let c = openChannels.reentered(url, participantCount: ack.participantCount) { emit(.openChannelEntered(c)) }
             } catch let e as SendbirdError where e.code == .bannedFromChannel || e.code == .channelNotFound {
                 dropOpen(url, e.code == .bannedFromChannel ? .banned : .deleted)
             } catch {
@@ -149,35 +140,18 @@ extension ChatClient {
         let data = (try? frame.decode(ChannelEventData.Envelope.self))?.data ?? ChannelEventData.empty
         let kind = data.kind(e.cat)
         emit(.channelEvent(channelUrl: e.channelUrl, kind))
-        guard var c = openChannels[e.channelUrl] else { return }
-        switch kind {
-        case .deleted: dropOpen(e.channelUrl, .deleted)
-        case .banned(let u, _) where u.userId == me: dropOpen(e.channelUrl, .banned)
-        case .entered(_, let count), .exited(_, let count):
-            c.participantCount = count
-            openChannels[e.channelUrl] = c
-            emit(.openChannelUpdated(c))
-        case .frozen, .unfrozen:
-            c.isFrozen = kind == .frozen
-            openChannels[e.channelUrl] = c
-            emit(.openChannelUpdated(c))
-        case .operatorsChanged(let ops):
-            c.operators = ops
-            openChannels[e.channelUrl] = c
-            emit(.openChannelUpdated(c))
-        case .changed:
-            Task { _ = try? await self.getOpenChannel(e.channelUrl) }
-        default: break
+        switch openChannels.apply(kind, in: e.channelUrl, me: me) {
+        case .nothing: break
+        case .updated(let c): emit(.openChannelUpdated(c))
+        case .exited(let reason): emit(.openChannelExited(url: e.channelUrl, reason: reason))
+        case .reread: Task { _ = try? await self.getOpenChannel(e.channelUrl) }
         }
     }
 
     /// `MCNT` for open channels.
     func applyParticipantCounts(_ counts: [MemberCountEvent.Open]) {
         for o in counts {
-            guard var c = openChannels[o.channelUrl], let n = o.participantCount, n != c.participantCount else { continue }
-            c.participantCount = n
-            openChannels[o.channelUrl] = c
-            emit(.openChannelUpdated(c))
+            if let n = o.participantCount, let c = openChannels.participantCount(n, in: o.channelUrl) { emit(.openChannelUpdated(c)) }
         }
     }
 }

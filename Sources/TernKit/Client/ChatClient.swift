@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import NIOSSL
-import TernProtocol
+public import TernProtocol
 
 /// The client engine: one user's connection to a server, the channels they are in, their
 /// messages, unread counts, receipts and typing, with a Sendbird-SDK-like async API. Every
@@ -26,11 +26,9 @@ public actor ChatClient {
     var socket: WebSocketConnection?
     var generation = 0
     var token: String?
+    /// The task sleeping until the next tick, and when it wakes (timers run between connect and disconnect).
     var ticker: Task<Void, Never>?
-    /// When the armed ticker fires (the earliest timer when it was armed); nil: not armed.
-    var tickerWake: Millis?
-    /// Timers run at all (between connect and disconnect).
-    var timersOn = false
+    var wakes = WakeSchedule()
 
     var loginWaiters: [CheckedContinuation<User, any Error>] = []
     var acks: [String: AckWaiter] = [:]
@@ -40,19 +38,11 @@ public actor ChatClient {
     var typing: TypingTracker
     var typingOut: TypingThrottle
     var reads: ReadThrottle
-    /// Channels the user has open on screen: their messages do not count as unread.
-    var viewing: Set<String> = []
-    /// Channels on screen that the user has not seen yet (not read): kept current like viewed ones.
-    var shown: Set<String> = []
-    /// Channels being fetched because an event named them first.
-    var fetching: Set<String> = []
-    /// Channels named by another event while their fetch was on its way: read again.
-    var fetchAgain: Set<String> = []
-    var fetchRounds: [String: Int] = [:]
-    /// Bumped whenever a channel leaves the list: a fetch started before it must not bring the channel back.
-    var removals: [String: Int] = [:]
-    /// Event-driven re-reads in flight, per channel.
-    var refreshing: [String: Int] = [:]
+    /// Channels on screen: open ones (their messages do not count as unread) and shown ones not seen yet; both kept current.
+    var onScreen = ChannelsOnScreen()
+    /// Channels read because an event named them (unknown ones, changed ones), and their generations: a read
+    /// started before the channel left the list must not bring it back.
+    var channelReads = ChannelReads()
     /// The user's totals that came with a channel event, for the removal that event leads to.
     var serverTotals: [String: UnreadCount] = [:]
     /// Messages whose deletion was already announced (the deleter hears it twice: answer and `DELM`).
@@ -65,27 +55,18 @@ public actor ChatClient {
     var uploads: [String: UploadHandle] = [:]
     /// Whether the blocked-user list has been read since login.
     var blockedLoaded = false
-    /// Open channels the user is in (entered on this connection; entered again after a reconnection).
-    var openChannels: [String: OpenChannel] = [:]
-    /// Open channels known from lists and lookups (for the REST paths of their messages).
-    var knownOpen: Set<String> = []
+    /// Open channels the user is in (entered on this connection; entered again after a reconnection), and
+    /// those known from lists and lookups (for the REST paths of their messages).
+    var openChannels = OpenChannelRoster()
     var channelListToken: String?
     public internal(set) var hasMoreChannels = true
 
     /// The offline cache (nil when the configuration names no directory).
     public nonisolated let cache: LocalCache?
-    /// Channels whose held messages are current on this connection: live messages extend their run.
-    var synced: Set<String> = []
-    /// Messages waiting for the connection, in the order written.
-    var outbox: [Outgoing] = []
-    var outboxRunning = false
-    /// Whether the cache's unsent messages from an earlier run joined the outbox.
-    var outboxRestored = false
-    /// Catch-up runs started (a newer one supersedes an older one).
-    var syncRuns = 0
-    var channelChangelogToken: String?
-    /// The current connection's `LOGI` `login_ts`.
-    var loginTs: Millis = 0
+    /// The catch-up after each login: its run, the login's time, the changelog token, the channels current.
+    var catchUp = CatchUp()
+    /// Messages waiting for the connection, in the order written, and failed ones that go again by themselves.
+    var outbox = Outbox<OutboxWaiter>(autoResendCodes: ChatClient.autoResendCodes)
     /// Live messages written to the cache since its size was last checked.
     var liveWrites = 0
 
@@ -181,7 +162,7 @@ public actor ChatClient {
         if let tlsProblem { throw tlsProblem }
         if case .closed = machine.state {
             token = try configuration.token.resolve()
-            timersOn = true
+            wakes.start()
         }
         return try await withCheckedThrowingContinuation { cont in
             loginWaiters.append(cont)
@@ -192,10 +173,9 @@ public actor ChatClient {
     /// Closes the connection; no reconnection follows.
     public func disconnect() {
         apply(machine.handle(.disconnect, now: clock.now()))
-        timersOn = false
+        wakes.stop()
         ticker?.cancel()
         ticker = nil
-        tickerWake = nil
     }
 
     /// Disconnects and ends every event stream.
@@ -216,11 +196,8 @@ public actor ChatClient {
     /// Sleeps until the earliest timer — nothing wakes while none is due (no polling). A timer set later than
     /// the armed one waits for it (the tick re-arms); an earlier one re-arms now.
     func armTicker() {
-        guard timersOn, let wake = nextWake else { return }
-        if ticker != nil, let armed = tickerWake, armed <= wake { return }
+        guard let delay = wakes.arm(for: nextWake, now: clock.now(), minimumDelay: configuration.tickInterval / 10) else { return }
         ticker?.cancel()
-        tickerWake = wake
-        let delay = max(configuration.tickInterval / 10, wake - clock.now())
         ticker = Task { [weak self] in
             try? await Task.sleep(for: .milliseconds(delay))
             guard !Task.isCancelled else { return }
@@ -230,7 +207,7 @@ public actor ChatClient {
 
     func tickerFired() {
         ticker = nil
-        tickerWake = nil
+        wakes.fired()
         tick()
     }
 
@@ -271,7 +248,7 @@ public actor ChatClient {
                     for w in waiters { w.resume(returning: user) }
                     emit(.connected(user))
                 }
-                let ts = loginTs
+                let ts = catchUp.loginTs
                 Task {
                     if self.cache != nil {
                         await self.syncAfterLogin(loginTs: ts, first: true)
@@ -280,13 +257,13 @@ public actor ChatClient {
                     }
                 }
             case .reconnectStarted:
-                synced.removeAll()
+                catchUp.connectionLost()
                 for (url, user) in typing.clear() { emit(.typingEnded(channelUrl: url, user: user, expired: true)) }
                 emit(.reconnectStarted)
             case .reconnectSucceeded:
                 typingOut.reset()
                 emit(.reconnectSucceeded)
-                let ts = loginTs
+                let ts = catchUp.loginTs
                 Task {
                     await self.reenterOpenChannels()
                     await self.syncAfterLogin(loginTs: ts, first: false)
@@ -304,9 +281,7 @@ public actor ChatClient {
                 loginWaiters = []
                 for w in waiters { w.resume(throwing: error) }
                 // No connection is coming: what waited in the outbox fails (kept in the cache for the next start).
-                let queued = outbox
-                outbox = []
-                for o in queued {
+                for o in outbox.drain() {
                     var failed = o.message
                     failed.status = .failed
                     failed.error = SendbirdError(.connectionRequired, "not connected")

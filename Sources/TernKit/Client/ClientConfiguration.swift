@@ -1,6 +1,6 @@
 import Foundation
 import NIOSSL
-import TernProtocol
+public import TernProtocol
 
 /// Where the server is: REST base and WebSocket base, from `TERN_SERVER` / `--server`.
 public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// Everything that changes in the engine, as one stream of typed events.
 public enum ClientEvent: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import TernProtocol
+public import TernProtocol
 
 /// Milliseconds since the Unix epoch, as every engine clock and every wire timestamp counts.
 public typealias Millis = Int64
@@ -198,144 +198,167 @@ public struct ConnectionMachine: Sendable {
         var effects: [Effect] = []
         let before = state
         switch input {
-        case .connect:
-            switch phase {
-            case .idle, .closed:
-                sessionKey = nil
-                everConnected = false
-                phase = .connecting(retried: false)
-                startAttempt(now: now, &effects)
-            case .reconnecting(let attempt, .some):
-                // An explicit connect while waiting: try now.
-                phase = .reconnecting(attempt: attempt, due: nil)
-                startAttempt(now: now, &effects)
-            case .connecting, .open, .reconnecting(_, .none):
-                break
-            }
-
-        case .disconnect:
-            switch phase {
-            case .idle, .closed:
-                break
-            default:
-                if socketOpen || attemptStartedAt != nil { effects.append(.closeSocket) }
-                finish(.requested, &effects)
-            }
-
+        case .connect: connect(now: now, &effects)
+        case .disconnect: disconnect(&effects)
         case .socketOpened:
             socketOpen = true
             lastReceivedAt = now
-
         case .loggedIn(let key, let ping, let pong, let policy):
-            lastReceivedAt = now
-            lastSentAt = now
-            pingSentAt = nil
-            attemptStartedAt = nil
-            lastError = nil
-            sessionKey = key.isEmpty ? sessionKey : key
-            pingInterval = Millis(max(1, ping)) * 1000
-            pongTimeout = Millis(max(1, pong)) * 1000
-            schedule.policy = policy
-            switch phase {
-            case .connecting:
-                phase = .open
-                everConnected = true
-                effects.append(.connected)
-            case .reconnecting:
-                phase = .open
-                effects.append(everConnected ? .reconnectSucceeded : .connected)
-                everConnected = true
-            case .open, .idle, .closed:
-                break
-            }
-
-        case .loginRefused(let error):
-            attemptStartedAt = nil
-            if socketOpen { effects.append(.closeSocket) }
-            socketOpen = false
-            lastError = error
-            if Self.isSessionKeyProblem(error.code), sessionKey != nil {
-                // The key is stale: log in again with the token, at once.
-                sessionKey = nil
-                switch phase {
-                case .connecting, .reconnecting:
-                    startAttempt(now: now, &effects)
-                default:
-                    break
-                }
-            } else if Self.isTransient(error.code) {
-                attemptFailed(error, now: now, &effects)
-            } else {
-                switch phase {
-                case .reconnecting: effects.append(.reconnectFailed(error))
-                default: break
-                }
-                finish(.refused(error), &effects)
-            }
-
-        case .socketClosed(let error):
-            let wasOpen = socketOpen
-            socketOpen = false
-            switch phase {
-            case .open:
-                lastError = error
-                lostConnection(now: now, &effects)
-            case .connecting, .reconnecting(_, .none):
-                guard wasOpen || attemptStartedAt != nil else { break }
-                attemptStartedAt = nil
-                attemptFailed(error, now: now, &effects)
-            default:
-                break
-            }
-
+            loggedIn(sessionKey: key, pingInterval: ping, pongTimeout: pong, policy: policy, now: now, &effects)
+        case .loginRefused(let error): loginRefused(error, now: now, &effects)
+        case .socketClosed(let error): socketClosed(error, now: now, &effects)
         case .frameReceived:
             lastReceivedAt = now
             pingSentAt = nil
-
         case .frameSent:
             lastSentAt = now
-
-        case .busy(let retryAfter):
-            switch phase {
-            case .open, .connecting, .reconnecting(_, .none):
-                if socketOpen || attemptStartedAt != nil { effects.append(.closeSocket) }
-                socketOpen = false
-                attemptStartedAt = nil
-                let wasReconnecting: Bool
-                if case .reconnecting = phase { wasReconnecting = true } else { wasReconnecting = false }
-                let attempt: Int
-                if case .reconnecting(let a, _) = phase { attempt = a } else { attempt = 0 }
-                phase = .reconnecting(attempt: attempt, due: now + Millis(max(0, retryAfter) * 1000))
-                if !wasReconnecting { effects.append(.reconnectStarted) }
-            default:
-                break
-            }
-
-        case .sessionExpired:
-            sessionKey = nil
-            if case .open = phase {
-                effects.append(.closeSocket)
-                socketOpen = false
-                lastError = SendbirdError(.sessionKeyExpired, "session key expired")
-                lostConnection(now: now, &effects)
-            }
-
-        case .sessionRevoked(let error):
-            switch phase {
-            case .idle, .closed:
-                break
-            default:
-                if socketOpen { effects.append(.closeSocket) }
-                socketOpen = false
-                finish(.refused(error), &effects)
-            }
-
-        case .tick:
-            tick(now: now, &effects)
+        case .busy(let retryAfter): busy(retryAfter: retryAfter, now: now, &effects)
+        case .sessionExpired: sessionExpired(now: now, &effects)
+        case .sessionRevoked(let error): sessionRevoked(error, &effects)
+        case .tick: tick(now: now, &effects)
         }
         let after = state
         if after != before { effects.insert(.stateChanged(after), at: 0) }
         return effects
+    }
+
+    // MARK: - Inputs
+
+    /// The application asks to connect: from idle or closed a first connection; while waiting to reconnect, at once.
+    private mutating func connect(now: Millis, _ effects: inout [Effect]) {
+        switch phase {
+        case .idle, .closed:
+            sessionKey = nil
+            everConnected = false
+            phase = .connecting(retried: false)
+            startAttempt(now: now, &effects)
+        case .reconnecting(let attempt, .some):
+            // An explicit connect while waiting: try now.
+            phase = .reconnecting(attempt: attempt, due: nil)
+            startAttempt(now: now, &effects)
+        case .connecting, .open, .reconnecting(_, .none):
+            break
+        }
+    }
+
+    /// The application asks to disconnect: the socket closes, the connection is over.
+    private mutating func disconnect(_ effects: inout [Effect]) {
+        switch phase {
+        case .idle, .closed:
+            break
+        default:
+            if socketOpen || attemptStartedAt != nil { effects.append(.closeSocket) }
+            finish(.requested, &effects)
+        }
+    }
+
+    /// A successful `LOGI`: the session's key, ping timings and reconnection policy; open.
+    private mutating func loggedIn(sessionKey key: String, pingInterval ping: Int, pongTimeout pong: Int, policy: ReconnectPolicy, now: Millis, _ effects: inout [Effect]) {
+        lastReceivedAt = now
+        lastSentAt = now
+        pingSentAt = nil
+        attemptStartedAt = nil
+        lastError = nil
+        sessionKey = key.isEmpty ? sessionKey : key
+        pingInterval = Millis(max(1, ping)) * 1000
+        pongTimeout = Millis(max(1, pong)) * 1000
+        schedule.policy = policy
+        switch phase {
+        case .connecting:
+            phase = .open
+            everConnected = true
+            effects.append(.connected)
+        case .reconnecting:
+            phase = .open
+            effects.append(everConnected ? .reconnectSucceeded : .connected)
+            everConnected = true
+        case .open, .idle, .closed:
+            break
+        }
+    }
+
+    /// A refused `LOGI`: a stale session key is dropped and the token tried at once; a passing problem is retried; anything else closes for good.
+    private mutating func loginRefused(_ error: SendbirdError, now: Millis, _ effects: inout [Effect]) {
+        attemptStartedAt = nil
+        if socketOpen { effects.append(.closeSocket) }
+        socketOpen = false
+        lastError = error
+        if Self.isSessionKeyProblem(error.code), sessionKey != nil {
+            // The key is stale: log in again with the token, at once.
+            sessionKey = nil
+            switch phase {
+            case .connecting, .reconnecting:
+                startAttempt(now: now, &effects)
+            default:
+                break
+            }
+        } else if Self.isTransient(error.code) {
+            attemptFailed(error, now: now, &effects)
+        } else {
+            switch phase {
+            case .reconnecting: effects.append(.reconnectFailed(error))
+            default: break
+            }
+            finish(.refused(error), &effects)
+        }
+    }
+
+    /// The socket closed: an open connection is lost, an attempt in flight failed.
+    private mutating func socketClosed(_ error: SendbirdError, now: Millis, _ effects: inout [Effect]) {
+        let wasOpen = socketOpen
+        socketOpen = false
+        switch phase {
+        case .open:
+            lastError = error
+            lostConnection(now: now, &effects)
+        case .connecting, .reconnecting(_, .none):
+            guard wasOpen || attemptStartedAt != nil else { break }
+            attemptStartedAt = nil
+            attemptFailed(error, now: now, &effects)
+        default:
+            break
+        }
+    }
+
+    /// `BUSY`: the socket closes and the next attempt waits `retryAfter` seconds.
+    private mutating func busy(retryAfter: Double, now: Millis, _ effects: inout [Effect]) {
+        switch phase {
+        case .open, .connecting, .reconnecting(_, .none):
+            if socketOpen || attemptStartedAt != nil { effects.append(.closeSocket) }
+            socketOpen = false
+            attemptStartedAt = nil
+            let wasReconnecting: Bool
+            if case .reconnecting = phase { wasReconnecting = true } else { wasReconnecting = false }
+            let attempt: Int
+            if case .reconnecting(let a, _) = phase { attempt = a } else { attempt = 0 }
+            phase = .reconnecting(attempt: attempt, due: now + Millis(max(0, retryAfter) * 1000))
+            if !wasReconnecting { effects.append(.reconnectStarted) }
+        default:
+            break
+        }
+    }
+
+    /// The session key expired: log in again with the token.
+    private mutating func sessionExpired(now: Millis, _ effects: inout [Effect]) {
+        sessionKey = nil
+        if case .open = phase {
+            effects.append(.closeSocket)
+            socketOpen = false
+            lastError = SendbirdError(.sessionKeyExpired, "session key expired")
+            lostConnection(now: now, &effects)
+        }
+    }
+
+    /// The session is over for good.
+    private mutating func sessionRevoked(_ error: SendbirdError, _ effects: inout [Effect]) {
+        switch phase {
+        case .idle, .closed:
+            break
+        default:
+            if socketOpen { effects.append(.closeSocket) }
+            socketOpen = false
+            finish(.refused(error), &effects)
+        }
     }
 
     // MARK: - Steps

@@ -60,6 +60,24 @@ public struct TailFormatter: Sendable {
     /// The JSON fields and the text of an event, or nil to skip it.
     func describe(_ event: ClientEvent, now: Millis) -> ([String: Any], String)? {
         switch event {
+        case .connectionStateChanged, .connected, .reconnectStarted, .reconnectSucceeded, .reconnectFailed, .disconnected, .serverError:
+            return describeSession(event, now: now)
+        case .channelAdded, .channelDeleted, .channelRemoved, .channelChangelog, .openChannelEntered, .openChannelExited, .userBlocked, .userUnblocked:
+            return describeChannelList(event)
+        case .messageReceived, .messageSent, .messageFailed, .messageUpdated, .messageDeleted, .reactionUpdated, .threadInfoUpdated, .messagesFilled, .hugeGap, .messageChangelog:
+            return describeMessageEvent(event)
+        case .typingStarted, .typingEnded, .readReceiptUpdated, .deliveryReceiptUpdated, .unreadCountChanged:
+            return describeActivity(event)
+        case .channelEvent(let url, let kind):
+            return describeChannelEvent(url, kind)
+        case .messagePending, .channelUpdated, .openChannelUpdated, .syncing:
+            return nil
+        }
+    }
+
+    /// The session: the connection, signing in, reconnection, disconnection, the server's errors.
+    func describeSession(_ event: ClientEvent, now: Millis) -> ([String: Any], String)? {
+        switch event {
         case .connectionStateChanged(let state):
             return describeConnection(state, now: now)
         case .connected(let user):
@@ -80,6 +98,16 @@ public struct TailFormatter: Sendable {
                 f["message"] = e.message
             }
             return (f, "disconnected" + (f["code"].map { " (\($0): \(f["message"] ?? ""))" } ?? ""))
+        case .serverError(let e):
+            return (["type": "error", "code": e.code.rawValue, "message": e.message], "server error \(e.code.rawValue): \(e.message)")
+        default:
+            return nil
+        }
+    }
+
+    /// The channel list and the people: channels added, gone, removed, changed while away; open channels entered and left; users blocked.
+    func describeChannelList(_ event: ClientEvent) -> ([String: Any], String)? {
+        switch event {
         case .channelAdded(let c):
             // The engine's list gained the channel: at start-up every existing one does, so the words say what
             // it is, not that anyone joined.
@@ -90,6 +118,37 @@ public struct TailFormatter: Sendable {
             return (["type": "channel_added", "channel_url": c.url, "name": c.displayName(me: me), "unread_message_count": c.unreadMessageCount], text)
         case .channelDeleted(let url):
             return (["type": "channel_deleted", "channel_url": url], "\(channelName(url)) is gone")
+        case .channelRemoved(let url, let reason):
+            return (["type": "channel_removed", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
+        case .channelChangelog(let updated, let deleted):
+            return (["type": "channel_changelog", "updated": updated.map(\.url), "deleted": deleted],
+                "while away: \(updated.count) channels changed, \(deleted.count) gone")
+        case .openChannelEntered(let c):
+            return (["type": "open_channel_entered", "channel_url": c.url, "participant_count": c.participantCount],
+                "entered \(channelName(c.url)) (\(c.participantCount) here)")
+        case .openChannelExited(let url, let reason):
+            return (["type": "open_channel_exited", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
+        case .userBlocked(let u):
+            return (["type": "user_blocked", "user_id": u.userId], "blocked \(u.displayName)")
+        case .userUnblocked(let u):
+            return (["type": "user_unblocked", "user_id": u.userId], "unblocked \(u.displayName)")
+        default:
+            return nil
+        }
+    }
+
+    /// Messages: received, sent, failed, edited, deleted, reacted to, replied to; fetched after a gap or changed while away.
+    func describeMessageEvent(_ event: ClientEvent) -> ([String: Any], String)? {
+        switch event {
+        case .messageReceived(let m):
+            return (Self.messageFields(m, type: "message"), "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin"): \(m.text)")
+        case .messageSent(let m):
+            return (Self.messageFields(m, type: "message_sent"), "\(channelName(m.channelUrl)) sent #\(m.messageId): \(m.text)")
+        case .messageFailed(let m):
+            var f = Self.messageFields(m, type: "message_failed")
+            f["code"] = m.error?.code.rawValue ?? 0
+            f["error"] = m.error?.message ?? ""
+            return (f, "\(channelName(m.channelUrl)) failed (\(m.error?.code.rawValue ?? 0) \(m.error?.message ?? "")): \(m.text)")
         case .messageUpdated(let m):
             return (["type": "message_updated", "channel_url": m.channelUrl, "message_id": m.messageId, "text": m.text],
                 "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin") edited: \(m.text)")
@@ -101,30 +160,22 @@ public struct TailFormatter: Sendable {
         case .threadInfoUpdated(let url, let parent, let t):
             return (["type": "thread", "channel_url": url, "parent_message_id": parent, "reply_count": t.replyCount],
                 "\(channelName(url)) thread of \(parent): \(t.replyCount) replies")
-        case .openChannelEntered(let c):
-            return (["type": "open_channel_entered", "channel_url": c.url, "participant_count": c.participantCount],
-                "entered \(channelName(c.url)) (\(c.participantCount) here)")
-        case .openChannelUpdated:
+        case .messagesFilled(let url, let ms):
+            return (["type": "messages_filled", "channel_url": url, "count": ms.count, "message_ids": ms.map(\.messageId)],
+                "\(channelName(url)) \(ms.count) missed messages fetched")
+        case .hugeGap(let url):
+            return (["type": "huge_gap", "channel_url": url], "\(channelName(url)) more than 300 messages missed: starting at the newest")
+        case .messageChangelog(let url, let updated, let deleted):
+            return (["type": "message_changelog", "channel_url": url, "updated": updated.map(\.messageId), "deleted": deleted],
+                "\(channelName(url)) while away: \(updated.count) messages changed, \(deleted.count) deleted")
+        default:
             return nil
-        case .openChannelExited(let url, let reason):
-            return (["type": "open_channel_exited", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
-        case .userBlocked(let u):
-            return (["type": "user_blocked", "user_id": u.userId], "blocked \(u.displayName)")
-        case .userUnblocked(let u):
-            return (["type": "user_unblocked", "user_id": u.userId], "unblocked \(u.displayName)")
-        case .channelRemoved(let url, let reason):
-            return (["type": "channel_removed", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
-        case .channelEvent(let url, let kind):
-            return describeChannelEvent(url, kind)
-        case .messageReceived(let m):
-            return (Self.messageFields(m, type: "message"), "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin"): \(m.text)")
-        case .messageSent(let m):
-            return (Self.messageFields(m, type: "message_sent"), "\(channelName(m.channelUrl)) sent #\(m.messageId): \(m.text)")
-        case .messageFailed(let m):
-            var f = Self.messageFields(m, type: "message_failed")
-            f["code"] = m.error?.code.rawValue ?? 0
-            f["error"] = m.error?.message ?? ""
-            return (f, "\(channelName(m.channelUrl)) failed (\(m.error?.code.rawValue ?? 0) \(m.error?.message ?? "")): \(m.text)")
+        }
+    }
+
+    /// What others do in a channel: typing, reading, receiving; the unread counts.
+    func describeActivity(_ event: ClientEvent) -> ([String: Any], String)? {
+        switch event {
         case .typingStarted(let url, let user):
             return (["type": "typing_start", "channel_url": url, "user_id": user.userId, "nickname": user.nickname],
                 "\(channelName(url)) \(user.displayName) is typing…")
@@ -145,20 +196,7 @@ public struct TailFormatter: Sendable {
                 return (f, "unread: \(channelName(url)) \(count), total \(total)")
             }
             return (f, "unread: total \(total)")
-        case .serverError(let e):
-            return (["type": "error", "code": e.code.rawValue, "message": e.message], "server error \(e.code.rawValue): \(e.message)")
-        case .messagesFilled(let url, let ms):
-            return (["type": "messages_filled", "channel_url": url, "count": ms.count, "message_ids": ms.map(\.messageId)],
-                "\(channelName(url)) \(ms.count) missed messages fetched")
-        case .hugeGap(let url):
-            return (["type": "huge_gap", "channel_url": url], "\(channelName(url)) more than 300 messages missed: starting at the newest")
-        case .messageChangelog(let url, let updated, let deleted):
-            return (["type": "message_changelog", "channel_url": url, "updated": updated.map(\.messageId), "deleted": deleted],
-                "\(channelName(url)) while away: \(updated.count) messages changed, \(deleted.count) deleted")
-        case .channelChangelog(let updated, let deleted):
-            return (["type": "channel_changelog", "updated": updated.map(\.url), "deleted": deleted],
-                "while away: \(updated.count) channels changed, \(deleted.count) gone")
-        case .messagePending, .channelUpdated, .syncing:
+        default:
             return nil
         }
     }

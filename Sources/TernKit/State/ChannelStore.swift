@@ -1,4 +1,4 @@
-import TernProtocol
+public import TernProtocol
 
 /// The channels the engine knows and the user's unread total, as a value: every server event is
 /// applied by one function here, so the counting rules are testable without a socket.

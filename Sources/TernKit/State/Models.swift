@@ -1,4 +1,4 @@
-import TernProtocol
+public import TernProtocol
 
 /// A user as the engine shows it.
 public struct User: Sendable, Equatable, Hashable, Codable {

@@ -3,7 +3,7 @@ import HTTPTypes
 import Logging
 import NIOSSL
 import Synchronization
-import TernProtocol
+public import TernProtocol
 import WSClient
 
 /// What one WebSocket reports, in order.

@@ -13,7 +13,6 @@ extension Screen {
     /// least one): a frame lays out what it shows, not the whole history.
     func lines(for state: AppState, width: Int, last: Int? = nil) -> [Line] {
         guard let url = state.selected else { return [] }
-        let channel = state.selectedChannel
         let time = formatter(timestampFormat)
         let day = formatter("EEE d MMM yyyy")
         var out: [Line] = []
@@ -34,7 +33,7 @@ extension Screen {
         }
         if start == 0, let t = state.thread {
             let label = "── thread: \(t.parent.sender?.displayName ?? "*") · \(t.replies.count) \(t.replies.count == 1 ? "reply" : "replies") · Esc: back "
-            out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.thread"))]))
+            out.append(rule(label, "timeline.thread", width: width))
             if t.loading { out.append(Line(parts: [("loading the thread…", theme.style("timeline.event"))])) }
         }
         let picked = Reducer.picked(state)?.messageId
@@ -44,112 +43,133 @@ extension Screen {
                 m.status == .succeeded
             {
                 newLineShown = true
-                let label = "── new messages "
-                out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.read_marker"))]))
+                out.append(rule("── new messages ", "timeline.read_marker", width: width))
             }
-            let date = Date(timeIntervalSince1970: Double(m.createdAt) / 1000)
-            let d = day.string(from: date)
+            let d = day.string(from: Date(timeIntervalSince1970: Double(m.createdAt) / 1000))
             if d != lastDay {
                 lastDay = d
-                let label = "── \(d) "
-                out.append(Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style("timeline.date_separator"))]))
+                out.append(rule("── \(d) ", "timeline.date_separator", width: width))
             }
-            let mine = m.sender?.userId == state.me.userId
-            let stamp = time.string(from: date) + " "
-            let nick = m.kind == .admin ? "*" : (m.sender?.displayName ?? "?")
-            let head = stamp + nick + ": "
-            var mark = ""
-            var markStyle = theme.style("timeline.receipt")
-            if mine {
-                switch m.status {
-                case .pending:
-                    mark = " ⋯"
-                    markStyle = theme.style("timeline.pending")
-                case .failed:
-                    mark = " ✗ not sent" + (m.error.map { ": \(ErrorText.short($0)) (\($0.code.rawValue))" } ?? "")
-                    markStyle = theme.style("timeline.failed")
-                case .succeeded:
-                    // ✓ stored, ✓✓ delivered to everyone, then who read it.
-                    mark = " ✓"
-                    if let channel, m.kind != .admin, !channel.isSuper {
-                        let unread = channel.unreadMemberCount(of: m, me: state.me.userId)
-                        let others = channel.members.filter { $0.userId != state.me.userId && $0.state == "joined" }.count
-                        let delivered = others > 0 && channel.undeliveredMemberCount(of: m, me: state.me.userId) == 0
-                        if delivered { mark = " ✓✓" }
-                        if others > 0 && unread == 0 {
-                            mark = channel.isDirect ? " ✓✓ read" : " ✓✓ read by all"
-                        } else if others > 1 && unread < others {
-                            mark += " read by \(others - unread)"
-                        }
-                    }
+            out += messageLines(m, state, width: width, time: time, picked: picked)
+        }
+        return out
+    }
+
+    /// A label ruled to the pane's width: the thread's head, the new-messages line, a day.
+    func rule(_ label: String, _ style: String, width: Int) -> Line {
+        Line(parts: [(label + String(repeating: "─", count: max(0, width - CellWidth.of(label))), theme.style(style))])
+    }
+
+    /// One message: the message it answers, its text wrapped after the stamp and nick, its receipt mark, and
+    /// what hangs under it.
+    func messageLines(_ m: Message, _ state: AppState, width: Int, time: TimeFormat, picked: Int64?) -> [Line] {
+        var out: [Line] = []
+        let mine = m.sender?.userId == state.me.userId
+        let stamp = time.string(from: Date(timeIntervalSince1970: Double(m.createdAt) / 1000)) + " "
+        let nick = m.kind == .admin ? "*" : (m.sender?.displayName ?? "?")
+        let head = stamp + nick + ": "
+        let (mark, markStyle) = mine ? receiptMark(m, state) : ("", theme.style("timeline.receipt"))
+        var textStyle = self.textStyle(m, state, mine: mine, picked: picked)
+        let indent = CellWidth.of(stamp)
+        let pad = String(repeating: " ", count: min(indent, max(0, width - 1)))
+        // A reply in the channel shows what it answers.
+        if state.thread == nil, m.parentMessageId != 0, let p = m.parent {
+            let quote = "↱ \(p.sender?.displayName ?? "*"): " + p.text.replacingOccurrences(of: "\n", with: " ")
+            out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(quote, max(1, width - indent)), theme.style("timeline.quote"))]))
+        }
+        var body = m.text
+        if m.kind == .file {
+            body = m.files.map { "📎 \($0.name) (\(Self.byteCount($0.size)))" }.joined(separator: ", ")
+            if m.status == .pending, let u = state.uploads[m.requestId ?? ""], u.total > 0 {
+                body += " " + Self.progressBar(sent: u.sent, total: u.total, width: 12)
+            }
+            if m.kind == .file, textStyle == theme.style(mine ? "timeline.text.self" : "timeline.text") { textStyle = theme.style("timeline.file") }
+        }
+        if m.isEdited { body += " (edited)" }
+        let bodyWidth = max(1, width - CellWidth.of(head))
+        let wrapped = CellWidth.wrap(body + mark, width: bodyWidth)
+        // The receipt mark is drawn in its own style: split it off the last wrapped line.
+        for (i, text) in wrapped.enumerated() {
+            var parts: [(String, Style)] = []
+            if i == 0 {
+                parts.append((stamp, theme.style("timeline.timestamp")))
+                parts.append((nick, mine ? theme.style("timeline.nick.self") : nickColors && m.kind != .admin ? theme.nickStyle(m.sender?.userId ?? nick) : theme.style("timeline.nick")))
+                parts.append((": ", theme.style("timeline.text")))
+            } else {
+                parts.append((String(repeating: " ", count: min(indent, width - 1)), theme.style("timeline")))
+            }
+            if i == wrapped.count - 1, !mark.isEmpty, text.hasSuffix(mark.trimmingCharacters(in: .whitespaces)) {
+                let trimmedMark = mark.trimmingCharacters(in: .whitespaces)
+                let body = String(text.dropLast(trimmedMark.count))
+                parts.append((body, textStyle))
+                parts.append((trimmedMark, markStyle))
+            } else {
+                parts.append((text, textStyle))
+            }
+            out.append(Line(parts: parts))
+        }
+        return out + linesUnder(m, state, pad: pad, room: max(1, width - indent), time: time)
+    }
+
+    /// The mark after a message of mine: ⋯ on its way, ✗ not sent and why, ✓ stored, ✓✓ delivered to
+    /// everyone, then who read it.
+    func receiptMark(_ m: Message, _ state: AppState) -> (String, Style) {
+        switch m.status {
+        case .pending:
+            return (" ⋯", theme.style("timeline.pending"))
+        case .failed:
+            return (" ✗ not sent" + (m.error.map { ": \(ErrorText.short($0)) (\($0.code.rawValue))" } ?? ""), theme.style("timeline.failed"))
+        case .succeeded:
+            var mark = " ✓"
+            if let channel = state.selectedChannel, m.kind != .admin, !channel.isSuper {
+                let unread = channel.unreadMemberCount(of: m, me: state.me.userId)
+                let others = channel.members.filter { $0.userId != state.me.userId && $0.state == "joined" }.count
+                let delivered = others > 0 && channel.undeliveredMemberCount(of: m, me: state.me.userId) == 0
+                if delivered { mark = " ✓✓" }
+                if others > 0 && unread == 0 {
+                    mark = channel.isDirect ? " ✓✓ read" : " ✓✓ read by all"
+                } else if others > 1 && unread < others {
+                    mark += " read by \(others - unread)"
                 }
             }
-            var textStyle = theme.style(m.kind == .admin ? "timeline.admin" : mine ? "timeline.text.self" : "timeline.text")
-            if !mine, m.kind != .admin, m.mentions(state.me.userId) || Reducer.highlighted(m.text, words: state.settings.highlights) {
-                textStyle = theme.style("timeline.mention")
-            }
-            if m.messageId != 0 && m.messageId == state.highlight { textStyle = theme.style("timeline.highlight") }
-            if m.messageId != 0 && m.messageId == picked { textStyle = theme.style("timeline.picked") }
-            let indent = CellWidth.of(stamp)
-            let pad = String(repeating: " ", count: min(indent, max(0, width - 1)))
-            // A reply in the channel shows what it answers.
-            if state.thread == nil, m.parentMessageId != 0, let p = m.parent {
-                let quote = "↱ \(p.sender?.displayName ?? "*"): " + p.text.replacingOccurrences(of: "\n", with: " ")
-                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(quote, max(1, width - indent)), theme.style("timeline.quote"))]))
-            }
-            var body = m.text
-            if m.kind == .file {
-                body = m.files.map { "📎 \($0.name) (\(Self.byteCount($0.size)))" }.joined(separator: ", ")
-                if m.status == .pending, let u = state.uploads[m.requestId ?? ""], u.total > 0 {
-                    body += " " + Self.progressBar(sent: u.sent, total: u.total, width: 12)
-                }
-                if m.kind == .file, textStyle == theme.style(mine ? "timeline.text.self" : "timeline.text") { textStyle = theme.style("timeline.file") }
-            }
-            if m.isEdited { body += " (edited)" }
-            let bodyWidth = max(1, width - CellWidth.of(head))
-            let wrapped = CellWidth.wrap(body + mark, width: bodyWidth)
-            // The receipt mark is drawn in its own style: split it off the last wrapped line.
-            for (i, text) in wrapped.enumerated() {
-                var parts: [(String, Style)] = []
-                if i == 0 {
-                    parts.append((stamp, theme.style("timeline.timestamp")))
-                    parts.append((nick, mine ? theme.style("timeline.nick.self") : nickColors && m.kind != .admin ? theme.nickStyle(m.sender?.userId ?? nick) : theme.style("timeline.nick")))
-                    parts.append((": ", theme.style("timeline.text")))
-                } else {
-                    parts.append((String(repeating: " ", count: min(indent, width - 1)), theme.style("timeline")))
-                }
-                if i == wrapped.count - 1, !mark.isEmpty, text.hasSuffix(mark.trimmingCharacters(in: .whitespaces)) {
-                    let trimmedMark = mark.trimmingCharacters(in: .whitespaces)
-                    let body = String(text.dropLast(trimmedMark.count))
-                    parts.append((body, textStyle))
-                    parts.append((trimmedMark, markStyle))
-                } else {
-                    parts.append((text, textStyle))
-                }
+            return (mark, theme.style("timeline.receipt"))
+        }
+    }
+
+    /// A message's text style: an admin's, mine, a mention or highlight of me, the one jumped to, the one picked.
+    func textStyle(_ m: Message, _ state: AppState, mine: Bool, picked: Int64?) -> Style {
+        var style = theme.style(m.kind == .admin ? "timeline.admin" : mine ? "timeline.text.self" : "timeline.text")
+        if !mine, m.kind != .admin, m.mentions(state.me.userId) || Reducer.highlighted(m.text, words: state.settings.highlights) {
+            style = theme.style("timeline.mention")
+        }
+        if m.messageId != 0 && m.messageId == state.highlight { style = theme.style("timeline.highlight") }
+        if m.messageId != 0 && m.messageId == picked { style = theme.style("timeline.picked") }
+        return style
+    }
+
+    /// What hangs under a message, indented: its image, its link's preview, its reactions, its thread.
+    func linesUnder(_ m: Message, _ state: AppState, pad: String, room: Int, time: TimeFormat) -> [Line] {
+        var out: [Line] = []
+        if let image = state.previews[m.messageId] {
+            for row in image.rows {
+                var parts: [(String, Style)] = [(pad, theme.style("timeline"))]
+                for cell in row.prefix(room) { parts.append((cell.text, cell.style)) }
                 out.append(Line(parts: parts))
             }
-            let room = max(1, width - indent)
-            if let image = state.previews[m.messageId] {
-                for row in image.rows {
-                    var parts: [(String, Style)] = [(pad, theme.style("timeline"))]
-                    for cell in row.prefix(room) { parts.append((cell.text, cell.style)) }
-                    out.append(Line(parts: parts))
-                }
-            }
-            if let og = m.preview, og.title != nil || og.description != nil {
-                let text = "🔗 " + [og.title, og.description].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
-                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.preview"))]))
-            }
-            if !m.reactions.isEmpty {
-                let text = m.reactions.map { "\(Reducer.glyph($0.key)) \($0.userIds.count)" }.joined(separator: "  ")
-                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.reaction"))]))
-            }
-            if state.thread == nil, let t = m.thread, t.replyCount > 0 {
-                let names = t.repliers.prefix(3).map(\.displayName).joined(separator: ", ")
-                let last = t.lastRepliedAt > 0 ? " · last " + time.string(from: Date(timeIntervalSince1970: Double(t.lastRepliedAt) / 1000)) : ""
-                let text = "↳ \(t.replyCount) \(t.replyCount == 1 ? "reply" : "replies")\(last)\(names.isEmpty ? "" : " · " + names)"
-                out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.thread"))]))
-            }
+        }
+        if let og = m.preview, og.title != nil || og.description != nil {
+            let text = "🔗 " + [og.title, og.description].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
+            out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.preview"))]))
+        }
+        if !m.reactions.isEmpty {
+            let text = m.reactions.map { "\(Reducer.glyph($0.key)) \($0.userIds.count)" }.joined(separator: "  ")
+            out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.reaction"))]))
+        }
+        if state.thread == nil, let t = m.thread, t.replyCount > 0 {
+            let names = t.repliers.prefix(3).map(\.displayName).joined(separator: ", ")
+            let last = t.lastRepliedAt > 0 ? " · last " + time.string(from: Date(timeIntervalSince1970: Double(t.lastRepliedAt) / 1000)) : ""
+            let text = "↳ \(t.replyCount) \(t.replyCount == 1 ? "reply" : "replies")\(last)\(names.isEmpty ? "" : " · " + names)"
+            out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(text, room), theme.style("timeline.thread"))]))
         }
         return out
     }

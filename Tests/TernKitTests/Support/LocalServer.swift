@@ -88,6 +88,14 @@ final class LocalServer: Sendable {
         c.tickInterval = 20
         return ChatClient(configuration: c, clock: clock)
     }
+
+    /// A client for `user` with its event log (listening before it connects), connected.
+    func connected(_ user: String, clock: any EngineClock = SystemEngineClock()) async throws -> (ChatClient, EventLog) {
+        let c = client(user, clock: clock)
+        let log = EventLog(c)
+        try await c.connect()
+        return (c, log)
+    }
 }
 
 /// Runs `body` with a started server and always stops it.

@@ -5,146 +5,8 @@ import Testing
 
 @testable import TernTUI
 
-@Suite("Terminal input decoding")
-struct InputDecoderTests {
-    func decode(_ text: String) -> [TerminalInput] {
-        var d = InputDecoder()
-        return d.feed(text) + d.flush()
-    }
-
-    @Test func keysAltKeysAndSequences() {
-        #expect(decode("a\u{1}\r\u{7F}\u{8}\t") == [.key(.char("a")), .key(.ctrl("a")), .key(.enter), .key(.backspace), .key(.ctrl("h")), .key(.tab)])
-        #expect(decode("\u{1B}b\u{1B}\r\u{1B}\u{7F}") == [.key(.alt("b")), .key(.altEnter), .key(.altBackspace)])
-        #expect(decode("\u{1B}[A\u{1B}[1;3B\u{1B}[1;5D\u{1B}[1;5C\u{1B}[Z") == [.key(.up), .key(.altDown), .key(.ctrlLeft), .key(.ctrlRight), .key(.shiftTab)])
-        #expect(decode("\u{1B}[5~\u{1B}[6~\u{1B}[3~\u{1B}[1~\u{1B}[4~\u{1B}OP\u{1B}[15~") == [
-            .key(.pageUp), .key(.pageDown), .key(.delete), .key(.home), .key(.end), .key(.function(1)), .key(.function(5)),
-        ])
-        #expect(decode("\u{1F}\u{0}") == [.key(.ctrl("_")), .key(.ctrl(" "))])
-        #expect(decode("你好") == [.key(.char("你")), .key(.char("好"))])
-        #expect(decode("\u{1B}[13;2u") == [.key(.altEnter)], "Shift-Enter (CSI u) is a new line too")
-    }
-
-    @Test func aLoneEscWaitsForTheDelay() {
-        var d = InputDecoder()
-        #expect(d.feed("\u{1B}").isEmpty && d.isPending)
-        #expect(d.flush() == [.key(.escape)])
-        #expect(!d.isPending)
-        #expect(d.feed("\u{1B}\u{1B}") == [.key(.escape)])
-        #expect(d.flush() == [.key(.escape)])
-    }
-
-    @Test func bracketedPasteFocusAndMouse() {
-        #expect(decode("\u{1B}[200~line one\r\nline two\u{1B}[B\u{1B}[201~x") == [.paste("line one\nline two\u{1B}[B"), .key(.char("x"))])
-        #expect(decode("\u{1B}[I\u{1B}[O") == [.focus(true), .focus(false)])
-        #expect(decode("\u{1B}[<0;5;3M\u{1B}[<0;5;3m\u{1B}[<64;10;2M\u{1B}[<65;10;2M") == [
-            .mouse(MouseEvent(.press(button: 1), x: 4, y: 2)), .mouse(MouseEvent(.release, x: 4, y: 2)),
-            .mouse(MouseEvent(.wheelUp, x: 9, y: 1)), .mouse(MouseEvent(.wheelDown, x: 9, y: 1)),
-        ])
-        // A paste split across reads is still one.
-        var d = InputDecoder()
-        #expect(d.feed("\u{1B}[200~ab").isEmpty)
-        #expect(d.feed("c\u{1B}[20").isEmpty)
-        #expect(d.feed("1~") == [.paste("abc")])
-    }
-}
-
-@Suite("Key map and settings")
-struct KeyMapSettingsTests {
-    @Test func presetsAndSequences() throws {
-        let emacs = KeyTable.standard
-        #expect(emacs.command(for: .ctrl("k")) == .killToEnd && emacs.command(for: .ctrl("s")) == .search)
-        #expect(emacs.command(for: .alt("3")) == .jump3 && emacs.command(for: .alt("0")) == .jump10)
-        #expect(emacs.match([.ctrl("x")], mode: .insert) == .prefix)
-        #expect(emacs.match([.ctrl("x"), .ctrl("e")], mode: .insert) == .command(.editor))
-        let vi = KeyTable(preset: .vi)
-        #expect(vi.command(for: .escape) == .normalMode && vi.command(for: .char("j"), mode: .normal) == .lineDown)
-        #expect(vi.match([.char("d")], mode: .normal) == .prefix && vi.match([.char("d"), .char("d")], mode: .normal) == .command(.clearInput))
-        #expect(vi.command(for: .alt("a"), mode: .normal) == .nextActivity, "Alt keys work in both modes")
-        #expect(try KeyTable.parse("C-x C-e") == [.ctrl("x"), .ctrl("e")])
-        #expect(try KeyTable.parse("M-Enter") == [.altEnter] && KeyTable.parse("S-Tab") == [.shiftTab] && KeyTable.parse("Alt-b") == [.alt("b")])
-        #expect(throws: KeyTable.BindingError.self) { try KeyTable.parse("C-é") }
-        // Every command has a name the config can use, and the help lists every bound command.
-        #expect(Command.allCases.allSatisfy { Command(rawValue: $0.rawValue) == $0 })
-        let help = emacs.helpLines().map(\.keys)
-        #expect(help.contains("Ctrl-S") && help.contains("Alt-1…Alt-9, Alt-0") && help.contains("Ctrl-X Ctrl-E"))
-    }
-
-    @Test func configFileParsesAndErrorsNameTheLine() throws {
-        let s = try Settings.parse("""
-            server = "http://127.0.0.1:9"
-            theme = "light"
-            keymap = "vi"
-            highlights = ["deploy", "Outage"]
-            notify_style = ["bell", "osc9"]
-            dnd = "22:00-07:30"
-            paste_confirm_lines = 8
-            [keys]
-            "M-s" = "search"
-            "C-k" = "none"
-            [keys.normal]
-            "q" = "quit"
-            [channels.random]
-            notify = "none"
-            """)
-        #expect(s.server == "http://127.0.0.1:9" && s.theme == "light" && s.keymap == .vi && s.pasteConfirmLines == 8)
-        #expect(s.highlights == ["deploy", "Outage"] && s.notifyStyle == ["bell", "osc9"] && s.quietWindow! == (1320, 450))
-        let keys = try s.keyTable()
-        #expect(keys.command(for: .alt("s")) == .search && keys.command(for: .ctrl("k")) == nil && keys.command(for: .char("q"), mode: .normal) == .quit)
-        #expect(s.notifyLevel(url: "x", name: "random") == "none" && s.notifyLevel(url: "y", name: "team") == "mentions")
-        func error(_ text: String) -> Settings.SettingsError? {
-            do {
-                _ = try Settings.parse(text, source: "c.toml")
-                return nil
-            } catch let e as Settings.SettingsError { return e } catch { return nil }
-        }
-        #expect(error("theme = \"dark\"\nkeymap = \"emacz\"\n")?.description == "c.toml:2: keymap takes emacs or vi, not \"emacz\"")
-        #expect(error("\n\ncolour = 1\n")?.line == 3)
-        #expect(error("mouse = \"yes\"")?.description == "c.toml:1: mouse must be true or false")
-        #expect(error("theme = \n")?.line == 1, "TOML syntax errors name their line")
-        #expect(error("[keys]\n\"C-q\" = \"fly\"\n")?.line == 2)
-        #expect(error("[channels.x]\nnotify = \"loud\"\n")?.line == 2)
-        #expect(error("theme = \"dark\"\n[keys]\n\"C-é\" = \"search\"\n")?.line == 3, "a key that cannot be bound names its line too")
-        // The example config shipped in docs/ parses, and is the one in --help.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let file = try String(contentsOf: root.appendingPathComponent("docs/config.example.toml"), encoding: .utf8)
-        #expect(file == exampleConfig, "run scripts/bundle-texts.py")
-        _ = try Settings.parse(exampleConfig).keyTable()
-    }
-
-    @Test func setAndSaveRoundTrip() throws {
-        var s = Settings()
-        try s.set("notify_style", "osc777,osc9")
-        try s.set("dnd", "23:00-06:00")
-        try s.set("keymap", "vi")
-        #expect(throws: Settings.SettingsError.self) { try s.set("notify", "loudly") }
-        #expect(throws: Settings.SettingsError.self) { try s.set("colour", "1") }
-        s.keys["M-s"] = "search"
-        s.channels["random"] = .init(notify: "none")
-        let back = try Settings.parse(s.toml())
-        #expect(back == s)
-    }
-
-    @Test func bundledThemesMatchTheirFilesAndParse() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for name in ["dark", "light", "high-contrast"] {
-            let file = try String(contentsOf: root.appendingPathComponent("themes/\(name).theme"), encoding: .utf8)
-            #expect(bundledThemeTexts[name] == file, "run scripts/bundle-texts.py")
-            let t = try Theme.named(name, themesDirectory: "/nonexistent")
-            #expect(Theme.keys.allSatisfy { t.styles[$0] != nil }, "\(name) sets every key")
-        }
-        #expect(throws: Theme.ParseError.self) { try Theme.named("neon", themesDirectory: "/nonexistent") }
-        // Nick colours: stable per user, from the theme's palette, none without colour.
-        let dark = try Theme.named("dark", themesDirectory: "/nonexistent")
-        #expect(dark.nickStyle("bob") == dark.nickStyle("bob") && dark.nickStyle("bob").bold)
-        #expect(Set(["alice", "bob", "carol", "dave", "erin", "frank"].map { dark.nickStyle($0).fg }).count > 2)
-        #expect(dark.withoutColor().nickStyle("bob").fg == .default)
-    }
-}
-
 @Suite("Composing, history, completion, activity, presence")
-struct ComposingTUITests {
-    let alice = User(userId: "alice", nickname: "Alice")
-    let bob = User(userId: "bob", nickname: "Bob")
+struct ComposingTUITests: TUIFixture {
     var reducer: Reducer {
         var r = Reducer()
         r.listDirectory = { path in
@@ -154,8 +16,7 @@ struct ComposingTUITests {
     }
 
     func state() -> AppState {
-        var s = AppState(me: alice, server: "test")
-        s.present = true
+        var s = aliceAtTheKeyboard()
         var team = GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob), Member(user: User(userId: "carol"))])
         team.lastMessage = Message(messageId: 1, channelUrl: "c1", text: "x", sender: bob, createdAt: 3)
         var ops = GroupChannel(url: "c2", name: "ops", members: [Member(user: alice), Member(user: bob), Member(user: User(userId: "carol"))])
@@ -169,8 +30,13 @@ struct ComposingTUITests {
         return s
     }
 
-    func type(_ text: String, _ s: inout AppState) { for c in text { _ = reducer.reduce(&s, .key(.char(c))) } }
     func key(_ k: Key, _ s: inout AppState) -> [Effect] { reducer.reduce(&s, .key(k)) }
+    /// Types `text` and presses Tab: the input line completed.
+    func complete(_ text: String, _ s: inout AppState) -> String {
+        type(text, &s)
+        _ = key(.tab, &s)
+        return s.inputText
+    }
 
     @Test func readlineEditingKillYankAndUndo() {
         var s = state()
@@ -263,35 +129,21 @@ struct ComposingTUITests {
     @Test func completionCyclesNicksCommandsChannelsEmojiAndPaths() {
         var s = state()
         s.messages["c1"] = [Message(messageId: 5, channelUrl: "c1", text: "hi", sender: User(userId: "carol"), createdAt: 9)]
-        type("@", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "@carol ", "who spoke last comes first")
-        _ = key(.tab, &s)
-        #expect(s.inputText == "@bob ")
+        #expect(complete("@", &s) == "@carol ", "who spoke last comes first")
+        #expect(complete("", &s) == "@bob ")
         _ = key(.shiftTab, &s)
         #expect(s.inputText == "@carol ")
         _ = key(.escape, &s)
         #expect(s.inputText == "@", "Esc puts the word back")
         _ = key(.ctrl("u"), &s)
-        type("/cou", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "/count ")
-        type("men", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "/count mentions ")
+        #expect(complete("/cou", &s) == "/count ")
+        #expect(complete("men", &s) == "/count mentions ")
         _ = key(.ctrl("u"), &s)
-        type("see #o", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "see #ops ")
-        type(":tada", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "see #ops 🎉")
+        #expect(complete("see #o", &s) == "see #ops ")
+        #expect(complete(":tada", &s) == "see #ops 🎉")
         _ = key(.ctrl("u"), &s)
-        type("/upload /data/", &s)
-        _ = key(.tab, &s)
-        #expect(s.inputText == "/upload /data/nested/", "directories first by name, hidden files left out")
-        _ = key(.tab, &s)
-        #expect(s.inputText == "/upload /data/notes.txt ")
+        #expect(complete("/upload /data/", &s) == "/upload /data/nested/", "directories first by name, hidden files left out")
+        #expect(complete("", &s) == "/upload /data/notes.txt ")
     }
 
     @Test func hotlistAltAJumpsAndTheSwitcher() {
@@ -413,25 +265,5 @@ struct ComposingTUITests {
         s.mode = .normal
         s.input = Array("draft")
         try assertGolden(vi.render(s, width: 72, height: 8, now: 0), "vi-normal-72x8")
-    }
-}
-
-@Suite("Time formats")
-struct TimeFormatTests {
-    @Test func patternsMatchDateFormatter() {
-        let zones = [TimeZone(identifier: "UTC")!, TimeZone(identifier: "Asia/Kolkata")!, TimeZone(identifier: "America/Los_Angeles")!]
-        let patterns = ["HH:mm", "HH:mm:ss", "h:mm a", "EEE d MMM yyyy", "d MMM HH:mm", "yyyy-MM-dd'T'HH:mm", "EEEE, MMMM d", "yy/M/d"]
-        for zone in zones {
-            for t: Double in [0, 951_782_400, 1_795_300_000.5, 1_709_164_800, -34_560_000] {
-                let date = Date(timeIntervalSince1970: t)
-                for p in patterns {
-                    let f = DateFormatter()
-                    f.locale = Locale(identifier: "en_US_POSIX")
-                    f.timeZone = zone
-                    f.dateFormat = p
-                    #expect(TimeFormat(p, timeZone: zone).string(from: date) == f.string(from: date), "\(p) at \(t) in \(zone.identifier)")
-                }
-            }
-        }
     }
 }

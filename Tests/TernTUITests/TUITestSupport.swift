@@ -1,0 +1,42 @@
+import Foundation
+import TernKit
+import Testing
+
+@testable import TernTUI
+
+/// What the client's suites share: Alice (the user) and Bob, a fixed time, and keys typed into a reducer.
+protocol TUIFixture {
+    var reducer: Reducer { get }
+}
+
+extension TUIFixture {
+    /// 2026-11-21 20:26:40 UTC.
+    var t: Millis { 1_795_300_000_000 }
+    var alice: User { User(userId: "alice", nickname: "Alice") }
+    var bob: User { User(userId: "bob", nickname: "Bob") }
+
+    /// Alice's state on server "test", at the keyboard (else the channel on screen is not yet read).
+    func aliceAtTheKeyboard() -> AppState {
+        var s = AppState(me: alice, server: "test")
+        s.present = true
+        return s
+    }
+
+    /// Types `text` into the input line, a key at a time; the effects of every key.
+    @discardableResult
+    func type(_ text: String, _ s: inout AppState) -> [Effect] {
+        text.flatMap { reducer.reduce(&s, .key(.char($0))) }
+    }
+}
+
+/// Compares a screen with `Golden/NAME.txt`; with TERN_UPDATE_GOLDEN=1 writes it instead.
+func assertGolden(_ grid: CellGrid, _ name: String) throws {
+    let text = grid.text + "\n"
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name).txt")
+    if ProcessInfo.processInfo.environment["TERN_UPDATE_GOLDEN"] == "1" {
+        try text.write(to: source, atomically: true, encoding: .utf8)
+        return
+    }
+    let expected = try String(contentsOf: source, encoding: .utf8)
+    #expect(text == expected, "screen \(name) differs:\n\(text)")
+}
