@@ -205,6 +205,7 @@ struct AuthorizationMatrixTests {
         "DELETE /v3/applications/push/fcm/{provider_id}": Row(.platform),
         "DELETE /v3/applications/push/apns/{provider_id}": Row(.platform),
         "DELETE /v3/applications/push/hms/{provider_id}": Row(.platform),
+        "DELETE /v3/applications/push/huawei/{provider_id}": Row(.platform),
         "DELETE /v3/applications/push/apns/cert/{provider_id}": Row(.platform),
         "GET /v3/applications/push/message_templates": Row(.platform),
         "GET /v3/applications/push/message_templates/{template_name}": Row(.platform),

@@ -46,6 +46,53 @@ struct FaultHarnessTests {
     }
 }
 
+extension FaultHarnessTests {
+    @Test("A node frozen while it holds one channel's lock holds up that channel only: the other node's sends to other channels are acknowledged meanwhile")
+    func stalledLockHoldsOneChannel() async throws {
+        let cluster = try await PostgresTestCluster.shared()
+        let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
+        // Node B talks to PostgreSQL through a proxy that freezes its link mid-transaction.
+        let proxy = FaultProxy(targetPort: cluster.port)
+        let proxyPort = try await proxy.start()
+        let viaProxy = db.replacingOccurrences(of: "127.0.0.1:\(cluster.port)/", with: "127.0.0.1:\(proxyPort)/")
+        let a = try await ClusterTests.startNodes(1, database: db)[0]
+        let b = try await ClusterTests.startNodes(1, database: viaProxy)[0]
+        do {
+            try await a.createUsers(["alice", "bob", "carol"])
+            let x = try await a.createChannel(["alice", "bob"])
+            let y = try await a.createChannel(["alice", "carol"])
+            let (alice, _) = try await a.login("alice")
+            let (bob, _) = try await b.login("bob")
+            // Bob's message to X: node B's transaction takes X's lock, stores the message, and its
+            // link freezes right after (the counters' UPDATE reached the database, nothing more).
+            proxy.stallAfter("frozen-marker", then: "UPDATE")
+            bob.send("MESG", ["channel_url": x, "message": "frozen-marker", "req_id": "b1"])
+            for _ in 0..<200 where proxy.cuts == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(proxy.cuts == 1, "node B froze inside the transaction")
+            // Alice, on node A: X waits for B's lock (its own fault); Y must not wait with it.
+            alice.send("MESG", ["channel_url": x, "message": "x1", "req_id": "a1"])
+            alice.send("MESG", ["channel_url": y, "message": "y1", "req_id": "a2"])
+            let y1 = await alice.next("MESG", timeout: .seconds(10)) { $0["req_id"] as? String == "a2" }
+            #expect(y1 != nil, "the send to Y was acknowledged while node B held X's lock")
+            #expect(!alice.all("MESG").contains { $0["req_id"] as? String == "a1" }, "X's send waits for the lock")
+            proxy.heal()
+            let x1 = await alice.next("MESG", timeout: .seconds(30)) { $0["req_id"] as? String == "a1" }
+            let marker = await bob.next("MESG", timeout: .seconds(30)) { $0["req_id"] as? String == "b1" }
+            #expect(x1 != nil && marker != nil, "both of X's sends are acknowledged once B goes on")
+            let history = try await a.request("GET", "/v3/group_channels/\(x)/messages?message_ts=0&prev_limit=0&next_limit=10")
+            let texts = ((history.json["messages"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
+            #expect(texts == ["frozen-marker", "x1"], "X in lock order: \(texts)")
+            for s in [alice, bob] { await s.close() }
+        } catch {
+            for n in [a, b] { await n.stop() }
+            await proxy.stop()
+            throw error
+        }
+        for n in [a, b] { await n.stop() }
+        await proxy.stop()
+    }
+}
+
 /// One node: a `ternd` child process whose PostgreSQL link goes through its own proxy.
 final class HarnessNode: @unchecked Sendable {
     let name: String

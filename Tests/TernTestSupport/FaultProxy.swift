@@ -26,8 +26,9 @@ public final class FaultProxy: Sendable {
         var accepted = 0
         /// Bytes read and not yet passed on (a stall, or a connection still reaching the target).
         var held = 0
-        /// Armed by ``cutAfter(_:then:)``: the bytes that mark the connection, then the bytes after which it is cut.
-        var trap: (mark: [UInt8], then: [UInt8])?
+        /// Armed by ``cutAfter(_:then:)`` or ``stallAfter(_:then:)``: the bytes that mark the
+        /// connection, the bytes after which the link is cut (or stalled), and which.
+        var trap: (mark: [UInt8], then: [UInt8], stall: Bool)?
         /// The connection the mark was seen on.
         var marked: ObjectIdentifier?
         /// Cuts made by the trap.
@@ -96,7 +97,17 @@ public final class FaultProxy: Sendable {
     /// one message's transaction: the database commits it, the node never hears so.)
     public func cutAfter(_ mark: String, then: String) {
         state.withLock {
-            $0.trap = (Array(mark.utf8), Array(then.utf8))
+            $0.trap = (Array(mark.utf8), Array(then.utf8), false)
+            $0.marked = nil
+        }
+    }
+
+    /// The same trap, but the link stalls instead (as ``stall()``) right after the chunk: the server
+    /// has it, and the client's connections then hang — a node frozen mid-transaction, holding
+    /// whatever locks it took.
+    public func stallAfter(_ mark: String, then: String) {
+        state.withLock {
+            $0.trap = (Array(mark.utf8), Array(then.utf8), true)
             $0.marked = nil
         }
     }
@@ -104,21 +115,21 @@ public final class FaultProxy: Sendable {
     /// How many cuts the armed trap made.
     public var cuts: Int { state.withLock { $0.cuts } }
 
-    /// Whether `bytes` trips the trap on `pipe`: true when the link is to be cut after them.
-    func trips(_ bytes: ByteBuffer, on pipe: ObjectIdentifier) -> Bool {
+    /// What `bytes` trip on `pipe`: nil, or whether the link is to be cut (false) or stalled (true) after them.
+    func trips(_ bytes: ByteBuffer, on pipe: ObjectIdentifier) -> Bool? {
         state.withLock { s in
-            guard let trap = s.trap else { return false }
+            guard let trap = s.trap else { return nil }
             let view = bytes.readableBytesView
             if s.marked == nil, view.firstRange(of: trap.mark) != nil { s.marked = pipe }
-            guard s.marked == pipe else { return false }
+            guard s.marked == pipe else { return nil }
             // The closing bytes after the mark (the mark's own chunk may hold both, in order).
             let from = view.firstRange(of: trap.mark)?.upperBound ?? view.startIndex
-            guard view[from...].firstRange(of: trap.then) != nil else { return false }
+            guard view[from...].firstRange(of: trap.then) != nil else { return nil }
             s.trap = nil
             s.marked = nil
             s.cuts += 1
-            s.dropping = true
-            return true
+            if trap.stall { s.stalled = true } else { s.dropping = true }
+            return trap.stall
         }
     }
 
@@ -227,9 +238,17 @@ final class Pipe: @unchecked Sendable {
     /// Bytes read on one side, for the other.
     func forward(_ bytes: ByteBuffer, toServer: Bool) {
         loop.preconditionInEventLoop()
-        if toServer, proxy.trips(bytes, on: ObjectIdentifier(self)) {
-            // This chunk reaches the server; then the link goes, both ways, on every connection.
-            if let outbound {
+        if toServer, let stall = proxy.trips(bytes, on: ObjectIdentifier(self)) {
+            if stall {
+                // This chunk reaches the server; then every byte, both ways, is held until `heal()`.
+                if let outbound, held.isEmpty {
+                    outbound.writeAndFlush(bytes, promise: nil)
+                } else {
+                    held.append((true, bytes))
+                    proxy.holding(bytes.readableBytes)
+                }
+            } else if let outbound {
+                // This chunk reaches the server; then the link goes, both ways, on every connection.
                 outbound.writeAndFlush(bytes).whenComplete { _ in self.proxy.drop() }
             } else {
                 proxy.drop()

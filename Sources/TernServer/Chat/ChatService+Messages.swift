@@ -42,13 +42,15 @@ extension ChatService {
     /// Sends a user message from `userId`: checks, stores (durably), then fans out. The copy to
     /// `connection` (the sending socket) carries `req_id`; every other connection of every member,
     /// the sender's other devices included, gets the same bytes without it.
+    /// `arrivedAt`: when the request reached this node (the flood limit counts arrivals, so sends
+    /// that queued behind a slow one are not refused for coming through at once).
     /// - Returns: the stored message as the sender's acknowledgement shows it.
     @discardableResult
     public func sendUserMessage(
-        from userId: String, _ outgoing: OutgoingMessage, connection: ClientConnection?, origin: RequestOrigin
+        from userId: String, _ outgoing: OutgoingMessage, connection: ClientConnection?, origin: RequestOrigin, arrivedAt: Int64? = nil
     ) async throws -> MessagePayload {
         var out = outgoing
-        let t0 = now()
+        let t0 = arrivedAt ?? now()
         let (roster, me) = try await senderContext(userId, channelUrl: out.channelUrl, origin: origin)
         let channel = roster.channel
         if out.message.isEmpty { throw SendbirdError.missing("message") }

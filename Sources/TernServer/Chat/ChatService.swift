@@ -71,7 +71,9 @@ public final class ChatService: Sendable {
         self.logger = logger
         self.registry = ConnectionRegistry()
         let clock = config.clock
-        self.pipeline = SendPipeline(store: store, clock: { clock.nowMs() }, tracksChannels: cluster != nil)
+        // PostgreSQL takes several writers: a stalled batch there no longer holds up the other
+        // channels (``SendPipeline``); SQLite has one writer, so one batch at a time.
+        self.pipeline = SendPipeline(store: store, clock: { clock.nowMs() }, tracksChannels: cluster != nil, lanes: store is PostgresStore ? 4 : 1)
         self.rateLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.editLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()

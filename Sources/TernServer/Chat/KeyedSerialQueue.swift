@@ -78,8 +78,9 @@ public final class RateLimiter: Sendable {
         if perSecond <= 0 { return true }
         return buckets.withLock { map in
             var b = map[key] ?? Bucket(tokens: burst, last: nowMs)
-            b.tokens = min(burst, b.tokens + Double(nowMs - b.last) / 1000 * perSecond)
-            b.last = nowMs
+            // Times are arrival times, which two connections of one user may hand in slightly out of order.
+            b.tokens = min(burst, b.tokens + Double(max(0, nowMs - b.last)) / 1000 * perSecond)
+            b.last = max(b.last, nowMs)
             if map.count > 100_000 { map = map.filter { nowMs - $0.value.last < 2000 } }
             guard b.tokens >= 1 else {
                 map[key] = b

@@ -5,14 +5,21 @@ import TernProtocol
 /// are stored together in the next transaction, and each is acknowledged only after that commit
 /// (guarantee G1).
 ///
-/// Order is kept without a queue per channel: batches are stored one after another, the messages
-/// of a batch in arrival order (ids and `created_at` follow it), and each message's `deliver` runs
-/// right after the commit, in that same order, before the next batch starts. `deliver` is
-/// synchronous (present, encode, hand the bytes to the recipients' outboxes), so every recipient
-/// gets a channel's messages in id order. What may wait (threads, webhooks, bots) follows in the
-/// sender's own task.
+/// Order is kept per channel: a channel is in at most one batch at a time, the messages of a batch
+/// are stored in arrival order (ids and `created_at` follow it), and each message's `deliver` runs
+/// right after the commit, in that same order. `deliver` is synchronous (present, encode, hand the
+/// bytes to the recipients' outboxes), so every recipient gets a channel's messages in id order.
+/// What may wait (threads, webhooks, bots) follows in the sender's own task.
+///
+/// Normally one batch is in flight at a time (the cheapest at every load: one transaction for
+/// whatever arrived meanwhile, and unread totals read in one consistent order). A batch that has
+/// not committed after ``stallAfterMs`` — a channel locked by another node that stopped, a lost
+/// `COMMIT` answer, a slow database link — no longer holds up the other channels: up to ``lanes``
+/// batches run at once, each with channels no other batch in flight has (so they never wait for
+/// each other's locks), and only the stalled batch's channels wait for it (issue 34).
 final class SendPipeline: Sendable {
     typealias Deliver = @Sendable (StoredMessage) throws -> MessagePayload
+    typealias Insert = @Sendable ([NewMessage]) async throws -> [Result<StoredMessage, any Error>]
 
     struct Item {
         var message: NewMessage
@@ -21,8 +28,15 @@ final class SendPipeline: Sendable {
     }
 
     struct State {
+        /// Messages not yet taken into a batch, in arrival order.
         var pending: [Item] = []
-        var running = false
+        /// Channels of the batches in flight.
+        var busy: Set<String> = []
+        /// When each batch in flight started, by batch number.
+        var started: [Int: ContinuousClock.Instant] = [:]
+        var nextBatch = 0
+        /// Whether a check for a stalled batch is scheduled.
+        var watching = false
     }
 
     let state = Mutex(State())
@@ -30,83 +44,155 @@ final class SendPipeline: Sendable {
     /// `tracksChannels`: on several nodes, for ``isStoring(_:)``).
     let inFlight = Mutex<[String: Int]>([:])
     let tracksChannels: Bool
-    let store: any MessageStore
+    let insert: Insert
     let clock: @Sendable () -> Int64
+    /// The most batches in flight at once (1: strictly one after another, as on SQLite's single writer).
+    let lanes: Int
+    /// How long a batch may take before the channels it does not hold go ahead without it.
+    let stallAfterMs: Int64
     /// The most messages one transaction takes (the rest go in the next).
     static let maxBatch = 512
 
-    init(store: any MessageStore, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false) {
-        self.store = store
+    init(insert: @escaping Insert, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, lanes: Int = 1, stallAfterMs: Int64 = 250) {
+        self.insert = insert
         self.clock = clock
         self.tracksChannels = tracksChannels
+        self.lanes = max(1, lanes)
+        self.stallAfterMs = stallAfterMs
+    }
+
+    convenience init(store: any MessageStore, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, lanes: Int = 1) {
+        self.init(insert: { try await store.insertMessages($0) }, clock: clock, tracksChannels: tracksChannels, lanes: lanes)
     }
 
     /// Stores `message` (its `createdAt` is set here, in commit order) and runs `deliver` after the
     /// commit. Returns the stored message and what `deliver` returned.
     func submit(_ message: NewMessage, deliver: @escaping Deliver) async throws -> (StoredMessage, MessagePayload) {
         try await withCheckedThrowingContinuation { continuation in
-            let start = state.withLock { s -> Bool in
+            let (batches, watch) = state.withLock { s -> ([(Int, [Item])], Bool) in
                 s.pending.append(Item(message: message, deliver: deliver, continuation: continuation))
-                if s.running { return false }
-                s.running = true
-                return true
+                return (take(&s), watchIfNeeded(&s))
             }
-            if start { Task { await self.drain() } }
+            start(batches, watch: watch)
         }
     }
+
+    /// Messages not yet taken into a batch (tests wait for arrivals with it).
+    var waiting: Int { state.withLock { $0.pending.count } }
 
     /// Whether a message of `channelUrl` is being stored or delivered now.
     func isStoring(_ channelUrl: String) -> Bool { inFlight.withLock { $0[channelUrl] != nil } }
 
-    /// Stores batches until nothing is pending.
-    func drain() async {
-        while true {
-            let batch = state.withLock { s -> [Item] in
-                if s.pending.isEmpty {
-                    s.running = false
-                    return []
-                }
-                let n = min(s.pending.count, Self.maxBatch)
-                var taken = Array(s.pending.prefix(n))
-                s.pending.removeFirst(n)
-                let now = clock()
-                for i in taken.indices {
-                    taken[i].message.createdAt = now
-                    taken[i].message.stampedNow = true
-                }
-                return taken
+    /// The batches that may start now: the first whenever none is in flight; more (up to
+    /// ``lanes``) only while every batch in flight is older than ``stallAfterMs``. Each takes
+    /// pending messages in arrival order whose channels no batch in flight has; a channel that
+    /// must wait keeps all its later messages waiting too (its order).
+    func take(_ s: inout State) -> [(Int, [Item])] {
+        var out: [(Int, [Item])] = []
+        while !s.pending.isEmpty, s.started.count < lanes {
+            if !s.started.isEmpty {
+                let now = ContinuousClock.now
+                guard s.started.values.allSatisfy({ now - $0 >= .milliseconds(stallAfterMs) }) else { break }
             }
-            if batch.isEmpty { return }
-            if tracksChannels { inFlight.withLock { f in for item in batch { f[item.message.channelUrl, default: 0] += 1 } } }
-            defer {
-                if tracksChannels {
-                    inFlight.withLock { f in
-                        for item in batch {
-                            f[item.message.channelUrl, default: 1] -= 1
-                            if f[item.message.channelUrl] == 0 { f[item.message.channelUrl] = nil }
-                        }
+            var taken: [Item] = []
+            var rest: [Item] = []
+            var waiting = Set<String>()
+            for item in s.pending {
+                let channel = item.message.channelUrl
+                if taken.count < Self.maxBatch, !s.busy.contains(channel), !waiting.contains(channel) {
+                    taken.append(item)
+                } else {
+                    rest.append(item)
+                    waiting.insert(channel)
+                }
+            }
+            if taken.isEmpty { break }
+            let now = clock()
+            for i in taken.indices {
+                taken[i].message.createdAt = now
+                taken[i].message.stampedNow = true
+                s.busy.insert(taken[i].message.channelUrl)
+            }
+            s.pending = rest
+            let number = s.nextBatch
+            s.nextBatch += 1
+            s.started[number] = .now
+            out.append((number, taken))
+        }
+        return out
+    }
+
+    /// Whether to look again after ``stallAfterMs``: messages wait behind a batch in flight that
+    /// another lane could take.
+    func watchIfNeeded(_ s: inout State) -> Bool {
+        guard lanes > 1, !s.watching, !s.started.isEmpty, s.started.count < lanes,
+            s.pending.contains(where: { !s.busy.contains($0.message.channelUrl) })
+        else { return false }
+        s.watching = true
+        return true
+    }
+
+    func start(_ batches: [(Int, [Item])], watch: Bool) {
+        for (number, batch) in batches { Task { await self.run(number, batch) } }
+        if watch {
+            let wait = stallAfterMs
+            Task {
+                try? await Task.sleep(for: .milliseconds(wait))
+                let (batches, again) = self.state.withLock { s -> ([(Int, [Item])], Bool) in
+                    s.watching = false
+                    return (self.take(&s), self.watchIfNeeded(&s))
+                }
+                self.start(batches, watch: again)
+            }
+        }
+    }
+
+    /// Stores one batch and delivers it; then takes what waited, going on in this task with the
+    /// first of the new batches.
+    func run(_ number: Int, _ batch: [Item]) async {
+        var current: (Int, [Item])? = (number, batch)
+        while let (number, batch) = current {
+            await store(batch)
+            let (next, watch) = state.withLock { s -> ([(Int, [Item])], Bool) in
+                for item in batch { s.busy.remove(item.message.channelUrl) }
+                s.started[number] = nil
+                return (take(&s), watchIfNeeded(&s))
+            }
+            current = next.first
+            start(Array(next.dropFirst()), watch: watch)
+        }
+    }
+
+    func store(_ batch: [Item]) async {
+        if tracksChannels { inFlight.withLock { f in for item in batch { f[item.message.channelUrl, default: 0] += 1 } } }
+        defer {
+            if tracksChannels {
+                inFlight.withLock { f in
+                    for item in batch {
+                        f[item.message.channelUrl, default: 1] -= 1
+                        if f[item.message.channelUrl] == 0 { f[item.message.channelUrl] = nil }
                     }
                 }
             }
-            let results: [Result<StoredMessage, any Error>]
-            do {
-                results = try await store.insertMessages(batch.map(\.message))
-            } catch {
-                for item in batch { item.continuation.resume(throwing: error) }
-                continue
-            }
-            for (item, result) in zip(batch, results) {
-                switch result {
-                case .success(let stored):
-                    do {
-                        let payload = try item.deliver(stored)
-                        item.continuation.resume(returning: (stored, payload))
-                    } catch {
-                        item.continuation.resume(throwing: error)
-                    }
-                case .failure(let error):
+        }
+        let results: [Result<StoredMessage, any Error>]
+        do {
+            results = try await insert(batch.map(\.message))
+        } catch {
+            for item in batch { item.continuation.resume(throwing: error) }
+            return
+        }
+        for (item, result) in zip(batch, results) {
+            switch result {
+            case .success(let stored):
+                do {
+                    let payload = try item.deliver(stored)
+                    item.continuation.resume(returning: (stored, payload))
+                } catch {
                     item.continuation.resume(throwing: error)
                 }
+            case .failure(let error):
+                item.continuation.resume(throwing: error)
             }
         }
     }

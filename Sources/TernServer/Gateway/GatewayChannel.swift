@@ -144,9 +144,16 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
 
     struct State {
         var session: Session?
-        /// Text messages waiting for their commands to run, in arrival order.
-        var waiting: [String] = []
+        /// Text messages waiting for their commands to run, in arrival order, with when each arrived.
+        var waiting: [(text: String, at: Int64)] = []
+        /// Frames of a text taken from `waiting`, not yet run.
+        var frames: [(frame: Frame, at: Int64)] = []
         var running = false
+        /// The channel of the send the command task is waiting for (nil: none).
+        var sendingTo: String?
+        /// Channels with a send being stored, and the sends to them that came after it (see
+        /// ``runCommands()``).
+        var lanes: [String: [(frame: Frame, at: Int64)]] = [:]
         /// The socket is gone: what opens later is closed at once.
         var inactive = false
     }
@@ -243,6 +250,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         let session = state.withLock { s -> Session? in
             s.inactive = true
             s.waiting = []
+            s.frames = []
             let session = s.session
             s.session = nil
             return session
@@ -389,13 +397,25 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
 
     // MARK: - Commands
 
-    /// A text message arrived (on the event loop): its commands run in order after the ones before.
+    /// A text message arrived (on the event loop): its commands run in order after the ones before,
+    /// except that a send waiting to be stored holds up only later sends to the same channel.
     func received(_ text: String) {
+        let arrived = service.now()
         let start = state.withLock { s -> Bool in
-            s.waiting.append(text)
-            guard s.session != nil, !s.running else { return false }
-            s.running = true
-            return true
+            s.waiting.append((text, arrived))
+            guard s.session != nil else { return false }
+            if !s.running {
+                s.running = true
+                return true
+            }
+            // The command task waits for a send to be stored: another task takes over the commands,
+            // and that send's channel becomes a lane of its own.
+            if let channel = s.sendingTo {
+                s.sendingTo = nil
+                if s.lanes[channel] == nil { s.lanes[channel] = [] }
+                return true
+            }
+            return false
         }
         if start { Task { await self.runCommands() } }
     }
@@ -403,34 +423,115 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Starts the command task for what arrived during the login.
     func runWaiting() {
         let start = state.withLock { s -> Bool in
-            guard !s.waiting.isEmpty, !s.running else { return false }
+            guard !s.waiting.isEmpty || !s.frames.isEmpty, !s.running else { return false }
             s.running = true
             return true
         }
         if start { Task { await self.runCommands() } }
     }
 
-    /// Runs waiting commands until none is left; the task then ends.
+    /// The channel a send frame is for, read straight from its bytes (nil: another command, or
+    /// one the gateway will refuse anyway).
+    static func sendChannel(_ frame: Frame) -> String? {
+        guard frame.command == .message || frame.command == .file else { return nil }
+        let key = Array(#""channel_url""#.utf8)
+        let bytes = frame.payload
+        guard let r = bytes.firstRange(of: key) else { return nil }
+        var i = r.upperBound
+        while i < bytes.endIndex, bytes[i] == 0x20 || bytes[i] == 0x3A { i += 1 }
+        guard i < bytes.endIndex, bytes[i] == 0x22 else { return nil }
+        let start = i + 1
+        var end = start
+        while end < bytes.endIndex, bytes[end] != 0x22 {
+            if bytes[end] == 0x5C { return nil }  // an escape: the gateway's decoder reads it
+            end += 1
+        }
+        return end < bytes.endIndex ? String(decoding: bytes[start..<end], as: UTF8.self) : nil
+    }
+
+    /// Runs waiting commands, in arrival order, until none is left; the task then ends.
+    ///
+    /// A send is run here as any command, unless its channel has a send being stored already: then
+    /// it goes in that channel's lane, after it. When more arrives while this task waits for a send
+    /// to be stored, another task takes the commands over (``received(_:)``) and this one, once the
+    /// send is done, runs that channel's lane and ends: a send held up by its channel (a lock
+    /// another node holds, a slow commit) holds up neither the connection's other channels nor its
+    /// pings, and a channel's sends keep their order.
     func runCommands() async {
         while true {
-            let next = state.withLock { s -> (String, Session)? in
-                guard let session = s.session, !s.waiting.isEmpty else {
+            var malformed: [String] = []
+            var handOff = false
+            let next = state.withLock { s -> (Frame, Int64, Session)? in
+                guard let session = s.session else {
                     s.running = false
                     return nil
                 }
-                return (s.waiting.removeFirst(), session)
-            }
-            guard let (text, session) = next else { return }
-            let arrived = service.now()
-            for result in FrameCodec.decode(text) {
-                switch result {
-                case .failure(let e):
-                    session.conn.send(
-                        ChatService.frameText(.error, ErrorPayload(code: .invalidJSON, message: "Malformed frame: \(e).", ts: arrived)))
-                case .success(let frame):
-                    await gateway.dispatch(frame, conn: session.conn, user: session.user, session: session.end, arrived: arrived)
+                while true {
+                    if s.frames.isEmpty {
+                        guard !s.waiting.isEmpty else { break }
+                        let (text, at) = s.waiting.removeFirst()
+                        for result in FrameCodec.decode(text) {
+                            switch result {
+                            case .failure(let e):
+                                malformed.append(
+                                    ChatService.frameText(.error, ErrorPayload(code: .invalidJSON, message: "Malformed frame: \(e).", ts: at)))
+                            case .success(let frame):
+                                s.frames.append((frame, at))
+                            }
+                        }
+                        continue
+                    }
+                    let (frame, at) = s.frames.removeFirst()
+                    let channel = Self.sendChannel(frame)
+                    if let channel, s.lanes[channel] != nil {
+                        s.lanes[channel]!.append((frame, at))
+                        continue
+                    }
+                    s.sendingTo = channel
+                    // More is waiting already: another task runs it while this send is stored.
+                    if let channel, !s.frames.isEmpty || !s.waiting.isEmpty {
+                        s.sendingTo = nil
+                        if s.lanes[channel] == nil { s.lanes[channel] = [] }
+                        handOff = true
+                    }
+                    return (frame, at, session)
                 }
+                s.running = false
+                return nil
             }
+            if !malformed.isEmpty, let conn = state.withLock({ $0.session?.conn }) { for m in malformed { conn.send(m) } }
+            guard let (frame, arrived, session) = next else { return }
+            if handOff { Task { await self.runCommands() } }
+            await gateway.dispatch(frame, conn: session.conn, user: session.user, session: session.end, arrived: arrived)
+            guard let channel = Self.sendChannel(frame) else { continue }
+            let tookOver = state.withLock { s -> Bool in
+                if s.sendingTo == channel {
+                    s.sendingTo = nil
+                    return false
+                }
+                return true
+            }
+            if tookOver {
+                await runLane(channel, session: session)
+                return
+            }
+        }
+    }
+
+    /// Runs the sends that waited for `channel`'s send, in order, until none is left.
+    func runLane(_ channel: String, session: Session) async {
+        while true {
+            let next = state.withLock { s -> (Frame, Int64)? in
+                guard var lane = s.lanes[channel], !lane.isEmpty else {
+                    s.lanes[channel] = nil
+                    return nil
+                }
+                let first = lane.removeFirst()
+                s.lanes[channel] = lane
+                return first
+            }
+            guard let (frame, arrived) = next else { return }
+            await gateway.dispatch(frame, conn: session.conn, user: session.user, session: session.end, arrived: arrived)
         }
     }
 }

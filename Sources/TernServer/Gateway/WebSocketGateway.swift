@@ -159,7 +159,7 @@ struct WebSocketGateway: Sendable {
                 out.sortedMetaarray = r.metaarray?.items ?? []
                 out.parentMessageId = r.parentMessageId?.value ?? 0
                 out.replyToChannel = r.replyToChannel ?? false
-                try await service.sendUserMessage(from: user.userId, out, connection: conn, origin: .webSocket)
+                try await service.sendUserMessage(from: user.userId, out, connection: conn, origin: .webSocket, arrivedAt: arrived)
             case .updateMessage, .updateFileMessage:
                 let r = try decode(UpdateMessageRequest.self, frame)
                 reqId = r.reqId

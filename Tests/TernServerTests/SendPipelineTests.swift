@@ -1,0 +1,157 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TernProtocol
+@testable import TernServer
+
+/// ``SendPipeline`` with a store of its own: an `insert` that can hold a channel's batch as a
+/// stalled database would (a lock another node holds, a `COMMIT` whose answer is lost).
+@Suite("SendPipeline: group commit in order per channel; a stalled batch holds up only its own channels")
+struct SendPipelineTests {
+    /// Stores what it is given, numbering messages; a batch with a held channel waits until released.
+    final class Store: Sendable {
+        struct State {
+            var nextId: Int64 = 1
+            var batches: [[String]] = []
+            var held: Set<String> = []
+            var waiters: [CheckedContinuation<Void, Never>] = []
+        }
+        let state = Mutex(State())
+
+        func hold(_ channel: String) { state.withLock { _ = $0.held.insert(channel) } }
+
+        func release() {
+            let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                s.held = []
+                defer { s.waiters = [] }
+                return s.waiters
+            }
+            for w in waiters { w.resume() }
+        }
+
+        var batches: [[String]] { state.withLock { $0.batches } }
+
+        func insert(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
+            let held = state.withLock { s -> Bool in batch.contains { s.held.contains($0.channelUrl) } }
+            if held {
+                await withCheckedContinuation { c in
+                    let now = state.withLock { s -> Bool in
+                        if batch.contains(where: { s.held.contains($0.channelUrl) }) {
+                            s.waiters.append(c)
+                            return false
+                        }
+                        return true
+                    }
+                    if now { c.resume() }
+                }
+            }
+            return state.withLock { s in
+                s.batches.append(batch.map(\.message))
+                return batch.map { m in
+                    defer { s.nextId += 1 }
+                    return .success(StoredMessage(message: SendPipelineTests.record(m, id: s.nextId), duplicate: false, totals: [:]))
+                }
+            }
+        }
+    }
+
+    static func record(_ m: NewMessage, id: Int64) -> MessageRecord {
+        MessageRecord(
+            messageId: id, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message, customType: "", data: "",
+            mentionType: "users", mentionedUserIds: [], silent: false, isOpMsg: false, createdAt: m.createdAt, updatedAt: 0, parentMessageId: 0)
+    }
+
+    /// The order of deliveries.
+    final class Log: Sendable {
+        let lines = Mutex<[String]>([])
+        func add(_ s: String) { lines.withLock { $0.append(s) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    static func message(_ channel: String, _ text: String) -> NewMessage {
+        NewMessage(
+            channelUrl: channel, type: "MESG", senderId: "u", message: text, customType: "", data: "", mentionType: "users",
+            mentionedUserIds: [], silent: false, isOpMsg: false, createdAt: 0, reqId: nil, persist: true, markSenderRead: true)
+    }
+
+    /// Sends `text` to `channel`; records the delivery order; returns the stored id.
+    static func send(_ p: SendPipeline, _ channel: String, _ text: String, delivered: Log) async throws -> Int64 {
+        let (stored, _) = try await p.submit(message(channel, text)) { stored in
+            delivered.add(stored.message.message)
+            return MessagePayload(type: "MESG", id: stored.message.messageId, message: stored.message.message, channelUrl: channel, createdAt: 0, user: nil)
+        }
+        return stored.message.messageId
+    }
+
+    /// Waits until `count` messages wait in the pipeline (their arrival order is then fixed).
+    static func waitFor(_ p: SendPipeline, _ count: Int) async throws {
+        while p.waiting < count { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    @Test("One lane: what arrives during a write goes in the next transaction, in arrival order")
+    func groupCommit() async throws {
+        let store = Store()
+        let p = SendPipeline(insert: { try await store.insert($0) }, clock: { 1 })
+        let delivered = Log()
+        store.hold("a")
+        async let first = Self.send(p, "a", "a1", delivered: delivered)
+        while store.state.withLock({ $0.waiters.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+        // While a1's transaction is held, three more arrive (b's too: one lane waits for it).
+        async let b1 = Self.send(p, "b", "b1", delivered: delivered)
+        try await Self.waitFor(p, 1)
+        async let a2 = Self.send(p, "a", "a2", delivered: delivered)
+        try await Self.waitFor(p, 2)
+        async let b2 = Self.send(p, "b", "b2", delivered: delivered)
+        try await Self.waitFor(p, 3)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(delivered.all.isEmpty, "nothing goes past the held batch with one lane")
+        store.release()
+        let ids = try await [first, b1, a2, b2]
+        #expect(ids == [1, 2, 3, 4])
+        #expect(store.batches == [["a1"], ["b1", "a2", "b2"]])
+        #expect(delivered.all == ["a1", "b1", "a2", "b2"])
+    }
+
+    @Test("Several lanes: a stalled batch holds up its own channel only; that channel keeps its order")
+    func stalledChannelAlone() async throws {
+        let store = Store()
+        let p = SendPipeline(insert: { try await store.insert($0) }, clock: { 1 }, lanes: 4, stallAfterMs: 30)
+        let delivered = Log()
+        store.hold("a")
+        async let a1 = Self.send(p, "a", "a1", delivered: delivered)
+        while store.state.withLock({ $0.waiters.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+        // a1 is stalled. b and c go ahead once it counts as stalled; a2 waits behind a1.
+        async let a2 = Self.send(p, "a", "a2", delivered: delivered)
+        try await Self.waitFor(p, 1)
+        let b1 = try await Self.send(p, "b", "b1", delivered: delivered)
+        let c1 = try await Self.send(p, "c", "c1", delivered: delivered)
+        let b2 = try await Self.send(p, "b", "b2", delivered: delivered)
+        #expect(b1 > 0 && c1 > 0 && b2 > b1)
+        #expect(!delivered.all.contains("a1") && !delivered.all.contains("a2"), "channel a waits for its batch")
+        store.release()
+        let (x, y) = try await (a1, a2)
+        #expect(x < y, "a's messages are stored in arrival order")
+        let order = delivered.all
+        #expect(order.firstIndex(of: "a1")! < order.firstIndex(of: "a2")!, "and delivered in it: \(order)")
+        #expect(order.firstIndex(of: "b1")! < order.firstIndex(of: "b2")!)
+        // No batch ever held a channel another batch in flight had: a2 came after a1's batch.
+        #expect(store.batches.first { $0.contains("a2") }?.contains("a1") == false)
+    }
+
+    @Test("Several lanes, nothing stalled: one transaction at a time, as with one lane")
+    func noStallOneAtATime() async throws {
+        let store = Store()
+        let p = SendPipeline(insert: { try await store.insert($0) }, clock: { 1 }, lanes: 4, stallAfterMs: 60_000)
+        let delivered = Log()
+        store.hold("a")
+        async let a1 = Self.send(p, "a", "a1", delivered: delivered)
+        while store.state.withLock({ $0.waiters.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+        async let b1 = Self.send(p, "b", "b1", delivered: delivered)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(delivered.all.isEmpty, "b waits: a's batch has not been in flight long enough to count as stalled")
+        store.release()
+        _ = try await (a1, b1)
+        #expect(store.batches == [["a1"], ["b1"]])
+    }
+}
