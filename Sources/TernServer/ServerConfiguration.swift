@@ -94,6 +94,9 @@ public struct ServerConfiguration: Sendable {
     /// text on standard input and writes its translation to standard output, with the target
     /// language in `TERN_TARGET_LANG` (nil: translation is not available, 400111).
     public var translationCommand: String?
+    /// A GDPR request (`/v3/privacy/gdpr`) is carried out this many seconds after it is registered;
+    /// until then it may be cancelled, as on Sendbird (0: at once).
+    public var gdprDelaySeconds: Double = 60
     /// An HTTP keep-alive connection idle this long between requests is closed (seconds).
     public var httpIdleTimeout: Double = 30
     /// A WebSocket must be logged in (its `LOGI` sent) within this many seconds of the upgrade.

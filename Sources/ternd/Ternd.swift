@@ -97,6 +97,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("translation-command"), help: "Shell command that translates message text for the Platform API's translation call: the text on stdin, the target language in TERN_TARGET_LANG, the translation on stdout (10 s limit).")
     var translationCommand: String?
 
+    @Option(name: .customLong("gdpr-delay"), help: "Seconds after which a GDPR request is carried out; until then it may be cancelled (0 = at once).")
+    var gdprDelay: Double = 60
+
     @Option(name: .customLong("handshake-timeout"), help: "Seconds a new connection has to send its first request head (HTTP request or WebSocket upgrade) before it is closed.")
     var handshakeTimeout: Double = 5
 
@@ -166,6 +169,7 @@ struct Serve: AsyncParsableCommand {
         config.tlsKeyPath = tlsKey
         config.handshakeTimeout = max(0.1, handshakeTimeout)
         config.translationCommand = translationCommand
+        config.gdprDelaySeconds = max(0, gdprDelay)
         config.httpIdleTimeout = max(0.1, httpIdleTimeout)
         config.loginTimeout = max(0.1, loginTimeout)
         config.maxConnections = max(0, maxConnections)

@@ -443,7 +443,7 @@ struct ContentFilterTests {
 struct ExportTests {
     @Test("Exports write real files (JSON and CSV) under the data directory, downloadable with the Api-Token; GDPR access and delete")
     func exportsAndGDPR() async throws {
-        try await withServer({ $0.linkPreviews = false }) { s in
+        try await withServer({ $0.linkPreviews = false; $0.gdprDelaySeconds = 0 }) { s in
             try await s.createUsers(["alice", "bob", "carol"])
             let url = try await s.createChannel(["alice", "bob"])
             let dm = try await s.createChannel(["carol", "bob"])
@@ -498,6 +498,47 @@ struct ExportTests {
             let id = delete.json["request_id"] as? String ?? ""
             let cancel = try await s.request("DELETE", "/v3/privacy/gdpr/\(id)")
             #expect(cancel.json["code"] as? Int == 400111, "a request carried out cannot be cancelled: \(cancel.text)")
+        }
+    }
+
+    @Test("A GDPR request is scheduled, as on Sendbird: cancelled before its time it is never carried out; one left alone is, after a restart too")
+    func gdprScheduled() async throws {
+        let dir = makeTempDirectory()
+        let s = try await TestServer.start(dataDirectory: dir) { $0.gdprDelaySeconds = 3600 }
+        try await s.createUsers(["dave", "erin"])
+        let first = try await s.request("POST", "/v3/privacy/gdpr", body: ["action": "delete", "user_id": "dave"])
+        #expect(first.json["status"] as? String == "scheduled", "\(first.text)")
+        #expect(first.json["file_url"] == nil && first.json["node"] == nil, "only what Sendbird answers: \(first.text)")
+        let id = first.json["request_id"] as? String ?? ""
+        let cancel = try await s.request("DELETE", "/v3/privacy/gdpr/\(id)")
+        #expect(cancel.status == 200, "a scheduled request may be cancelled: \(cancel.text)")
+        #expect((try await s.request("GET", "/v3/privacy/gdpr/\(id)")).json["code"] as? Int == 400201)
+        #expect((try await s.request("GET", "/v3/users/dave")).status == 200, "dave stays")
+        // Erin's request waits for its time; the server restarts meanwhile and carries it out when due.
+        let second = try await s.request("POST", "/v3/privacy/gdpr", body: ["action": "delete", "user_id": "erin"])
+        let id2 = second.json["request_id"] as? String ?? ""
+        await s.stop()
+        let again = try await TestServer.start(dataDirectory: dir) { $0.gdprDelaySeconds = 3600 }
+        do {
+            #expect((try await again.request("GET", "/v3/privacy/gdpr/\(id2)")).json["status"] as? String == "scheduled")
+            // Due now: moved forward by hand, then picked up by the next start.
+            var record = try await again.app.service.settings(scope: "gdpr", keyPrefix: id2).first?.json ?? ""
+            record = record.replacingOccurrences(of: "\"scheduled_at\":", with: "\"scheduled_at\":0,\"was\":")
+            try await again.app.service.setSetting(scope: "gdpr", key: id2, json: record)
+            await again.stop()
+            let third = try await TestServer.start(dataDirectory: dir) { $0.gdprDelaySeconds = 3600 }
+            var status = ""
+            for _ in 0..<200 {
+                status = (try await third.request("GET", "/v3/privacy/gdpr/\(id2)")).json["status"] as? String ?? ""
+                if status == "done" { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(status == "done", "carried out after the restart")
+            #expect((try await third.request("GET", "/v3/users/erin")).json["code"] as? Int == 400201, "erin is gone")
+            await third.stop()
+        } catch {
+            await again.stop()
+            throw error
         }
     }
 }

@@ -26,6 +26,7 @@ struct ExportRoutes: Sendable {
         router.get("/v3/privacy/gdpr") { req, ctx in try await gdprList(req, ctx) }
         router.get("/v3/privacy/gdpr/:request_id") { req, ctx in try await gdprView(req, ctx) }
         router.delete("/v3/privacy/gdpr/:request_id") { req, ctx in try await gdprCancel(req, ctx) }
+        Task { await resumeScheduled() }
     }
 
     var directory: String { service.config.dataDirectory + "/exports" }
@@ -164,7 +165,7 @@ struct ExportRoutes: Sendable {
         try await rest.caller(req).requirePlatform()
         let type = try dataType(ctx)
         var all = try await service.settings(scope: "export", keyPrefix: type + "/").compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
+            ((try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]).map(Self.shown)
         }
         all.sort { (($0["created_at"] as? NSNumber)?.int64Value ?? 0) > (($1["created_at"] as? NSNumber)?.int64Value ?? 0) }
         return try rest.document(["exported_data": all, "next": ""])
@@ -261,6 +262,10 @@ struct ExportRoutes: Sendable {
 
     // MARK: GDPR
 
+    /// Registers a GDPR request. As on Sendbird it is scheduled, not carried out at once: until
+    /// ``ServerConfiguration/gdprDelaySeconds`` have passed it may be cancelled (0: at once, and
+    /// the answer says `done`). Scheduled requests survive a restart; on several nodes, the node
+    /// that took the request carries it out.
     func gdpr(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let b = try await rest.body(req)
@@ -273,13 +278,63 @@ struct ExportRoutes: Sendable {
         guard ["do_not_delete", "1_on_1_only", "all"].contains(option) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"channel_delete_option\" must be do_not_delete, 1_on_1_only or all.")
         }
-        let u = try await service.requireUser(user)
+        _ = try await service.requireUser(user)
         let id = Credentials.randomToken(bytes: 12)
         let t = service.now()
+        let delayMs = Int64(service.config.gdprDelaySeconds * 1000)
         var record: [String: Any] = [
-            "request_id": id, "action": action, "status": "done", "user_id": user, "user_ids": [user], "created_at": t,
+            "request_id": id, "action": action, "status": "scheduled", "user_id": user, "user_ids": [user], "created_at": t,
+            "scheduled_at": t + delayMs, "file_url": fileURL(req, "gdpr", id), "node": service.config.nodeId ?? "",
         ]
+        if action == "delete" { record["channel_delete_option"] = option }
+        try await rest.saveDocument("gdpr", id, record)
+        if delayMs <= 0 {
+            return try rest.document(Self.shown(try await carryOut(id) ?? record))
+        }
+        schedule(id, in: delayMs)
+        return try rest.document(Self.shown(record))
+    }
+
+    /// A request as answered (without what only the server needs).
+    static func shown(_ record: [String: Any]) -> [String: Any] {
+        var r = record
+        r["file_url"] = nil
+        r["node"] = nil
+        return r
+    }
+
+    func schedule(_ id: String, in ms: Int64) {
+        Task {
+            try? await Task.sleep(for: .milliseconds(max(0, ms)))
+            do { _ = try await carryOut(id) } catch { service.logger.error("GDPR request \(id) failed: \(error)") }
+        }
+    }
+
+    /// Schedules again the requests this node took that a restart interrupted.
+    func resumeScheduled() async {
+        let node = service.config.nodeId ?? ""
+        let all = (try? await service.settings(scope: "gdpr", keyPrefix: "")) ?? []
+        for setting in all {
+            guard let r = (try? JSONSerialization.jsonObject(with: Data(setting.json.utf8))) as? [String: Any],
+                r["status"] as? String == "scheduled", (r["node"] as? String ?? "") == node, let id = r["request_id"] as? String
+            else { continue }
+            let due = (r["scheduled_at"] as? NSNumber)?.int64Value ?? 0
+            schedule(id, in: due - service.now())
+        }
+    }
+
+    /// Carries a scheduled request out (nil: it was cancelled or is done already).
+    func carryOut(_ id: String) async throws -> [String: Any]? {
+        guard var record = try await rest.loadDocument("gdpr", id), record["status"] as? String == "scheduled",
+            let user = record["user_id"] as? String, let action = record["action"] as? String
+        else { return nil }
+        let t = service.now()
         if action == "access" {
+            guard let u = try await service.user(user) else {
+                record["status"] = "failed"
+                try await rest.saveDocument("gdpr", id, record)
+                return record
+            }
             let memberships = try await service.memberships(userId: user)
             // Everything kept about the user: profile, memberships and the messages they sent.
             let sent = try await service.exportMessages(from: 0, to: Int64.max, channelUrls: nil, senderIds: [user], limit: Self.maxRows)
@@ -292,22 +347,23 @@ struct ExportRoutes: Sendable {
                 "messages": sent.map { ["message_id": $0.messageId, "channel_url": $0.channelUrl, "message": $0.message, "data": $0.data, "created_at": $0.createdAt] as [String: Any] },
             ]
             try await write(try JSONSerialization.data(withJSONObject: content, options: [.sortedKeys]), name: "gdpr-\(id).json")
-            record["files"] = ["url": fileURL(req, "gdpr", id), "expires_at": t + Self.lifetime]
+            record["files"] = ["url": record["file_url"] as? String ?? "", "expires_at": t + Self.lifetime]
             record["format"] = "json"
             record["data_type"] = "gdpr"
         } else {
-            record["channel_delete_option"] = option
-            try await service.eraseUser(user, channelDeleteOption: option)
+            try await service.eraseUser(user, channelDeleteOption: record["channel_delete_option"] as? String ?? "do_not_delete")
         }
+        record["status"] = "done"
+        record["done_at"] = t
         try await rest.saveDocument("gdpr", id, record)
-        if action == "access" { try await rest.saveDocument("export", "gdpr/\(id)", record) }
-        return try rest.document(record)
+        if action == "access" { try await rest.saveDocument("export", "gdpr/\(id)", Self.shown(record)) }
+        return record
     }
 
     func gdprList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         var all = try await service.settings(scope: "gdpr", keyPrefix: "").compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]
+            ((try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]).map(Self.shown)
         }
         all.sort { (($0["created_at"] as? NSNumber)?.int64Value ?? 0) > (($1["created_at"] as? NSNumber)?.int64Value ?? 0) }
         return try rest.document(["requests": all, "next": ""])
@@ -317,15 +373,15 @@ struct ExportRoutes: Sendable {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "request_id")
         guard let r = try await rest.loadDocument("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
-        return try rest.document(r)
+        return try rest.document(Self.shown(r))
     }
 
-    /// Cancelling: requests are carried out when they are registered, so a finished one cannot be.
+    /// Cancelling: a request still scheduled is dropped; one carried out cannot be cancelled (400111).
     func gdprCancel(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
         try await rest.caller(req).requirePlatform()
         let id = try rest.param(ctx, "request_id")
         guard let r = try await rest.loadDocument("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
-        if r["status"] as? String == "done" {
+        if r["status"] as? String != "scheduled" {
             throw SendbirdError(.invalidValue, "The request \(id) has been carried out and cannot be cancelled.")
         }
         try await service.setSetting(scope: "gdpr", key: id, json: nil)

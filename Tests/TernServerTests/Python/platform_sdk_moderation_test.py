@@ -31,8 +31,9 @@ sys.path.insert(0, LEGACY)
 
 try:
     import sendbird_platform_sdk
-    from sendbird_platform_sdk.api import application_api, group_channel_api, message_api, moderation_api, open_channel_api, report_api, user_api
+    from sendbird_platform_sdk.api import application_api, privacy_api, group_channel_api, message_api, moderation_api, open_channel_api, report_api, user_api
     from sendbird_platform_sdk.model.add_fcm_push_configuration_data import AddFcmPushConfigurationData
+    from sendbird_platform_sdk.model.register_gdpr_request_data import RegisterGdprRequestData
     from sendbird_platform_sdk.model.add_hms_push_configuration_data import AddHmsPushConfigurationData
     from sendbird_platform_sdk.model.update_fcm_push_configuration_by_id_data import UpdateFcmPushConfigurationByIdData
     from sendbird_platform_sdk.model.update_hms_push_configuration_by_id_data import UpdateHmsPushConfigurationByIdData
@@ -132,6 +133,17 @@ def step_setup():
 
 def now_ms():
     return int(time.time() * 1000)
+
+
+def step_gdpr_cancel():
+    privacy = privacy_api.PrivacyApi(client)
+    r = privacy.register_gdpr_request(TOKEN, register_gdpr_request_data=RegisterGdprRequestData(
+        action="delete", user_ids=[CALM], channel_delete_option="do_not_delete", user_id=CALM), **OPTS)
+    check(r.get("status") == "scheduled", "a GDPR request is scheduled: %r" % r.get("status"))
+    seen = privacy.view_gdpr_request_by_id(TOKEN, r.request_id, **OPTS)
+    check(seen.get("request_id") == r.request_id, "view %r" % seen.get("request_id"))
+    privacy.cancel_the_registration_of_gdpr_request_by_id(TOKEN, r.request_id, **OPTS)
+    check(users.view_user_by_id(TOKEN, CALM, **OPTS).user_id == CALM, "the user stays")
 
 
 def step_push_configurations():
@@ -343,6 +355,7 @@ STEPS = [
     ("report errors: bad category 400111, unknown user / message / channel 400201", step_report_errors),
     ("report listings: all, by channel, by user, by message, paging", step_list_reports),
     ("push configurations: add fcm and hms, update (answers the id), remove as fcm and huawei", step_push_configurations),
+    ("GDPR: a request is scheduled, viewed, and cancelled before it is carried out", step_gdpr_cancel),
 ]
 
 
