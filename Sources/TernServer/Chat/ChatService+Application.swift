@@ -6,7 +6,7 @@ import TernProtocol
 extension ChatService {
     /// Where secondary API tokens are kept: their SHA-256 (hex) as the key, `created_at` and a
     /// `hint` (the last four characters) as the document. The token itself is never stored.
-    static let apiTokenScope = "api_token_sha256"
+    static let apiTokenScope = ApplicationSettingsCache.Scope.apiTokens
 
     /// Whether `token` is the master API token or a secondary one (compared in constant time).
     func isAPIToken(_ token: String) async throws -> Bool {
@@ -24,12 +24,7 @@ extension ChatService {
     }
 
     /// The hashes of the secondary API tokens (loaded from the store once, then kept in memory).
-    func secondaryAPITokens() async throws -> [String] {
-        if let known = apiTokens.withLock({ $0 }) { return known }
-        let stored = try await store.settings(scope: Self.apiTokenScope, keyPrefix: "").map(\.key)
-        apiTokens.withLock { $0 = stored }
-        return stored
-    }
+    func secondaryAPITokens() async throws -> [String] { try await settingsCache.apiTokens() }
 
     /// Issues a secondary API token (at most 10, as Sendbird allows); only its hash is stored.
     func issueAPIToken() async throws -> (token: String, createdAt: Int64) {
@@ -38,8 +33,7 @@ extension ChatService {
         let token = Credentials.randomToken(bytes: 20)
         let t = now()
         let hash = Credentials.hash(token)
-        try await store.setSetting(scope: Self.apiTokenScope, key: hash, json: "{\"created_at\":\(t),\"hint\":\"\(token.suffix(4))\"}")
-        apiTokens.withLock { $0 = existing + [hash] }
+        try await settingsCache.change([.init(scope: Self.apiTokenScope, key: hash, json: "{\"created_at\":\(t),\"hint\":\"\(token.suffix(4))\"}")])
         return (token, t)
     }
 
@@ -65,9 +59,7 @@ extension ChatService {
         guard try await store.setting(scope: Self.apiTokenScope, key: hash) != nil else {
             throw SendbirdError(.notFound, "\"API token\" not found.")
         }
-        try await store.setSetting(scope: Self.apiTokenScope, key: hash, json: nil)
-        apiTokens.withLock { $0 = nil }
-        settingsChanged()
+        try await settingsCache.change([.init(scope: Self.apiTokenScope, key: hash, json: nil)])
     }
 
     /// Records the number of open connections for today's peak; written to the store when it
@@ -115,38 +107,26 @@ struct PeakState: Sendable {
 
 extension ChatService {
     /// Whether reactions are on for the application (`PUT /v3/applications/settings/reactions`).
-    func reactionsEnabled() async throws -> Bool {
-        if let known = reactionsOn.withLock({ $0 }) { return known }
-        let on = try await store.setting(scope: "application", key: "reactions") != "false"
-        reactionsOn.withLock { $0 = on }
-        return on
-    }
+    func reactionsEnabled() async throws -> Bool { try await settingsCache.reactionsEnabled() }
 
     func setReactionsEnabled(_ on: Bool) async throws {
-        try await store.setSetting(scope: "application", key: "reactions", json: on ? "true" : "false")
-        reactionsOn.withLock { $0 = on }
-        settingsChanged()
+        try await settingsCache.change([.init(scope: ApplicationSettingsCache.Scope.application, key: "reactions", json: on ? "true" : "false")])
     }
 }
 
 extension ChatService {
     /// The IP allow-list of Platform API calls (empty: every address may call).
-    func ipAllowList() async throws -> [IPRange] {
-        if let known = allowList.withLock({ $0 }) { return known }
-        let texts = try await store.settings(scope: "ip_allow_list", keyPrefix: "").map(\.key)
-        let ranges = texts.compactMap(IPRange.init)
-        allowList.withLock { $0 = ranges }
-        return ranges
-    }
+    func ipAllowList() async throws -> [IPRange] { try await settingsCache.ipAllowList() }
 
     func changeIPAllowList(add: [String], remove: [String]) async throws -> [IPRange] {
+        let scope = ApplicationSettingsCache.Scope.ipAllowList
+        var writes: [ApplicationSettingsCache.Write] = []
         for a in add {
             guard let r = IPRange(a) else { throw SendbirdError(.invalidValue, "Invalid value: \"\(a)\" is not an IP address or a CIDR range.") }
-            try await store.setSetting(scope: "ip_allow_list", key: r.text, json: "{}")
+            writes.append(.init(scope: scope, key: r.text, json: "{}"))
         }
-        for r in remove { try await store.setSetting(scope: "ip_allow_list", key: r.trimmingCharacters(in: .whitespaces), json: nil) }
-        allowList.withLock { $0 = nil }
-        settingsChanged()
+        for r in remove { writes.append(.init(scope: scope, key: r.trimmingCharacters(in: .whitespaces), json: nil)) }
+        try await settingsCache.change(writes)
         return try await ipAllowList()
     }
 }

@@ -171,7 +171,7 @@ extension ChatService {
         if let r = out.reqId { try TextLimit.reqId.check(r) }
         try Self.checkMetaarray(out.sortedMetaarray)
         let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
-        try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
+        try floodLimits.check(.messages, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0)
         let payloads = out.files.map { FilePayload(url: $0.url, name: $0.name, size: $0.size, type: $0.type, thumbnails: $0.thumbnails) }
         let filesJSON = String(decoding: try JSONEncoder().encode(payloads), as: UTF8.self)
         let senderPayload = try await sender(userId)

@@ -94,7 +94,7 @@ extension ChatService {
         }
         if let by {
             try requireJoined(roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
-            try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
+            try floodLimits.check(.changes, userId: by, channelUrl: channelUrl, origin: origin, at: now())
         }
         guard let old = try await store.message(channelUrl, id: id), old.hiddenFor == nil || old.hiddenFor != by else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
@@ -152,7 +152,7 @@ extension ChatService {
         }
         if let by {
             try requireJoined(roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
-            try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
+            try floodLimits.check(.changes, userId: by, channelUrl: channelUrl, origin: origin, at: now())
         }
         guard let m = try await store.message(channelUrl, id: id), m.hiddenFor == nil || m.hiddenFor != by else {
             throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
@@ -231,7 +231,7 @@ extension ChatService {
         if roster.channel.isOpen, roster.isBanned(userId, at: now()) {
             throw Self.banned(roster.banned[userId] ?? -1, webSocket: origin == .webSocket)
         }
-        try checkFlood(editLimiter, userId: userId, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
+        try floodLimits.check(.changes, userId: userId, channelUrl: channelUrl, origin: origin, at: now())
         if key.isEmpty { throw SendbirdError.missing("reaction") }
         try TextLimit("reaction", characters: Self.maxReactionKeyLength).check(key)
         if add, try await !reactionsEnabled() {

@@ -64,7 +64,7 @@ extension ChatService {
         try Self.checkMetaarray(out.sortedMetaarray)
         let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
         // Flood protection per user in a channel: the excess is refused and not stored.
-        try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
+        try floodLimits.check(.messages, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0)
         let senderPayload = try await sender(userId)
         var mentionedUsers: [String: UserRecord] = [:]
         if !out.mentionedUserIds.isEmpty {
@@ -161,7 +161,7 @@ extension ChatService {
             if let end = roster.banned[userId], roster.isBanned(userId, at: t) {
                 throw Self.banned(end, webSocket: origin == .webSocket)
             }
-            if origin == .webSocket && !rooms.isParticipant(channelUrl, userId) {
+            if origin == .webSocket && !openChannels.rooms.isParticipant(channelUrl, userId) {
                 throw SendbirdError(.notAMember, "Enter the open channel before sending to it: \(channelUrl).")
             }
             me = MemberRecord.participant(roster.channel, userId)
@@ -202,7 +202,7 @@ extension ChatService {
         if !stored.duplicate {
             if roster.channel.isOpen {
                 // At most so many messages a second are broadcast in an open channel; the rest reach operators only.
-                let everyone = openBroadcast.allow(roster.channel.channelUrl, nowMs: now())
+                let everyone = openChannels.mayBroadcast(roster.channel.channelUrl, nowMs: now())
                 broadcast(command + json + "\n", in: roster, except: connection, include: everyone ? nil : { roster.isOperator($0) })
             } else {
                 fanOutMessage(command, json, to: roster.members, except: connection, stored: stored, ack: ack)
@@ -235,7 +235,7 @@ extension ChatService {
         include: ((String) -> Bool)? = nil
     ) {
         if roster.channel.isOpen {
-            for c in rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include?(c.userId) ?? true {
+            for c in openChannels.rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include?(c.userId) ?? true {
                 if !c.send(frame) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
             }
             relay(frame, toRoom: roster.channel.channelUrl, exceptUser: exceptUser, include: include)
@@ -262,7 +262,7 @@ extension ChatService {
         guard cluster != nil, !stored.duplicate, let previous = stored.previousMessageId else {
             if cluster != nil && !stored.duplicate {
                 // Handed over here: the event reader must not deliver it again from the log.
-                sequencer.withLock { $0.markHanded(stored.message.channelUrl, id: stored.message.messageId) }
+                clusterState.sequencer.withLock { $0.markHanded(stored.message.channelUrl, id: stored.message.messageId) }
             }
             if let (conn, frame) = ack { conn.send(frame) }
             fanOutNow(command, json, to: members, except: except, stored: stored)
@@ -270,7 +270,7 @@ extension ChatService {
         }
         // Released and handed to the outboxes under one lock: another thread's release must not
         // overtake one made before it.
-        sequencer.withLock { q in
+        clusterState.sequencer.withLock { q in
             let due = q.local(
                 stored.message.channelUrl, id: stored.message.messageId, previous: previous, now: now(),
                 item: {
