@@ -124,28 +124,7 @@ struct ChannelListSQL {
     init(_ q: ChannelListQuery, snapshot: Int64, dialect d: SQLDialect) {
         var args: [SQLValue] = []
         let sortKey: String
-        switch q.order {
-        case "chronological":
-            (sortKey, descending, textKey) = ("c.created_at", true, false)
-        case "channel_name_alphabetical":
-            (sortKey, descending, textKey) = (d.bytewise("c.name"), false, true)
-        case "metadata_value_alphabetical":
-            // Channels without the key sort last.
-            sortKey = d.bytewise(
-                "COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?), \(d.lastCharacter))")
-            args.append(.text(q.metadataOrderKey ?? ""))
-            (descending, textKey) = (false, true)
-        default:
-            // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
-            // the blocker's channel up.
-            sortKey = """
-                COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
-                  AND (mm.hidden_for IS NULL OR mm.hidden_for <> ?)),
-                  c.created_at * 1000)
-                """
-            args += [.int(snapshot), .text(q.memberId ?? "")]
-            (descending, textKey) = (true, false)
-        }
+        (sortKey, descending, textKey) = Self.sortKey(q, snapshot: snapshot, d, &args)
         var sql = "SELECT c.*, \(sortKey) AS sort_key FROM group_channels c"
         if let me = q.memberId {
             sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
@@ -153,6 +132,52 @@ struct ChannelListSQL {
         }
         var wheres: [String] = ["c.channel_type = 'group'", "c.created_at * 1000 <= ?"]
         args.append(.int(snapshot))
+        Self.membershipFilters(q, d, &wheres, &args)
+        Self.channelFilters(q, d, &wheres, &args)
+        Self.memberFilters(q, d, &wheres, &args)
+        Self.metadataFilter(q, d, &wheres, &args)
+        sql += " WHERE " + wheres.joined(separator: " AND ")
+        sql = "SELECT * FROM (\(sql)) AS listed"
+        let url = d.bytewise("channel_url")
+        if let cursor = q.after {
+            sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND \(url) > ?))"
+            let key: SQLValue = textKey ? .text(cursor.text ?? "") : .int(cursor.number ?? 0)
+            args += [key, key, .text(cursor.url)]
+        }
+        sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), \(url) ASC LIMIT ?"
+        args.append(.int(Int64(q.limit)))
+        statement = SQLText(sql, args)
+    }
+
+    /// The sort key of `q.order`, whether it runs from the largest, and whether it is text.
+    private static func sortKey(
+        _ q: ChannelListQuery, snapshot: Int64, _ d: SQLDialect, _ args: inout [SQLValue]
+    ) -> (key: String, descending: Bool, text: Bool) {
+        switch q.order {
+        case "chronological":
+            return ("c.created_at", true, false)
+        case "channel_name_alphabetical":
+            return (d.bytewise("c.name"), false, true)
+        case "metadata_value_alphabetical":
+            // Channels without the key sort last.
+            args.append(.text(q.metadataOrderKey ?? ""))
+            let key = d.bytewise(
+                "COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?), \(d.lastCharacter))")
+            return (key, false, true)
+        default:
+            // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
+            // the blocker's channel up.
+            args += [.int(snapshot), .text(q.memberId ?? "")]
+            return ("""
+                COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
+                  AND (mm.hidden_for IS NULL OR mm.hidden_for <> ?)),
+                  c.created_at * 1000)
+                """, true, false)
+        }
+    }
+
+    /// The caller's own membership: joined or invited, hidden or not, unread; public channels joined.
+    private static func membershipFilters(_ q: ChannelListQuery, _ d: SQLDialect, _ wheres: inout [String], _ args: inout [SQLValue]) {
         if q.memberId != nil {
             switch q.memberStateFilter {
             case "joined_only": wheres.append("m.state = 'joined'")
@@ -173,22 +198,17 @@ struct ChannelListSQL {
             wheres.append("EXISTS (SELECT 1 FROM members pm WHERE pm.channel_url = c.channel_url AND pm.user_id = ? AND pm.state = 'joined')")
             args.append(.text(me))
         }
+    }
+
+    /// The channel's own columns: empty, frozen, public, super, distinct, urls, custom types, name, creation time.
+    private static func channelFilters(_ q: ChannelListQuery, _ d: SQLDialect, _ wheres: inout [String], _ args: inout [SQLValue]) {
         if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
         if !q.showFrozen { wheres.append(d.flag("c.freeze", false)) }
-        switch q.publicMode {
-        case "public": wheres.append(d.flag("c.is_public"))
-        case "private": wheres.append(d.flag("c.is_public", false))
-        default: break
-        }
-        switch q.superMode {
-        case "super": wheres.append(d.flag("c.is_super"))
-        case "nonsuper": wheres.append(d.flag("c.is_super", false))
-        default: break
-        }
-        switch q.distinctMode {
-        case "distinct": wheres.append(d.flag("c.is_distinct"))
-        case "nondistinct": wheres.append(d.flag("c.is_distinct", false))
-        default: break
+        for (mode, column, yes, no) in [
+            (q.publicMode, "c.is_public", "public", "private"), (q.superMode, "c.is_super", "super", "nonsuper"),
+            (q.distinctMode, "c.is_distinct", "distinct", "nondistinct"),
+        ] where mode == yes || mode == no {
+            wheres.append(d.flag(column, mode == yes))
         }
         if let urls = q.channelUrls, !urls.isEmpty { wheres.append(d.isIn("c.channel_url", urls, &args)) }
         if let types = q.customTypes, !types.isEmpty { wheres.append(d.isIn("c.custom_type", types, &args)) }
@@ -202,6 +222,10 @@ struct ChannelListSQL {
             wheres.append("c.created_at < ?")
             args.append(.int(before))
         }
+    }
+
+    /// Who the members are: exactly, including some or all, by nickname.
+    private static func memberFilters(_ q: ChannelListQuery, _ d: SQLDialect, _ wheres: inout [String], _ args: inout [SQLValue]) {
         if let exact = q.membersExactlyIn, !exact.isEmpty {
             var ids = Set(exact)
             if let me = q.memberId { ids.insert(me) }
@@ -227,27 +251,19 @@ struct ChannelListSQL {
             let cond = d.contains("u.nickname", nick, &args)
             wheres.append("EXISTS (SELECT 1 FROM members x JOIN users u ON u.user_id = x.user_id WHERE x.channel_url = c.channel_url AND \(cond))")
         }
-        if let key = q.metadataKey, !key.isEmpty {
-            args.append(.text(key))
-            var cond = "md2.key = ?"
-            if let values = q.metadataValues, !values.isEmpty {
-                cond += " AND " + d.isIn("md2.value", values, &args)
-            } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
-                cond += " AND " + d.startsWith("md2.value", prefix, &args)
-            }
-            wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
+    }
+
+    /// A metadata key, with one of some values or a value's prefix.
+    private static func metadataFilter(_ q: ChannelListQuery, _ d: SQLDialect, _ wheres: inout [String], _ args: inout [SQLValue]) {
+        guard let key = q.metadataKey, !key.isEmpty else { return }
+        args.append(.text(key))
+        var cond = "md2.key = ?"
+        if let values = q.metadataValues, !values.isEmpty {
+            cond += " AND " + d.isIn("md2.value", values, &args)
+        } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
+            cond += " AND " + d.startsWith("md2.value", prefix, &args)
         }
-        sql += " WHERE " + wheres.joined(separator: " AND ")
-        sql = "SELECT * FROM (\(sql)) AS listed"
-        let url = d.bytewise("channel_url")
-        if let cursor = q.after {
-            sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND \(url) > ?))"
-            let key: SQLValue = textKey ? .text(cursor.text ?? "") : .int(cursor.number ?? 0)
-            args += [key, key, .text(cursor.url)]
-        }
-        sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), \(url) ASC LIMIT ?"
-        args.append(.int(Int64(q.limit)))
-        statement = SQLText(sql, args)
+        wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
     }
 }
 
