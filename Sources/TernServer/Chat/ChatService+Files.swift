@@ -18,14 +18,7 @@ public struct OutgoingFile: Sendable {
     public var name: String
     public var type: String
     public var size: Int
-    public var thumbnails: [ThumbnailPayload]
-    public init(url: String, name: String, type: String, size: Int, thumbnails: [ThumbnailPayload] = []) {
-        self.url = url
-        self.name = name
-        self.type = type
-        self.size = size
-        self.thumbnails = thumbnails
-    }
+    public var thumbnails: [ThumbnailPayload] = []
 }
 
 /// A file message to send: one file, or 2–30.

@@ -68,6 +68,23 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// `column` contains `needle` as it is (case and all).
+    func containsExactly(_ column: String, _ needle: String, _ args: inout [SQLValue]) -> String {
+        args.append(.text(needle))
+        switch self {
+        case .sqlite: return "instr(\(column), ?) > 0"
+        case .postgres: return "strpos(\(column), ?) > 0"
+        }
+    }
+
+    /// A cast of a sum to a 64-bit integer where PostgreSQL would make it `numeric` (SQLite's is one already).
+    var bigint: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: "::bigint"
+        }
+    }
+
     /// Text compared byte by byte (SQLite's way; PostgreSQL's "C" collation).
     func bytewise(_ expr: String) -> String {
         switch self {

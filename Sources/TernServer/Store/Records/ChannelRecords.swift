@@ -71,11 +71,6 @@ public struct MemberAdd: Sendable, Equatable {
     /// `joined` (auto-accepted, or joined) or `invited`.
     public var state: String
     public var inviterId: String?
-    public init(userId: String, state: String, inviterId: String?) {
-        self.userId = userId
-        self.state = state
-        self.inviterId = inviterId
-    }
 }
 
 /// What creating a group channel asks for.

@@ -197,19 +197,6 @@ public struct MessageQuery: Sendable {
     public var replyType = "none"
     /// Only the replies of this parent (a thread); `replyType` is then ignored.
     public var parentMessageId: Int64? = nil
-    public init(
-        anchor: Anchor, prevLimit: Int, nextLimit: Int, inclusive: Bool, reverse: Bool, messageType: String? = nil,
-        customTypes: [String]? = nil, senderIds: [String]? = nil
-    ) {
-        self.anchor = anchor
-        self.prevLimit = prevLimit
-        self.nextLimit = nextLimit
-        self.inclusive = inclusive
-        self.reverse = reverse
-        self.messageType = messageType
-        self.customTypes = customTypes
-        self.senderIds = senderIds
-    }
 }
 
 /// A message search: an FTS5 expression and the filters around it.

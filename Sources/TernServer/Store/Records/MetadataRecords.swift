@@ -11,13 +11,16 @@ public enum MetadataChange: Sendable {
     case delete([String]?)
 }
 
-/// What a metadata change did.
-public struct MetadataResult: Sendable, Equatable {
-    public var created: [String: String] = [:]
-    public var updated: [String: String] = [:]
+/// What a change of keyed values did (metadata: text values; metacounters: integers).
+public struct KeyedChangeResult<Value: Sendable & Equatable>: Sendable, Equatable {
+    public var created: [String: Value] = [:]
+    public var updated: [String: Value] = [:]
     public var deleted: [String] = []
     public init() {}
 }
+
+/// What a metadata change did.
+public typealias MetadataResult = KeyedChangeResult<String>
 
 /// A change to a channel's metacounters.
 public enum MetacounterChange: Sendable {
@@ -27,9 +30,20 @@ public enum MetacounterChange: Sendable {
     case delete([String]?)
 }
 
-public struct MetacounterResult: Sendable, Equatable {
-    public var created: [String: Int64] = [:]
-    public var updated: [String: Int64] = [:]
-    public var deleted: [String] = []
-    public init() {}
+extension MetacounterChange {
+    /// A counter's value after an update in `mode` (`set`, `increase` or `decrease`) by `value`
+    /// from `old` (nil: a new counter, from 0); 400111 when it would overflow.
+    static func updated(_ old: Int64?, by value: Int64, mode: String, key: String) throws -> Int64 {
+        let (sum, overflow): (Int64, Bool) =
+            switch mode {
+            case "increase": (old ?? 0).addingReportingOverflow(value)
+            case "decrease": (old ?? 0).subtractingReportingOverflow(value)
+            default: (value, false)
+            }
+        if overflow { throw SendbirdError(.invalidValue, "The metacounter \"\(key)\" would overflow.") }
+        return sum
+    }
 }
+
+/// What a metacounter change did.
+public typealias MetacounterResult = KeyedChangeResult<Int64>

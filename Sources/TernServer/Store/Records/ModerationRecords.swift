@@ -45,21 +45,6 @@ public struct ReportRecord: Sendable, Equatable {
     public var reportedMessage: String?
     /// ms.
     public var createdAt: Int64
-
-    public init(
-        category: String, description: String, reportingUserId: String?, offendingUserId: String?, channelUrl: String?,
-        channelType: String?, messageId: Int64?, reportedMessage: String?, createdAt: Int64
-    ) {
-        self.category = category
-        self.description = description
-        self.reportingUserId = reportingUserId
-        self.offendingUserId = offendingUserId
-        self.channelUrl = channelUrl
-        self.channelType = channelType
-        self.messageId = messageId
-        self.reportedMessage = reportedMessage
-        self.createdAt = createdAt
-    }
 }
 
 /// Which reports a listing returns; nil filters are not applied.

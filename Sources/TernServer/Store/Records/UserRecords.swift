@@ -15,15 +15,6 @@ public struct SessionRecord: Sendable, Equatable {
     public var userExists: Bool
     public var userActive: Bool
 
-    public init(userId: String, expiresAt: Int64, tokenHash: String?, tokenExpiresAt: Int64?, userExists: Bool, userActive: Bool) {
-        self.userId = userId
-        self.expiresAt = expiresAt
-        self.tokenHash = tokenHash
-        self.tokenExpiresAt = tokenExpiresAt
-        self.userExists = userExists
-        self.userActive = userActive
-    }
-
     /// When the session ends: its own expiry or its token's, whichever comes first (0 = never).
     public var effectiveExpiry: Int64 {
         let ends = [expiresAt, tokenExpiresAt ?? 0].filter { $0 != 0 }
