@@ -47,16 +47,9 @@ public struct MessageExtras: Sendable, OptionSet {
     public static let all: MessageExtras = [.threadInfo, .parentInfo, .reactions]
 }
 
-/// What an update may change (nil: unchanged).
-public struct MessageUpdate: Sendable {
-    public var message: String?
-    public var data: String?
-    public var customType: String?
-    public var mentionType: String?
-    public var mentionedUserIds: [String]?
-    public var metaarray: MetaArrayChange?
-    public init() {}
-}
+/// What an update may change (nil: unchanged): the store's ``MessageChange``, whose `updatedAt`
+/// the service sets.
+public typealias MessageUpdate = MessageChange
 
 extension ChatService {
     /// Reaction keys a message may carry, and the length of one.

@@ -92,3 +92,28 @@ enum UnreadTotalSQL {
         return wheres.joined(separator: " AND ")
     }
 }
+
+// MARK: - Export
+
+/// The statements of the Platform API's export (``PlatformStore/exportMessages(from:to:channelUrls:senderIds:limit:)``,
+/// ``PlatformStore/exportChannels(channelUrls:limit:)``).
+enum ExportSQL {
+    /// Messages created between `from` and `to` (ms, inclusive), oldest first.
+    static func messages(from: Int64, to: Int64, channelUrls: [String]?, senderIds: [String]?, limit: Int, dialect d: SQLDialect) -> SQLText {
+        var args: [SQLValue] = [.int(from), .int(to)]
+        var wheres = ["created_at BETWEEN ? AND ?"]
+        if let urls = channelUrls, !urls.isEmpty { wheres.append(d.isIn("channel_url", urls, &args)) }
+        if let ids = senderIds, !ids.isEmpty { wheres.append(d.isIn("sender_id", ids, &args)) }
+        args.append(.int(Int64(limit)))
+        return SQLText("SELECT * FROM messages WHERE \(wheres.joined(separator: " AND ")) ORDER BY created_at, message_id LIMIT ?", args)
+    }
+
+    /// Channels (`columns` of them) by URL, of `channelUrls` when given.
+    static func channels(_ columns: String, channelUrls: [String]?, limit: Int, dialect d: SQLDialect) -> SQLText {
+        var args: [SQLValue] = []
+        var sql = "SELECT \(columns) FROM group_channels"
+        if let urls = channelUrls, !urls.isEmpty { sql += " WHERE " + d.isIn("channel_url", urls, &args) }
+        args.append(.int(Int64(limit)))
+        return SQLText(sql + " ORDER BY channel_url LIMIT ?", args)
+    }
+}

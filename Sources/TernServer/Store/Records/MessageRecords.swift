@@ -48,8 +48,9 @@ public struct MessageChange: Sendable {
     public var mentionType: String?
     public var mentionedUserIds: [String]?
     public var metaarray: MetaArrayChange?
+    /// ms; set by the service when it stores the change.
     public var updatedAt: Int64
-    public init(updatedAt: Int64) { self.updatedAt = updatedAt }
+    public init(updatedAt: Int64 = 0) { self.updatedAt = updatedAt }
 }
 
 /// `metaarray` in an update: `add` puts values under keys (creating keys with `upsert`); `remove`
