@@ -65,22 +65,9 @@ extension ChatService {
     /// Records the number of open connections for today's peak; written to the store when it
     /// rises, at most every 10 s (a later peak of the same day is written by the next rise).
     func noteConnections() {
-        let n = registry.connectionCount
-        let t = now()
-        let day = t / 86_400_000
-        let write: (day: Int64, peak: Int)? = peaks.withLock { p in
-            if p.day != day { p = PeakState(day: day) }
-            guard n > p.peak else { return nil }
-            p.peak = n
-            guard t - p.savedAt >= 10_000 || p.saved == 0 else { return nil }
-            p.savedAt = t
-            p.saved = n
-            return (day, n)
-        }
-        if let write {
-            let store = self.store
-            Task { try? await store.setSetting(scope: "peak_connections", key: String(write.day), json: "{\"peak\":\(write.peak)}") }
-        }
+        guard let write = peaks.note(registry.connectionCount, at: now()) else { return }
+        let store = self.store
+        Task { try? await store.setSetting(scope: "peak_connections", key: String(write.day), json: "{\"peak\":\(write.peak)}") }
     }
 
     /// Daily peaks from `firstDay` to `lastDay` (UTC day numbers), today's from memory.
@@ -91,18 +78,10 @@ extension ChatService {
             let obj = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
             out[day] = (obj?["peak"] as? NSNumber)?.intValue ?? 0
         }
-        let today = peaks.withLock { $0 }
+        let today = peaks.today
         if today.day >= firstDay && today.day <= lastDay { out[today.day] = max(out[today.day] ?? 0, today.peak) }
         return out
     }
-}
-
-/// Today's connection peak (``ChatService/noteConnections()``).
-struct PeakState: Sendable {
-    var day: Int64 = 0
-    var peak = 0
-    var savedAt: Int64 = 0
-    var saved = 0
 }
 
 extension ChatService {

@@ -44,7 +44,7 @@ public final class ChatService: Sendable {
     /// Link previews running now (at most so many at once, and per sender).
     public let previews: LinkPreviewGate
     /// Today's connection peak.
-    let peaks = Mutex<PeakState>(PeakState())
+    let peaks = ConnectionPeaks()
     /// The other nodes on the same database (nil: this node is alone, as on SQLite).
     public let cluster: (any ClusterLink)?
     /// What this node knows and holds of the other nodes.
