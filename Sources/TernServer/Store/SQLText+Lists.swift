@@ -117,3 +117,42 @@ enum ExportSQL {
         return SQLText(sql + " ORDER BY channel_url LIMIT ?", args)
     }
 }
+
+// MARK: - Changelogs
+
+/// The statements of the changelogs (``MessageStore/messageChanges(_:after:limit:)``,
+/// ``ChannelStore/channelChanges(userId:after:limit:)``): what changed or was deleted after a
+/// cursor, in (time, key) order. The channels' `updated` side stays in each backend: it takes the
+/// greatest of several times, which SQLite spells `max(…)` and PostgreSQL `GREATEST(…)`.
+enum ChangelogSQL {
+    /// A channel's messages changed after the cursor.
+    static func updatedMessages(_ channelUrl: String, after c: MessageChangeCursor, limit: Int) -> SQLText {
+        SQLText(
+            """
+            SELECT * FROM messages WHERE channel_url = ? AND changed_at > 0
+              AND (changed_at > ? OR (changed_at = ? AND message_id > ?))
+            ORDER BY changed_at, message_id LIMIT ?
+            """, [.text(channelUrl), .int(c.ts), .int(c.ts), .int(c.messageId), .int(Int64(limit))])
+    }
+
+    /// A channel's messages deleted after the cursor (`message_id`, `deleted_at`).
+    static func deletedMessages(_ channelUrl: String, after c: MessageChangeCursor, limit: Int) -> SQLText {
+        SQLText(
+            """
+            SELECT message_id, deleted_at FROM message_tombstones WHERE channel_url = ?
+              AND (deleted_at > ? OR (deleted_at = ? AND message_id > ?))
+            ORDER BY deleted_at, message_id LIMIT ?
+            """, [.text(channelUrl), .int(c.ts), .int(c.ts), .int(c.messageId), .int(Int64(limit))])
+    }
+
+    /// A user's channels deleted after the cursor (`channel_url`, `deleted_at`), URLs compared byte by byte.
+    static func deletedChannels(userId: String, after c: ChannelChangeCursor, limit: Int, dialect d: SQLDialect) -> SQLText {
+        let url = d.bytewise("channel_url")
+        return SQLText(
+            """
+            SELECT channel_url, deleted_at FROM channel_tombstones
+            WHERE user_id = ? AND (deleted_at > ? OR (deleted_at = ? AND \(url) > ?))
+            ORDER BY deleted_at, \(url) LIMIT ?
+            """, [.text(userId), .int(c.ts), .int(c.ts), .text(c.url), .int(Int64(limit))])
+    }
+}

@@ -287,14 +287,7 @@ extension PostgresStore {
                 """,
                 [userId, c.ts, c.ts, c.url, limit]
             ).map { (url: try $0["url"] as String, at: try $0["at"] as Int64) }
-            let deleted = try await db.fetchAll(
-                """
-                SELECT channel_url, deleted_at FROM channel_tombstones
-                WHERE user_id = ? AND (deleted_at > ? OR (deleted_at = ? AND channel_url COLLATE "C" > ?))
-                ORDER BY deleted_at, channel_url COLLATE "C" LIMIT ?
-                """,
-                [userId, c.ts, c.ts, c.url, limit]
-            ).map { (url: try $0["channel_url"] as String, at: try $0["deleted_at"] as Int64) }
+            let deleted = try await db.fetchAll(ChangelogSQL.deletedChannels(userId: userId, after: c, limit: limit, dialect: .postgres)).map { (url: try $0["channel_url"] as String, at: try $0["deleted_at"] as Int64) }
             return (updated, deleted)
         }
     }

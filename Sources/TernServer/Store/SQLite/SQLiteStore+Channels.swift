@@ -230,15 +230,8 @@ extension SQLiteStore {
                     """,
                 arguments: [userId, c.ts, c.ts, c.url, limit]
             ).map { (url: $0["url"] as String, at: $0["at"] as Int64) }
-            let deleted = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT channel_url, deleted_at FROM channel_tombstones
-                    WHERE user_id = ? AND (deleted_at > ? OR (deleted_at = ? AND channel_url > ?))
-                    ORDER BY deleted_at, channel_url LIMIT ?
-                    """,
-                arguments: [userId, c.ts, c.ts, c.url, limit]
-            ).map { (url: $0["channel_url"] as String, at: $0["deleted_at"] as Int64) }
+            let gone = ChangelogSQL.deletedChannels(userId: userId, after: c, limit: limit, dialect: .sqlite)
+            let deleted = try Row.fetchAll(db, sql: gone.sql, arguments: gone.arguments).map { (url: $0["channel_url"] as String, at: $0["deleted_at"] as Int64) }
             return (updated, deleted)
         }
     }
