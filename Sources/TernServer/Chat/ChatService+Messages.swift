@@ -17,8 +17,21 @@ public enum RequestOrigin: Sendable {
     var channelNotFound: ErrorCode { self == .webSocket ? .channelNotFound : .notFound }
 }
 
+/// What text and file messages to send share (``OutgoingMessage``, ``OutgoingFileMessage``).
+protocol OutgoingMessageFields: Sendable {
+    var channelUrl: String { get }
+    var data: String { get }
+    var customType: String { get }
+    var mentionType: String { get }
+    var mentionedUserIds: [String] { get }
+    var reqId: String? { get }
+    var sortedMetaarray: [MetaArrayItem] { get }
+    var parentMessageId: Int64 { get }
+    var replyToChannel: Bool { get }
+}
+
 /// A user message to send.
-public struct OutgoingMessage: Sendable {
+public struct OutgoingMessage: Sendable, OutgoingMessageFields {
     public var channelUrl: String
     public var message: String
     public var data: String = ""
@@ -57,14 +70,7 @@ extension ChatService {
         // filter changed is kept for the Platform API's moderated-message view.
         let original = out.message
         out.message = try await filtered(out.message, channel: channel)
-        try TextLimit.customType.check(out.customType)
-        try TextLimit.data.check(out.data)
-        if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
-        if let r = out.reqId { try TextLimit.reqId.check(r) }
-        try Self.checkMetaarray(out.sortedMetaarray)
-        let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
-        // Flood protection per user in a channel: the excess is refused and not stored.
-        try floodLimits.check(.messages, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0)
+        let parentInfo = try await checkSend(out, from: userId, me: me, origin: origin, at: t0, limitsMentions: true)
         let senderPayload = try await sender(userId)
         var mentionedUsers: [String: UserRecord] = [:]
         if !out.mentionedUserIds.isEmpty {
@@ -82,15 +88,11 @@ extension ChatService {
                 fetchPreview = true
             }
         }
-        let new = NewMessage(
-            channelUrl: channel.channelUrl, type: "MESG", senderId: userId, message: out.message,
-            customType: out.customType, data: out.data, mentionType: out.mentionType == "channel" ? "channel" : "users",
-            mentionedUserIds: Self.mentionable(out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, in: channel), silent: out.silent,
-            isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
-            markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
-            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview,
-            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType,
-            floodLimited: origin.isFloodLimited)
+        var new = newMessage(
+            "MESG", out, text: out.message, from: userId, me: me, in: roster,
+            mentioned: Self.mentionable(out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, in: channel), silent: out.silent,
+            online: online, origin: origin)
+        new.ogTag = cachedPreview
         let reqId = out.reqId
         let users = mentionedUsers
         let (stored, payload) = try await pipeline.submit(new) { stored in
@@ -140,6 +142,38 @@ extension ChatService {
     /// member (900020), frozen for all but operators (900050).
     /// In an open channel: a participant (over the WebSocket; the Platform API may send as anyone who is not
     /// banned); muted users are refused (900041) in both types.
+    /// The checks text and file messages share, in order: custom type, data, mentions (when
+    /// `limitsMentions`), `req_id`, metaarray, the parent (returned, as the reply shows it), and
+    /// the flood limit (the excess is refused and not stored).
+    func checkSend(
+        _ out: some OutgoingMessageFields, from userId: String, me: MemberRecord, origin: RequestOrigin, at t0: Int64, limitsMentions: Bool
+    ) async throws -> ParentMessageInfo? {
+        try TextLimit.customType.check(out.customType)
+        try TextLimit.data.check(out.data)
+        if limitsMentions && out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
+        if let r = out.reqId { try TextLimit.reqId.check(r) }
+        try Self.checkMetaarray(out.sortedMetaarray)
+        let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
+        try floodLimits.check(.messages, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0)
+        return parentInfo
+    }
+
+    /// The message to store for a text or file message `userId` sends in `roster`'s channel now.
+    func newMessage(
+        _ type: String, _ out: some OutgoingMessageFields, text: String, from userId: String, me: MemberRecord, in roster: ChannelRoster,
+        mentioned: [String], silent: Bool, online: [String], origin: RequestOrigin
+    ) -> NewMessage {
+        let channel = roster.channel
+        return NewMessage(
+            channelUrl: channel.channelUrl, type: type, senderId: userId, message: text, customType: out.customType, data: out.data,
+            mentionType: out.mentionType == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: silent,
+            isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
+            markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
+            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel,
+            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType,
+            floodLimited: origin.isFloodLimited)
+    }
+
     func senderContext(_ userId: String, channelUrl: String, origin: RequestOrigin) async throws -> (ChannelRoster, MemberRecord) {
         do {
             return try await senderContext(userId, channelUrl: channelUrl, origin: origin, fresh: false)

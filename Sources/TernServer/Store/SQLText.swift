@@ -353,20 +353,10 @@ struct MessagePageSQL {
         SQLText("SELECT created_at FROM messages WHERE channel_url = ? AND message_id = ?", [.text(channelUrl), .int(messageId)])
     }
 
-    var prev: SQLText? {
-        guard query.prevLimit > 0 else { return nil }
-        return SQLText(
-            "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
-            [.text(channelUrl)] + positionArgs + filterArgs + [.int(Int64(query.prevLimit))])
-    }
+    var prev: SQLText? { side(before, limit: query.prevLimit, order: "DESC") }
 
     /// What shares the time of the oldest message of a full `prev` page (`rows`, newest first).
-    func prevTies(_ rows: [MessageRecord]) -> SQLText? {
-        guard rows.count == query.prevLimit, let edge = rows.last else { return nil }
-        return SQLText(
-            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id < ? AND \(before)\(filter) ORDER BY message_id",
-            [.text(channelUrl), .int(edge.createdAt), .int(edge.messageId)] + positionArgs + filterArgs)
-    }
+    func prevTies(_ rows: [MessageRecord]) -> SQLText? { ties(rows, before, limit: query.prevLimit, beyond: "<") }
 
     var anchor: SQLText? {
         guard query.inclusive else { return nil }
@@ -378,18 +368,24 @@ struct MessagePageSQL {
             [.text(channelUrl), .int(anchorTs)] + filterArgs)
     }
 
-    var next: SQLText? {
-        guard query.nextLimit > 0 else { return nil }
-        return SQLText(
-            "SELECT * FROM messages WHERE channel_url = ? AND \(after)\(filter) ORDER BY created_at ASC, message_id ASC LIMIT ?",
-            [.text(channelUrl)] + positionArgs + filterArgs + [.int(Int64(query.nextLimit))])
-    }
+    var next: SQLText? { side(after, limit: query.nextLimit, order: "ASC") }
 
     /// What shares the time of the newest message of a full `next` page.
-    func nextTies(_ rows: [MessageRecord]) -> SQLText? {
-        guard rows.count == query.nextLimit, let edge = rows.last else { return nil }
+    func nextTies(_ rows: [MessageRecord]) -> SQLText? { ties(rows, after, limit: query.nextLimit, beyond: ">") }
+
+    /// One side of the anchor (`position`: ``before`` or ``after``), nearest first.
+    private func side(_ position: String, limit: Int, order: String) -> SQLText? {
+        guard limit > 0 else { return nil }
         return SQLText(
-            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id > ? AND \(after)\(filter) ORDER BY message_id",
+            "SELECT * FROM messages WHERE channel_url = ? AND \(position)\(filter) ORDER BY created_at \(order), message_id \(order) LIMIT ?",
+            [.text(channelUrl)] + positionArgs + filterArgs + [.int(Int64(limit))])
+    }
+
+    /// The messages past a full side's last row (`beyond`: `<` before the anchor, `>` after) with its time.
+    private func ties(_ rows: [MessageRecord], _ position: String, limit: Int, beyond: String) -> SQLText? {
+        guard rows.count == limit, let edge = rows.last else { return nil }
+        return SQLText(
+            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id \(beyond) ? AND \(position)\(filter) ORDER BY message_id",
             [.text(channelUrl), .int(edge.createdAt), .int(edge.messageId)] + positionArgs + filterArgs)
     }
 
