@@ -126,6 +126,13 @@ enum SQLDialect: Sendable {
     }
 }
 
+/// Adds `condition` (with one `?`) and its value when there is a value.
+func whereValue(_ condition: String, _ value: SQLValue?, _ wheres: inout [String], _ args: inout [SQLValue]) {
+    guard let value else { return }
+    wheres.append(condition)
+    args.append(value)
+}
+
 // MARK: - Group channel listing
 
 /// The statement of ``ChannelStore/listChannels(_:)``: filters, order and the page's cursor.
@@ -231,14 +238,8 @@ struct ChannelListSQL {
         if let types = q.customTypes, !types.isEmpty { wheres.append(d.isIn("c.custom_type", types, &args)) }
         if let prefix = q.customTypeStartsWith, !prefix.isEmpty { wheres.append(d.startsWith("c.custom_type", prefix, &args)) }
         if let name = q.nameContains, !name.isEmpty { wheres.append(d.contains("c.name", name, &args)) }
-        if let after = q.createdAfter {
-            wheres.append("c.created_at > ?")
-            args.append(.int(after))
-        }
-        if let before = q.createdBefore {
-            wheres.append("c.created_at < ?")
-            args.append(.int(before))
-        }
+        whereValue("c.created_at > ?", q.createdAfter.map(SQLValue.int), &wheres, &args)
+        whereValue("c.created_at < ?", q.createdBefore.map(SQLValue.int), &wheres, &args)
     }
 
     /// Who the members are: exactly, including some or all, by nickname.
@@ -424,18 +425,9 @@ struct MessageSearchSQL {
         }
         args.append(matchArg)
         if let user = q.userId { args.append(.text(user)) }
-        if let url = q.channelUrl {
-            wheres.append("m.channel_url = ?")
-            args.append(.text(url))
-        }
-        if let from = q.from {
-            wheres.append("m.created_at >= ?")
-            args.append(.int(from))
-        }
-        if let to = q.to {
-            wheres.append("m.created_at <= ?")
-            args.append(.int(to))
-        }
+        whereValue("m.channel_url = ?", q.channelUrl.map(SQLValue.text), &wheres, &args)
+        whereValue("m.created_at >= ?", q.from.map(SQLValue.int), &wheres, &args)
+        whereValue("m.created_at <= ?", q.to.map(SQLValue.int), &wheres, &args)
         base = SQLText("FROM \(source)\(joins) WHERE \(wheres.joined(separator: " AND "))", args)
         order = q.newestFirst ? "m.created_at DESC, m.message_id DESC" : "m.created_at, m.message_id"
     }
