@@ -6,7 +6,7 @@ import TernProtocol
 extension ChatService {
     /// Where secondary API tokens are kept: their SHA-256 (hex) as the key, `created_at` and a
     /// `hint` (the last four characters) as the document. The token itself is never stored.
-    static let apiTokenScope = "api_token_sha256"
+    static let apiTokenScope = ApplicationSettingsCache.Scope.apiTokens
 
     /// Whether `token` is the master API token or a secondary one (compared in constant time).
     func isAPIToken(_ token: String) async throws -> Bool {
@@ -24,12 +24,7 @@ extension ChatService {
     }
 
     /// The hashes of the secondary API tokens (loaded from the store once, then kept in memory).
-    func secondaryAPITokens() async throws -> [String] {
-        if let known = apiTokens.withLock({ $0 }) { return known }
-        let stored = try await store.settings(scope: Self.apiTokenScope, keyPrefix: "").map(\.key)
-        apiTokens.withLock { $0 = stored }
-        return stored
-    }
+    func secondaryAPITokens() async throws -> [String] { try await settingsCache.apiTokens() }
 
     /// Issues a secondary API token (at most 10, as Sendbird allows); only its hash is stored.
     func issueAPIToken() async throws -> (token: String, createdAt: Int64) {
@@ -38,8 +33,7 @@ extension ChatService {
         let token = Credentials.randomToken(bytes: 20)
         let t = now()
         let hash = Credentials.hash(token)
-        try await store.setSetting(scope: Self.apiTokenScope, key: hash, json: "{\"created_at\":\(t),\"hint\":\"\(token.suffix(4))\"}")
-        apiTokens.withLock { $0 = existing + [hash] }
+        try await settingsCache.change([.init(scope: Self.apiTokenScope, key: hash, json: "{\"created_at\":\(t),\"hint\":\"\(token.suffix(4))\"}")])
         return (token, t)
     }
 
@@ -65,30 +59,15 @@ extension ChatService {
         guard try await store.setting(scope: Self.apiTokenScope, key: hash) != nil else {
             throw SendbirdError(.notFound, "\"API token\" not found.")
         }
-        try await store.setSetting(scope: Self.apiTokenScope, key: hash, json: nil)
-        apiTokens.withLock { $0 = nil }
-        settingsChanged()
+        try await settingsCache.change([.init(scope: Self.apiTokenScope, key: hash, json: nil)])
     }
 
     /// Records the number of open connections for today's peak; written to the store when it
     /// rises, at most every 10 s (a later peak of the same day is written by the next rise).
     func noteConnections() {
-        let n = registry.connectionCount
-        let t = now()
-        let day = t / 86_400_000
-        let write: (day: Int64, peak: Int)? = peaks.withLock { p in
-            if p.day != day { p = PeakState(day: day) }
-            guard n > p.peak else { return nil }
-            p.peak = n
-            guard t - p.savedAt >= 10_000 || p.saved == 0 else { return nil }
-            p.savedAt = t
-            p.saved = n
-            return (day, n)
-        }
-        if let write {
-            let store = self.store
-            Task { try? await store.setSetting(scope: "peak_connections", key: String(write.day), json: "{\"peak\":\(write.peak)}") }
-        }
+        guard let write = peaks.note(registry.connectionCount, at: now()) else { return }
+        let store = self.store
+        Task { try? await store.setSetting(scope: "peak_connections", key: String(write.day), json: "{\"peak\":\(write.peak)}") }
     }
 
     /// Daily peaks from `firstDay` to `lastDay` (UTC day numbers), today's from memory.
@@ -99,54 +78,34 @@ extension ChatService {
             let obj = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
             out[day] = (obj?["peak"] as? NSNumber)?.intValue ?? 0
         }
-        let today = peaks.withLock { $0 }
+        let today = peaks.today
         if today.day >= firstDay && today.day <= lastDay { out[today.day] = max(out[today.day] ?? 0, today.peak) }
         return out
     }
 }
 
-/// Today's connection peak (``ChatService/noteConnections()``).
-struct PeakState: Sendable {
-    var day: Int64 = 0
-    var peak = 0
-    var savedAt: Int64 = 0
-    var saved = 0
-}
-
 extension ChatService {
     /// Whether reactions are on for the application (`PUT /v3/applications/settings/reactions`).
-    func reactionsEnabled() async throws -> Bool {
-        if let known = reactionsOn.withLock({ $0 }) { return known }
-        let on = try await store.setting(scope: "application", key: "reactions") != "false"
-        reactionsOn.withLock { $0 = on }
-        return on
-    }
+    func reactionsEnabled() async throws -> Bool { try await settingsCache.reactionsEnabled() }
 
     func setReactionsEnabled(_ on: Bool) async throws {
-        try await store.setSetting(scope: "application", key: "reactions", json: on ? "true" : "false")
-        reactionsOn.withLock { $0 = on }
-        settingsChanged()
+        try await settingsCache.change([.init(scope: ApplicationSettingsCache.Scope.application, key: "reactions", json: on ? "true" : "false")])
     }
 }
 
 extension ChatService {
     /// The IP allow-list of Platform API calls (empty: every address may call).
-    func ipAllowList() async throws -> [IPRange] {
-        if let known = allowList.withLock({ $0 }) { return known }
-        let texts = try await store.settings(scope: "ip_allow_list", keyPrefix: "").map(\.key)
-        let ranges = texts.compactMap(IPRange.init)
-        allowList.withLock { $0 = ranges }
-        return ranges
-    }
+    func ipAllowList() async throws -> [IPRange] { try await settingsCache.ipAllowList() }
 
     func changeIPAllowList(add: [String], remove: [String]) async throws -> [IPRange] {
+        let scope = ApplicationSettingsCache.Scope.ipAllowList
+        var writes: [ApplicationSettingsCache.Write] = []
         for a in add {
             guard let r = IPRange(a) else { throw SendbirdError(.invalidValue, "Invalid value: \"\(a)\" is not an IP address or a CIDR range.") }
-            try await store.setSetting(scope: "ip_allow_list", key: r.text, json: "{}")
+            writes.append(.init(scope: scope, key: r.text, json: "{}"))
         }
-        for r in remove { try await store.setSetting(scope: "ip_allow_list", key: r.trimmingCharacters(in: .whitespaces), json: nil) }
-        allowList.withLock { $0 = nil }
-        settingsChanged()
+        for r in remove { writes.append(.init(scope: scope, key: r.trimmingCharacters(in: .whitespaces), json: nil)) }
+        try await settingsCache.change(writes)
         return try await ipAllowList()
     }
 }

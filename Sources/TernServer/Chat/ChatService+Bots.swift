@@ -24,27 +24,15 @@ public struct BotRecord: Codable, Sendable, Equatable {
 
 extension ChatService {
     /// Every bot, by user id (loaded from the store once, then kept in memory).
-    func allBots() async throws -> [String: BotRecord] {
-        if let known = bots.withLock({ $0 }) { return known }
-        var loaded: [String: BotRecord] = [:]
-        for (key, json) in try await store.settings(scope: "bot", keyPrefix: "") {
-            if let b = try? JSONDecoder().decode(BotRecord.self, from: Data(json.utf8)) { loaded[key] = b }
-        }
-        bots.withLock { $0 = loaded }
-        return loaded
-    }
+    func allBots() async throws -> [String: BotRecord] { try await settingsCache.allBots() }
 
     func saveBot(_ bot: BotRecord) async throws {
         let json = String(decoding: try JSONEncoder().encode(bot), as: UTF8.self)
-        try await store.setSetting(scope: "bot", key: bot.botUserId, json: json)
-        bots.withLock { $0 = nil }
-        settingsChanged()
+        try await settingsCache.change([.init(scope: ApplicationSettingsCache.Scope.bots, key: bot.botUserId, json: json)])
     }
 
     func forgetBot(_ id: String) async throws {
-        try await store.setSetting(scope: "bot", key: id, json: nil)
-        bots.withLock { $0 = nil }
-        settingsChanged()
+        try await settingsCache.change([.init(scope: ApplicationSettingsCache.Scope.bots, key: id, json: nil)])
     }
 
     /// Creates a bot: its user (who accepts invitations at once) and its settings. Returns the

@@ -201,7 +201,6 @@ extension ChatService {
         let users = Dictionary(uniqueKeysWithValues: try await store.users(Array(userIds)).map { ($0.userId, $0) })
         let metadata = try await store.channelMetadata(urls)
         let muted = try await store.mutedUsers(ofChannels: urls, now: now())
-        let registry = self.registry
         return channels.map { c in
             let last: MessageRecord? = lastForViewer[c.channelUrl] ?? c.lastMessageId.flatMap { lastById[$0] }
             var p = Presenter.groupChannel(

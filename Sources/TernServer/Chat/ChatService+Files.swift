@@ -18,18 +18,11 @@ public struct OutgoingFile: Sendable {
     public var name: String
     public var type: String
     public var size: Int
-    public var thumbnails: [ThumbnailPayload]
-    public init(url: String, name: String, type: String, size: Int, thumbnails: [ThumbnailPayload] = []) {
-        self.url = url
-        self.name = name
-        self.type = type
-        self.size = size
-        self.thumbnails = thumbnails
-    }
+    public var thumbnails: [ThumbnailPayload] = []
 }
 
 /// A file message to send: one file, or 2–30.
-public struct OutgoingFileMessage: Sendable {
+public struct OutgoingFileMessage: Sendable, OutgoingMessageFields {
     public var channelUrl: String
     public var files: [OutgoingFile]
     public var data = ""
@@ -166,12 +159,7 @@ extension ChatService {
             }
             try TextLimit.fileName.check(f.name)
         }
-        try TextLimit.customType.check(out.customType)
-        try TextLimit.data.check(out.data)
-        if let r = out.reqId { try TextLimit.reqId.check(r) }
-        try Self.checkMetaarray(out.sortedMetaarray)
-        let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
-        try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
+        let parentInfo = try await checkSend(out, from: userId, me: me, origin: origin, at: t0, limitsMentions: false)
         let payloads = out.files.map { FilePayload(url: $0.url, name: $0.name, size: $0.size, type: $0.type, thumbnails: $0.thumbnails) }
         let filesJSON = String(decoding: try JSONEncoder().encode(payloads), as: UTF8.self)
         let senderPayload = try await sender(userId)
@@ -181,14 +169,8 @@ extension ChatService {
             let known = Set(try await store.users(out.mentionedUserIds).map(\.userId))
             mentioned = Self.mentionable(out.mentionedUserIds.filter { known.contains($0) }, in: channel)
         }
-        let new = NewMessage(
-            channelUrl: channel.channelUrl, type: "FILE", senderId: userId, message: "", customType: out.customType, data: out.data,
-            mentionType: out.mentionType == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
-            isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
-            markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
-            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, files: filesJSON,
-            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType,
-            floodLimited: origin.isFloodLimited)
+        var new = newMessage("FILE", out, text: "", from: userId, me: me, in: roster, mentioned: mentioned, silent: false, online: online, origin: origin)
+        new.files = filesJSON
         let reqId = out.reqId
         let (stored, payload) = try await pipeline.submit(new) { stored in
             try self.deliverNow(

@@ -47,16 +47,9 @@ public struct MessageExtras: Sendable, OptionSet {
     public static let all: MessageExtras = [.threadInfo, .parentInfo, .reactions]
 }
 
-/// What an update may change (nil: unchanged).
-public struct MessageUpdate: Sendable {
-    public var message: String?
-    public var data: String?
-    public var customType: String?
-    public var mentionType: String?
-    public var mentionedUserIds: [String]?
-    public var metaarray: MetaArrayChange?
-    public init() {}
-}
+/// What an update may change (nil: unchanged): the store's ``MessageChange``, whose `updatedAt`
+/// the service sets.
+public typealias MessageUpdate = MessageChange
 
 extension ChatService {
     /// Reaction keys a message may carry, and the length of one.
@@ -82,6 +75,24 @@ extension ChatService {
         return me
     }
 
+    /// The channel and the message `by` is about to change (update or delete), once the rule
+    /// allows it: a joined member within the flood limit for changes, a message they can see and
+    /// may change (``requireMayChange(_:roster:by:code:)``). `by` nil: the Platform API.
+    func changeableMessage(channelUrl: String, id: Int64, by: String?, origin: RequestOrigin) async throws -> (ChannelRoster, MessageRecord) {
+        guard let roster = try await roster(channelUrl) else {
+            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
+        }
+        if let by {
+            try requireJoined(roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
+            try floodLimits.check(.changes, userId: by, channelUrl: channelUrl, origin: origin, at: now())
+        }
+        guard let m = try await store.message(channelUrl, id: id), m.hiddenFor == nil || m.hiddenFor != by else {
+            throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
+        }
+        try requireMayChange(m, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
+        return (roster, m)
+    }
+
     /// Updates a message: text, data, custom type, mentions, metaarray. The change goes to every
     /// member as `MEDI` (with `old_values`); `connection` (the editing socket) gets it with `req_id`.
     @discardableResult
@@ -89,17 +100,7 @@ extension ChatService {
         channelUrl: String, id: Int64, _ update: MessageUpdate, by: String?, connection: ClientConnection? = nil, reqId: String? = nil,
         origin: RequestOrigin
     ) async throws -> MessagePayload {
-        guard let roster = try await roster(channelUrl) else {
-            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
-        }
-        if let by {
-            try requireJoined(roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
-            try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
-        }
-        guard let old = try await store.message(channelUrl, id: id), old.hiddenFor == nil || old.hiddenFor != by else {
-            throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
-        }
-        try requireMayChange(old, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
+        let (roster, old) = try await changeableMessage(channelUrl: channelUrl, id: id, by: by, origin: origin)
         if let by, roster.channel.freeze, !roster.isOperator(by) {
             throw SendbirdError(.channelFrozen, "The channel is frozen.")
         }
@@ -147,17 +148,7 @@ extension ChatService {
     /// Deletes a message: every member hears `DELM`, the one who deleted it included; a reply's
     /// parent has its thread recounted (`MTHD`).
     public func deleteMessage(channelUrl: String, id: Int64, by: String?, origin: RequestOrigin) async throws {
-        guard let roster = try await roster(channelUrl) else {
-            throw SendbirdError(origin.channelNotFound, "\"Channel\" not found: \(channelUrl).")
-        }
-        if let by {
-            try requireJoined(roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
-            try checkFlood(editLimiter, userId: by, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
-        }
-        guard let m = try await store.message(channelUrl, id: id), m.hiddenFor == nil || m.hiddenFor != by else {
-            throw SendbirdError(origin == .webSocket ? .messageNotFound : .notFound, "\"Message\" not found: \(id).")
-        }
-        try requireMayChange(m, roster: roster, by: by, code: origin == .webSocket ? .notAMember : .unauthorizedRequest)
+        let (roster, m) = try await changeableMessage(channelUrl: channelUrl, id: id, by: by, origin: origin)
         try await sendQueue.run(channelUrl) {
             let (deleted, parent) = try await store.deleteMessage(channelUrl, id: id, at: now())
             var event = DeleteMessageEvent(channelUrl: channelUrl, msgId: id, messageId: id)
@@ -231,7 +222,7 @@ extension ChatService {
         if roster.channel.isOpen, roster.isBanned(userId, at: now()) {
             throw Self.banned(roster.banned[userId] ?? -1, webSocket: origin == .webSocket)
         }
-        try checkFlood(editLimiter, userId: userId, channelUrl: channelUrl, origin: origin, at: now(), what: "message changes")
+        try floodLimits.check(.changes, userId: userId, channelUrl: channelUrl, origin: origin, at: now())
         if key.isEmpty { throw SendbirdError.missing("reaction") }
         try TextLimit("reaction", characters: Self.maxReactionKeyLength).check(key)
         if add, try await !reactionsEnabled() {

@@ -2,42 +2,6 @@ import Foundation
 import NIOCore
 import TernProtocol
 
-/// Where a request came from: codes differ between the WebSocket and REST.
-public enum RequestOrigin: Sendable {
-    case webSocket
-    /// REST with the Platform API's `Api-Token`.
-    case rest
-    /// REST with an SDK user's `Session-Key`.
-    case sessionREST
-
-    /// SDK callers (the WebSocket, or REST with a Session-Key) are held to the flood limits; the
-    /// Platform API is not (as Sendbird's is not).
-    var isFloodLimited: Bool { self != .rest }
-
-    var channelNotFound: ErrorCode { self == .webSocket ? .channelNotFound : .notFound }
-}
-
-/// A user message to send.
-public struct OutgoingMessage: Sendable {
-    public var channelUrl: String
-    public var message: String
-    public var data: String = ""
-    public var customType: String = ""
-    public var mentionType: String = "users"
-    public var mentionedUserIds: [String] = []
-    public var silent = false
-    public var reqId: String?
-    public var sortedMetaarray: [MetaArrayItem] = []
-    /// A reply to this message (0: none).
-    public var parentMessageId: Int64 = 0
-    /// A reply also shown in the channel.
-    public var replyToChannel = false
-    public init(channelUrl: String, message: String) {
-        self.channelUrl = channelUrl
-        self.message = message
-    }
-}
-
 extension ChatService {
     /// Sends a user message from `userId`: checks, stores (durably), then fans out. The copy to
     /// `connection` (the sending socket) carries `req_id`; every other connection of every member,
@@ -59,14 +23,7 @@ extension ChatService {
         // filter changed is kept for the Platform API's moderated-message view.
         let original = out.message
         out.message = try await filtered(out.message, channel: channel)
-        try TextLimit.customType.check(out.customType)
-        try TextLimit.data.check(out.data)
-        if out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
-        if let r = out.reqId { try TextLimit.reqId.check(r) }
-        try Self.checkMetaarray(out.sortedMetaarray)
-        let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
-        // Flood protection per user in a channel: the excess is refused and not stored.
-        try checkFlood(rateLimiter, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0, what: "messages")
+        let parentInfo = try await checkSend(out, from: userId, me: me, origin: origin, at: t0, limitsMentions: true)
         let senderPayload = try await sender(userId)
         var mentionedUsers: [String: UserRecord] = [:]
         if !out.mentionedUserIds.isEmpty {
@@ -84,15 +41,11 @@ extension ChatService {
                 fetchPreview = true
             }
         }
-        let new = NewMessage(
-            channelUrl: channel.channelUrl, type: "MESG", senderId: userId, message: out.message,
-            customType: out.customType, data: out.data, mentionType: out.mentionType == "channel" ? "channel" : "users",
-            mentionedUserIds: Self.mentionable(out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, in: channel), silent: out.silent,
-            isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
-            markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
-            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel, ogTag: cachedPreview,
-            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType,
-            floodLimited: origin.isFloodLimited)
+        var new = newMessage(
+            "MESG", out, text: out.message, from: userId, me: me, in: roster,
+            mentioned: Self.mentionable(out.mentionedUserIds.filter { mentionedUsers[$0] != nil }, in: channel), silent: out.silent,
+            online: online, origin: origin)
+        new.ogTag = cachedPreview
         let reqId = out.reqId
         let users = mentionedUsers
         let (stored, payload) = try await pipeline.submit(new) { stored in
@@ -142,6 +95,38 @@ extension ChatService {
     /// member (900020), frozen for all but operators (900050).
     /// In an open channel: a participant (over the WebSocket; the Platform API may send as anyone who is not
     /// banned); muted users are refused (900041) in both types.
+    /// The checks text and file messages share, in order: custom type, data, mentions (when
+    /// `limitsMentions`), `req_id`, metaarray, the parent (returned, as the reply shows it), and
+    /// the flood limit (the excess is refused and not stored).
+    func checkSend(
+        _ out: some OutgoingMessageFields, from userId: String, me: MemberRecord, origin: RequestOrigin, at t0: Int64, limitsMentions: Bool
+    ) async throws -> ParentMessageInfo? {
+        try TextLimit.customType.check(out.customType)
+        try TextLimit.data.check(out.data)
+        if limitsMentions && out.mentionedUserIds.count > 100 { throw SendbirdError(.tooManyItems, "Too many mentioned users (at most 100).") }
+        if let r = out.reqId { try TextLimit.reqId.check(r) }
+        try Self.checkMetaarray(out.sortedMetaarray)
+        let parentInfo = try await visibleParentInfo(out.parentMessageId, channelUrl: out.channelUrl, for: me, origin: origin)
+        try floodLimits.check(.messages, userId: userId, channelUrl: out.channelUrl, origin: origin, at: t0)
+        return parentInfo
+    }
+
+    /// The message to store for a text or file message `userId` sends in `roster`'s channel now.
+    func newMessage(
+        _ type: String, _ out: some OutgoingMessageFields, text: String, from userId: String, me: MemberRecord, in roster: ChannelRoster,
+        mentioned: [String], silent: Bool, online: [String], origin: RequestOrigin
+    ) -> NewMessage {
+        let channel = roster.channel
+        return NewMessage(
+            channelUrl: channel.channelUrl, type: type, senderId: userId, message: text, customType: out.customType, data: out.data,
+            mentionType: out.mentionType == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: silent,
+            isOpMsg: me.role == "operator", createdAt: 0, reqId: out.reqId, persist: !channel.isEphemeral,
+            markSenderRead: !channel.isSuper, totalsFor: online, sortedMetaarray: out.sortedMetaarray,
+            parentMessageId: out.parentMessageId, replyToChannel: out.replyToChannel,
+            countingMembers: channel.isSuper ? nil : roster.counting, channelCustomType: channel.customType,
+            floodLimited: origin.isFloodLimited)
+    }
+
     func senderContext(_ userId: String, channelUrl: String, origin: RequestOrigin) async throws -> (ChannelRoster, MemberRecord) {
         do {
             return try await senderContext(userId, channelUrl: channelUrl, origin: origin, fresh: false)
@@ -163,7 +148,7 @@ extension ChatService {
             if let end = roster.banned[userId], roster.isBanned(userId, at: t) {
                 throw Self.banned(end, webSocket: origin == .webSocket)
             }
-            if origin == .webSocket && !rooms.isParticipant(channelUrl, userId) {
+            if origin == .webSocket && !openChannels.rooms.isParticipant(channelUrl, userId) {
                 throw SendbirdError(.notAMember, "Enter the open channel before sending to it: \(channelUrl).")
             }
             me = MemberRecord.participant(roster.channel, userId)
@@ -204,7 +189,7 @@ extension ChatService {
         if !stored.duplicate {
             if roster.channel.isOpen {
                 // At most so many messages a second are broadcast in an open channel; the rest reach operators only.
-                let everyone = openBroadcast.allow(roster.channel.channelUrl, nowMs: now())
+                let everyone = openChannels.mayBroadcast(roster.channel.channelUrl, nowMs: now())
                 broadcast(command + json + "\n", in: roster, except: connection, include: everyone ? nil : { roster.isOperator($0) })
             } else {
                 fanOutMessage(command, json, to: roster.members, except: connection, stored: stored, ack: ack)
@@ -237,7 +222,7 @@ extension ChatService {
         include: ((String) -> Bool)? = nil
     ) {
         if roster.channel.isOpen {
-            for c in rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include?(c.userId) ?? true {
+            for c in openChannels.rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include?(c.userId) ?? true {
                 if !c.send(frame) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
             }
             relay(frame, toRoom: roster.channel.channelUrl, exceptUser: exceptUser, include: include)
@@ -264,7 +249,7 @@ extension ChatService {
         guard cluster != nil, !stored.duplicate, let previous = stored.previousMessageId else {
             if cluster != nil && !stored.duplicate {
                 // Handed over here: the event reader must not deliver it again from the log.
-                sequencer.withLock { $0.markHanded(stored.message.channelUrl, id: stored.message.messageId) }
+                clusterState.sequencer.withLock { $0.markHanded(stored.message.channelUrl, id: stored.message.messageId) }
             }
             if let (conn, frame) = ack { conn.send(frame) }
             fanOutNow(command, json, to: members, except: except, stored: stored)
@@ -272,7 +257,7 @@ extension ChatService {
         }
         // Released and handed to the outboxes under one lock: another thread's release must not
         // overtake one made before it.
-        sequencer.withLock { q in
+        clusterState.sequencer.withLock { q in
             let due = q.local(
                 stored.message.channelUrl, id: stored.message.messageId, previous: previous, now: now(),
                 item: {

@@ -29,9 +29,7 @@ extension ChatService {
 
     public func channelMetadata(_ channelUrl: String, keys: [String]?, by: String?) async throws -> [String: String] {
         _ = try await requireMetadataAccess(channelUrl, by: by)
-        let all = try await store.channelMetadata([channelUrl])[channelUrl] ?? [:]
-        guard let keys, !keys.isEmpty else { return all }
-        return all.filter { keys.contains($0.key) }
+        return Self.only(keys, of: try await store.channelMetadata([channelUrl])[channelUrl] ?? [:])
     }
 
     @discardableResult
@@ -42,20 +40,13 @@ extension ChatService {
         case .delete: break
         }
         let result = try await store.changeChannelMetadata(channelUrl, change)
-        // To the members, or an open channel's participants.
-        pushToFollowers(
-            ChannelEventFrame(
-                cat: ChannelEvent.metadataChanged, channelUrl: channelUrl,
-                data: MetadataEvent(created: result.created, updated: result.updated, deleted: result.deleted), ts: now()),
-            roster: try await requireRoster(channelUrl))
+        try await pushKeyedChange(result, cat: ChannelEvent.metadataChanged, channelUrl: channelUrl)
         return result
     }
 
     public func channelMetacounters(_ channelUrl: String, keys: [String]?, by: String?) async throws -> [String: Int64] {
         _ = try await requireMetadataAccess(channelUrl, by: by)
-        let all = try await store.channelMetacounters(channelUrl)
-        guard let keys, !keys.isEmpty else { return all }
-        return all.filter { keys.contains($0.key) }
+        return Self.only(keys, of: try await store.channelMetacounters(channelUrl))
     }
 
     @discardableResult
@@ -76,12 +67,22 @@ extension ChatService {
             throw SendbirdError(.invalidValue, "Invalid value: \"mode\" (set, increase or decrease).")
         }
         let result = try await store.changeChannelMetacounters(channelUrl, change)
-        // To the members, or an open channel's participants.
+        try await pushKeyedChange(result, cat: ChannelEvent.metacountersChanged, channelUrl: channelUrl)
+        return result
+    }
+
+    /// The values of `keys` in `all` (every value when no key is named).
+    static func only<Value>(_ keys: [String]?, of all: [String: Value]) -> [String: Value] {
+        guard let keys, !keys.isEmpty else { return all }
+        return all.filter { keys.contains($0.key) }
+    }
+
+    /// Tells the members (or an open channel's participants) what a metadata or metacounter change did.
+    func pushKeyedChange<Value: Encodable>(_ result: KeyedChangeResult<Value>, cat: Int, channelUrl: String) async throws {
         pushToFollowers(
             ChannelEventFrame(
-                cat: ChannelEvent.metacountersChanged, channelUrl: channelUrl,
+                cat: cat, channelUrl: channelUrl,
                 data: MetadataEvent(created: result.created, updated: result.updated, deleted: result.deleted), ts: now()),
             roster: try await requireRoster(channelUrl))
-        return result
     }
 }

@@ -130,9 +130,9 @@ extension ChatService {
         invalidateChannel(channelUrl)
         pushToFollowers(ChannelEventFrame(cat: ChannelEvent.banned, channelUrl: channelUrl, data: data, ts: t), roster: roster, also: [userId])
         if roster.channel.isOpen {
-            if rooms.expel(userId, from: channelUrl) != nil { participantCountChanged(channelUrl) }
+            if openChannels.rooms.expel(userId, from: channelUrl) != nil { participantCountChanged(channelUrl) }
             publish(ClusterEvent(.expel, user: userId, channel: channelUrl))
-            peers.withLock { $0.apply(ClusterEvent(.expel, user: userId, channel: channelUrl), from: "") }
+            clusterState.apply(ClusterEvent(.expel, user: userId, channel: channelUrl), from: "")
         } else if let updated {
             pushMemberCount(updated, to: Self.joinedIds(roster.members))
         }

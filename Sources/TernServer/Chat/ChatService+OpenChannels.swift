@@ -121,9 +121,9 @@ extension ChatService {
         }
         let event = ChannelEventFrame(cat: ChannelEvent.deleted, channelUrl: channelUrl, data: Empty(), ts: now())
         pushToParticipants(event)
-        _ = rooms.close(channelUrl)
+        _ = openChannels.rooms.close(channelUrl)
         publish(ClusterEvent(.closeRoom, channel: channelUrl))
-        peers.withLock { $0.apply(ClusterEvent(.closeRoom, channel: channelUrl), from: "") }
+        clusterState.apply(ClusterEvent(.closeRoom, channel: channelUrl), from: "")
         _ = try await store.deleteChannel(channelUrl)
         invalidateChannel(channelUrl)
     }
@@ -164,8 +164,8 @@ extension ChatService {
             throw Self.banned(end, webSocket: true)
         }
         let me = try await sender(conn.userId) ?? SenderPayload(userId: conn.userId)
-        let elsewhere = cluster == nil ? [] : peers.withLock { $0.participants(channelUrl) }
-        switch rooms.enter(
+        let elsewhere = clusterState.participantsElsewhere(channelUrl)
+        switch openChannels.rooms.enter(
             conn, channelUrl, maxChannels: config.maxEnteredOpenChannels, maxParticipants: config.maxOpenChannelParticipants, elsewhere: elsewhere)
         {
         case .tooManyChannels:
@@ -198,7 +198,7 @@ extension ChatService {
             throw SendbirdError(.channelNotFound, "\"Channel\" not found: \(channelUrl).")
         }
         let me = try await sender(conn.userId) ?? SenderPayload(userId: conn.userId)
-        guard let (_, left) = rooms.exit(conn, channelUrl) else {
+        guard let (_, left) = openChannels.rooms.exit(conn, channelUrl) else {
             return EnterExitAck(channelUrl: channelUrl, participantCount: participantCount(channelUrl), user: me, ts: now(), reqId: reqId)
         }
         let count = participantCount(channelUrl)
@@ -208,7 +208,7 @@ extension ChatService {
 
     /// A connection closed: it leaves every open channel it was in.
     func connectionClosed(_ conn: ClientConnection) {
-        let gone = rooms.drop(conn)
+        let gone = openChannels.rooms.drop(conn)
         guard !gone.isEmpty else { return }
         let me = senders[conn.userId] ?? SenderPayload(userId: conn.userId)
         for g in gone where g.userLeft { announceExit(g.url, me, count: participantCount(g.url)) }
@@ -238,24 +238,24 @@ extension ChatService {
         var e = event
         e.channelType = "open"
         let frame = Self.frameText(.systemEvent, e)
-        for c in rooms.connections(in: event.channelUrl) where c.userId != exceptUser { _ = c.send(frame) }
+        for c in openChannels.rooms.connections(in: event.channelUrl) where c.userId != exceptUser { _ = c.send(frame) }
         relay(frame, toRoom: event.channelUrl, exceptUser: exceptUser)
     }
 
     /// Participant counts go out as `MCNT` at most once a second per channel: a crowd entering at once costs
     /// one frame per participant per second, not one per arrival.
     func participantCountChanged(_ channelUrl: String) {
-        let first = countsToPush.withLock { $0.insert(channelUrl).inserted }
+        let first = openChannels.countChanged(channelUrl)
         guard first else { return }
         Task {
             try? await Task.sleep(for: .milliseconds(config.participantCountInterval))
-            countsToPush.withLock { _ = $0.remove(channelUrl) }
+            openChannels.countPushed(channelUrl)
             let count = participantCount(channelUrl)
             let t = now()
             var frame = MemberCountFrame(groupChannels: [], ts: t)
             frame.openChannels = [.init(channelUrl: channelUrl, participantCount: count, ts: t)]
             let text = Self.frameText(.memberCount, frame)
-            for c in rooms.connections(in: channelUrl) { _ = c.send(text) }
+            for c in openChannels.rooms.connections(in: channelUrl) { _ = c.send(text) }
         }
     }
 }

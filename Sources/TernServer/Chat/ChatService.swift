@@ -6,17 +6,23 @@ import TernProtocol
 /// The chat domain: who may do what, and what each change tells whom. REST routes and the
 /// WebSocket gateway both call it; it calls the ``Store`` and fans events out through the
 /// ``ConnectionRegistry``.
+///
+/// A facade over parts that each own their state, by domain:
+/// - ``ApplicationSettingsCache``: the application settings read on hot paths (one load and
+///   invalidation rule);
+/// - ``OpenChannelState``: who entered which open channel, its broadcast limit, count pushes;
+/// - ``ClusterState``: the other nodes' presence and rooms, the message sequencer, read-ahead;
+/// - ``FanOut``: frames to users' connections on this node and the others;
+/// - ``FloodLimits``: messages and changes per user per channel;
+/// - ``SendPipeline``, ``DeliveryCoalescer``, ``WebhookDispatcher``, ``FileVault``, ``LinkPreviewGate``.
 public final class ChatService: Sendable {
     public let store: any Store
-    public let registry: ConnectionRegistry
     public let config: ServerConfiguration
     public let logger: Logger
     let sendQueue = KeyedSerialQueue()
     /// New messages: group commit, delivered in commit order (``SendPipeline``).
     let pipeline: SendPipeline
-    let rateLimiter: RateLimiter
-    /// The same limit for changes to messages (edits, deletions, reactions).
-    let editLimiter: RateLimiter
+    let floodLimits: FloodLimits
     let deliveries: DeliveryCoalescer
     let rosters = ShardedCache<ChannelRoster>()
     let senders = ShardedCache<SenderPayload>()
@@ -24,12 +30,8 @@ public final class ChatService: Sendable {
     /// Set when a graceful shutdown starts: no new WebSocket connection is taken.
     let shuttingDown = Atomic<Bool>(false)
     public var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
-    /// Who is in which open channel (in memory: entering lasts as long as the connection).
-    let rooms = OpenRooms()
-    /// Messages broadcast per open channel per second.
-    let openBroadcast: RateLimiter
-    /// Open channels whose participant count changed since the last `MCNT`.
-    let countsToPush = Mutex<Set<String>>([])
+    /// Open channels in memory: participants, broadcast limit, count pushes.
+    let openChannels: OpenChannelState
     /// The admission control of the listening socket (set when the application is built).
     public let connectionGate = Mutex<ConnectionGate?>(nil)
     /// Uploaded files, encrypted at rest: in the data directory, or in PostgreSQL (nil when the
@@ -37,47 +39,37 @@ public final class ChatService: Sendable {
     public let files: FileVault?
     /// Webhook settings and delivery (``WebhookDispatcher``).
     public let webhooks: WebhookDispatcher
-    /// Secondary API tokens (nil until loaded), and today's connection peak.
-    let apiTokens = Mutex<[String]?>(nil)
+    /// Bots, API tokens, filters, the allow-list, reactions and auto events, as last read.
+    let settingsCache: ApplicationSettingsCache
     /// Link previews running now (at most so many at once, and per sender).
     public let previews: LinkPreviewGate
-    let peaks = Mutex<PeakState>(PeakState())
-    /// Bots by user id (nil until loaded).
-    let bots = Mutex<[String: BotRecord]?>(nil)
-    /// Whether reactions are on for the application (nil until loaded).
-    let reactionsOn = Mutex<Bool?>(nil)
-    /// The IP allow-list of Platform API calls (nil until loaded; empty: every address).
-    let allowList = Mutex<[IPRange]?>(nil)
-    /// Profanity and domain filters by key (`global`, `type:<custom type>`; nil until loaded).
-    let filters = Mutex<[String: ContentFilter]?>(nil)
-    /// Auto event message kinds turned on (nil until loaded).
-    let autoEventsOn = Mutex<Set<String>?>(nil)
+    /// Today's connection peak.
+    let peaks = ConnectionPeaks()
     /// The other nodes on the same database (nil: this node is alone, as on SQLite).
     public let cluster: (any ClusterLink)?
-    /// Who is online and in which open channel on the other nodes.
-    let peers = Mutex(ClusterPeers())
-    /// This node's own messages held until the channel's earlier ones from other nodes are delivered here.
-    let sequencer = Mutex(ChannelSequencer<@Sendable () -> Void>(wait: 2000))
-    /// Orders this node's presence events and snapshots in the cluster's log (see
-    /// ``userConnectionsChanged(_:)``).
-    let presence = Mutex(())
-    /// What the event reader read ahead for the other nodes' messages of one read of the log.
-    let peerPrefetch = Mutex<PeerPrefetch?>(nil)
+    /// What this node knows and holds of the other nodes.
+    let clusterState: ClusterState
+    /// Frames to users, here and on the other nodes.
+    let broadcaster: FanOut
+    /// The open WebSocket connections of this node, by user.
+    public var registry: ConnectionRegistry { broadcaster.registry }
 
     public init(store: any Store, config: ServerConfiguration, logger: Logger, cluster: (any ClusterLink)? = nil) {
         self.store = store
         self.cluster = cluster
         self.config = config
         self.logger = logger
-        self.registry = ConnectionRegistry()
+        let clusterState = ClusterState(link: cluster)
+        self.clusterState = clusterState
+        self.broadcaster = FanOut(registry: ConnectionRegistry(), cluster: clusterState, logger: logger)
         let clock = config.clock
         // PostgreSQL takes several writers: a stalled batch there no longer holds up the other
         // channels (``SendPipeline``); SQLite has one writer, so one batch at a time.
         self.pipeline = SendPipeline(store: store, clock: { clock.nowMs() }, tracksChannels: cluster != nil, lanes: store is PostgresStore ? 4 : 1)
-        self.rateLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
-        self.editLimiter = RateLimiter(perSecond: config.maxMessagesPerSecond)
+        self.floodLimits = FloodLimits(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()
-        self.openBroadcast = RateLimiter(perSecond: config.openChannelMessagesPerSecond)
+        self.openChannels = OpenChannelState(messagesPerSecond: config.openChannelMessagesPerSecond)
+        self.settingsCache = ApplicationSettingsCache(store: store) { clusterState.publish(ClusterEvent(.settings)) }
         // A store that keeps blobs itself (PostgreSQL) holds the files for every node; otherwise
         // they live in the data directory.
         if let blobs = store as? any FileBlobStore {
@@ -98,34 +90,17 @@ public final class ChatService: Sendable {
     var clock: any ServerClock { config.clock }
     func now() -> Int64 { clock.nowMs() }
 
-    /// Flood protection (``ServerConfiguration/maxMessagesPerSecond`` per user in a channel) for
-    /// SDK callers on every transport: 900200 on the WebSocket, 500910 (HTTP 429) on REST.
-    func checkFlood(_ limiter: RateLimiter, userId: String, channelUrl: String, origin: RequestOrigin, at t: Int64, what: String) throws {
-        guard origin.isFloodLimited, !limiter.allow(userId + "\u{0}" + channelUrl, nowMs: t) else { return }
-        throw SendbirdError(
-            origin == .webSocket ? .tooManyMessages : .rateLimitExceeded,
-            "Too many \(what): at most \(Int(config.maxMessagesPerSecond)) per second.")
-    }
-
-    // MARK: - Fan-out helpers
+    // MARK: - Fan-out (``FanOut``)
 
     /// Queues `frame` on every connection of every joined member, except connections in `except`
     /// and, when given, all connections of `exceptUser`.
     func fanOut(_ frame: String, to members: [MemberRecord], except: ClientConnection? = nil, exceptUser: String? = nil) {
-        for m in members where m.state == "joined" && m.userId != exceptUser {
-            for c in registry.connections(of: m.userId) where c.id != except?.id {
-                if !c.send(frame) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
-            }
-        }
-        if cluster?.hasPeers == true {
-            relay(frame, toUsers: members.filter { $0.state == "joined" && $0.userId != exceptUser }.map(\.userId))
-        }
+        broadcaster.fanOut(frame, to: members, except: except, exceptUser: exceptUser)
     }
 
     /// Queues `frame` on every connection of `userId` (but `except`), on this node and the others.
     func send(_ frame: String, toUser userId: String, except: ClientConnection? = nil) {
-        for c in registry.connections(of: userId) where c.id != except?.id { _ = c.send(frame) }
-        relay(frame, toUsers: [userId])
+        broadcaster.send(frame, toUser: userId, except: except)
     }
 
     static func frameText(_ command: Command, _ value: some Encodable) -> String {

@@ -146,17 +146,7 @@ public struct ContentFilter: Codable, Sendable, Equatable {
 extension ChatService {
     /// The filters for a channel's custom type, and the global ones when it asks for them (or has none).
     func contentFilters(for customType: String) async throws -> [ContentFilter] {
-        let all: [String: ContentFilter]
-        if let known = filters.withLock({ $0 }) {
-            all = known
-        } else {
-            var loaded: [String: ContentFilter] = [:]
-            for (key, json) in try await store.settings(scope: "content_filter", keyPrefix: "") {
-                if let f = try? JSONDecoder().decode(ContentFilter.self, from: Data(json.utf8)) { loaded[key] = f }
-            }
-            filters.withLock { $0 = loaded }
-            all = loaded
-        }
+        let all = try await settingsCache.contentFilters()
         if all.isEmpty { return [] }
         var out: [ContentFilter] = []
         if !customType.isEmpty, let typed = all["type:" + customType] {
@@ -182,8 +172,7 @@ extension ChatService {
 
     func saveContentFilter(_ f: ContentFilter, key: String) async throws {
         try f.validate()
-        try await store.setSetting(scope: "content_filter", key: key, json: String(decoding: try JSONEncoder().encode(f), as: UTF8.self))
-        filters.withLock { $0 = nil }
-        settingsChanged()
+        let json = String(decoding: try JSONEncoder().encode(f), as: UTF8.self)
+        try await settingsCache.change([.init(scope: ApplicationSettingsCache.Scope.contentFilters, key: key, json: json)])
     }
 }

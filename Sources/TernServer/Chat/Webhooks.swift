@@ -195,22 +195,10 @@ extension ChatService {
     }
 
     /// The auto event kinds turned on (read from the store once; ``autoEventSettingsChanged()`` forgets it).
-    func autoEventKindsOn() async throws -> Set<String> {
-        if let known = autoEventsOn.withLock({ $0 }) { return known }
-        var on: Set<String> = []
-        if let json = try await store.setting(scope: "application", key: "auto_event_message"),
-            let settings = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
-        {
-            for (kind, value) in settings where (value as? [String: Any])?["enabled"] as? Bool == true { on.insert(kind) }
-        }
-        autoEventsOn.withLock { $0 = on }
-        return on
-    }
+    func autoEventKindsOn() async throws -> Set<String> { try await settingsCache.autoEventKinds() }
 
-    func autoEventSettingsChanged() {
-        autoEventsOn.withLock { $0 = nil }
-        settingsChanged()
-    }
+    /// A route wrote the auto event settings: every node forgets the cached ones.
+    func autoEventSettingsChanged() { settingsCache.settingsChanged() }
 
     /// The `channel` object of a webhook event.
     func webhookChannel(_ c: ChannelRecord) -> [String: Any] {

@@ -12,48 +12,36 @@ extension ChatService: ClusterReceiver {
     /// late under load) must not miss a change it would then never hear of. Frames are relayed
     /// only to users online elsewhere (``relay(_:toUsers:close:)``), so a node alone writes none.
     func publish(_ e: ClusterEvent) {
-        cluster?.publish([e])
+        clusterState.publish(e)
     }
 
     /// `frame` to the connections of `users` on the other nodes: only the users online there.
     func relay(_ frame: String, toUsers users: [String], close: Bool = false) {
-        guard let cluster, cluster.hasPeers else { return }
-        let remote = peers.withLock { $0.online(among: users) }
-        guard !remote.isEmpty else { return }
-        cluster.publish([ClusterEvent(.users, frame: frame, users: remote, close: close ? true : nil)])
+        clusterState.relay(frame, toUsers: users, close: close)
     }
 
-    /// `frame` to the connections that entered open channel `channelUrl` on the other nodes,
-    /// never to `exceptUser`'s. Without `include`, every node sends it to whoever is inside there
-    /// when it arrives (a participant who entered a moment ago, before this node heard of it,
-    /// included); with it, only to the participants this node knows of there whom it accepts.
+    /// `frame` to the connections that entered open channel `channelUrl` on the other nodes
+    /// (``ClusterState/relay(_:toRoom:exceptUser:include:)``).
     func relay(_ frame: String, toRoom channelUrl: String, exceptUser: String? = nil, include: ((String) -> Bool)? = nil) {
-        guard let cluster, cluster.hasPeers else { return }
-        guard let include else {
-            cluster.publish([ClusterEvent(.room, frame: frame, user: exceptUser, channel: channelUrl)])
-            return
-        }
-        let remote = peers.withLock { $0.participants(channelUrl) }.filter { $0 != exceptUser && include($0) }
-        guard !remote.isEmpty else { return }
-        cluster.publish([ClusterEvent(.room, frame: frame, users: remote.sorted(), user: exceptUser, channel: channelUrl)])
+        clusterState.relay(frame, toRoom: channelUrl, exceptUser: exceptUser, include: include)
     }
 
     /// Whether the user has a connection on any node.
     public func isOnline(_ userId: String) -> Bool {
-        registry.isOnline(userId) || (cluster != nil && peers.withLock { $0.isOnline(userId) })
+        broadcaster.isOnline(userId)
     }
 
     /// Open-channel participants on every node, by user id.
     func allParticipants(_ channelUrl: String) -> [String] {
-        let local = rooms.participants(channelUrl)
-        guard cluster != nil else { return local }
-        return Set(local).union(peers.withLock { $0.participants(channelUrl) }).sorted()
+        let local = openChannels.rooms.participants(channelUrl)
+        guard clusterState.isClustered else { return local }
+        return Set(local).union(clusterState.participantsElsewhere(channelUrl)).sorted()
     }
 
     /// How many users are in the open channel, on every node.
     func participantCount(_ channelUrl: String) -> Int {
-        guard cluster != nil else { return rooms.participantCount(channelUrl) }
-        return Set(rooms.participants(channelUrl)).union(peers.withLock { $0.participants(channelUrl) }).count
+        guard clusterState.isClustered else { return openChannels.rooms.participantCount(channelUrl) }
+        return Set(openChannels.rooms.participants(channelUrl)).union(clusterState.participantsElsewhere(channelUrl)).count
     }
 
     /// A user's connections on this node changed (opened or closed): the other nodes learn how
@@ -62,7 +50,7 @@ extension ChatService: ClusterReceiver {
         guard cluster != nil else { return }
         // Counted and queued under one lock with snapshots (``snapshot()``): what the log says
         // last about a user is what this node has now, whichever thread published before.
-        presence.withLock { _ in
+        clusterState.presence.withLock { _ in
             let n = registry.connections(of: userId).count
             publish(ClusterEvent(.presence, user: userId, flag: n > 0, count: n))
         }
@@ -70,7 +58,7 @@ extension ChatService: ClusterReceiver {
 
     /// The connections a user has on the other nodes (0 without a cluster).
     func connectionsElsewhere(_ userId: String) -> Int {
-        cluster == nil ? 0 : peers.withLock { $0.connections(of: userId) }
+        clusterState.connectionsElsewhere(userId)
     }
 
     /// The whole of this node's presence and rooms (the answer to a new node's `hello`).
@@ -79,7 +67,7 @@ extension ChatService: ClusterReceiver {
         for c in registry.all() { counts[c.userId, default: 0] += 1 }
         let users = Set(counts.keys)
         var byRoom: [String: [String]] = [:]
-        for (url, ids) in rooms.allParticipants() { byRoom[url] = ids }
+        for (url, ids) in openChannels.rooms.allParticipants() { byRoom[url] = ids }
         return ClusterEvent(.snapshot, users: users.sorted(), rooms: byRoom, counts: counts)
     }
 
@@ -96,10 +84,10 @@ extension ChatService: ClusterReceiver {
                 logger.warning("cluster: message \(id) in \(url) not delivered here yet: \(error)")
                 return false
             }
-            sequencer.withLock { q in for deliver in q.passed(url, id: id) { deliver() } }
+            clusterState.sequencer.withLock { q in for deliver in q.passed(url, id: id) { deliver() } }
             // The sender's flood limit is the cluster's: a send another node accepted counts here too.
             if e.floodLimited, let sender = r.message?.senderId {
-                rateLimiter.charge(sender + "\u{0}" + url, nowMs: now())
+                floodLimits.charge(messageBy: sender, in: url, at: now())
             }
         case .users:
             guard let frame = e.frame else { return true }
@@ -112,7 +100,7 @@ extension ChatService: ClusterReceiver {
         case .room:
             guard let frame = e.frame, let url = e.channel else { return true }
             let only = e.users.map(Set.init)
-            for c in rooms.connections(in: url) where c.userId != e.user && (only?.contains(c.userId) ?? true) { _ = c.send(frame) }
+            for c in openChannels.rooms.connections(in: url) where c.userId != e.user && (only?.contains(c.userId) ?? true) { _ = c.send(frame) }
         case .invalidate:
             if let url = e.channel { rosters.remove(url) }
             if let u = e.user { senders.remove(u) }
@@ -122,24 +110,18 @@ extension ChatService: ClusterReceiver {
             }
         case .settings:
             forgetSettings()
-        case .presence, .snapshot, .bye:
-            let before = peers.withLock { $0.peers[r.node]?.rooms.keys.map { $0 } ?? [] }
-            peers.withLock { $0.apply(e, from: r.node) }
-            let after = peers.withLock { $0.peers[r.node]?.rooms.keys.map { $0 } ?? [] }
-            for url in Set(before).union(after) { participantCountChanged(url) }
-        case .participant:
-            peers.withLock { $0.apply(e, from: r.node) }
-            if let url = e.channel { participantCountChanged(url) }
+        case .presence, .snapshot, .bye, .participant:
+            for url in clusterState.apply(e, from: r.node) { participantCountChanged(url) }
         case .expel:
-            peers.withLock { $0.apply(e, from: r.node) }
-            if let url = e.channel, let u = e.user, rooms.expel(u, from: url) != nil { participantCountChanged(url) }
+            clusterState.apply(e, from: r.node)
+            if let url = e.channel, let u = e.user, openChannels.rooms.expel(u, from: url) != nil { participantCountChanged(url) }
         case .closeRoom:
-            peers.withLock { $0.apply(e, from: r.node) }
-            if let url = e.channel { _ = rooms.close(url) }
+            clusterState.apply(e, from: r.node)
+            if let url = e.channel { _ = openChannels.rooms.close(url) }
         case .hello:
             // Taken and queued under the presence lock: a connection that opens or closes while
             // the snapshot is taken publishes its change after it, not before.
-            presence.withLock { _ in cluster?.publish([snapshot()]) }
+            clusterState.presence.withLock { _ in clusterState.publish(snapshot()) }
         }
         return true
     }
@@ -156,10 +138,10 @@ extension ChatService: ClusterReceiver {
     /// it while the other nodes' members do. A late hand-over of it then only acknowledges.
     public func clusterOwnMessage(channel: String, messageId: Int64) async {
         for _ in 0..<200 {
-            if sequencer.withLock({ $0.handedOver(channel, id: messageId) }) || !pipeline.isStoring(channel) { break }
+            if clusterState.sequencer.withLock({ $0.handedOver(channel, id: messageId) }) || !pipeline.isStoring(channel) { break }
             try? await Task.sleep(for: .milliseconds(1))
         }
-        if sequencer.withLock({ $0.claimForLog(channel, id: messageId) }) {
+        if clusterState.sequencer.withLock({ $0.claimForLog(channel, id: messageId) }) {
             logger.notice("cluster: message \(messageId) in \(channel) was committed without this node hearing so: delivering it from the log")
             do {
                 try await deliverFromPeer(channelUrl: channel, messageId: messageId)
@@ -167,11 +149,11 @@ extension ChatService: ClusterReceiver {
                 logger.warning("cluster: own message \(messageId) in \(channel) not delivered here: \(error)")
             }
         }
-        sequencer.withLock { q in for deliver in q.reached(channel, id: messageId) { deliver() } }
+        clusterState.sequencer.withLock { q in for deliver in q.reached(channel, id: messageId) { deliver() } }
     }
 
     public func clusterTick() {
-        let late = sequencer.withLock { q in
+        let late = clusterState.sequencer.withLock { q in
             let due = q.expire(now: now())
             for deliver in due { deliver() }
             return due.count
@@ -180,22 +162,12 @@ extension ChatService: ClusterReceiver {
     }
 
     public func clusterPeerGone(_ node: String) {
-        let rooms = peers.withLock { p -> [String] in
-            let urls = p.peers[node].map { Array($0.rooms.keys) } ?? []
-            p.forget(node)
-            return urls
-        }
-        for url in rooms { participantCountChanged(url) }
+        for url in clusterState.forget(node: node) { participantCountChanged(url) }
     }
 
     /// Drops every cached application setting (another node changed one).
     func forgetSettings() {
-        apiTokens.withLock { $0 = nil }
-        bots.withLock { $0 = nil }
-        reactionsOn.withLock { $0 = nil }
-        allowList.withLock { $0 = nil }
-        filters.withLock { $0 = nil }
-        autoEventsOn.withLock { $0 = nil }
+        settingsCache.forgetAll()
         webhooks.forget()
     }
 
@@ -207,7 +179,7 @@ extension ChatService: ClusterReceiver {
     /// (each message's copy then carries its recipient's totals as of that read: the same or
     /// later than right after it, and the `ts` orders them). Nil events: forget it.
     public func clusterPrepare(_ events: [ReceivedClusterEvent]) async {
-        peerPrefetch.withLock { $0 = nil }
+        clusterState.prefetch.withLock { $0 = nil }
         let messages = events.compactMap { e -> (String, MessageRecord)? in
             guard e.event.kind == .message, let url = e.event.channel, let m = e.message else { return nil }
             return (url, m)
@@ -224,7 +196,7 @@ extension ChatService: ClusterReceiver {
             let users = named.isEmpty ? [] : try? await store.users(Array(named))
         else { return }
         let prefetch = PeerPrefetch(totals: totals, users: Dictionary(users.map { ($0.userId, $0) }, uniquingKeysWith: { a, _ in a }))
-        peerPrefetch.withLock { $0 = prefetch }
+        clusterState.prefetch.withLock { $0 = prefetch }
     }
 
     /// A channel's joined members connected to this node.
@@ -258,7 +230,7 @@ extension ChatService: ClusterReceiver {
         guard let m = found else { return }
         let recipients = Self.recipients(of: m, among: local)
         let wanted = Self.named(by: m)
-        let ahead = peerPrefetch.withLock { $0 }
+        let ahead = clusterState.prefetch.withLock { $0 }
         var totals: [String: UnreadCount] = [:]
         if let ahead, recipients.allSatisfy({ ahead.totals[$0] != nil }) {
             for r in recipients { totals[r] = ahead.totals[r] }

@@ -68,6 +68,23 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// `column` contains `needle` as it is (case and all).
+    func containsExactly(_ column: String, _ needle: String, _ args: inout [SQLValue]) -> String {
+        args.append(.text(needle))
+        switch self {
+        case .sqlite: return "instr(\(column), ?) > 0"
+        case .postgres: return "strpos(\(column), ?) > 0"
+        }
+    }
+
+    /// A cast of a sum to a 64-bit integer where PostgreSQL would make it `numeric` (SQLite's is one already).
+    var bigint: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: "::bigint"
+        }
+    }
+
     /// Text compared byte by byte (SQLite's way; PostgreSQL's "C" collation).
     func bytewise(_ expr: String) -> String {
         switch self {
@@ -109,6 +126,13 @@ enum SQLDialect: Sendable {
     }
 }
 
+/// Adds `condition` (with one `?`) and its value when there is a value.
+func whereValue(_ condition: String, _ value: SQLValue?, _ wheres: inout [String], _ args: inout [SQLValue]) {
+    guard let value else { return }
+    wheres.append(condition)
+    args.append(value)
+}
+
 // MARK: - Group channel listing
 
 /// The statement of ``ChannelStore/listChannels(_:)``: filters, order and the page's cursor.
@@ -124,28 +148,7 @@ struct ChannelListSQL {
     init(_ q: ChannelListQuery, snapshot: Int64, dialect d: SQLDialect) {
         var args: [SQLValue] = []
         let sortKey: String
-        switch q.order {
-        case "chronological":
-            (sortKey, descending, textKey) = ("c.created_at", true, false)
-        case "channel_name_alphabetical":
-            (sortKey, descending, textKey) = (d.bytewise("c.name"), false, true)
-        case "metadata_value_alphabetical":
-            // Channels without the key sort last.
-            sortKey = d.bytewise(
-                "COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?), \(d.lastCharacter))")
-            args.append(.text(q.metadataOrderKey ?? ""))
-            (descending, textKey) = (false, true)
-        default:
-            // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
-            // the blocker's channel up.
-            sortKey = """
-                COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
-                  AND (mm.hidden_for IS NULL OR mm.hidden_for <> ?)),
-                  c.created_at * 1000)
-                """
-            args += [.int(snapshot), .text(q.memberId ?? "")]
-            (descending, textKey) = (true, false)
-        }
+        (sortKey, descending, textKey) = Self.sortKey(q, snapshot: snapshot, d, &args)
         var sql = "SELECT c.*, \(sortKey) AS sort_key FROM group_channels c"
         if let me = q.memberId {
             sql += " JOIN members m ON m.channel_url = c.channel_url AND m.user_id = ?"
@@ -153,6 +156,52 @@ struct ChannelListSQL {
         }
         var wheres: [String] = ["c.channel_type = 'group'", "c.created_at * 1000 <= ?"]
         args.append(.int(snapshot))
+        Self.membershipFilters(q, d, &wheres, &args)
+        Self.channelFilters(q, d, &wheres, &args)
+        Self.memberFilters(q, d, &wheres, &args)
+        Self.metadataFilter(q, d, &wheres, &args)
+        sql += " WHERE " + wheres.joined(separator: " AND ")
+        sql = "SELECT * FROM (\(sql)) AS listed"
+        let url = d.bytewise("channel_url")
+        if let cursor = q.after {
+            sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND \(url) > ?))"
+            let key: SQLValue = textKey ? .text(cursor.text ?? "") : .int(cursor.number ?? 0)
+            args += [key, key, .text(cursor.url)]
+        }
+        sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), \(url) ASC LIMIT ?"
+        args.append(.int(Int64(q.limit)))
+        statement = SQLText(sql, args)
+    }
+
+    /// The sort key of `q.order`, whether it runs from the largest, and whether it is text.
+    private static func sortKey(
+        _ q: ChannelListQuery, snapshot: Int64, _ d: SQLDialect, _ args: inout [SQLValue]
+    ) -> (key: String, descending: Bool, text: Bool) {
+        switch q.order {
+        case "chronological":
+            return ("c.created_at", true, false)
+        case "channel_name_alphabetical":
+            return (d.bytewise("c.name"), false, true)
+        case "metadata_value_alphabetical":
+            // Channels without the key sort last.
+            args.append(.text(q.metadataOrderKey ?? ""))
+            let key = d.bytewise(
+                "COALESCE((SELECT md.value FROM channel_metadata md WHERE md.channel_url = c.channel_url AND md.key = ?), \(d.lastCharacter))")
+            return (key, false, true)
+        default:
+            // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
+            // the blocker's channel up.
+            args += [.int(snapshot), .text(q.memberId ?? "")]
+            return ("""
+                COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
+                  AND (mm.hidden_for IS NULL OR mm.hidden_for <> ?)),
+                  c.created_at * 1000)
+                """, true, false)
+        }
+    }
+
+    /// The caller's own membership: joined or invited, hidden or not, unread; public channels joined.
+    private static func membershipFilters(_ q: ChannelListQuery, _ d: SQLDialect, _ wheres: inout [String], _ args: inout [SQLValue]) {
         if q.memberId != nil {
             switch q.memberStateFilter {
             case "joined_only": wheres.append("m.state = 'joined'")
@@ -173,35 +222,28 @@ struct ChannelListSQL {
             wheres.append("EXISTS (SELECT 1 FROM members pm WHERE pm.channel_url = c.channel_url AND pm.user_id = ? AND pm.state = 'joined')")
             args.append(.text(me))
         }
+    }
+
+    /// The channel's own columns: empty, frozen, public, super, distinct, urls, custom types, name, creation time.
+    private static func channelFilters(_ q: ChannelListQuery, _ d: SQLDialect, _ wheres: inout [String], _ args: inout [SQLValue]) {
         if !q.showEmpty { wheres.append("c.last_message_id IS NOT NULL") }
         if !q.showFrozen { wheres.append(d.flag("c.freeze", false)) }
-        switch q.publicMode {
-        case "public": wheres.append(d.flag("c.is_public"))
-        case "private": wheres.append(d.flag("c.is_public", false))
-        default: break
-        }
-        switch q.superMode {
-        case "super": wheres.append(d.flag("c.is_super"))
-        case "nonsuper": wheres.append(d.flag("c.is_super", false))
-        default: break
-        }
-        switch q.distinctMode {
-        case "distinct": wheres.append(d.flag("c.is_distinct"))
-        case "nondistinct": wheres.append(d.flag("c.is_distinct", false))
-        default: break
+        for (mode, column, yes, no) in [
+            (q.publicMode, "c.is_public", "public", "private"), (q.superMode, "c.is_super", "super", "nonsuper"),
+            (q.distinctMode, "c.is_distinct", "distinct", "nondistinct"),
+        ] where mode == yes || mode == no {
+            wheres.append(d.flag(column, mode == yes))
         }
         if let urls = q.channelUrls, !urls.isEmpty { wheres.append(d.isIn("c.channel_url", urls, &args)) }
         if let types = q.customTypes, !types.isEmpty { wheres.append(d.isIn("c.custom_type", types, &args)) }
         if let prefix = q.customTypeStartsWith, !prefix.isEmpty { wheres.append(d.startsWith("c.custom_type", prefix, &args)) }
         if let name = q.nameContains, !name.isEmpty { wheres.append(d.contains("c.name", name, &args)) }
-        if let after = q.createdAfter {
-            wheres.append("c.created_at > ?")
-            args.append(.int(after))
-        }
-        if let before = q.createdBefore {
-            wheres.append("c.created_at < ?")
-            args.append(.int(before))
-        }
+        whereValue("c.created_at > ?", q.createdAfter.map(SQLValue.int), &wheres, &args)
+        whereValue("c.created_at < ?", q.createdBefore.map(SQLValue.int), &wheres, &args)
+    }
+
+    /// Who the members are: exactly, including some or all, by nickname.
+    private static func memberFilters(_ q: ChannelListQuery, _ d: SQLDialect, _ wheres: inout [String], _ args: inout [SQLValue]) {
         if let exact = q.membersExactlyIn, !exact.isEmpty {
             var ids = Set(exact)
             if let me = q.memberId { ids.insert(me) }
@@ -227,27 +269,19 @@ struct ChannelListSQL {
             let cond = d.contains("u.nickname", nick, &args)
             wheres.append("EXISTS (SELECT 1 FROM members x JOIN users u ON u.user_id = x.user_id WHERE x.channel_url = c.channel_url AND \(cond))")
         }
-        if let key = q.metadataKey, !key.isEmpty {
-            args.append(.text(key))
-            var cond = "md2.key = ?"
-            if let values = q.metadataValues, !values.isEmpty {
-                cond += " AND " + d.isIn("md2.value", values, &args)
-            } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
-                cond += " AND " + d.startsWith("md2.value", prefix, &args)
-            }
-            wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
+    }
+
+    /// A metadata key, with one of some values or a value's prefix.
+    private static func metadataFilter(_ q: ChannelListQuery, _ d: SQLDialect, _ wheres: inout [String], _ args: inout [SQLValue]) {
+        guard let key = q.metadataKey, !key.isEmpty else { return }
+        args.append(.text(key))
+        var cond = "md2.key = ?"
+        if let values = q.metadataValues, !values.isEmpty {
+            cond += " AND " + d.isIn("md2.value", values, &args)
+        } else if let prefix = q.metadataValueStartsWith, !prefix.isEmpty {
+            cond += " AND " + d.startsWith("md2.value", prefix, &args)
         }
-        sql += " WHERE " + wheres.joined(separator: " AND ")
-        sql = "SELECT * FROM (\(sql)) AS listed"
-        let url = d.bytewise("channel_url")
-        if let cursor = q.after {
-            sql += " WHERE (sort_key \(descending ? "<" : ">") ? OR (sort_key = ? AND \(url) > ?))"
-            let key: SQLValue = textKey ? .text(cursor.text ?? "") : .int(cursor.number ?? 0)
-            args += [key, key, .text(cursor.url)]
-        }
-        sql += " ORDER BY sort_key \(descending ? "DESC" : "ASC"), \(url) ASC LIMIT ?"
-        args.append(.int(Int64(q.limit)))
-        statement = SQLText(sql, args)
+        wheres.append("EXISTS (SELECT 1 FROM channel_metadata md2 WHERE md2.channel_url = c.channel_url AND \(cond))")
     }
 }
 
@@ -320,20 +354,10 @@ struct MessagePageSQL {
         SQLText("SELECT created_at FROM messages WHERE channel_url = ? AND message_id = ?", [.text(channelUrl), .int(messageId)])
     }
 
-    var prev: SQLText? {
-        guard query.prevLimit > 0 else { return nil }
-        return SQLText(
-            "SELECT * FROM messages WHERE channel_url = ? AND \(before)\(filter) ORDER BY created_at DESC, message_id DESC LIMIT ?",
-            [.text(channelUrl)] + positionArgs + filterArgs + [.int(Int64(query.prevLimit))])
-    }
+    var prev: SQLText? { side(before, limit: query.prevLimit, order: "DESC") }
 
     /// What shares the time of the oldest message of a full `prev` page (`rows`, newest first).
-    func prevTies(_ rows: [MessageRecord]) -> SQLText? {
-        guard rows.count == query.prevLimit, let edge = rows.last else { return nil }
-        return SQLText(
-            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id < ? AND \(before)\(filter) ORDER BY message_id",
-            [.text(channelUrl), .int(edge.createdAt), .int(edge.messageId)] + positionArgs + filterArgs)
-    }
+    func prevTies(_ rows: [MessageRecord]) -> SQLText? { ties(rows, before, limit: query.prevLimit, beyond: "<") }
 
     var anchor: SQLText? {
         guard query.inclusive else { return nil }
@@ -345,18 +369,24 @@ struct MessagePageSQL {
             [.text(channelUrl), .int(anchorTs)] + filterArgs)
     }
 
-    var next: SQLText? {
-        guard query.nextLimit > 0 else { return nil }
-        return SQLText(
-            "SELECT * FROM messages WHERE channel_url = ? AND \(after)\(filter) ORDER BY created_at ASC, message_id ASC LIMIT ?",
-            [.text(channelUrl)] + positionArgs + filterArgs + [.int(Int64(query.nextLimit))])
-    }
+    var next: SQLText? { side(after, limit: query.nextLimit, order: "ASC") }
 
     /// What shares the time of the newest message of a full `next` page.
-    func nextTies(_ rows: [MessageRecord]) -> SQLText? {
-        guard rows.count == query.nextLimit, let edge = rows.last else { return nil }
+    func nextTies(_ rows: [MessageRecord]) -> SQLText? { ties(rows, after, limit: query.nextLimit, beyond: ">") }
+
+    /// One side of the anchor (`position`: ``before`` or ``after``), nearest first.
+    private func side(_ position: String, limit: Int, order: String) -> SQLText? {
+        guard limit > 0 else { return nil }
         return SQLText(
-            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id > ? AND \(after)\(filter) ORDER BY message_id",
+            "SELECT * FROM messages WHERE channel_url = ? AND \(position)\(filter) ORDER BY created_at \(order), message_id \(order) LIMIT ?",
+            [.text(channelUrl)] + positionArgs + filterArgs + [.int(Int64(limit))])
+    }
+
+    /// The messages past a full side's last row (`beyond`: `<` before the anchor, `>` after) with its time.
+    private func ties(_ rows: [MessageRecord], _ position: String, limit: Int, beyond: String) -> SQLText? {
+        guard rows.count == limit, let edge = rows.last else { return nil }
+        return SQLText(
+            "SELECT * FROM messages WHERE channel_url = ? AND created_at = ? AND message_id \(beyond) ? AND \(position)\(filter) ORDER BY message_id",
             [.text(channelUrl), .int(edge.createdAt), .int(edge.messageId)] + positionArgs + filterArgs)
     }
 
@@ -395,18 +425,9 @@ struct MessageSearchSQL {
         }
         args.append(matchArg)
         if let user = q.userId { args.append(.text(user)) }
-        if let url = q.channelUrl {
-            wheres.append("m.channel_url = ?")
-            args.append(.text(url))
-        }
-        if let from = q.from {
-            wheres.append("m.created_at >= ?")
-            args.append(.int(from))
-        }
-        if let to = q.to {
-            wheres.append("m.created_at <= ?")
-            args.append(.int(to))
-        }
+        whereValue("m.channel_url = ?", q.channelUrl.map(SQLValue.text), &wheres, &args)
+        whereValue("m.created_at >= ?", q.from.map(SQLValue.int), &wheres, &args)
+        whereValue("m.created_at <= ?", q.to.map(SQLValue.int), &wheres, &args)
         base = SQLText("FROM \(source)\(joins) WHERE \(wheres.joined(separator: " AND "))", args)
         order = q.newestFirst ? "m.created_at DESC, m.message_id DESC" : "m.created_at, m.message_id"
     }

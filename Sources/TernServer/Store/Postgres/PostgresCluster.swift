@@ -190,49 +190,9 @@ public final class PostgresCluster: ClusterLink, Service {
             while more && !Task.isCancelled {
                 more = false
                 do {
-                    let skip = cursor.handledAbove.map(String.init)
-                    let horizon = cursor.horizon
-                    // Another node's message comes with its event (one round trip, not two).
-                    let rows = try await store.read { db in
-                        try await db.fetchAll(
-                            """
-                            SELECT e.id AS ev_id, e.node AS ev_node, e.kind AS ev_kind, e.channel_url AS ev_channel,
-                              CASE WHEN e.node = ? AND e.kind <> 'msg' THEN '' ELSE e.body END AS ev_body, m.*
-                            FROM cluster_events e
-                            LEFT JOIN messages m ON e.kind = 'msg' AND e.node <> ?
-                              AND m.message_id = (CASE WHEN e.kind = 'msg' THEN split_part(e.body, ' ', 1)::BIGINT END)
-                            WHERE e.id > ? AND NOT (e.id = ANY(?::BIGINT[])) ORDER BY e.id LIMIT 500
-                            """, [self.nodeId, self.nodeId, horizon, skip])
-                    }
+                    let (count, read) = try await readLog(after: cursor.horizon, skipping: cursor.handledAbove.map(String.init))
                     if failing { logger.info("cluster: reading the event log again") }
                     failing = false
-                    // Each row once: this node's own message (its channel and id), another of
-                    // its own events (nothing to do), or another node's event.
-                    enum Row {
-                        case own(channel: String, messageId: Int64)
-                        case skip
-                        case peer(ReceivedClusterEvent)
-                    }
-                    var read: [(id: Int64, row: Row)] = []
-                    for r in rows {
-                        let id: Int64 = try r["ev_id"]
-                        let node: String = try r["ev_node"]
-                        let kind: String = try r["ev_kind"]
-                        let channel: String? = try r["ev_channel"]
-                        let body: String = try r["ev_body"]
-                        if node == nodeId {
-                            if kind == ClusterEvent.Kind.message.rawValue, let channel, let mid = ClusterEvent.messageEvent(body)?.id {
-                                read.append((id, .own(channel: channel, messageId: mid)))
-                            } else {
-                                read.append((id, .skip))
-                            }
-                        } else if let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) {
-                            let message = (try r["message_id"] as Int64?) != nil ? try PostgresStore.messageRecord(r) : nil
-                            read.append((id, .peer(ReceivedClusterEvent(id: id, node: node, event: e, message: message))))
-                        } else {
-                            read.append((id, .skip))
-                        }
-                    }
                     let r = receiver.withLock { $0 }
                     await r?.clusterPrepare(
                         read.compactMap { if case .peer(let e) = $0.row, e.event.kind == .message { e } else { nil } })
@@ -269,7 +229,7 @@ public final class PostgresCluster: ClusterLink, Service {
                     }
                     await r?.clusterPrepare([])
                     _ = cursor.accept(handled, now: nowMs())
-                    more = rows.count == 500 && !stopped
+                    more = count == Self.readBatch && !stopped
                 } catch {
                     if !failing { logger.warning("cluster: cannot read the event log: \(error)") }
                     failing = true
@@ -278,6 +238,54 @@ public final class PostgresCluster: ClusterLink, Service {
             cursor.advance(now: nowMs())
             receiver.withLock { $0 }?.clusterTick()
         }
+    }
+
+    /// How many events one read of the log takes at most.
+    static let readBatch = 500
+
+    /// One event of the log as read by ``readLoop(from:)``: this node's own message (its channel
+    /// and id), another of its own events (nothing to do), or another node's event.
+    enum LogRow {
+        case own(channel: String, messageId: Int64)
+        case skip
+        case peer(ReceivedClusterEvent)
+    }
+
+    /// The log's next events after `horizon` (but those already handled), each once; how many rows were read.
+    func readLog(after horizon: Int64, skipping skip: [String]) async throws -> (count: Int, rows: [(id: Int64, row: LogRow)]) {
+        // Another node's message comes with its event (one round trip, not two).
+        let rows = try await store.read { db in
+            try await db.fetchAll(
+                """
+                SELECT e.id AS ev_id, e.node AS ev_node, e.kind AS ev_kind, e.channel_url AS ev_channel,
+                  CASE WHEN e.node = ? AND e.kind <> 'msg' THEN '' ELSE e.body END AS ev_body, m.*
+                FROM cluster_events e
+                LEFT JOIN messages m ON e.kind = 'msg' AND e.node <> ?
+                  AND m.message_id = (CASE WHEN e.kind = 'msg' THEN split_part(e.body, ' ', 1)::BIGINT END)
+                WHERE e.id > ? AND NOT (e.id = ANY(?::BIGINT[])) ORDER BY e.id LIMIT \(Self.readBatch)
+                """, [self.nodeId, self.nodeId, horizon, skip])
+        }
+        var read: [(id: Int64, row: LogRow)] = []
+        for r in rows {
+            let id: Int64 = try r["ev_id"]
+            let node: String = try r["ev_node"]
+            let kind: String = try r["ev_kind"]
+            let channel: String? = try r["ev_channel"]
+            let body: String = try r["ev_body"]
+            if node == nodeId {
+                if kind == ClusterEvent.Kind.message.rawValue, let channel, let mid = ClusterEvent.messageEvent(body)?.id {
+                    read.append((id, .own(channel: channel, messageId: mid)))
+                } else {
+                    read.append((id, .skip))
+                }
+            } else if let e = ClusterEvent.decode(kind: kind, channel: channel, body: body) {
+                let message = (try r["message_id"] as Int64?) != nil ? try PostgresStore.messageRecord(r) : nil
+                read.append((id, .peer(ReceivedClusterEvent(id: id, node: node, event: e, message: message))))
+            } else {
+                read.append((id, .skip))
+            }
+        }
+        return (rows.count, read)
     }
 
     /// Publishes what the chat service queued, in order, a batch per transaction.

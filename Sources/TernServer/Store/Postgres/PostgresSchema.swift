@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-// Over 600 lines for a reason: this is one list of migrations, read top to bottom in the order
+// Longer than 600 lines for a reason: this is one list of migrations, read top to bottom in the order
 // they run, and a shipped one is never edited; splitting it would only scatter that order.
 
 /// The PostgreSQL schema: migrations of its own, versioned like the SQLite ones, applied in

@@ -238,33 +238,8 @@ extension PostgresStore {
     }
 
     public func listOpenChannels(_ q: OpenChannelListQuery) async throws -> [ChannelRecord] {
-        try await read { db in
-            var sql = "SELECT * FROM group_channels WHERE channel_type = 'open'"
-            var args: [any PGBindable] = []
-            if let n = q.nameContains, !n.isEmpty {
-                sql += " AND strpos(\(SQLDialect.asciiLower("name")), \(SQLDialect.asciiLower("?"))) > 0"
-                args.append(n)
-            }
-            if let u = q.urlContains, !u.isEmpty {
-                sql += " AND strpos(channel_url, ?) > 0"
-                args.append(u)
-            }
-            if let types = q.customTypes, !types.isEmpty {
-                sql += " AND custom_type = ANY(?)"
-                args.append(types)
-            }
-            if let urls = q.channelUrls {
-                if urls.isEmpty { return [] }
-                sql += " AND channel_url = ANY(?)"
-                args.append(urls)
-            }
-            if !q.showFrozen { sql += " AND NOT \"freeze\"" }
-            // SQLite breaks ties (one second) by insertion order (rowid), which PostgreSQL does not
-            // keep; the URL in descending order stands in for it.
-            sql += " ORDER BY created_at DESC, channel_url COLLATE \"C\" DESC LIMIT ? OFFSET ?"
-            args += [q.limit, q.offset]
-            return try await db.fetchAll(sql, args).map(Self.channelRecord)
-        }
+        guard let t = OpenChannelListSQL.statement(q, dialect: .postgres) else { return [] }
+        return try await read { db in try await db.fetchAll(t).map(Self.channelRecord) }
     }
 
     public func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws {
@@ -312,14 +287,7 @@ extension PostgresStore {
                 """,
                 [userId, c.ts, c.ts, c.url, limit]
             ).map { (url: try $0["url"] as String, at: try $0["at"] as Int64) }
-            let deleted = try await db.fetchAll(
-                """
-                SELECT channel_url, deleted_at FROM channel_tombstones
-                WHERE user_id = ? AND (deleted_at > ? OR (deleted_at = ? AND channel_url COLLATE "C" > ?))
-                ORDER BY deleted_at, channel_url COLLATE "C" LIMIT ?
-                """,
-                [userId, c.ts, c.ts, c.url, limit]
-            ).map { (url: try $0["channel_url"] as String, at: try $0["deleted_at"] as Int64) }
+            let deleted = try await db.fetchAll(ChangelogSQL.deletedChannels(userId: userId, after: c, limit: limit, dialect: .postgres)).map { (url: try $0["channel_url"] as String, at: try $0["deleted_at"] as Int64) }
             return (updated, deleted)
         }
     }

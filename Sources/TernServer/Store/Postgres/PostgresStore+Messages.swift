@@ -429,22 +429,8 @@ extension PostgresStore {
         -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
     {
         try await read { db in
-            let updated = try await db.fetchAll(
-                """
-                SELECT * FROM messages WHERE channel_url = ? AND changed_at > 0
-                  AND (changed_at > ? OR (changed_at = ? AND message_id > ?))
-                ORDER BY changed_at, message_id LIMIT ?
-                """,
-                [channelUrl, c.ts, c.ts, c.messageId, limit]
-            ).map(Self.messageRecord)
-            let deleted = try await db.fetchAll(
-                """
-                SELECT message_id, deleted_at FROM message_tombstones WHERE channel_url = ?
-                  AND (deleted_at > ? OR (deleted_at = ? AND message_id > ?))
-                ORDER BY deleted_at, message_id LIMIT ?
-                """,
-                [channelUrl, c.ts, c.ts, c.messageId, limit]
-            ).map { (id: try $0["message_id"] as Int64, at: try $0["deleted_at"] as Int64) }
+            let updated = try await db.fetchAll(ChangelogSQL.updatedMessages(channelUrl, after: c, limit: limit)).map(Self.messageRecord)
+            let deleted = try await db.fetchAll(ChangelogSQL.deletedMessages(channelUrl, after: c, limit: limit)).map { (id: try $0["message_id"] as Int64, at: try $0["deleted_at"] as Int64) }
             return (updated, deleted)
         }
     }

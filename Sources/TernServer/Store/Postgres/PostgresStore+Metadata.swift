@@ -53,19 +53,10 @@ extension PostgresStore {
                         [channelUrl, k, v])
                 }
             case .delete(let keys):
-                if let keys {
-                    var have = try await existing(keys)
-                    for k in keys {
-                        // A key named twice is gone the second time, as it is in SQLite.
-                        if have.remove(k) == nil { throw SendbirdError(.notFound, "\"Metadata\" not found: \(k).") }
-                        try await db.execute("DELETE FROM channel_metadata WHERE channel_url = ? AND key = ?", [channelUrl, k])
-                        result.deleted.append(k)
-                    }
-                } else {
-                    result.deleted = try await db.column(
-                        "SELECT key FROM channel_metadata WHERE channel_url = ? ORDER BY key", [channelUrl], as: String.self)
-                    try await db.execute("DELETE FROM channel_metadata WHERE channel_url = ?", [channelUrl])
-                }
+                var have: Set<String> = []
+                if let keys { have = try await existing(keys) }
+                // A key named twice is gone the second time, as it is in SQLite.
+                result.deleted = try await Self.deleteKeys(db, "channel_metadata", channelUrl, keys, what: "Metadata") { have.remove($0) != nil }
             }
             return result
         }
@@ -112,30 +103,33 @@ extension PostgresStore {
                 }
                 for (k, v) in items {
                     let old = try await current(k)
-                    let (sum, overflow): (Int64, Bool) =
-                        switch mode {
-                        case "increase": (old ?? 0).addingReportingOverflow(v)
-                        case "decrease": (old ?? 0).subtractingReportingOverflow(v)
-                        default: (v, false)
-                        }
-                    if overflow { throw SendbirdError(.invalidValue, "The metacounter \"\(k)\" would overflow.") }
+                    let sum = try MetacounterChange.updated(old, by: v, mode: mode, key: k)
                     try await put(k, sum)
                     if old == nil { result.created[k] = sum } else { result.updated[k] = sum }
                 }
             case .delete(let keys):
-                if let keys {
-                    for k in keys {
-                        if try await current(k) == nil { throw SendbirdError(.notFound, "\"Metacounter\" not found: \(k).") }
-                        try await db.execute("DELETE FROM channel_metacounters WHERE channel_url = ? AND key = ?", [channelUrl, k])
-                        result.deleted.append(k)
-                    }
-                } else {
-                    result.deleted = try await db.column(
-                        "SELECT key FROM channel_metacounters WHERE channel_url = ? ORDER BY key", [channelUrl], as: String.self)
-                    try await db.execute("DELETE FROM channel_metacounters WHERE channel_url = ?", [channelUrl])
+                result.deleted = try await Self.deleteKeys(db, "channel_metacounters", channelUrl, keys, what: "Metacounter") {
+                    try await current($0) != nil
                 }
             }
             return result
         }
+    }
+
+    /// Deletes keys of a channel's metadata or metacounters (`table`), every key when `keys` is
+    /// nil; a named key that `exists` denies is 400201 (`what` not found). Returns the keys deleted.
+    static func deleteKeys(
+        _ db: PGConnection, _ table: String, _ channelUrl: String, _ keys: [String]?, what: String, exists: (String) async throws -> Bool
+    ) async throws -> [String] {
+        guard let keys else {
+            let all = try await db.column("SELECT key FROM \(table) WHERE channel_url = ? ORDER BY key", [channelUrl], as: String.self)
+            try await db.execute("DELETE FROM \(table) WHERE channel_url = ?", [channelUrl])
+            return all
+        }
+        for k in keys {
+            if try await !exists(k) { throw SendbirdError(.notFound, "\"\(what)\" not found: \(k).") }
+            try await db.execute("DELETE FROM \(table) WHERE channel_url = ? AND key = ?", [channelUrl, k])
+        }
+        return keys
     }
 }

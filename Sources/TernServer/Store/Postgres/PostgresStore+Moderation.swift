@@ -31,18 +31,8 @@ extension PostgresStore {
     public func restrictions(
         _ channelUrl: String, kind: RestrictionRecord.Kind, now: Int64, afterUserId: String?, limit: Int?
     ) async throws -> [RestrictionRecord] {
-        try await read { db in
-            var sql = """
-                SELECT * FROM restrictions WHERE channel_url = ? AND kind = ? AND (end_at < 0 OR end_at > ?) AND user_id > ?
-                ORDER BY user_id
-                """
-            var args: [any PGBindable] = [channelUrl, kind.rawValue, now, afterUserId ?? ""]
-            if let limit {
-                sql += " LIMIT ?"
-                args.append(limit)
-            }
-            return try await db.fetchAll(sql, args).map(Self.restrictionRecord)
-        }
+        let t = RestrictionListSQL.statement(channelUrl, kind: kind, now: now, afterUserId: afterUserId, limit: limit)
+        return try await read { db in try await db.fetchAll(t).map(Self.restrictionRecord) }
     }
 
     static func restrictionRecord(_ row: PGRow) throws -> RestrictionRecord { try Records.restriction(row) }

@@ -120,21 +120,8 @@ extension PostgresStore {
     }
 
     public func exportMessages(from: Int64, to: Int64, channelUrls: [String]?, senderIds: [String]?, limit: Int) async throws -> [MessageRecord] {
-        try await read { db in
-            var sql = "SELECT * FROM messages WHERE created_at BETWEEN ? AND ?"
-            var args: [any PGBindable] = [from, to]
-            if let urls = channelUrls, !urls.isEmpty {
-                sql += " AND channel_url = ANY(?)"
-                args.append(urls)
-            }
-            if let ids = senderIds, !ids.isEmpty {
-                sql += " AND sender_id = ANY(?)"
-                args.append(ids)
-            }
-            sql += " ORDER BY created_at, message_id LIMIT ?"
-            args.append(limit)
-            return try await db.fetchAll(sql, args).map(Self.messageRecord)
-        }
+        let t = ExportSQL.messages(from: from, to: to, channelUrls: channelUrls, senderIds: senderIds, limit: limit, dialect: .postgres)
+        return try await read { db in try await db.fetchAll(t).map(Self.messageRecord) }
     }
 
     public func dailyMessageStats(firstDay: Int64, lastDay: Int64) async throws -> [Int64: (messages: Int, senders: Int, channels: Int)] {
@@ -215,17 +202,8 @@ extension PostgresStore {
     }
 
     public func exportChannels(channelUrls: [String]?, limit: Int) async throws -> [ChannelRecord] {
-        try await read { db in
-            var sql = "SELECT * FROM group_channels"
-            var args: [any PGBindable] = []
-            if let urls = channelUrls, !urls.isEmpty {
-                sql += " WHERE channel_url = ANY(?)"
-                args.append(urls)
-            }
-            sql += " ORDER BY channel_url LIMIT ?"
-            args.append(limit)
-            return try await db.fetchAll(sql, args).map(Self.channelRecord)
-        }
+        let t = ExportSQL.channels("*", channelUrls: channelUrls, limit: limit, dialect: .postgres)
+        return try await read { db in try await db.fetchAll(t).map(Self.channelRecord) }
     }
 
     public func activeUsers(firstDay: Int64, lastDay: Int64) async throws -> Int {

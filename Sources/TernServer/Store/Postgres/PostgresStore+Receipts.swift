@@ -85,43 +85,14 @@ extension PostgresStore {
         }
     }
 
-    /// `WHERE` conditions for a user's joined channels of some custom types and super mode.
-    static func unreadScope(userId: String, customTypes: [String]?, superMode: String?) -> (String, [any PGBindable]) {
-        var sql = "m.user_id = ? AND m.state = 'joined'"
-        var args: [any PGBindable] = [userId]
-        if let types = customTypes, !types.isEmpty {
-            sql += " AND c.custom_type = ANY(?)"
-            args.append(types)
-        }
-        switch superMode {
-        case "super": sql += " AND c.is_super"
-        case "nonsuper": sql += " AND NOT c.is_super"
-        default: break
-        }
-        return (sql, args)
-    }
-
     public func unreadMessageTotal(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
-        try await read { db in
-            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
-            return Int(
-                try await db.scalar(
-                    """
-                    SELECT COALESCE(SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END), 0)::bigint
-                    FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope)
-                    """,
-                    args, as: Int64.self) ?? 0)
-        }
+        let t = UnreadTotalSQL.messageTotal(userId: userId, customTypes: customTypes, superMode: superMode, dialect: .postgres)
+        return try await read { db in Int(try await db.scalar(t.sql, t.bindables, as: Int64.self) ?? 0) }
     }
 
     public func unreadChannelCount(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
-        try await read { db in
-            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
-            return Int(
-                try await db.scalar(
-                    "SELECT COUNT(*) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) AND m.unread_count > 0",
-                    args, as: Int64.self) ?? 0)
-        }
+        let t = UnreadTotalSQL.channelCount(userId: userId, customTypes: customTypes, superMode: superMode, dialect: .postgres)
+        return try await read { db in Int(try await db.scalar(t.sql, t.bindables, as: Int64.self) ?? 0) }
     }
 
     public func unreadItems(userId: String, customTypes: [String]?) async throws -> UnreadItems {

@@ -318,10 +318,15 @@ struct PGSearchExpression: Sendable {
         var peek: Token? { i < tokens.count ? tokens[i] : nil }
 
         mutating func parseOr(columns: [Character]) throws -> Node {
-            var left = try parseAnd(columns: columns)
-            while peek == .or {
+            try parseChain(.or, Node.or) { try $0.parseAnd(columns: columns) }
+        }
+
+        /// Operands joined by `op`, left to right (`a OP b OP c` is `(a OP b) OP c`).
+        mutating func parseChain(_ op: Token, _ join: (Node, Node) -> Node, operand: (inout Self) throws -> Node) throws -> Node {
+            var left = try operand(&self)
+            while peek == op {
                 i += 1
-                left = .or(left, try parseAnd(columns: columns))
+                left = join(left, try operand(&self))
             }
             return left
         }
@@ -343,12 +348,7 @@ struct PGSearchExpression: Sendable {
         }
 
         mutating func parseNot(columns: [Character]) throws -> Node {
-            var left = try parsePrimary(columns: columns)
-            while peek == .not {
-                i += 1
-                left = .not(left, try parsePrimary(columns: columns))
-            }
-            return left
+            try parseChain(.not, Node.not) { try $0.parsePrimary(columns: columns) }
         }
 
         func startsPrimary(_ t: Token) -> Bool {

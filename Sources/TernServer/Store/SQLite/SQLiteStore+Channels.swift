@@ -230,15 +230,8 @@ extension SQLiteStore {
                     """,
                 arguments: [userId, c.ts, c.ts, c.url, limit]
             ).map { (url: $0["url"] as String, at: $0["at"] as Int64) }
-            let deleted = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT channel_url, deleted_at FROM channel_tombstones
-                    WHERE user_id = ? AND (deleted_at > ? OR (deleted_at = ? AND channel_url > ?))
-                    ORDER BY deleted_at, channel_url LIMIT ?
-                    """,
-                arguments: [userId, c.ts, c.ts, c.url, limit]
-            ).map { (url: $0["channel_url"] as String, at: $0["deleted_at"] as Int64) }
+            let gone = ChangelogSQL.deletedChannels(userId: userId, after: c, limit: limit, dialect: .sqlite)
+            let deleted = try Row.fetchAll(db, sql: gone.sql, arguments: gone.arguments).map { (url: $0["channel_url"] as String, at: $0["deleted_at"] as Int64) }
             return (updated, deleted)
         }
     }
@@ -263,31 +256,8 @@ extension SQLiteStore {
     }
 
     public func listOpenChannels(_ q: OpenChannelListQuery) async throws -> [ChannelRecord] {
-        try await pool.read { db in
-            var sql = "SELECT * FROM group_channels WHERE channel_type = 'open'"
-            var args: [any DatabaseValueConvertible] = []
-            if let n = q.nameContains, !n.isEmpty {
-                sql += " AND instr(lower(name), lower(?)) > 0"
-                args.append(n)
-            }
-            if let u = q.urlContains, !u.isEmpty {
-                sql += " AND instr(channel_url, ?) > 0"
-                args.append(u)
-            }
-            if let types = q.customTypes, !types.isEmpty {
-                sql += " AND custom_type IN (\(Self.placeholders(types.count)))"
-                args += types
-            }
-            if let urls = q.channelUrls {
-                if urls.isEmpty { return [] }
-                sql += " AND channel_url IN (\(Self.placeholders(urls.count)))"
-                args += urls
-            }
-            if !q.showFrozen { sql += " AND freeze = 0" }
-            sql += " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
-            args += [q.limit, q.offset]
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.channelRecord)
-        }
+        guard let t = OpenChannelListSQL.statement(q, dialect: .sqlite) else { return [] }
+        return try await pool.read { db in try Row.fetchAll(db, sql: t.sql, arguments: t.arguments).map(Self.channelRecord) }
     }
 
     public func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws {

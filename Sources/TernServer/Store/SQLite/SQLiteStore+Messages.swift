@@ -427,24 +427,10 @@ extension SQLiteStore {
         -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
     {
         try await pool.read { db in
-            let updated = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM messages WHERE channel_url = ? AND changed_at > 0
-                      AND (changed_at > ? OR (changed_at = ? AND message_id > ?))
-                    ORDER BY changed_at, message_id LIMIT ?
-                    """,
-                arguments: [channelUrl, c.ts, c.ts, c.messageId, limit]
-            ).map(Self.messageRecord)
-            let deleted = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT message_id, deleted_at FROM message_tombstones WHERE channel_url = ?
-                      AND (deleted_at > ? OR (deleted_at = ? AND message_id > ?))
-                    ORDER BY deleted_at, message_id LIMIT ?
-                    """,
-                arguments: [channelUrl, c.ts, c.ts, c.messageId, limit]
-            ).map { (id: $0["message_id"] as Int64, at: $0["deleted_at"] as Int64) }
+            let changed = ChangelogSQL.updatedMessages(channelUrl, after: c, limit: limit)
+            let updated = try Row.fetchAll(db, sql: changed.sql, arguments: changed.arguments).map(Self.messageRecord)
+            let gone = ChangelogSQL.deletedMessages(channelUrl, after: c, limit: limit)
+            let deleted = try Row.fetchAll(db, sql: gone.sql, arguments: gone.arguments).map { (id: $0["message_id"] as Int64, at: $0["deleted_at"] as Int64) }
             return (updated, deleted)
         }
     }

@@ -45,16 +45,7 @@ extension SQLiteStore {
                         arguments: [channelUrl, k, v])
                 }
             case .delete(let keys):
-                if let keys {
-                    for k in keys {
-                        if try !existing(k) { throw SendbirdError(.notFound, "\"Metadata\" not found: \(k).") }
-                        try db.execute(sql: "DELETE FROM channel_metadata WHERE channel_url = ? AND key = ?", arguments: [channelUrl, k])
-                        result.deleted.append(k)
-                    }
-                } else {
-                    result.deleted = try String.fetchAll(db, sql: "SELECT key FROM channel_metadata WHERE channel_url = ? ORDER BY key", arguments: [channelUrl])
-                    try db.execute(sql: "DELETE FROM channel_metadata WHERE channel_url = ?", arguments: [channelUrl])
-                }
+                result.deleted = try Self.deleteKeys(db, "channel_metadata", channelUrl, keys, what: "Metadata", exists: existing)
             }
             return result
         }
@@ -95,29 +86,31 @@ extension SQLiteStore {
                 }
                 for (k, v) in items {
                     let old = try current(k)
-                    let (sum, overflow): (Int64, Bool) =
-                        switch mode {
-                        case "increase": (old ?? 0).addingReportingOverflow(v)
-                        case "decrease": (old ?? 0).subtractingReportingOverflow(v)
-                        default: (v, false)
-                        }
-                    if overflow { throw SendbirdError(.invalidValue, "The metacounter \"\(k)\" would overflow.") }
+                    let sum = try MetacounterChange.updated(old, by: v, mode: mode, key: k)
                     try write(k, sum)
                     if old == nil { result.created[k] = sum } else { result.updated[k] = sum }
                 }
             case .delete(let keys):
-                if let keys {
-                    for k in keys {
-                        if try current(k) == nil { throw SendbirdError(.notFound, "\"Metacounter\" not found: \(k).") }
-                        try db.execute(sql: "DELETE FROM channel_metacounters WHERE channel_url = ? AND key = ?", arguments: [channelUrl, k])
-                        result.deleted.append(k)
-                    }
-                } else {
-                    result.deleted = try String.fetchAll(db, sql: "SELECT key FROM channel_metacounters WHERE channel_url = ? ORDER BY key", arguments: [channelUrl])
-                    try db.execute(sql: "DELETE FROM channel_metacounters WHERE channel_url = ?", arguments: [channelUrl])
-                }
+                result.deleted = try Self.deleteKeys(db, "channel_metacounters", channelUrl, keys, what: "Metacounter") { try current($0) != nil }
             }
             return result
         }
+    }
+
+    /// Deletes keys of a channel's metadata or metacounters (`table`), every key when `keys` is
+    /// nil; a named key that `exists` denies is 400201 (`what` not found). Returns the keys deleted.
+    static func deleteKeys(
+        _ db: Database, _ table: String, _ channelUrl: String, _ keys: [String]?, what: String, exists: (String) throws -> Bool
+    ) throws -> [String] {
+        guard let keys else {
+            let all = try String.fetchAll(db, sql: "SELECT key FROM \(table) WHERE channel_url = ? ORDER BY key", arguments: [channelUrl])
+            try db.execute(sql: "DELETE FROM \(table) WHERE channel_url = ?", arguments: [channelUrl])
+            return all
+        }
+        for k in keys {
+            if try !exists(k) { throw SendbirdError(.notFound, "\"\(what)\" not found: \(k).") }
+            try db.execute(sql: "DELETE FROM \(table) WHERE channel_url = ? AND key = ?", arguments: [channelUrl, k])
+        }
+        return keys
     }
 }

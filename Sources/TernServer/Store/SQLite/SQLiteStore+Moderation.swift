@@ -28,18 +28,8 @@ extension SQLiteStore {
     public func restrictions(
         _ channelUrl: String, kind: RestrictionRecord.Kind, now: Int64, afterUserId: String?, limit: Int?
     ) async throws -> [RestrictionRecord] {
-        try await pool.read { db in
-            var sql = """
-                SELECT * FROM restrictions WHERE channel_url = ? AND kind = ? AND (end_at < 0 OR end_at > ?) AND user_id > ?
-                ORDER BY user_id
-                """
-            var args: [any DatabaseValueConvertible] = [channelUrl, kind.rawValue, now, afterUserId ?? ""]
-            if let limit {
-                sql += " LIMIT ?"
-                args.append(limit)
-            }
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.restrictionRecord)
-        }
+        let t = RestrictionListSQL.statement(channelUrl, kind: kind, now: now, afterUserId: afterUserId, limit: limit)
+        return try await pool.read { db in try Row.fetchAll(db, sql: t.sql, arguments: t.arguments).map(Self.restrictionRecord) }
     }
 
     static func restrictionRecord(_ row: Row) throws -> RestrictionRecord { try Records.restriction(row) }

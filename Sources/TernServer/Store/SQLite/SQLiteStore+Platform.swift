@@ -110,21 +110,8 @@ extension SQLiteStore {
     }
 
     public func exportMessages(from: Int64, to: Int64, channelUrls: [String]?, senderIds: [String]?, limit: Int) async throws -> [MessageRecord] {
-        try await pool.read { db in
-            var sql = "SELECT * FROM messages WHERE created_at BETWEEN ? AND ?"
-            var args: [any DatabaseValueConvertible] = [from, to]
-            if let urls = channelUrls, !urls.isEmpty {
-                sql += " AND channel_url IN (\(Self.placeholders(urls.count)))"
-                args += urls
-            }
-            if let ids = senderIds, !ids.isEmpty {
-                sql += " AND sender_id IN (\(Self.placeholders(ids.count)))"
-                args += ids
-            }
-            sql += " ORDER BY created_at, message_id LIMIT ?"
-            args.append(limit)
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)).map(Self.messageRecord)
-        }
+        let t = ExportSQL.messages(from: from, to: to, channelUrls: channelUrls, senderIds: senderIds, limit: limit, dialect: .sqlite)
+        return try await pool.read { db in try Row.fetchAll(db, sql: t.sql, arguments: t.arguments).map(Self.messageRecord) }
     }
 
     public func dailyMessageStats(firstDay: Int64, lastDay: Int64) async throws -> [Int64: (messages: Int, senders: Int, channels: Int)] {
@@ -190,16 +177,9 @@ extension SQLiteStore {
     }
 
     public func exportChannels(channelUrls: [String]?, limit: Int) async throws -> [ChannelRecord] {
-        try await pool.read { db in
-            var sql = "SELECT channel_url FROM group_channels"
-            var args: [any DatabaseValueConvertible] = []
-            if let urls = channelUrls, !urls.isEmpty {
-                sql += " WHERE channel_url IN (\(Self.placeholders(urls.count)))"
-                args += urls
-            }
-            sql += " ORDER BY channel_url LIMIT ?"
-            args.append(limit)
-            return try String.fetchAll(db, sql: sql, arguments: StatementArguments(args)).compactMap { try Self.fetchChannel(db, $0) }
+        let t = ExportSQL.channels("channel_url", channelUrls: channelUrls, limit: limit, dialect: .sqlite)
+        return try await pool.read { db in
+            try String.fetchAll(db, sql: t.sql, arguments: t.arguments).compactMap { try Self.fetchChannel(db, $0) }
         }
     }
 

@@ -95,41 +95,14 @@ extension SQLiteStore {
         }
     }
 
-    /// `WHERE` conditions for a user's joined channels of some custom types and super mode.
-    static func unreadScope(userId: String, customTypes: [String]?, superMode: String?) -> (String, [any DatabaseValueConvertible]) {
-        var sql = "m.user_id = ? AND m.state = 'joined'"
-        var args: [any DatabaseValueConvertible] = [userId]
-        if let types = customTypes, !types.isEmpty {
-            sql += " AND c.custom_type IN (\(placeholders(types.count)))"
-            args += types
-        }
-        switch superMode {
-        case "super": sql += " AND c.is_super = 1"
-        case "nonsuper": sql += " AND c.is_super = 0"
-        default: break
-        }
-        return (sql, args)
-    }
-
     public func unreadMessageTotal(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
-        try await pool.read { db in
-            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
-            return try Int.fetchOne(
-                db, sql: """
-                    SELECT COALESCE(SUM(CASE WHEN c.is_super = 1 THEN min(m.unread_count, 100) ELSE m.unread_count END), 0)
-                    FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope)
-                    """,
-                arguments: StatementArguments(args)) ?? 0
-        }
+        let t = UnreadTotalSQL.messageTotal(userId: userId, customTypes: customTypes, superMode: superMode, dialect: .sqlite)
+        return try await pool.read { db in try Int.fetchOne(db, sql: t.sql, arguments: t.arguments) ?? 0 }
     }
 
     public func unreadChannelCount(userId: String, customTypes: [String]?, superMode: String?) async throws -> Int {
-        try await pool.read { db in
-            let (scope, args) = Self.unreadScope(userId: userId, customTypes: customTypes, superMode: superMode)
-            return try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM members m JOIN group_channels c ON c.channel_url = m.channel_url WHERE \(scope) AND m.unread_count > 0",
-                arguments: StatementArguments(args)) ?? 0
-        }
+        let t = UnreadTotalSQL.channelCount(userId: userId, customTypes: customTypes, superMode: superMode, dialect: .sqlite)
+        return try await pool.read { db in try Int.fetchOne(db, sql: t.sql, arguments: t.arguments) ?? 0 }
     }
 
     public func unreadItems(userId: String, customTypes: [String]?) async throws -> UnreadItems {

@@ -167,20 +167,20 @@ extension SQLiteStore {
     }
 
     public func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String> {
-        if userIds.isEmpty { return [] }
-        return try await pool.read { db in
-            Set(try String.fetchAll(
-                db, sql: "SELECT blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id IN (SELECT value FROM json_each(?))",
-                arguments: [blocker, Self.json(userIds)]))
-        }
+        try await blocks(side: "blocked_id", other: "blocker_id", is: blocker, among: userIds)
     }
 
     public func blockers(of blocked: String, among userIds: [String]) async throws -> Set<String> {
+        try await blocks(side: "blocker_id", other: "blocked_id", is: blocked, among: userIds)
+    }
+
+    /// Those of `userIds` on the `side` column of a block whose `other` column is `user`.
+    private func blocks(side: String, other: String, is user: String, among userIds: [String]) async throws -> Set<String> {
         if userIds.isEmpty { return [] }
         return try await pool.read { db in
             Set(try String.fetchAll(
-                db, sql: "SELECT blocker_id FROM blocks WHERE blocked_id = ? AND blocker_id IN (SELECT value FROM json_each(?))",
-                arguments: [blocked, Self.json(userIds)]))
+                db, sql: "SELECT \(side) FROM blocks WHERE \(other) = ? AND \(side) IN (SELECT value FROM json_each(?))",
+                arguments: [user, Self.json(userIds)]))
         }
     }
 }
