@@ -7,15 +7,15 @@ struct OpenChannelRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/open_channels") { req, ctx in try await create(req, ctx) }
-        router.get("/v3/open_channels") { req, ctx in try await list(req, ctx) }
-        router.get("/v3/open_channels/:channel_url") { req, ctx in try await get(req, ctx) }
-        router.get("/v3/sdk/open_channels/:channel_url") { req, ctx in try await get(req, ctx) }
-        router.put("/v3/open_channels/:channel_url") { req, ctx in try await update(req, ctx) }
-        router.delete("/v3/open_channels/:channel_url") { req, ctx in try await delete(req, ctx) }
-        router.put("/v3/open_channels/:channel_url/freeze") { req, ctx in try await freeze(req, ctx) }
-        router.get("/v3/open_channels/:channel_url/participants") { req, ctx in try await participants(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/open_channels", use: create)
+        api.get("/v3/open_channels", use: list)
+        api.get("/v3/open_channels/:channel_url", use: get)
+        api.get("/v3/sdk/open_channels/:channel_url", use: get)
+        api.put("/v3/open_channels/:channel_url", use: update)
+        api.delete("/v3/open_channels/:channel_url", use: delete)
+        api.put("/v3/open_channels/:channel_url/freeze", use: freeze)
+        api.get("/v3/open_channels/:channel_url/participants", use: participants)
     }
 
     func present(_ channel: ChannelRecord) async throws -> Response {
@@ -28,8 +28,8 @@ struct OpenChannelRoutes: Sendable {
         return try b.stringArray("operators")
     }
 
-    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let b = try await rest.body(req)
         var r = CreateOpenChannelRequest()
         r.channelUrl = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
@@ -43,13 +43,13 @@ struct OpenChannelRoutes: Sendable {
         return try await present(try await service.createOpenChannel(r))
     }
 
-    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+    func get(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        _ = try ctx.caller
         return try await present(try await service.requireOpenChannel(try rest.param(ctx, "channel_url")))
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+    func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        _ = try ctx.caller
         let q = QueryParameters(req.uri.query)
         var query = OpenChannelListQuery()
         query.limit = try q.int("limit", default: 10, range: 1...100)
@@ -67,8 +67,8 @@ struct OpenChannelRoutes: Sendable {
         return try rest.json(OpenChannelPage(channels: try await service.presentOpen(page), next: next))
     }
 
-    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         let changes = try ChatService.ChannelChanges(b)
@@ -76,14 +76,14 @@ struct OpenChannelRoutes: Sendable {
         return try await present(channel)
     }
 
-    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func delete(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         try await service.deleteOpenChannel(channelUrl: try rest.param(ctx, "channel_url"), by: caller.userId)
         return try rest.empty()
     }
 
-    func freeze(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func freeze(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let b = try await rest.body(req)
         guard let frozen = try b.bool("freeze") else { throw SendbirdError.missing("freeze") }
         return try await present(try await service.setOpenFrozen(channelUrl: try rest.param(ctx, "channel_url"), frozen: frozen, by: caller.userId))
@@ -94,8 +94,8 @@ struct OpenChannelRoutes: Sendable {
         let next: String
     }
 
-    func participants(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func participants(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         // Who is in the room is for those who may be in it (not the banned).
         try await service.requireReader(try rest.param(ctx, "channel_url"), caller.userId)
         let q = QueryParameters(req.uri.query)
