@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TernTestSupport
 #endif
 
 extension TerndChild {
