@@ -313,15 +313,6 @@ struct GroupChannelRoutes: Sendable {
         return try await page(try listQuery(q, memberId: id), viewer: id)
     }
 
-    struct ChangelogAnswer: Encodable {
-        let updated: [GroupChannelPayload]
-        let deleted: [String]
-        let hasMore: Bool
-        let next: String
-        let ts: Int64
-        enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next, ts }
-    }
-
     /// `my_group_channels/changelogs`: the user's channels changed (or lost) since `change_ts` (ms) or a
     /// `token` from an earlier answer, oldest change first, `limit` (100) a page → `{updated, deleted:[url],
     /// has_more, next, ts}`; `custom_types`, `show_empty` (false), `show_frozen` (true) filter what is
@@ -347,7 +338,7 @@ struct GroupChannelRoutes: Sendable {
             userId: id, after: cursor, limit: try q.int("limit", default: 100, range: 1...100), customTypes: q.list("custom_types"),
             showEmpty: try q.bool("show_empty", default: false), showFrozen: try q.bool("show_frozen", default: true))
         let next = Self.token(page.next)
-        return try rest.json(ChangelogAnswer(updated: page.updated, deleted: page.deleted, hasMore: page.hasMore, next: next, ts: service.now()))
+        return try rest.json(GroupChannelChangelog(updated: page.updated, deleted: page.deleted, hasMore: page.hasMore, next: next, ts: service.now()))
     }
 
     /// The member list query's filters and orders (seed 000): `operator_filter` all / operator / nonoperator,

@@ -35,19 +35,6 @@ struct MessageRoutes: Sendable {
         }
     }
 
-    struct Changelog: Encodable {
-        struct Deleted: Encodable {
-            let messageId: Int64
-            let deletedAt: Int64
-            enum CodingKeys: String, CodingKey { case messageId = "message_id", deletedAt = "deleted_at" }
-        }
-        let updated: [MessagePayload]
-        let deleted: [Deleted]
-        let hasMore: Bool
-        let next: String
-        enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next }
-    }
-
     /// Message changelogs: what changed (edits, reactions, threads, previews) or went since `change_ts` (ms) or a
     /// `token`, oldest change first, 100 at most per page → `{updated, deleted:[{message_id, deleted_at}], has_more, next}`.
     func changelogs(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
@@ -72,7 +59,7 @@ struct MessageRoutes: Sendable {
             url, after: cursor, limit: limit, viewer: caller.userId, extras: try Self.extras(q), replyType: replyType)
         let next = page.next.flatMap { try? JSONEncoder().encode($0).base64EncodedString() } ?? ""
         return try rest.json(
-            Changelog(
+            MessageChangelog(
                 updated: page.updated, deleted: page.deleted.map { .init(messageId: $0.id, deletedAt: $0.at) }, hasMore: page.hasMore,
                 next: next))
     }
@@ -81,18 +68,6 @@ struct MessageRoutes: Sendable {
     static let hugeGap = 300
     /// Messages one side of a gap answers with at most (the client asks again while `…_hasmore`).
     static let gapPage = 100
-
-    struct GapAnswer: Encodable {
-        let prevMessages: [MessagePayload]
-        let prevHasmore: Bool
-        let nextMessages: [MessagePayload]
-        let nextHasmore: Bool
-        let isHugeGap: Bool
-        enum CodingKeys: String, CodingKey {
-            case prevMessages = "prev_messages", prevHasmore = "prev_hasmore", nextMessages = "next_messages"
-            case nextHasmore = "next_hasmore", isHugeGap = "is_huge_gap"
-        }
-    }
 
     /// `messages_gap` (what a client that was away missed, research/sendbird.md §3): the messages between
     /// `prev_start_ts` and `prev_end_ts` (newest `gapPage` of them) and between `next_start_ts` and `next_end_ts`
@@ -126,11 +101,11 @@ struct MessageRoutes: Sendable {
         let prev = try await side(try q.int("prev_start_ts"), try q.int("prev_end_ts"), cache: try q.int("prev_cache_count"), forward: false)
         let next = try await side(try q.int("next_start_ts"), try q.int("next_end_ts"), cache: try q.int("next_cache_count"), forward: true)
         if prev.huge || next.huge {
-            return try rest.json(GapAnswer(prevMessages: [], prevHasmore: false, nextMessages: [], nextHasmore: false, isHugeGap: true))
+            return try rest.json(MessageGap(prevMessages: [], prevHasmore: false, nextMessages: [], nextHasmore: false, isHugeGap: true))
         }
         let reverse = try q.bool("reverse", default: false)
         return try rest.json(
-            GapAnswer(
+            MessageGap(
                 prevMessages: reverse ? prev.messages.reversed() : prev.messages, prevHasmore: prev.more,
                 nextMessages: reverse ? next.messages.reversed() : next.messages, nextHasmore: next.more, isHugeGap: false))
     }
