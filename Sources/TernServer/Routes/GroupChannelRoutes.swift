@@ -102,8 +102,7 @@ struct GroupChannelRoutes: Sendable {
     func freeze(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        guard let frozen = try b.bool("freeze") else { throw SendbirdError.missing("freeze") }
+        let frozen = try await req.decode(as: FreezeBody.self, context: ctx).freeze
         try await service.setFrozen(channelUrl: url, frozen: frozen, by: caller.userId)
         return try await presentChannel(url, viewer: caller.userId)
     }
@@ -111,9 +110,8 @@ struct GroupChannelRoutes: Sendable {
     func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        let changes = try ChatService.ChannelChanges(b)
-        try await service.updateChannel(channelUrl: url, changes, by: caller.userId)
+        let body = try await req.decode(as: ChannelChangesBody.self, context: ctx)
+        try await service.updateChannel(channelUrl: url, body.changes, by: caller.userId)
         return try await presentChannel(url, viewer: caller.userId)
     }
 

@@ -23,22 +23,45 @@ struct OpenChannelRoutes: Sendable {
     }
 
     /// Operators arrive as `operators` from the SDK and as `operator_ids` from the Platform API.
-    static func operatorIds(_ b: JSONBody) throws -> [String]? {
-        if let ids = try b.stringArray("operator_ids") { return ids }
-        return try b.stringArray("operators")
+    static func operatorIds(_ c: KeyedDecodingContainer<CreateBody.CodingKeys>) throws -> [String]? {
+        if let ids = try c.stringArray(.operatorIds) { return ids }
+        return try c.stringArray(.operators)
+    }
+
+    /// `POST /v3/open_channels`.
+    struct CreateBody: Decodable {
+        var request = CreateOpenChannelRequest()
+        enum CodingKeys: String, CodingKey {
+            case channelUrl = "channel_url", name, coverUrl = "cover_url", customType = "custom_type", data, isEphemeral = "is_ephemeral"
+            case operatorIds = "operator_ids", operators
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            request.channelUrl = try c.string(.channelUrl).flatMap { $0.isEmpty ? nil : $0 }
+            request.name = try c.string(.name) ?? ""
+            request.coverUrl = try c.string(.coverUrl) ?? ""
+            request.customType = try c.string(.customType) ?? ""
+            request.data = try c.string(.data) ?? ""
+            request.isEphemeral = try c.bool(.isEphemeral) ?? false
+            request.operatorIds = try OpenChannelRoutes.operatorIds(c) ?? []
+        }
+    }
+
+    /// `PUT /v3/open_channels/{url}`: what both channel types change, and the operators.
+    struct UpdateBody: Decodable {
+        let changes: ChatService.ChannelChanges
+        let operatorIds: [String]?
+
+        init(from decoder: any Decoder) throws {
+            changes = try ChannelChangesBody(from: decoder).changes
+            operatorIds = try OpenChannelRoutes.operatorIds(try decoder.container(keyedBy: CreateBody.CodingKeys.self))
+        }
     }
 
     func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        let b = try await rest.body(req)
-        var r = CreateOpenChannelRequest()
-        r.channelUrl = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
-        r.name = try b.string("name") ?? ""
-        r.coverUrl = try b.string("cover_url") ?? ""
-        r.customType = try b.string("custom_type") ?? ""
-        r.data = try b.string("data") ?? ""
-        r.isEphemeral = try b.bool("is_ephemeral") ?? false
-        r.operatorIds = try Self.operatorIds(b) ?? []
+        var r = try await req.decode(as: CreateBody.self, context: ctx).request
         r.creator = caller.userId
         return try await present(try await service.createOpenChannel(r))
     }
@@ -70,9 +93,8 @@ struct OpenChannelRoutes: Sendable {
     func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        let changes = try ChatService.ChannelChanges(b)
-        let channel = try await service.updateOpenChannel(channelUrl: url, changes, operatorIds: try Self.operatorIds(b), by: caller.userId)
+        let body = try await req.decode(as: UpdateBody.self, context: ctx)
+        let channel = try await service.updateOpenChannel(channelUrl: url, body.changes, operatorIds: body.operatorIds, by: caller.userId)
         return try await present(channel)
     }
 
@@ -84,8 +106,7 @@ struct OpenChannelRoutes: Sendable {
 
     func freeze(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        let b = try await rest.body(req)
-        guard let frozen = try b.bool("freeze") else { throw SendbirdError.missing("freeze") }
+        let frozen = try await req.decode(as: FreezeBody.self, context: ctx).freeze
         return try await present(try await service.setOpenFrozen(channelUrl: try rest.param(ctx, "channel_url"), frozen: frozen, by: caller.userId))
     }
 

@@ -17,6 +17,9 @@ public struct RESTRequestContext: RequestContext, RemoteAddressRequestContext {
         self.remoteAddress = source.channel.remoteAddress
     }
 
+    /// Request bodies are read with Sendbird's errors (``SendbirdRequestDecoder``).
+    public var requestDecoder: SendbirdRequestDecoder { SendbirdRequestDecoder() }
+
     /// Who is calling. Routes behind ``CallerMiddleware`` always have one; elsewhere this throws
     /// the error of a request without credentials (400401).
     var caller: Caller {
