@@ -119,7 +119,7 @@ let package = Package(
             ],
             path: "Tests/TernTestSupport"
         ),
-        .testTarget(name: "TernProtocolTests", dependencies: ["TernProtocol"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TernProtocolTests", dependencies: ["TernProtocol", "TernTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "TernServerTests",
             dependencies: [

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TernTestSupport
 #endif
 
 /// The real `tern` against a real `ternd` that dies and comes back: offline starts from the cache,

@@ -1,11 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
-}
+import TernTestSupport
 
 /// Finds a binary built beside this test bundle (`tern`, `ternd`).
 func builtBinary(_ name: String) throws -> String {

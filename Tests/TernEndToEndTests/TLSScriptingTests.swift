@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TernTestSupport
 
 /// `tern send` and `tern tail` as processes against a `ternd` process serving https/wss with a
 /// certificate from a throwaway CA: `--ca-file` and `TERN_CA_FILE` make it trusted.

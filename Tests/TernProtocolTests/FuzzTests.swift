@@ -2,18 +2,7 @@ import Foundation
 import Testing
 
 @testable import TernProtocol
-
-/// A small deterministic generator (xorshift64*), so a failing input can be found again from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 2_685_821_657_736_338_717
-    }
-}
+import TernTestSupport
 
 /// Mutation fuzzing of everything that reads bytes from a peer (G8): the frame codec and the JSON
 /// decoding of every command payload. Thousands of mutated frames per run, from a fixed seed:

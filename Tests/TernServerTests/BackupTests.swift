@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TernTestSupport
 #endif
 
 /// `ternd backup` and `ternd restore` as an operator runs them, against the real `ternd` binary.

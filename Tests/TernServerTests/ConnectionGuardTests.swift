@@ -10,6 +10,7 @@ import WSClient
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TernTestSupport
 #endif
 
 /// A plain TCP socket for probing the server as an attacker would: it sends what it is told and

@@ -3,6 +3,7 @@ import TernProtocol
 import Testing
 
 @testable import TernServer
+import TernTestSupport
 
 /// Issue 17's findings, each as a regression test: one identity per user id, byte limits, sessions
 /// that end with their user or token, flood limits on every transport, the data directory's modes.
@@ -341,17 +342,5 @@ enum FuzzCorpus {
             }
         }
         return b
-    }
-}
-
-/// A small deterministic generator (xorshift64*): a failing input can be found again from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 2_685_821_657_736_338_717
     }
 }

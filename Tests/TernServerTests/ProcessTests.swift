@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TernTestSupport
 #endif
 
 /// Tests against the real `ternd` binary.

@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TernTestSupport
 #endif
 
 /// Guarantee G6 (research/backend.md §3): a reader that stops reading is cut off once its

@@ -1,43 +1,6 @@
 import Foundation
 public import TernProtocol
 
-/// `GET …/messages/changelogs` as the engine reads it.
-struct MessageChangelogResponse: Decodable {
-    struct Deleted: Decodable {
-        var messageId: Int64
-        enum CodingKeys: String, CodingKey { case messageId = "message_id" }
-        init(from decoder: any Decoder) throws {
-            if let id = try? decoder.singleValueContainer().decode(FlexibleInt64.self) {
-                messageId = id.value
-            } else {
-                messageId = try decoder.container(keyedBy: CodingKeys.self).decode(FlexibleInt64.self, forKey: .messageId).value
-            }
-        }
-    }
-    var updated: [MessagePayload]
-    var deleted: [Deleted]
-    var hasMore: Bool?
-    var next: String?
-    enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next }
-}
-
-/// `GET /v3/users/{id}/my_group_channels/changelogs`.
-struct ChannelChangelogResponse: Decodable {
-    var updated: [GroupChannelPayload]
-    var deleted: [String]
-    var hasMore: Bool?
-    var next: String?
-    enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next }
-}
-
-/// `GET /v3/group_channels/{url}/messages_gap`.
-struct GapResponse: Decodable {
-    var nextMessages: [MessagePayload]
-    var nextHasmore: Bool
-    var isHugeGap: Bool
-    enum CodingKeys: String, CodingKey { case nextMessages = "next_messages", nextHasmore = "next_hasmore", isHugeGap = "is_huge_gap" }
-}
-
 /// A send waiting in the outbox for its message's answer.
 typealias OutboxWaiter = CheckedContinuation<Result<Message, SendbirdError>, Never>
 
@@ -261,7 +224,7 @@ extension ChatClient {
             guard
                 let page = try? await rest.request(
                     "GET", RESTClient.path("/v3/users/\(RESTClient.segment(me))/my_group_channels/changelogs", query), sessionKey: key,
-                    as: ChannelChangelogResponse.self)
+                    as: GroupChannelChangelog.self)
             else { return false }
             var updated: [GroupChannel] = []
             var gone: [String] = []
@@ -285,12 +248,12 @@ extension ChatClient {
                 emit(.channelChangelog(updated: updated, deleted: gone))
                 emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
             }
-            if let next = page.next, !next.isEmpty {
+            if case let next = page.next, !next.isEmpty {
                 catchUp.channelChangelogToken = next
                 cache?.setValue(next, for: "channel_changelog_token")
                 cursor = [("token", next)]
             }
-            if page.hasMore != true { return true }
+            if !page.hasMore { return true }
         }
         return true
     }
@@ -316,11 +279,11 @@ extension ChatClient {
                 ("reverse", "false"), ("include_reply_type", "only_reply_to_channel"), ("include_thread_info", "true"),
                 ("include_reactions", "true"), ("include_parent_message_info", "true"),
             ]
-            let gap: GapResponse
+            let gap: MessageGap
             do {
                 gap = try await rest.request(
                     "GET", RESTClient.path("/v3/group_channels/\(RESTClient.segment(url))/messages_gap", query), sessionKey: key,
-                    as: GapResponse.self)
+                    as: MessageGap.self)
             } catch {
                 logger.warning("gap fill of \(url): \(error)")
                 return
@@ -353,7 +316,7 @@ extension ChatClient {
             let query = cursor + [("include_reply_type", "all"), ("include_thread_info", "true"), ("include_parent_message_info", "true")]
             guard
                 let page = try? await rest.request(
-                    "GET", RESTClient.path(channelBase(url) + "/messages/changelogs", query), sessionKey: key, as: MessageChangelogResponse.self)
+                    "GET", RESTClient.path(channelBase(url) + "/messages/changelogs", query), sessionKey: key, as: MessageChangelog.self)
             else { return }
             let updated = page.updated.map { p -> Message in
                 var m = Message(p)
@@ -371,7 +334,7 @@ extension ChatClient {
                 if let c = store[url] { emit(.channelUpdated(c)) }
             }
             if lastGone { refreshChannel(url) }
-            guard page.hasMore == true, let next = page.next, !next.isEmpty else { return }
+            guard page.hasMore, case let next = page.next, !next.isEmpty else { return }
             cursor = [("token", next)]
         }
     }

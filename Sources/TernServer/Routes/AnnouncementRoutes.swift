@@ -9,17 +9,17 @@ struct AnnouncementRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/announcements") { req, ctx in try await create(req, ctx) }
-        router.get("/v3/announcements") { req, ctx in try await list(req, ctx) }
-        router.get("/v3/announcements/:unique_id") { req, ctx in try await view(req, ctx) }
-        router.put("/v3/announcements/:unique_id") { req, ctx in try await update(req, ctx) }
-        router.get("/v3/announcement_open_status/:unique_id") { req, ctx in try await openStatus(req, ctx) }
-        router.get("/v3/announcement_open_rate/:unique_id") { req, ctx in try await openRate(req, ctx, group: false) }
-        router.get("/v3/announcement_open_rate_by_group/:announcement_group") { req, ctx in try await openRate(req, ctx, group: true) }
-        router.get("/v3/announcement_group") { req, ctx in try await groups(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/announcements", use: create)
+        api.get("/v3/announcements", use: list)
+        api.get("/v3/announcements/:unique_id", use: view)
+        api.put("/v3/announcements/:unique_id", use: update)
+        api.get("/v3/announcement_open_status/:unique_id", use: openStatus)
+        api.get("/v3/announcement_open_rate/:unique_id") { req, ctx in try await openRate(req, ctx, group: false) }
+        api.get("/v3/announcement_open_rate_by_group/:announcement_group") { req, ctx in try await openRate(req, ctx, group: true) }
+        api.get("/v3/announcement_group", use: groups)
         for period in ["daily", "weekly", "monthly"] {
-            router.get("/v3/announcement_stats/\(period)") { req, ctx in try await stats(req, ctx, period) }
+            api.get("/v3/announcement_stats/\(period)") { req, ctx in try await stats(req, ctx, period) }
         }
     }
 
@@ -37,7 +37,7 @@ struct AnnouncementRoutes: Sendable {
         return out
     }
 
-    func requireAnnouncement(_ ctx: some RequestContext) async throws -> [String: Any] {
+    func requireAnnouncement(_ ctx: RESTRequestContext) async throws -> [String: Any] {
         let id = try rest.param(ctx, "unique_id")
         guard let a = try await service.announcement(id) else { throw SendbirdError(.notFound, "\"Announcement\" not found: \(id).") }
         return a
@@ -94,8 +94,7 @@ struct AnnouncementRoutes: Sendable {
         if let end = try b.int("end_at") { a["end_at"] = end }
     }
 
-    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let b = try await rest.body(req)
         let id = try b.string("unique_id").flatMap { $0.isEmpty ? nil : $0 } ?? Credentials.randomToken(bytes: 12)
         try TextLimit.customType.check(id)
@@ -113,8 +112,7 @@ struct AnnouncementRoutes: Sendable {
         return try rest.document(try await present(try await service.announcement(id) ?? a))
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let offset = Int(try RESTSupport.decodeToken(q.string("token")) ?? "0") ?? 0
@@ -128,15 +126,13 @@ struct AnnouncementRoutes: Sendable {
         return try rest.document(["announcements": page, "next": next])
     }
 
-    func view(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func view(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         return try rest.document(try await present(try await requireAnnouncement(ctx)))
     }
 
     /// `action`: pause / resume (scheduled ones), cancel (before it is sent), stop (while it is
     /// sent); or new values for one still scheduled.
-    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var a = try await requireAnnouncement(ctx)
         let id = a["unique_id"] as? String ?? ""
         let b = try await rest.body(req)
@@ -161,8 +157,7 @@ struct AnnouncementRoutes: Sendable {
         return try rest.document(try await present(try await service.announcement(id) ?? a))
     }
 
-    func openStatus(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func openStatus(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let a = try await requireAnnouncement(ctx)
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 20, range: 1...100)
@@ -177,8 +172,7 @@ struct AnnouncementRoutes: Sendable {
     }
 
     /// Opens per day over the seven days after sending (and cumulative), for one announcement or a group.
-    func openRate(_ req: Request, _ ctx: some RequestContext, group: Bool) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func openRate(_ req: Request, _ ctx: RESTRequestContext, group: Bool) async throws -> Response {
         var list: [[String: Any]]
         var answer: [String: Any] = [:]
         if group {
@@ -211,16 +205,14 @@ struct AnnouncementRoutes: Sendable {
         return try rest.document(answer)
     }
 
-    func groups(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func groups(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let names = Set(try await service.allAnnouncements().compactMap { $0["announcement_group"] as? String }.filter { !$0.isEmpty })
         return try rest.document(["announcement_groups": names.sorted(), "next": ""])
     }
 
     /// Messages sent by announcements per day, week (Monday first) or month, between `start_date`
     /// and `end_date` (YYYY-MM-DD or YYYYMMDD; the last 30 days by default).
-    func stats(_ req: Request, _ ctx: some RequestContext, _ period: String) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func stats(_ req: Request, _ ctx: RESTRequestContext, _ period: String) async throws -> Response {
         let q = QueryParameters(req.uri.query)
         func day(_ key: String, _ fallback: Int64) throws -> Int64 {
             guard var text = q.nonEmpty(key) else { return fallback }

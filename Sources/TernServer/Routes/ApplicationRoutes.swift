@@ -7,10 +7,10 @@ struct ApplicationRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.get("/v3/applications/settings/webhook") { req, ctx in try await webhook(req, ctx) }
-        router.put("/v3/applications/settings/webhook") { req, ctx in try await updateWebhook(req, ctx) }
-        registerMore(on: router)
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.get("/v3/applications/settings/webhook", use: webhook)
+        api.put("/v3/applications/settings/webhook", use: updateWebhook)
+        registerMore(on: api)
     }
 
     struct WebhookAnswer: Encodable {
@@ -28,8 +28,7 @@ struct ApplicationRoutes: Sendable {
     }
 
     /// The webhook settings; `display_all_webhook_categories=true` adds every category ternd sends.
-    func webhook(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func webhook(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let all = try QueryParameters(req.uri.query).bool("display_all_webhook_categories", default: false)
         let s = try await service.webhookSettings()
         return try rest.json(WebhookAnswer(webhook: .init(settings: s, allCategories: all ? WebhookDispatcher.categories : nil)))
@@ -37,8 +36,7 @@ struct ApplicationRoutes: Sendable {
 
     /// Changes the webhook settings: `enabled`, `url` (http or https), `include_members`,
     /// `include_unread_count`, `enabled_events` (categories, or `*` for all).
-    func updateWebhook(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func updateWebhook(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let b = try await rest.body(req)
         var s = try await service.webhookSettings()
         if let enabled = try b.bool("enabled") { s.enabled = enabled }
@@ -63,18 +61,18 @@ struct ApplicationRoutes: Sendable {
 
 /// Secondary API tokens, statistics and the default invitation preference.
 extension ApplicationRoutes {
-    func registerMore(on router: Router<some RequestContext>) {
-        router.post("/v3/applications/api_tokens") { req, ctx in try await issueToken(req, ctx) }
-        router.get("/v3/applications/api_tokens") { req, ctx in try await listTokens(req, ctx) }
-        router.get("/v3/applications/api_tokens/:api_token") { req, ctx in try await viewToken(req, ctx) }
-        router.delete("/v3/applications/api_tokens/:api_token") { req, ctx in try await revokeToken(req, ctx) }
-        router.get("/v3/applications/ccu") { req, ctx in try await ccu(req, ctx) }
-        router.get("/v3/applications/dau") { req, ctx in try await activeUsers(req, ctx, monthly: false) }
-        router.get("/v3/applications/mau") { req, ctx in try await activeUsers(req, ctx, monthly: true) }
-        router.get("/v3/applications/peak_connections") { req, ctx in try await peakConnections(req, ctx) }
-        router.get("/v3/statistics/metric") { req, ctx in try await metric(req, ctx) }
-        router.get("/v3/applications/default_channel_invitation_preference") { req, ctx in try await defaultInvitation(req, ctx) }
-        router.put("/v3/applications/default_channel_invitation_preference") { req, ctx in try await setDefaultInvitation(req, ctx) }
+    func registerMore(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/applications/api_tokens", use: issueToken)
+        api.get("/v3/applications/api_tokens", use: listTokens)
+        api.get("/v3/applications/api_tokens/:api_token", use: viewToken)
+        api.delete("/v3/applications/api_tokens/:api_token", use: revokeToken)
+        api.get("/v3/applications/ccu", use: ccu)
+        api.get("/v3/applications/dau") { req, ctx in try await activeUsers(req, ctx, monthly: false) }
+        api.get("/v3/applications/mau") { req, ctx in try await activeUsers(req, ctx, monthly: true) }
+        api.get("/v3/applications/peak_connections", use: peakConnections)
+        api.get("/v3/statistics/metric", use: metric)
+        api.get("/v3/applications/default_channel_invitation_preference", use: defaultInvitation)
+        api.put("/v3/applications/default_channel_invitation_preference", use: setDefaultInvitation)
     }
 
     struct TokenInfo: Encodable {
@@ -92,36 +90,31 @@ extension ApplicationRoutes {
         TokenInfo(token: "****" + (fields["hint"] as? String ?? ""), createdAt: (fields["created_at"] as? NSNumber)?.int64Value ?? 0)
     }
 
-    func issueToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func issueToken(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let (token, t) = try await service.issueAPIToken()
         return try rest.json(TokenInfo(token: token, createdAt: t))
     }
 
-    func listTokens(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func listTokens(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let out = try await service.apiTokenDocuments().map { Self.listed($0.fields) }
         return try rest.json(TokenList(apiTokens: out.sorted { $0.createdAt < $1.createdAt }))
     }
 
-    func viewToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func viewToken(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let token = try rest.param(ctx, "api_token")
         guard let fields = try await service.apiTokenDocument(token) else { throw SendbirdError(.notFound, "\"API token\" not found.") }
         // The caller named the token: it may be answered back.
         return try rest.json(TokenInfo(token: token, createdAt: (fields["created_at"] as? NSNumber)?.int64Value ?? 0))
     }
 
-    func revokeToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func revokeToken(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         try await service.revokeAPIToken(try rest.param(ctx, "api_token"))
         return try rest.empty()
     }
 
     struct CCU: Encodable { let ccu: Int }
 
-    func ccu(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func ccu(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         return try rest.json(CCU(ccu: service.registry.connectionCount))
     }
 
@@ -169,8 +162,7 @@ extension ApplicationRoutes {
     }
 
     /// `dau` (users seen on `date`) or `mau` (seen in `date`'s month up to that day).
-    func activeUsers(_ req: Request, _ ctx: some RequestContext, monthly: Bool) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func activeUsers(_ req: Request, _ ctx: RESTRequestContext, monthly: Bool) async throws -> Response {
         let day = try Self.day(QueryParameters(req.uri.query).nonEmpty("date"), field: "date", now: service.now())
         let n = try await service.activeUsers(firstDay: monthly ? Self.monthStart(day) : day, lastDay: day)
         return try rest.json([monthly ? "mau" : "dau": n])
@@ -184,8 +176,7 @@ extension ApplicationRoutes {
 
     /// `peak_connections` per day, week (Monday first) or month between two dates (inclusive;
     /// `start_year/start_month/start_day` … `end_…`), as `{peak_connections: [{date, peak_connections}]}`.
-    func peakConnections(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func peakConnections(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let q = QueryParameters(req.uri.query)
         let dimension = (q.nonEmpty("time_dimension") ?? "daily").lowercased()
         guard ["daily", "weekly", "monthly"].contains(dimension) else {
@@ -212,8 +203,7 @@ extension ApplicationRoutes {
     /// Advanced metrics from the server's own data, per day or month between two dates:
     /// `messages`, `message_senders`, `messages_per_user`, `active_channels` (with messages),
     /// `created_channels` → `{statistics: [{date, value}], metric_type, time_dimension}`.
-    func metric(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func metric(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let q = QueryParameters(req.uri.query)
         let type = q.nonEmpty("metric_type") ?? "messages"
         guard Self.metricTypes.contains(type) else {
@@ -256,16 +246,14 @@ extension ApplicationRoutes {
         enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
     }
 
-    func defaultInvitation(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func defaultInvitation(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let json = try await service.setting(scope: "application", key: "default_channel_invitation_preference")
         let obj = json.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
         return try rest.json(InvitationDefault(autoAccept: obj?["auto_accept"] as? Bool ?? true))
     }
 
     /// The invitation preference new users start with (existing users keep theirs).
-    func setDefaultInvitation(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func setDefaultInvitation(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
         try await service.setSetting(
             scope: "application", key: "default_channel_invitation_preference", json: auto ? "{\"auto_accept\":true}" : "{\"auto_accept\":false}")

@@ -13,37 +13,37 @@ struct ApplicationSettingsRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
+    func register(on api: RouterGroup<RESTRequestContext>) {
         // One route per provider type (`{push_type}` in the SDKs): the router prefers a literal
         // segment and does not fall back to a parameter, so `push/fcm` cannot also be `push/:type`.
         for type in ["fcm", "apns", "hms"] {
-            router.post("/v3/applications/push/\(type)") { req, ctx in try await addPush(req, ctx, type) }
-            router.get("/v3/applications/push/\(type)") { req, ctx in try await listPush(req, ctx, type) }
-            router.put("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await updatePush(req, ctx, type) }
-            router.get("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await viewPush(req, ctx, type) }
-            router.delete("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await removePush(req, ctx, type) }
+            api.post("/v3/applications/push/\(type)") { req, ctx in try await addPush(req, ctx, type) }
+            api.get("/v3/applications/push/\(type)") { req, ctx in try await listPush(req, ctx, type) }
+            api.put("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await updatePush(req, ctx, type) }
+            api.get("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await viewPush(req, ctx, type) }
+            api.delete("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await removePush(req, ctx, type) }
         }
         // Sendbird's name for the HMS type in `remove_push_configuration_by_id`'s `push_type`.
-        router.delete("/v3/applications/push/huawei/:provider_id") { req, ctx in try await removePush(req, ctx, "hms") }
-        router.delete("/v3/applications/push/apns/cert/:provider_id") { req, ctx in try await removeCertificate(req, ctx) }
-        router.get("/v3/applications/push/message_templates") { req, ctx in try await templates(req, ctx, name: nil) }
-        router.get("/v3/applications/push/message_templates/:template_name") { req, ctx in
+        api.delete("/v3/applications/push/huawei/:provider_id") { req, ctx in try await removePush(req, ctx, "hms") }
+        api.delete("/v3/applications/push/apns/cert/:provider_id", use: removeCertificate)
+        api.get("/v3/applications/push/message_templates") { req, ctx in try await templates(req, ctx, name: nil) }
+        api.get("/v3/applications/push/message_templates/:template_name") { req, ctx in
             try await templates(req, ctx, name: try rest.param(ctx, "template_name"))
         }
-        router.put("/v3/applications/push/message_templates/:template_name") { req, ctx in try await updateTemplate(req, ctx) }
-        router.get("/v3/applications/settings_global") { req, ctx in try await filter(req, ctx, type: nil) }
-        router.put("/v3/applications/settings_global") { req, ctx in try await setFilter(req, ctx, type: nil) }
-        router.get("/v3/applications/settings_global/:custom_type") { req, ctx in
+        api.put("/v3/applications/push/message_templates/:template_name", use: updateTemplate)
+        api.get("/v3/applications/settings_global") { req, ctx in try await filter(req, ctx, type: nil) }
+        api.put("/v3/applications/settings_global") { req, ctx in try await setFilter(req, ctx, type: nil) }
+        api.get("/v3/applications/settings_global/:custom_type") { req, ctx in
             try await filter(req, ctx, type: try rest.param(ctx, "custom_type"))
         }
-        router.put("/v3/applications/settings_global/:custom_type") { req, ctx in
+        api.put("/v3/applications/settings_global/:custom_type") { req, ctx in
             try await setFilter(req, ctx, type: try rest.param(ctx, "custom_type"))
         }
-        router.get("/v3/applications/settings/auto_event_message") { req, ctx in try await autoEvents(req, ctx) }
-        router.put("/v3/applications/settings/auto_event_message") { req, ctx in try await updateAutoEvents(req, ctx) }
-        router.get("/v3/applications/settings/ip_whitelist") { req, ctx in try await allowList(req, ctx) }
-        router.put("/v3/applications/settings/ip_whitelist") { req, ctx in try await addToAllowList(req, ctx) }
-        router.delete("/v3/applications/settings/ip_whitelist") { req, ctx in try await removeFromAllowList(req, ctx) }
+        api.get("/v3/applications/settings/auto_event_message", use: autoEvents)
+        api.put("/v3/applications/settings/auto_event_message", use: updateAutoEvents)
+        api.get("/v3/applications/settings/ip_whitelist", use: allowList)
+        api.put("/v3/applications/settings/ip_whitelist", use: addToAllowList)
+        api.delete("/v3/applications/settings/ip_whitelist", use: removeFromAllowList)
     }
 
     // MARK: Documents
@@ -129,8 +129,7 @@ struct ApplicationSettingsRoutes: Sendable {
         return out
     }
 
-    func addPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func addPush(_ req: Request, _ ctx: RESTRequestContext, _ type: String) async throws -> Response {
         let f = try await fields(req)
         let required = ["fcm": "api_key", "apns": "apns_cert_fingerprint", "hms": "huawei_app_id"][type]!
         if f[required] == nil && !(type == "fcm" && f["service_account_key"] != nil) {
@@ -142,15 +141,14 @@ struct ApplicationSettingsRoutes: Sendable {
         return try rest.document(["push_configurations": [Self.redacted(config)]])
     }
 
-    func requirePush(_ type: String, _ ctx: some RequestContext) async throws -> (key: String, config: [String: Any]) {
+    func requirePush(_ type: String, _ ctx: RESTRequestContext) async throws -> (key: String, config: [String: Any]) {
         let id = try rest.param(ctx, "provider_id")
         let key = "\(type)/\(id)"
         guard let c = try await rest.loadDocument("push_configuration", key) else { throw SendbirdError(.notFound, "\"Push configuration\" not found: \(id).") }
         return (key, c)
     }
 
-    func updatePush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func updatePush(_ req: Request, _ ctx: RESTRequestContext, _ type: String) async throws -> Response {
         let (key, current) = try await requirePush(type, ctx)
         let config = try Self.sanitise(try await fields(req), type: type, into: Self.redacted(current))
         try await rest.saveDocument("push_configuration", key, config)
@@ -158,28 +156,24 @@ struct ApplicationSettingsRoutes: Sendable {
         return try rest.document(["push_configurations": try rest.param(ctx, "provider_id")])
     }
 
-    func listPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func listPush(_ req: Request, _ ctx: RESTRequestContext, _ type: String) async throws -> Response {
         let all = try await service.settings(scope: "push_configuration", keyPrefix: type + "/").compactMap {
             ((try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]).map(Self.redacted)
         }
         return try rest.document(["push_configurations": all])
     }
 
-    func viewPush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func viewPush(_ req: Request, _ ctx: RESTRequestContext, _ type: String) async throws -> Response {
         return try rest.document(["push_configurations": [Self.redacted(try await requirePush(type, ctx).config)]])
     }
 
-    func removePush(_ req: Request, _ ctx: some RequestContext, _ type: String) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func removePush(_ req: Request, _ ctx: RESTRequestContext, _ type: String) async throws -> Response {
         let (key, _) = try await requirePush(type, ctx)
         try await service.setSetting(scope: "push_configuration", key: key, json: nil)
         return try rest.document(["push_configurations": [try rest.param(ctx, "provider_id")]])
     }
 
-    func removeCertificate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func removeCertificate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var (key, config) = try await requirePush("apns", ctx)
         config["apns_cert_fingerprint"] = nil
         config["apns_cert_size"] = nil
@@ -201,15 +195,13 @@ struct ApplicationSettingsRoutes: Sendable {
         return ["template_name": name, "template": t]
     }
 
-    func templates(_ req: Request, _ ctx: some RequestContext, name: String?) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func templates(_ req: Request, _ ctx: RESTRequestContext, name: String?) async throws -> Response {
         var out: [[String: Any]] = []
         for n in name.map({ [$0] }) ?? ["default", "alternative"] { out.append(try await template(n)) }
         return try rest.document(["push_message_templates": out])
     }
 
-    func updateTemplate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func updateTemplate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let name = try rest.param(ctx, "template_name")
         _ = try await template(name)
         let b = try await rest.body(req)
@@ -231,8 +223,7 @@ struct ApplicationSettingsRoutes: Sendable {
         return (try? JSONDecoder().decode(ContentFilter.self, from: Data(json.utf8))) ?? ContentFilter()
     }
 
-    func filter(_ req: Request, _ ctx: some RequestContext, type: String?) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func filter(_ req: Request, _ ctx: RESTRequestContext, type: String?) async throws -> Response {
         var f = try await currentFilter(type.map { "type:" + $0 } ?? "global")
         f.customType = type
         return try rest.json(f)
@@ -241,8 +232,7 @@ struct ApplicationSettingsRoutes: Sendable {
     /// Changes the filters (global, or for channels of one custom type): `profanity_filter`
     /// {keywords, regex_filters, type, should_check_global} and `domain_filter` {domains, type,
     /// should_check_global}; what is not given stays as it was.
-    func setFilter(_ req: Request, _ ctx: some RequestContext, type: String?) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func setFilter(_ req: Request, _ ctx: RESTRequestContext, type: String?) async throws -> Response {
         if let type { try TextLimit.customType.check(type) }
         let key = type.map { "type:" + $0 } ?? "global"
         let b = try await rest.body(req)
@@ -278,14 +268,12 @@ struct ApplicationSettingsRoutes: Sendable {
         return out
     }
 
-    func autoEvents(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func autoEvents(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         return try rest.document(["auto_event_message": try await autoEventSettings()])
     }
 
     /// Which channel events post an automatic admin message (``ChatService/autoEventMessage(_:_:users:actor:)``).
-    func updateAutoEvents(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func updateAutoEvents(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let b = try await rest.body(req)
         guard let given = b.object["auto_event_message"] as? [String: Any] else { throw SendbirdError.missing("auto_event_message") }
         var current = try await autoEventSettings()
@@ -303,20 +291,17 @@ struct ApplicationSettingsRoutes: Sendable {
 
     // MARK: IP allow-list
 
-    func allowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func allowList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         return try rest.document(["ip_whitelist_addresses": try await service.ipAllowList().map(\.text)])
     }
 
-    func addToAllowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func addToAllowList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let add = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? []
         if add.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
         return try rest.document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: add, remove: []).map(\.text)])
     }
 
-    func removeFromAllowList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func removeFromAllowList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var remove = QueryParameters(req.uri.query).list("ip_whitelist_addresses") ?? []
         if remove.isEmpty { remove = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? [] }
         if remove.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }

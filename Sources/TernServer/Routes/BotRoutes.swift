@@ -8,16 +8,16 @@ struct BotRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/bots") { req, ctx in try await create(req, ctx) }
-        router.get("/v3/bots") { req, ctx in try await list(req, ctx) }
-        router.get("/v3/bots/:bot_userid") { req, ctx in try await view(req, ctx) }
-        router.put("/v3/bots/:bot_userid") { req, ctx in try await update(req, ctx) }
-        router.delete("/v3/bots/:bot_userid") { req, ctx in try await delete(req, ctx) }
-        router.post("/v3/bots/:bot_userid/channels") { req, ctx in try await join(req, ctx) }
-        router.delete("/v3/bots/:bot_userid/channels") { req, ctx in try await leave(req, ctx, one: false) }
-        router.delete("/v3/bots/:bot_userid/channels/:channel_url") { req, ctx in try await leave(req, ctx, one: true) }
-        router.post("/v3/bots/:bot_userid/send") { req, ctx in try await send(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/bots", use: create)
+        api.get("/v3/bots", use: list)
+        api.get("/v3/bots/:bot_userid", use: view)
+        api.put("/v3/bots/:bot_userid", use: update)
+        api.delete("/v3/bots/:bot_userid", use: delete)
+        api.post("/v3/bots/:bot_userid/channels", use: join)
+        api.delete("/v3/bots/:bot_userid/channels") { req, ctx in try await leave(req, ctx, one: false) }
+        api.delete("/v3/bots/:bot_userid/channels/:channel_url") { req, ctx in try await leave(req, ctx, one: true) }
+        api.post("/v3/bots/:bot_userid/send", use: send)
     }
 
     struct BotAnswer: Encodable {
@@ -52,14 +52,13 @@ struct BotRoutes: Sendable {
             record: bot)
     }
 
-    func requireBot(_ ctx: some RequestContext) async throws -> BotRecord {
+    func requireBot(_ ctx: RESTRequestContext) async throws -> BotRecord {
         let id = try rest.param(ctx, "bot_userid")
         guard let bot = try await service.allBots()[id] else { throw SendbirdError(.notFound, "\"Bot\" not found: \(id).") }
         return bot
     }
 
-    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let b = try await rest.body(req)
         guard let id = try b.string("bot_userid"), !id.isEmpty else { throw SendbirdError.missing("bot_userid") }
         try ChatService.checkUserId(id)
@@ -88,8 +87,7 @@ struct BotRoutes: Sendable {
         let next: String
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let after = try RESTSupport.decodeToken(q.string("token")) ?? ""
@@ -100,13 +98,11 @@ struct BotRoutes: Sendable {
         return try rest.json(Page(bots: page, next: next))
     }
 
-    func view(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func view(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         return try rest.json(try await answer(try await requireBot(ctx)))
     }
 
-    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var bot = try await requireBot(ctx)
         let b = try await rest.body(req)
         if let callback = try b.string("bot_callback_url") {
@@ -134,8 +130,7 @@ struct BotRoutes: Sendable {
         return try rest.json(try await answer(bot))
     }
 
-    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func delete(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let bot = try await requireBot(ctx)
         try await service.deleteBot(bot.botUserId)
         return try rest.empty()
@@ -144,8 +139,7 @@ struct BotRoutes: Sendable {
     /// Joins group channels (`channel_urls`); answers them as the bot sees them: `channels`, as
     /// Sendbird's page says, and the first channel's own fields beside it, which is what the official
     /// Python SDK (2.1.5) reads the answer as (one `SendbirdGroupChannelDetail`).
-    func join(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func join(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let bot = try await requireBot(ctx)
         let urls = try await rest.body(req).stringArray("channel_urls") ?? []
         if urls.isEmpty { throw SendbirdError.missing("channel_urls") }
@@ -162,8 +156,7 @@ struct BotRoutes: Sendable {
     }
 
     /// Leaves one channel, the channels in `channel_urls` (query), or every group channel.
-    func leave(_ req: Request, _ ctx: some RequestContext, one: Bool) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func leave(_ req: Request, _ ctx: RESTRequestContext, one: Bool) async throws -> Response {
         let bot = try await requireBot(ctx)
         var urls: [String]
         if one {
@@ -177,8 +170,7 @@ struct BotRoutes: Sendable {
     }
 
     /// Sends a message as the bot in a channel it is a member of.
-    func send(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func send(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let bot = try await requireBot(ctx)
         // The official Platform SDK (2.1.5) always sends this one as multipart/form-data.
         let b = try await rest.bodyOrForm(req)

@@ -10,19 +10,19 @@ struct EmojiRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.get("/v3/emoji_categories") { req, ctx in try await listCategories(req, ctx) }
-        router.post("/v3/emoji_categories") { req, ctx in try await addCategories(req, ctx) }
-        router.get("/v3/emoji_categories/:emoji_category_id") { req, ctx in try await category(req, ctx) }
-        router.put("/v3/emoji_categories/:emoji_category_id") { req, ctx in try await updateCategory(req, ctx) }
-        router.delete("/v3/emoji_categories/:emoji_category_id") { req, ctx in try await deleteCategory(req, ctx) }
-        router.get("/v3/emojis") { req, ctx in try await listEmojis(req, ctx) }
-        router.post("/v3/emojis") { req, ctx in try await addEmojis(req, ctx) }
-        router.get("/v3/emojis/:emoji_key") { req, ctx in try await emoji(req, ctx) }
-        router.put("/v3/emojis/:emoji_key") { req, ctx in try await updateEmoji(req, ctx) }
-        router.delete("/v3/emojis/:emoji_key") { req, ctx in try await deleteEmoji(req, ctx) }
-        router.put("/v3/applications/settings/use_default_emoji") { req, ctx in try await useDefault(req, ctx) }
-        router.put("/v3/applications/settings/reactions") { req, ctx in try await enableReactions(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.get("/v3/emoji_categories", use: listCategories)
+        api.post("/v3/emoji_categories", use: addCategories)
+        api.get("/v3/emoji_categories/:emoji_category_id", use: category)
+        api.put("/v3/emoji_categories/:emoji_category_id", use: updateCategory)
+        api.delete("/v3/emoji_categories/:emoji_category_id", use: deleteCategory)
+        api.get("/v3/emojis", use: listEmojis)
+        api.post("/v3/emojis", use: addEmojis)
+        api.get("/v3/emojis/:emoji_key", use: emoji)
+        api.put("/v3/emojis/:emoji_key", use: updateEmoji)
+        api.delete("/v3/emojis/:emoji_key", use: deleteEmoji)
+        api.put("/v3/applications/settings/use_default_emoji", use: useDefault)
+        api.put("/v3/applications/settings/reactions", use: enableReactions)
     }
 
     struct Emoji: Codable, Sendable {
@@ -65,9 +65,6 @@ struct EmojiRoutes: Sendable {
             scope: "application", key: "emojis", json: String(decoding: try JSONEncoder().encode(c), as: UTF8.self))
     }
 
-    /// Reading: any signed-in user or the Platform API.
-    func reader(_ req: Request) async throws { _ = try await rest.caller(req) }
-
     /// Emojis of a body (`emojis: [{key, url}]`), checked: keys unique in the catalog.
     func newEmojis(_ b: JSONBody, _ catalog: inout Catalog) throws -> [Emoji] {
         guard let raw = b.object["emojis"] else { throw SendbirdError.missing("emojis") }
@@ -94,8 +91,7 @@ struct EmojiRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case emojiHash = "emoji_hash", emojiCategories = "emoji_categories" }
     }
 
-    func listCategories(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await reader(req)
+    func listCategories(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let c = try await load()
         return try rest.json(CategoryList(emojiHash: c.hash, emojiCategories: c.categories))
     }
@@ -105,8 +101,8 @@ struct EmojiRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case emojiCategories = "emoji_categories" }
     }
 
-    func addCategories(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func addCategories(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let b = try await rest.body(req)
         guard let raw = b.object["emoji_categories"] else { throw SendbirdError.missing("emoji_categories") }
         guard let list = raw as? [[String: Any]], !list.isEmpty else { throw SendbirdErrorFactory.wrongType("emoji_categories", "list of objects") }
@@ -128,7 +124,7 @@ struct EmojiRoutes: Sendable {
         return try rest.json(AddedCategories(emojiCategories: added))
     }
 
-    func categoryIndex(_ ctx: some RequestContext, _ catalog: Catalog) throws -> Int {
+    func categoryIndex(_ ctx: RESTRequestContext, _ catalog: Catalog) throws -> Int {
         let raw = try rest.param(ctx, "emoji_category_id")
         guard let id = Int(raw), let i = catalog.categories.firstIndex(where: { $0.id == id }) else {
             throw SendbirdError(.notFound, "\"Emoji category\" not found: \(raw).")
@@ -136,14 +132,13 @@ struct EmojiRoutes: Sendable {
         return i
     }
 
-    func category(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await reader(req)
+    func category(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let catalog = try await load()
         return try rest.json(catalog.categories[try categoryIndex(ctx, catalog)])
     }
 
-    func updateCategory(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func updateCategory(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         var catalog = try await load()
         let i = try categoryIndex(ctx, catalog)
         let b = try await rest.body(req)
@@ -158,8 +153,8 @@ struct EmojiRoutes: Sendable {
         return try rest.json(catalog.categories[i])
     }
 
-    func deleteCategory(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func deleteCategory(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         var catalog = try await load()
         catalog.categories.remove(at: try categoryIndex(ctx, catalog))
         try await save(catalog)
@@ -168,14 +163,13 @@ struct EmojiRoutes: Sendable {
 
     struct EmojiList: Encodable { let emojis: [Emoji] }
 
-    func listEmojis(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await reader(req)
+    func listEmojis(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         return try rest.json(EmojiList(emojis: try await load().categories.flatMap(\.emojis)))
     }
 
     /// Adds emojis to a category (`emoji_category_id`).
-    func addEmojis(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func addEmojis(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let b = try await rest.body(req)
         guard let id = try b.int("emoji_category_id") else { throw SendbirdError.missing("emoji_category_id") }
         var catalog = try await load()
@@ -188,7 +182,7 @@ struct EmojiRoutes: Sendable {
         return try rest.json(EmojiList(emojis: emojis))
     }
 
-    func emojiIndex(_ ctx: some RequestContext, _ catalog: Catalog) throws -> (Int, Int) {
+    func emojiIndex(_ ctx: RESTRequestContext, _ catalog: Catalog) throws -> (Int, Int) {
         let key = try rest.param(ctx, "emoji_key")
         for (ci, c) in catalog.categories.enumerated() {
             if let ei = c.emojis.firstIndex(where: { Identifier.sameBytes($0.key, key) }) { return (ci, ei) }
@@ -196,15 +190,14 @@ struct EmojiRoutes: Sendable {
         throw SendbirdError(.notFound, "\"Emoji\" not found: \(key).")
     }
 
-    func emoji(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await reader(req)
+    func emoji(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let catalog = try await load()
         let (ci, ei) = try emojiIndex(ctx, catalog)
         return try rest.json(catalog.categories[ci].emojis[ei])
     }
 
-    func updateEmoji(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func updateEmoji(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         var catalog = try await load()
         let (ci, ei) = try emojiIndex(ctx, catalog)
         guard let url = try await rest.body(req).string("url") else { throw SendbirdError.missing("url") }
@@ -214,8 +207,8 @@ struct EmojiRoutes: Sendable {
         return try rest.json(catalog.categories[ci].emojis[ei])
     }
 
-    func deleteEmoji(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func deleteEmoji(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         var catalog = try await load()
         let (ci, ei) = try emojiIndex(ctx, catalog)
         catalog.categories[ci].emojis.remove(at: ei)
@@ -228,8 +221,8 @@ struct EmojiRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case useDefaultEmoji = "use_default_emoji" }
     }
 
-    func useDefault(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func useDefault(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         guard let on = try await rest.body(req).bool("use_default_emoji") else { throw SendbirdError.missing("use_default_emoji") }
         var catalog = try await load()
         catalog.useDefaultEmoji = on
@@ -240,8 +233,8 @@ struct EmojiRoutes: Sendable {
     struct Reactions: Encodable { let reactions: Bool }
 
     /// Turns reactions on or off for the application: while off, adding one is refused (400111).
-    func enableReactions(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func enableReactions(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         guard let on = try await rest.body(req).bool("enabled") else { throw SendbirdError.missing("enabled") }
         try await service.setReactionsEnabled(on)
         return try rest.json(Reactions(reactions: on))

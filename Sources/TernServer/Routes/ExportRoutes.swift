@@ -16,16 +16,16 @@ struct ExportRoutes: Sendable {
     static let lifetime: Int64 = 7 * 86_400_000
     static let maxRows = 1_000_000
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/export/:data_type") { req, ctx in try await register(req, ctx) }
-        router.get("/v3/export/:data_type") { req, ctx in try await list(req, ctx) }
-        router.get("/v3/export/:data_type/:request_id") { req, ctx in try await view(req, ctx) }
-        router.get("/v3/export/:data_type/:request_id/file") { req, ctx in try await download(req, ctx) }
-        router.post("/v3/privacy/gdpr") { req, ctx in try await gdpr(req, ctx) }
-        router.post("/v3/migration/:target_channel_url") { req, ctx in try await migrate(req, ctx) }
-        router.get("/v3/privacy/gdpr") { req, ctx in try await gdprList(req, ctx) }
-        router.get("/v3/privacy/gdpr/:request_id") { req, ctx in try await gdprView(req, ctx) }
-        router.delete("/v3/privacy/gdpr/:request_id") { req, ctx in try await gdprCancel(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/export/:data_type", use: register)
+        api.get("/v3/export/:data_type", use: list)
+        api.get("/v3/export/:data_type/:request_id", use: view)
+        api.get("/v3/export/:data_type/:request_id/file", use: download)
+        api.post("/v3/privacy/gdpr", use: gdpr)
+        api.post("/v3/migration/:target_channel_url", use: migrate)
+        api.get("/v3/privacy/gdpr", use: gdprList)
+        api.get("/v3/privacy/gdpr/:request_id", use: gdprView)
+        api.delete("/v3/privacy/gdpr/:request_id", use: gdprCancel)
         Task { await resumeScheduled() }
     }
 
@@ -60,7 +60,7 @@ struct ExportRoutes: Sendable {
 
     // MARK: Exports
 
-    func dataType(_ ctx: some RequestContext, orGDPR: Bool = false) throws -> String {
+    func dataType(_ ctx: RESTRequestContext, orGDPR: Bool = false) throws -> String {
         let t = try rest.param(ctx, "data_type")
         guard Self.dataTypes.contains(t) || (orGDPR && t == "gdpr") else { throw SendbirdError(.invalidValue, "Invalid value: \"data_type\" must be messages, channels or users.") }
         return t
@@ -131,8 +131,7 @@ struct ExportRoutes: Sendable {
         return Data(out.utf8)
     }
 
-    func register(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func register(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let type = try dataType(ctx)
         let b = try await rest.body(req)
         guard let from = try b.int("start_ts") else { throw SendbirdError.missing("start_ts") }
@@ -161,8 +160,7 @@ struct ExportRoutes: Sendable {
         return try rest.document(record)
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let type = try dataType(ctx)
         var all = try await service.settings(scope: "export", keyPrefix: type + "/").compactMap {
             ((try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]).map(Self.shown)
@@ -171,21 +169,19 @@ struct ExportRoutes: Sendable {
         return try rest.document(["exported_data": all, "next": ""])
     }
 
-    func requireExport(_ ctx: some RequestContext, orGDPR: Bool = false) async throws -> [String: Any] {
+    func requireExport(_ ctx: RESTRequestContext, orGDPR: Bool = false) async throws -> [String: Any] {
         let type = try dataType(ctx, orGDPR: orGDPR)
         let id = try rest.param(ctx, "request_id")
         guard let r = try await rest.loadDocument("export", "\(type)/\(id)") else { throw SendbirdError(.notFound, "\"Export\" not found: \(id).") }
         return r
     }
 
-    func view(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func view(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         return try rest.document(try await requireExport(ctx))
     }
 
     /// The file of an export (or of a GDPR access request), with the Api-Token, until it expires.
-    func download(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func download(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let r = try await requireExport(ctx, orGDPR: true)
         let file = r["file"] as? [String: Any] ?? r["files"] as? [String: Any] ?? [:]
         if let expires = (file["expires_at"] as? NSNumber)?.int64Value, expires < service.now() {
@@ -208,8 +204,7 @@ struct ExportRoutes: Sendable {
     /// data, mention_type, mentioned_user_ids, url/file_name/file_size/file_type for FILE}]`, at
     /// most 100 a call). Nobody is notified and no unread count changes; the channel's last message
     /// moves only when an imported one is newer. Answers the new ids.
-    func migrate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func migrate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let url = try rest.param(ctx, "target_channel_url")
         let channel = try await service.requireChannel(url)
         let b = try await rest.body(req)
@@ -266,8 +261,7 @@ struct ExportRoutes: Sendable {
     /// ``ServerConfiguration/gdprDelaySeconds`` have passed it may be cancelled (0: at once, and
     /// the answer says `done`). Scheduled requests survive a restart; on several nodes, the node
     /// that took the request carries it out.
-    func gdpr(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func gdpr(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let b = try await rest.body(req)
         guard let action = try b.string("action"), ["access", "delete"].contains(action) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"action\" must be access or delete.")
@@ -360,8 +354,7 @@ struct ExportRoutes: Sendable {
         return record
     }
 
-    func gdprList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func gdprList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var all = try await service.settings(scope: "gdpr", keyPrefix: "").compactMap {
             ((try? JSONSerialization.jsonObject(with: Data($0.json.utf8))) as? [String: Any]).map(Self.shown)
         }
@@ -369,16 +362,14 @@ struct ExportRoutes: Sendable {
         return try rest.document(["requests": all, "next": ""])
     }
 
-    func gdprView(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func gdprView(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "request_id")
         guard let r = try await rest.loadDocument("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
         return try rest.document(Self.shown(r))
     }
 
     /// Cancelling: a request still scheduled is dropped; one carried out cannot be cancelled (400111).
-    func gdprCancel(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func gdprCancel(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "request_id")
         guard let r = try await rest.loadDocument("gdpr", id) else { throw SendbirdError(.notFound, "\"GDPR request\" not found: \(id).") }
         if r["status"] as? String != "scheduled" {

@@ -10,9 +10,11 @@ struct FileRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/storage/file") { req, ctx in try await upload(req, ctx) }
-        router.get("/v3/storage/file/:file_id/:name") { req, ctx in try await download(req, ctx) }
+    /// Uploads need credentials; a download may come with none but the file key in its URL
+    /// (`?auth=`), so it is not behind ``CallerMiddleware``.
+    func register(on api: RouterGroup<RESTRequestContext>, anonymous router: Router<RESTRequestContext>) {
+        api.post("/v3/storage/file", use: upload)
+        router.get("/v3/storage/file/:file_id/:name", use: download)
     }
 
     /// One part of a multipart body.
@@ -62,8 +64,8 @@ struct FileRoutes: Sendable {
         return parts
     }
 
-    func upload(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func upload(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         guard let boundary = Self.boundary(req) else {
             throw SendbirdError(.invalidValue, "Invalid value: an upload is multipart/form-data with a boundary.")
         }
@@ -96,13 +98,13 @@ struct FileRoutes: Sendable {
         return try rest.json(uploaded)
     }
 
-    func download(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func download(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let q = QueryParameters(req.uri.query)
         let userId: String?
         if let auth = q.nonEmpty("auth") {
             userId = try await service.userForFileKey(auth)
         } else if req.headers[.apiToken] != nil || req.headers[.sessionKey] != nil {
-            userId = try await rest.caller(req).userId
+            userId = try await rest.authenticate(req).userId
         } else {
             throw SendbirdError(.unauthorizedRequest, "This file needs the \"auth\" parameter of a channel member.")
         }

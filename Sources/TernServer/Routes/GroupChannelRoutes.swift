@@ -7,28 +7,28 @@ struct GroupChannelRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/group_channels") { req, ctx in try await create(req, ctx) }
-        router.get("/v3/group_channels") { req, ctx in try await list(req, ctx) }
-        router.get("/v3/group_channels/:channel_url") { req, ctx in try await get(req, ctx) }
-        router.get("/v3/sdk/group_channels/:channel_url") { req, ctx in try await get(req, ctx) }
-        router.get("/v3/group_channels/:channel_url/members") { req, ctx in try await members(req, ctx) }
-        router.get("/v3/users/:user_id/my_group_channels") { req, ctx in try await myChannels(req, ctx) }
-        router.get("/v3/users/:user_id/my_group_channels/changelogs") { req, ctx in try await changelogs(req, ctx) }
-        router.get("/v3/sdk/users/:user_id/my_group_channels/changelogs") { req, ctx in try await changelogs(req, ctx) }
-        router.put("/v3/group_channels/:channel_url") { req, ctx in try await update(req, ctx) }
-        router.delete("/v3/group_channels/:channel_url") { req, ctx in try await delete(req, ctx) }
-        router.post("/v3/group_channels/:channel_url/invite") { req, ctx in try await invite(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/accept") { req, ctx in try await accept(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/decline") { req, ctx in try await decline(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/join") { req, ctx in try await join(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/leave") { req, ctx in try await leave(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/freeze") { req, ctx in try await freeze(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/hide") { req, ctx in try await hide(req, ctx) }
-        router.delete("/v3/group_channels/:channel_url/hide") { req, ctx in try await unhide(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/reset_user_history") { req, ctx in try await resetHistory(req, ctx) }
-        router.get("/v3/users/:user_id/channel_invitation_preference") { req, ctx in try await invitationPreference(req, ctx) }
-        router.put("/v3/users/:user_id/channel_invitation_preference") { req, ctx in try await setInvitationPreference(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/group_channels", use: create)
+        api.get("/v3/group_channels", use: list)
+        api.get("/v3/group_channels/:channel_url", use: get)
+        api.get("/v3/sdk/group_channels/:channel_url", use: get)
+        api.get("/v3/group_channels/:channel_url/members", use: members)
+        api.get("/v3/users/:user_id/my_group_channels", use: myChannels)
+        api.get("/v3/users/:user_id/my_group_channels/changelogs", use: changelogs)
+        api.get("/v3/sdk/users/:user_id/my_group_channels/changelogs", use: changelogs)
+        api.put("/v3/group_channels/:channel_url", use: update)
+        api.delete("/v3/group_channels/:channel_url", use: delete)
+        api.post("/v3/group_channels/:channel_url/invite", use: invite)
+        api.put("/v3/group_channels/:channel_url/accept", use: accept)
+        api.put("/v3/group_channels/:channel_url/decline", use: decline)
+        api.put("/v3/group_channels/:channel_url/join", use: join)
+        api.put("/v3/group_channels/:channel_url/leave", use: leave)
+        api.put("/v3/group_channels/:channel_url/freeze", use: freeze)
+        api.put("/v3/group_channels/:channel_url/hide", use: hide)
+        api.delete("/v3/group_channels/:channel_url/hide", use: unhide)
+        api.put("/v3/group_channels/:channel_url/reset_user_history", use: resetHistory)
+        api.get("/v3/users/:user_id/channel_invitation_preference", use: invitationPreference)
+        api.put("/v3/users/:user_id/channel_invitation_preference", use: setInvitationPreference)
     }
 
     // MARK: Membership and changes
@@ -51,8 +51,8 @@ struct GroupChannelRoutes: Sendable {
         try rest.json(try await service.present(try await service.requireGroupChannel(url), viewer: viewer))
     }
 
-    func invite(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func invite(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         let inviter: String?
@@ -64,31 +64,31 @@ struct GroupChannelRoutes: Sendable {
         return try await presentChannel(url, viewer: caller.userId)
     }
 
-    func accept(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func accept(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let user = try actingUser(caller, try await rest.body(req))
         try await service.acceptInvitation(channelUrl: url, userId: user)
         return try await presentChannel(url, viewer: user)
     }
 
-    func decline(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func decline(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let user = try actingUser(caller, try await rest.body(req))
         try await service.declineInvitation(channelUrl: try rest.param(ctx, "channel_url"), userId: user)
         return try rest.empty()
     }
 
-    func join(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func join(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let user = try actingUser(caller, try await rest.body(req))
         try await service.join(channelUrl: url, userId: user)
         return try await presentChannel(url, viewer: user)
     }
 
-    func leave(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func leave(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         if case .platform = caller, let many = try b.stringArray("user_ids"), !many.isEmpty {
@@ -99,26 +99,24 @@ struct GroupChannelRoutes: Sendable {
         return try rest.empty()
     }
 
-    func freeze(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func freeze(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        guard let frozen = try b.bool("freeze") else { throw SendbirdError.missing("freeze") }
+        let frozen = try await req.decode(as: FreezeBody.self, context: ctx).freeze
         try await service.setFrozen(channelUrl: url, frozen: frozen, by: caller.userId)
         return try await presentChannel(url, viewer: caller.userId)
     }
 
-    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        let changes = try ChatService.ChannelChanges(b)
-        try await service.updateChannel(channelUrl: url, changes, by: caller.userId)
+        let body = try await req.decode(as: ChannelChangesBody.self, context: ctx)
+        try await service.updateChannel(channelUrl: url, body.changes, by: caller.userId)
         return try await presentChannel(url, viewer: caller.userId)
     }
 
-    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func delete(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         try await service.deleteChannel(channelUrl: try rest.param(ctx, "channel_url"), by: caller.userId)
         return try rest.empty()
     }
@@ -128,8 +126,8 @@ struct GroupChannelRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case tsMessageOffset = "ts_message_offset" }
     }
 
-    func hide(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func hide(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let b = try await rest.body(req)
         let user = try actingUser(caller, b)
         let offset = try await service.hide(
@@ -138,8 +136,8 @@ struct GroupChannelRoutes: Sendable {
         return try rest.json(MessageOffset(tsMessageOffset: offset))
     }
 
-    func unhide(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func unhide(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let q = QueryParameters(req.uri.query)
         let user: String
         switch caller {
@@ -152,8 +150,8 @@ struct GroupChannelRoutes: Sendable {
         return try rest.empty()
     }
 
-    func resetHistory(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func resetHistory(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let user = try actingUser(caller, try await rest.body(req))
         let offset = try await service.resetHistory(channelUrl: try rest.param(ctx, "channel_url"), userId: user)
         return try rest.json(MessageOffset(tsMessageOffset: offset))
@@ -164,24 +162,24 @@ struct GroupChannelRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
     }
 
-    func invitationPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func invitationPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         try await service.requireUser(id)
         return try rest.json(InvitationPreference(autoAccept: try await service.invitationAutoAccept(userId: id)))
     }
 
-    func setInvitationPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func setInvitationPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         try await service.requireUser(id)
         guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
         try await service.setInvitationAutoAccept(userId: id, auto)
         return try rest.json(InvitationPreference(autoAccept: auto))
     }
 
-    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let b = try await rest.body(req)
         var r = CreateGroupChannelRequest(userIds: try b.userIds())
         r.name = try b.string("name") ?? ""
@@ -206,8 +204,8 @@ struct GroupChannelRoutes: Sendable {
         return try rest.json(payload)
     }
 
-    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func get(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
         if let me = caller.userId, !channel.isPublic {
             guard try await service.member(channel.channelUrl, userId: me) != nil else {
@@ -292,8 +290,8 @@ struct GroupChannelRoutes: Sendable {
         return try rest.json(ChannelPage(channels: channels, next: next, ts: service.now()))
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let q = QueryParameters(req.uri.query)
         var query = try listQuery(q, memberId: nil)
         if let me = caller.userId {
@@ -305,30 +303,21 @@ struct GroupChannelRoutes: Sendable {
         return try await page(query, viewer: caller.userId)
     }
 
-    func myChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func myChannels(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         return try await page(try listQuery(q, memberId: id), viewer: id)
-    }
-
-    struct ChangelogAnswer: Encodable {
-        let updated: [GroupChannelPayload]
-        let deleted: [String]
-        let hasMore: Bool
-        let next: String
-        let ts: Int64
-        enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next, ts }
     }
 
     /// `my_group_channels/changelogs`: the user's channels changed (or lost) since `change_ts` (ms) or a
     /// `token` from an earlier answer, oldest change first, `limit` (100) a page → `{updated, deleted:[url],
     /// has_more, next, ts}`; `custom_types`, `show_empty` (false), `show_frozen` (true) filter what is
     /// shown as updated.
-    func changelogs(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func changelogs(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         let cursor: ChannelChangeCursor
@@ -347,7 +336,7 @@ struct GroupChannelRoutes: Sendable {
             userId: id, after: cursor, limit: try q.int("limit", default: 100, range: 1...100), customTypes: q.list("custom_types"),
             showEmpty: try q.bool("show_empty", default: false), showFrozen: try q.bool("show_frozen", default: true))
         let next = Self.token(page.next)
-        return try rest.json(ChangelogAnswer(updated: page.updated, deleted: page.deleted, hasMore: page.hasMore, next: next, ts: service.now()))
+        return try rest.json(GroupChannelChangelog(updated: page.updated, deleted: page.deleted, hasMore: page.hasMore, next: next, ts: service.now()))
     }
 
     /// The member list query's filters and orders (seed 000): `operator_filter` all / operator / nonoperator,
@@ -388,8 +377,8 @@ struct GroupChannelRoutes: Sendable {
         return list
     }
 
-    func members(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func members(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
         try await service.requireViewer(channel, caller.userId)
         let q = QueryParameters(req.uri.query)

@@ -132,14 +132,17 @@ struct JSONBody {
     }
 }
 
-extension ChatService.ChannelChanges {
-    /// The properties an update of either channel type may change (`PUT /v3/group_channels/{url}`
-    /// and `PUT /v3/open_channels/{url}` read the same fields).
-    init(_ b: JSONBody) throws {
-        self.init()
-        name = try b.string("name")
-        coverUrl = try b.string("cover_url")
-        data = try b.string("data")
-        customType = try b.string("custom_type")
+/// The properties an update of either channel type may change (`PUT /v3/group_channels/{url}`
+/// and `PUT /v3/open_channels/{url}` read the same fields).
+struct ChannelChangesBody: Decodable {
+    var changes = ChatService.ChannelChanges()
+    enum CodingKeys: String, CodingKey { case name, coverUrl = "cover_url", data, customType = "custom_type" }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        changes.name = try c.string(.name)
+        changes.coverUrl = try c.string(.coverUrl)
+        changes.data = try c.string(.data)
+        changes.customType = try c.string(.customType)
     }
 }

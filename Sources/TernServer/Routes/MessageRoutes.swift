@@ -7,55 +7,38 @@ struct MessageRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.get("/v3/sdk/group_channels/:channel_url/messages") { req, ctx in try await list(req, ctx) }
-        router.get("/v3/group_channels/:channel_url/messages/unread_count") { req, ctx in try await unreadCounts(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/messages/mark_as_read") { req, ctx in try await markRead(req, ctx) }
-        router.put("/v3/group_channels/:channel_url/messages/mark_as_delivered") { req, ctx in try await markDelivered(req, ctx) }
-        router.get("/v3/sdk/group_channels/:channel_url/messages/:message_id") { req, ctx in try await get(req, ctx) }
-        router.get("/v3/search/messages") { req, ctx in try await search(req, ctx) }
-        router.get("/v3/group_channels/:channel_url/messages_gap") { req, ctx in try await gap(req, ctx) }
-        router.get("/v3/sdk/group_channels/:channel_url/messages_gap") { req, ctx in try await gap(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.get("/v3/sdk/group_channels/:channel_url/messages", use: list)
+        api.get("/v3/group_channels/:channel_url/messages/unread_count", use: unreadCounts)
+        api.put("/v3/group_channels/:channel_url/messages/mark_as_read", use: markRead)
+        api.put("/v3/group_channels/:channel_url/messages/mark_as_delivered", use: markDelivered)
+        api.get("/v3/sdk/group_channels/:channel_url/messages/:message_id", use: get)
+        api.get("/v3/search/messages", use: search)
+        api.get("/v3/group_channels/:channel_url/messages_gap", use: gap)
+        api.get("/v3/sdk/group_channels/:channel_url/messages_gap", use: gap)
         // Both channel types: a URL of the other type is not found.
-        for ct in ["group_channels", "open_channels"] {
-            let open = ct == "open_channels"
-            router.get("/v3/\(ct)/:channel_url/messages") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await list(req, ctx) }
-            router.post("/v3/\(ct)/:channel_url/messages") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await send(req, ctx) }
-            router.get("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await get(req, ctx) }
-            router.put("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await update(req, ctx) }
-            router.delete("/v3/\(ct)/:channel_url/messages/:message_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await delete(req, ctx) }
-            router.post("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await react(req, ctx, add: true) }
-            router.delete("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await react(req, ctx, add: false) }
-            router.get("/v3/\(ct)/:channel_url/messages/:message_id/reactions") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await reactions(req, ctx) }
-            router.get("/v3/\(ct)/:channel_url/messages/changelogs") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await changelogs(req, ctx) }
-            router.post("/v3/\(ct)/:channel_url/messages/:message_id/translation") { req, ctx in
-                try await rest.requireType(req, ctx, open: open)
-                return try await translate(req, ctx)
-            }
-            router.get("/v3/\(ct)/:channel_url/messages/total_count") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await totalCount(req, ctx) }
-            router.post("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await metaArray(req, ctx, .add) }
-            router.put("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await metaArray(req, ctx, nil) }
-            router.delete("/v3/\(ct)/:channel_url/messages/:message_id/sorted_metaarray") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await removeMetaKeys(req, ctx) }
+        for channel in rest.eachChannelType(on: api) {
+            channel.get("/messages", use: list)
+            channel.post("/messages", use: send)
+            channel.get("/messages/:message_id", use: get)
+            channel.put("/messages/:message_id", use: update)
+            channel.delete("/messages/:message_id", use: delete)
+            channel.post("/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: true) }
+            channel.delete("/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: false) }
+            channel.get("/messages/:message_id/reactions", use: reactions)
+            channel.get("/messages/changelogs", use: changelogs)
+            channel.post("/messages/:message_id/translation", use: translate)
+            channel.get("/messages/total_count", use: totalCount)
+            channel.post("/messages/:message_id/sorted_metaarray") { req, ctx in try await metaArray(req, ctx, .add) }
+            channel.put("/messages/:message_id/sorted_metaarray") { req, ctx in try await metaArray(req, ctx, nil) }
+            channel.delete("/messages/:message_id/sorted_metaarray", use: removeMetaKeys)
         }
-    }
-
-    struct Changelog: Encodable {
-        struct Deleted: Encodable {
-            let messageId: Int64
-            let deletedAt: Int64
-            enum CodingKeys: String, CodingKey { case messageId = "message_id", deletedAt = "deleted_at" }
-        }
-        let updated: [MessagePayload]
-        let deleted: [Deleted]
-        let hasMore: Bool
-        let next: String
-        enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next }
     }
 
     /// Message changelogs: what changed (edits, reactions, threads, previews) or went since `change_ts` (ms) or a
     /// `token`, oldest change first, 100 at most per page → `{updated, deleted:[{message_id, deleted_at}], has_more, next}`.
-    func changelogs(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func changelogs(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         try await service.requireReader(url, caller.userId)
         let q = QueryParameters(req.uri.query)
@@ -76,7 +59,7 @@ struct MessageRoutes: Sendable {
             url, after: cursor, limit: limit, viewer: caller.userId, extras: try Self.extras(q), replyType: replyType)
         let next = page.next.flatMap { try? JSONEncoder().encode($0).base64EncodedString() } ?? ""
         return try rest.json(
-            Changelog(
+            MessageChangelog(
                 updated: page.updated, deleted: page.deleted.map { .init(messageId: $0.id, deletedAt: $0.at) }, hasMore: page.hasMore,
                 next: next))
     }
@@ -86,24 +69,12 @@ struct MessageRoutes: Sendable {
     /// Messages one side of a gap answers with at most (the client asks again while `…_hasmore`).
     static let gapPage = 100
 
-    struct GapAnswer: Encodable {
-        let prevMessages: [MessagePayload]
-        let prevHasmore: Bool
-        let nextMessages: [MessagePayload]
-        let nextHasmore: Bool
-        let isHugeGap: Bool
-        enum CodingKeys: String, CodingKey {
-            case prevMessages = "prev_messages", prevHasmore = "prev_hasmore", nextMessages = "next_messages"
-            case nextHasmore = "next_hasmore", isHugeGap = "is_huge_gap"
-        }
-    }
-
     /// `messages_gap` (what a client that was away missed, research/sendbird.md §3): the messages between
     /// `prev_start_ts` and `prev_end_ts` (newest `gapPage` of them) and between `next_start_ts` and `next_end_ts`
     /// (oldest `gapPage`), bounds included; `…_cache_count` is how many of them the client already holds. More than
     /// `hugeGap` missing on either side answers `is_huge_gap` with no messages.
-    func gap(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func gap(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         try await service.requireReader(url, caller.userId)
         let q = QueryParameters(req.uri.query)
@@ -130,11 +101,11 @@ struct MessageRoutes: Sendable {
         let prev = try await side(try q.int("prev_start_ts"), try q.int("prev_end_ts"), cache: try q.int("prev_cache_count"), forward: false)
         let next = try await side(try q.int("next_start_ts"), try q.int("next_end_ts"), cache: try q.int("next_cache_count"), forward: true)
         if prev.huge || next.huge {
-            return try rest.json(GapAnswer(prevMessages: [], prevHasmore: false, nextMessages: [], nextHasmore: false, isHugeGap: true))
+            return try rest.json(MessageGap(prevMessages: [], prevHasmore: false, nextMessages: [], nextHasmore: false, isHugeGap: true))
         }
         let reverse = try q.bool("reverse", default: false)
         return try rest.json(
-            GapAnswer(
+            MessageGap(
                 prevMessages: reverse ? prev.messages.reversed() : prev.messages, prevHasmore: prev.more,
                 nextMessages: reverse ? next.messages.reversed() : next.messages, nextHasmore: next.more, isHugeGap: false))
     }
@@ -145,8 +116,8 @@ struct MessageRoutes: Sendable {
     }
 
     /// `POST` adds keys and values; `PUT` with `mode` add (default) or remove, and `upsert`.
-    func metaArray(_ req: Request, _ ctx: some RequestContext, _ fixed: MetaArrayChange.Mode?) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func metaArray(_ req: Request, _ ctx: RESTRequestContext, _ fixed: MetaArrayChange.Mode?) async throws -> Response {
+        let caller = try ctx.caller
         let b = try await rest.body(req)
         guard let items = try Self.metaArray(b, "sorted_metaarray") else { throw SendbirdError.missing("sorted_metaarray") }
         let mode: MetaArrayChange.Mode
@@ -165,8 +136,8 @@ struct MessageRoutes: Sendable {
         return try rest.json(MetaArrayAnswer(sortedMetaarray: m.sortedMetaarray))
     }
 
-    func removeMetaKeys(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func removeMetaKeys(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         guard let keys = QueryParameters(req.uri.query).list("keys"), !keys.isEmpty else { throw SendbirdError.missing("keys") }
         var u = MessageUpdate()
         u.metaarray = MetaArrayChange(items: keys.map { MetaArrayItem(key: $0, value: []) }, mode: .remove)
@@ -176,16 +147,16 @@ struct MessageRoutes: Sendable {
 
     struct Total: Encodable { let total: Int }
 
-    func totalCount(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func totalCount(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let channel = try await service.requireChannel(url)
         if let me = caller.userId { _ = try await service.requireMember(channel, me, code: .unauthorizedRequest) }
         return try rest.json(Total(total: try await service.messageCount(url)))
     }
 
-    func search(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func search(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let q = QueryParameters(req.uri.query)
         guard let keyword = q.string("query") else { throw SendbirdError.missing("query") }
         var r = MessageSearchRequest(keyword: keyword)
@@ -205,7 +176,7 @@ struct MessageRoutes: Sendable {
         return try rest.json(try await service.searchMessages(r, viewer: viewer))
     }
 
-    func messageId(_ ctx: some RequestContext) throws -> Int64 {
+    func messageId(_ ctx: RESTRequestContext) throws -> Int64 {
         let raw = try rest.param(ctx, "message_id")
         guard let id = Int64(raw) else { throw SendbirdErrorFactory.wrongType("message_id", "integer") }
         return id
@@ -240,8 +211,8 @@ struct MessageRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case messages, hasNext = "has_next" }
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         // Who may read comes before what was asked: a non-member learns nothing from the checks.
         try await service.requireReader(url, caller.userId)
@@ -297,8 +268,8 @@ struct MessageRoutes: Sendable {
 
     /// Translates a message into `target_langs` (at most 10) through the configured provider
     /// (`ternd serve --translation-command`); without one, 400111. Readers of the channel only.
-    func translate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func translate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         var message = try await service.getMessage(url, id: try messageId(ctx), viewer: caller.userId, extras: [])
         let langs = try await rest.body(req).stringArray("target_langs") ?? []
@@ -318,14 +289,14 @@ struct MessageRoutes: Sendable {
         return try rest.json(message)
     }
 
-    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func get(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         return try rest.json(try await service.getMessage(url, id: try messageId(ctx), viewer: caller.userId))
     }
 
-    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         var u = MessageUpdate()
@@ -345,14 +316,14 @@ struct MessageRoutes: Sendable {
         return try rest.json(try await service.updateMessage(channelUrl: url, id: try messageId(ctx), u, by: caller.userId, origin: caller.origin))
     }
 
-    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func delete(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         try await service.deleteMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), by: caller.userId, origin: caller.origin)
         return try rest.empty()
     }
 
-    func react(_ req: Request, _ ctx: some RequestContext, add: Bool) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func react(_ req: Request, _ ctx: RESTRequestContext, add: Bool) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let userId: String
         let key: String
@@ -377,8 +348,8 @@ struct MessageRoutes: Sendable {
 
     struct ReactionList: Encodable { let reactions: [String: [String]] }
 
-    func reactions(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func reactions(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let m = try await service.getMessage(url, id: try messageId(ctx), viewer: caller.userId, extras: .reactions)
         var out: [String: [String]] = [:]
@@ -386,8 +357,8 @@ struct MessageRoutes: Sendable {
         return try rest.json(ReactionList(reactions: out))
     }
 
-    func send(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func send(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         let type = try b.string("message_type") ?? "MESG"
@@ -430,8 +401,8 @@ struct MessageRoutes: Sendable {
         return try b.requiredString("user_id")
     }
 
-    func markRead(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func markRead(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let userId = try actingUser(caller, try await rest.body(req))
         _ = try await service.requireChannel(url)
@@ -439,8 +410,8 @@ struct MessageRoutes: Sendable {
         return try rest.empty()
     }
 
-    func markDelivered(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func markDelivered(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let userId = try actingUser(caller, try await rest.body(req))
         let channel = try await service.requireChannel(url)
@@ -451,8 +422,8 @@ struct MessageRoutes: Sendable {
         return try rest.json(Delivered(ts: ts))
     }
 
-    func unreadCounts(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func unreadCounts(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let channel = try await service.requireChannel(url)
         if let me = caller.userId { _ = try await service.requireMember(channel, me, code: .unauthorizedRequest) }

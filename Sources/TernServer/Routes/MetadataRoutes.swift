@@ -8,24 +8,22 @@ struct MetadataRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        for ct in ["group_channels", "open_channels"] {
-            let open = ct == "open_channels"
-            let base = "/v3/\(ct)/:channel_url"
-            router.post("\(base)/metadata") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await createMetadata(req, ctx) }
-            router.get("\(base)/metadata") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await getMetadata(req, ctx, key: nil) }
-            router.put("\(base)/metadata") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await updateMetadata(req, ctx, key: nil) }
-            router.delete("\(base)/metadata") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await deleteMetadata(req, ctx, key: nil) }
-            router.get("\(base)/metadata/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await getMetadata(req, ctx, key: try rest.param(ctx, "key")) }
-            router.put("\(base)/metadata/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await updateMetadata(req, ctx, key: try rest.param(ctx, "key")) }
-            router.delete("\(base)/metadata/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await deleteMetadata(req, ctx, key: try rest.param(ctx, "key")) }
-            router.post("\(base)/metacounter") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await createCounters(req, ctx) }
-            router.get("\(base)/metacounter") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await getCounters(req, ctx, key: nil) }
-            router.put("\(base)/metacounter") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await updateCounters(req, ctx, key: nil) }
-            router.delete("\(base)/metacounter") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await deleteCounters(req, ctx, key: nil) }
-            router.get("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await getCounters(req, ctx, key: try rest.param(ctx, "key")) }
-            router.put("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await updateCounters(req, ctx, key: try rest.param(ctx, "key")) }
-            router.delete("\(base)/metacounter/:key") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await deleteCounters(req, ctx, key: try rest.param(ctx, "key")) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        for channel in rest.eachChannelType(on: api) {
+            channel.post("/metadata", use: createMetadata)
+            channel.get("/metadata") { req, ctx in try await getMetadata(req, ctx, key: nil) }
+            channel.put("/metadata") { req, ctx in try await updateMetadata(req, ctx, key: nil) }
+            channel.delete("/metadata") { req, ctx in try await deleteMetadata(req, ctx, key: nil) }
+            channel.get("/metadata/:key") { req, ctx in try await getMetadata(req, ctx, key: try rest.param(ctx, "key")) }
+            channel.put("/metadata/:key") { req, ctx in try await updateMetadata(req, ctx, key: try rest.param(ctx, "key")) }
+            channel.delete("/metadata/:key") { req, ctx in try await deleteMetadata(req, ctx, key: try rest.param(ctx, "key")) }
+            channel.post("/metacounter", use: createCounters)
+            channel.get("/metacounter") { req, ctx in try await getCounters(req, ctx, key: nil) }
+            channel.put("/metacounter") { req, ctx in try await updateCounters(req, ctx, key: nil) }
+            channel.delete("/metacounter") { req, ctx in try await deleteCounters(req, ctx, key: nil) }
+            channel.get("/metacounter/:key") { req, ctx in try await getCounters(req, ctx, key: try rest.param(ctx, "key")) }
+            channel.put("/metacounter/:key") { req, ctx in try await updateCounters(req, ctx, key: try rest.param(ctx, "key")) }
+            channel.delete("/metacounter/:key") { req, ctx in try await deleteCounters(req, ctx, key: try rest.param(ctx, "key")) }
         }
     }
 
@@ -42,16 +40,16 @@ struct MetadataRoutes: Sendable {
         try rest.json(MetadataAnswer(channelUrl: url, metadata: metadata, ts: service.now()))
     }
 
-    func createMetadata(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func createMetadata(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         guard let items = try await rest.body(req).stringMap("metadata") else { throw SendbirdError.missing("metadata") }
         try await service.changeChannelMetadata(url, .create(items), by: caller.userId)
         return try answer(url, items)
     }
 
-    func getMetadata(_ req: Request, _ ctx: some RequestContext, key: String?) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func getMetadata(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let q = QueryParameters(req.uri.query)
         if let key {
@@ -63,8 +61,8 @@ struct MetadataRoutes: Sendable {
         return try answer(url, try await service.channelMetadata(url, keys: keys.isEmpty ? nil : keys, by: caller.userId))
     }
 
-    func updateMetadata(_ req: Request, _ ctx: some RequestContext, key: String?) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func updateMetadata(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         let upsert = try b.bool("upsert") ?? false
@@ -78,24 +76,24 @@ struct MetadataRoutes: Sendable {
         return try answer(url, items)
     }
 
-    func deleteMetadata(_ req: Request, _ ctx: some RequestContext, key: String?) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func deleteMetadata(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let one = key ?? QueryParameters(req.uri.query).nonEmpty("key")
         try await service.changeChannelMetadata(url, .delete(one.map { [$0] }), by: caller.userId)
         return try rest.json(TimeAnswer(ts: service.now()))
     }
 
-    func createCounters(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func createCounters(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         guard let items = try await rest.body(req).intMap("metacounter") else { throw SendbirdError.missing("metacounter") }
         let r = try await service.changeChannelMetacounters(url, .create(items), by: caller.userId)
         return try rest.json(r.created)
     }
 
-    func getCounters(_ req: Request, _ ctx: some RequestContext, key: String?) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func getCounters(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let q = QueryParameters(req.uri.query)
         let keys = key.map { [$0] } ?? q.list("keys")
@@ -104,8 +102,8 @@ struct MetadataRoutes: Sendable {
         return try rest.json(found)
     }
 
-    func updateCounters(_ req: Request, _ ctx: some RequestContext, key: String?) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func updateCounters(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         let mode = try b.string("mode") ?? "set"
@@ -122,8 +120,8 @@ struct MetadataRoutes: Sendable {
         return try rest.json(r.created.merging(r.updated) { a, _ in a })
     }
 
-    func deleteCounters(_ req: Request, _ ctx: some RequestContext, key: String?) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func deleteCounters(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let one = key ?? QueryParameters(req.uri.query).nonEmpty("key")
         try await service.changeChannelMetacounters(url, .delete(one.map { [$0] }), by: caller.userId)

@@ -7,40 +7,31 @@ struct ModerationRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        for ct in ["group_channels", "open_channels"] {
-            let open = ct == "open_channels"
-            let base = "/v3/\(ct)/:channel_url"
-            router.post("\(base)/operators") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await addOperators(req, ctx) }
-            router.get("\(base)/operators") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await operators(req, ctx) }
-            router.delete("\(base)/operators") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await removeOperators(req, ctx) }
-            router.post("\(base)/ban") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await restrict(req, ctx, .ban) }
-            router.get("\(base)/ban") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await list(req, ctx, .ban) }
-            router.get("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await one(req, ctx, .ban) }
-            router.put("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await restrict(req, ctx, .ban) }
-            router.delete("\(base)/ban/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await lift(req, ctx, .ban) }
-            router.post("\(base)/mute") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await restrict(req, ctx, .mute) }
-            router.get("\(base)/mute") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await list(req, ctx, .mute) }
-            router.get("\(base)/mute/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await one(req, ctx, .mute) }
-            router.delete("\(base)/mute/:user_id") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await lift(req, ctx, .mute) }
-            router.post("/v3/report/\(ct)/:channel_url") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await report(req, ctx, message: false) }
-            router.post("/v3/report/\(ct)/:channel_url/messages/:message_id") { req, ctx in
-                try await rest.requireType(req, ctx, open: open)
-                return try await report(req, ctx, message: true)
-            }
-            router.get("/v3/report/\(ct)/:channel_url") { req, ctx in try await rest.requireType(req, ctx, open: open); return try await reports(req, ctx, .channel) }
-            router.get("/v3/report/\(ct)/:channel_url/messages/:message_id") { req, ctx in
-                try await rest.requireType(req, ctx, open: open)
-                return try await reports(req, ctx, .message)
-            }
-            router.get("/v3/report/\(ct)/:channel_url/profanity_messages/:message_id") { req, ctx in
-                try await rest.requireType(req, ctx, open: open)
-                return try await moderatedMessage(req, ctx)
-            }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        for channel in rest.eachChannelType(on: api) {
+            channel.post("/operators", use: addOperators)
+            channel.get("/operators", use: operators)
+            channel.delete("/operators", use: removeOperators)
+            channel.post("/ban") { req, ctx in try await restrict(req, ctx, .ban) }
+            channel.get("/ban") { req, ctx in try await list(req, ctx, .ban) }
+            channel.get("/ban/:user_id") { req, ctx in try await one(req, ctx, .ban) }
+            channel.put("/ban/:user_id") { req, ctx in try await restrict(req, ctx, .ban) }
+            channel.delete("/ban/:user_id") { req, ctx in try await lift(req, ctx, .ban) }
+            channel.post("/mute") { req, ctx in try await restrict(req, ctx, .mute) }
+            channel.get("/mute") { req, ctx in try await list(req, ctx, .mute) }
+            channel.get("/mute/:user_id") { req, ctx in try await one(req, ctx, .mute) }
+            channel.delete("/mute/:user_id") { req, ctx in try await lift(req, ctx, .mute) }
         }
-        router.post("/v3/report/users/:user_id") { req, ctx in try await reportUser(req, ctx) }
-        router.get("/v3/report/users/:user_id") { req, ctx in try await reports(req, ctx, .user) }
-        router.get("/v3/report") { req, ctx in try await reports(req, ctx, .all) }
+        for channel in rest.eachChannelType(on: api, under: "/v3/report") {
+            channel.post { req, ctx in try await report(req, ctx, message: false) }
+            channel.post("/messages/:message_id") { req, ctx in try await report(req, ctx, message: true) }
+            channel.get { req, ctx in try await reports(req, ctx, .channel) }
+            channel.get("/messages/:message_id") { req, ctx in try await reports(req, ctx, .message) }
+            channel.get("/profanity_messages/:message_id", use: moderatedMessage)
+        }
+        api.post("/v3/report/users/:user_id", use: reportUser)
+        api.get("/v3/report/users/:user_id") { req, ctx in try await reports(req, ctx, .user) }
+        api.get("/v3/report") { req, ctx in try await reports(req, ctx, .all) }
     }
 
     // MARK: Operators
@@ -50,8 +41,8 @@ struct ModerationRoutes: Sendable {
         let next: String
     }
 
-    func addOperators(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func addOperators(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         guard let ids = try b.stringArray("operator_ids") ?? b.stringArray("operators") else { throw SendbirdError.missing("operator_ids") }
@@ -59,8 +50,8 @@ struct ModerationRoutes: Sendable {
         return try rest.empty()
     }
 
-    func removeOperators(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func removeOperators(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let q = QueryParameters(req.uri.query)
         let all = try q.bool("delete_all", default: false)
@@ -70,8 +61,8 @@ struct ModerationRoutes: Sendable {
         return try rest.empty()
     }
 
-    func operators(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func operators(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         // A private channel's operators are for its members (and those invited) to see.
         try await service.requireViewer(try await service.requireChannel(try rest.param(ctx, "channel_url")), caller.userId)
         let q = QueryParameters(req.uri.query)
@@ -115,8 +106,8 @@ struct ModerationRoutes: Sendable {
     }
 
     /// `POST …/ban {user_id, seconds, description}` (also `banned_list`/`user_ids` for several); `PUT …/ban/{id}` changes one.
-    func restrict(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func restrict(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let b = try await rest.body(req)
         var ids: [String] = []
@@ -153,8 +144,8 @@ struct ModerationRoutes: Sendable {
         return try rest.json(ManyRestrictions(items: answers))
     }
 
-    func lift(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func lift(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let user = try rest.param(ctx, "user_id")
         if kind == .ban {
@@ -182,8 +173,8 @@ struct ModerationRoutes: Sendable {
         }
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func list(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
@@ -197,8 +188,8 @@ struct ModerationRoutes: Sendable {
 
     /// `GET …/mute/{id}` answers `{is_muted, remaining_duration, start_at, end_at, description}` (also for the
     /// user themselves); `GET …/ban/{id}` the ban, or 400201 when there is none.
-    func one(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func one(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         let user = try rest.param(ctx, "user_id")
         if let me = caller.userId, me != user, let roster = try await service.roster(url), !roster.isOperator(me) {
@@ -221,8 +212,8 @@ struct ModerationRoutes: Sendable {
 
     /// A message the profanity or domain filter changed, as it was sent (`message`) beside what
     /// was stored (`filtered_message`). Platform API only; 400201 for a message the filter left alone.
-    func moderatedMessage(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func moderatedMessage(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let url = try rest.param(ctx, "channel_url")
         let raw = try rest.param(ctx, "message_id")
         guard let id = Int64(raw) else { throw SendbirdError(.invalidValue, "Invalid value: \"message_id\".") }
@@ -248,8 +239,8 @@ struct ModerationRoutes: Sendable {
         return given
     }
 
-    func report(_ req: Request, _ ctx: some RequestContext, message: Bool) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func report(_ req: Request, _ ctx: RESTRequestContext, message: Bool) async throws -> Response {
+        let caller = try ctx.caller
         let b = try await rest.body(req)
         let url = try rest.param(ctx, "channel_url")
         var messageId: Int64?
@@ -264,8 +255,8 @@ struct ModerationRoutes: Sendable {
         return try rest.json(try await present([r])[0])
     }
 
-    func reportUser(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func reportUser(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let b = try await rest.body(req)
         let offender = try rest.param(ctx, "user_id")
         let url = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
@@ -290,8 +281,8 @@ struct ModerationRoutes: Sendable {
     }
 
     /// Report listings: the Platform API only.
-    func reports(_ req: Request, _ ctx: some RequestContext, _ scope: ReportScope) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func reports(_ req: Request, _ ctx: RESTRequestContext, _ scope: ReportScope) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let q = QueryParameters(req.uri.query)
         var query = ReportQuery()
         query.limit = try q.int("limit", default: 10, range: 1...100)

@@ -7,15 +7,15 @@ struct OpenChannelRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/open_channels") { req, ctx in try await create(req, ctx) }
-        router.get("/v3/open_channels") { req, ctx in try await list(req, ctx) }
-        router.get("/v3/open_channels/:channel_url") { req, ctx in try await get(req, ctx) }
-        router.get("/v3/sdk/open_channels/:channel_url") { req, ctx in try await get(req, ctx) }
-        router.put("/v3/open_channels/:channel_url") { req, ctx in try await update(req, ctx) }
-        router.delete("/v3/open_channels/:channel_url") { req, ctx in try await delete(req, ctx) }
-        router.put("/v3/open_channels/:channel_url/freeze") { req, ctx in try await freeze(req, ctx) }
-        router.get("/v3/open_channels/:channel_url/participants") { req, ctx in try await participants(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/open_channels", use: create)
+        api.get("/v3/open_channels", use: list)
+        api.get("/v3/open_channels/:channel_url", use: get)
+        api.get("/v3/sdk/open_channels/:channel_url", use: get)
+        api.put("/v3/open_channels/:channel_url", use: update)
+        api.delete("/v3/open_channels/:channel_url", use: delete)
+        api.put("/v3/open_channels/:channel_url/freeze", use: freeze)
+        api.get("/v3/open_channels/:channel_url/participants", use: participants)
     }
 
     func present(_ channel: ChannelRecord) async throws -> Response {
@@ -23,33 +23,56 @@ struct OpenChannelRoutes: Sendable {
     }
 
     /// Operators arrive as `operators` from the SDK and as `operator_ids` from the Platform API.
-    static func operatorIds(_ b: JSONBody) throws -> [String]? {
-        if let ids = try b.stringArray("operator_ids") { return ids }
-        return try b.stringArray("operators")
+    static func operatorIds(_ c: KeyedDecodingContainer<CreateBody.CodingKeys>) throws -> [String]? {
+        if let ids = try c.stringArray(.operatorIds) { return ids }
+        return try c.stringArray(.operators)
     }
 
-    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
-        let b = try await rest.body(req)
-        var r = CreateOpenChannelRequest()
-        r.channelUrl = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
-        r.name = try b.string("name") ?? ""
-        r.coverUrl = try b.string("cover_url") ?? ""
-        r.customType = try b.string("custom_type") ?? ""
-        r.data = try b.string("data") ?? ""
-        r.isEphemeral = try b.bool("is_ephemeral") ?? false
-        r.operatorIds = try Self.operatorIds(b) ?? []
+    /// `POST /v3/open_channels`.
+    struct CreateBody: Decodable {
+        var request = CreateOpenChannelRequest()
+        enum CodingKeys: String, CodingKey {
+            case channelUrl = "channel_url", name, coverUrl = "cover_url", customType = "custom_type", data, isEphemeral = "is_ephemeral"
+            case operatorIds = "operator_ids", operators
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            request.channelUrl = try c.string(.channelUrl).flatMap { $0.isEmpty ? nil : $0 }
+            request.name = try c.string(.name) ?? ""
+            request.coverUrl = try c.string(.coverUrl) ?? ""
+            request.customType = try c.string(.customType) ?? ""
+            request.data = try c.string(.data) ?? ""
+            request.isEphemeral = try c.bool(.isEphemeral) ?? false
+            request.operatorIds = try OpenChannelRoutes.operatorIds(c) ?? []
+        }
+    }
+
+    /// `PUT /v3/open_channels/{url}`: what both channel types change, and the operators.
+    struct UpdateBody: Decodable {
+        let changes: ChatService.ChannelChanges
+        let operatorIds: [String]?
+
+        init(from decoder: any Decoder) throws {
+            changes = try ChannelChangesBody(from: decoder).changes
+            operatorIds = try OpenChannelRoutes.operatorIds(try decoder.container(keyedBy: CreateBody.CodingKeys.self))
+        }
+    }
+
+    func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
+        var r = try await req.decode(as: CreateBody.self, context: ctx).request
         r.creator = caller.userId
         return try await present(try await service.createOpenChannel(r))
     }
 
-    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+    func get(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        _ = try ctx.caller
         return try await present(try await service.requireOpenChannel(try rest.param(ctx, "channel_url")))
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+    func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        _ = try ctx.caller
         let q = QueryParameters(req.uri.query)
         var query = OpenChannelListQuery()
         query.limit = try q.int("limit", default: 10, range: 1...100)
@@ -67,25 +90,23 @@ struct OpenChannelRoutes: Sendable {
         return try rest.json(OpenChannelPage(channels: try await service.presentOpen(page), next: next))
     }
 
-    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        let changes = try ChatService.ChannelChanges(b)
-        let channel = try await service.updateOpenChannel(channelUrl: url, changes, operatorIds: try Self.operatorIds(b), by: caller.userId)
+        let body = try await req.decode(as: UpdateBody.self, context: ctx)
+        let channel = try await service.updateOpenChannel(channelUrl: url, body.changes, operatorIds: body.operatorIds, by: caller.userId)
         return try await present(channel)
     }
 
-    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func delete(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         try await service.deleteOpenChannel(channelUrl: try rest.param(ctx, "channel_url"), by: caller.userId)
         return try rest.empty()
     }
 
-    func freeze(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
-        let b = try await rest.body(req)
-        guard let frozen = try b.bool("freeze") else { throw SendbirdError.missing("freeze") }
+    func freeze(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
+        let frozen = try await req.decode(as: FreezeBody.self, context: ctx).freeze
         return try await present(try await service.setOpenFrozen(channelUrl: try rest.param(ctx, "channel_url"), frozen: frozen, by: caller.userId))
     }
 
@@ -94,8 +115,8 @@ struct OpenChannelRoutes: Sendable {
         let next: String
     }
 
-    func participants(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func participants(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         // Who is in the room is for those who may be in it (not the banned).
         try await service.requireReader(try rest.param(ctx, "channel_url"), caller.userId)
         let q = QueryParameters(req.uri.query)

@@ -16,27 +16,27 @@ struct PushRoutes: Sendable {
     static let triggerOptions: Set<String> = ["all", "mention_only", "off"]
     static let channelTriggerOptions: Set<String> = ["default", "all", "mention_only", "off"]
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/users/:user_id/push/:token_type") { req, ctx in try await addToken(req, ctx) }
-        router.get("/v3/users/:user_id/push/:token_type") { req, ctx in try await listTokens(req, ctx) }
-        router.delete("/v3/users/:user_id/push/:token_type/:token") { req, ctx in try await removeToken(req, ctx) }
-        router.delete("/v3/users/:user_id/push") { req, ctx in try await removeAllTokens(req, ctx) }
-        router.get("/v3/push/device_tokens/:token_type/:token") { req, ctx in try await owners(req, ctx, remove: false) }
-        router.delete("/v3/push/device_tokens/:token_type/:token") { req, ctx in try await owners(req, ctx, remove: true) }
-        router.put("/v3/users/:user_id/push/template") { req, ctx in try await setTemplate(req, ctx) }
-        router.get("/v3/users/:user_id/push/template") { req, ctx in try await getTemplate(req, ctx) }
-        router.get("/v3/users/:user_id/push_preference") { req, ctx in try await preferences(req, ctx) }
-        router.put("/v3/users/:user_id/push_preference") { req, ctx in try await updatePreferences(req, ctx) }
-        router.delete("/v3/users/:user_id/push_preference") { req, ctx in try await resetPreferences(req, ctx) }
-        router.get("/v3/users/:user_id/push_preference/:channel_url") { req, ctx in try await channelPreference(req, ctx) }
-        router.put("/v3/users/:user_id/push_preference/:channel_url") { req, ctx in try await updateChannelPreference(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/users/:user_id/push/:token_type", use: addToken)
+        api.get("/v3/users/:user_id/push/:token_type", use: listTokens)
+        api.delete("/v3/users/:user_id/push/:token_type/:token", use: removeToken)
+        api.delete("/v3/users/:user_id/push", use: removeAllTokens)
+        api.get("/v3/push/device_tokens/:token_type/:token") { req, ctx in try await owners(req, ctx, remove: false) }
+        api.delete("/v3/push/device_tokens/:token_type/:token") { req, ctx in try await owners(req, ctx, remove: true) }
+        api.put("/v3/users/:user_id/push/template", use: setTemplate)
+        api.get("/v3/users/:user_id/push/template", use: getTemplate)
+        api.get("/v3/users/:user_id/push_preference", use: preferences)
+        api.put("/v3/users/:user_id/push_preference", use: updatePreferences)
+        api.delete("/v3/users/:user_id/push_preference", use: resetPreferences)
+        api.get("/v3/users/:user_id/push_preference/:channel_url", use: channelPreference)
+        api.put("/v3/users/:user_id/push_preference/:channel_url", use: updateChannelPreference)
     }
 
     // MARK: Plumbing
 
-    func subject(_ req: Request, _ ctx: some RequestContext) async throws -> UserRecord { try await rest.pathUser(req, ctx) }
+    func subject(_ req: Request, _ ctx: RESTRequestContext) async throws -> UserRecord { try await rest.pathUser(req, ctx) }
 
-    func tokenType(_ ctx: some RequestContext) throws -> String {
+    func tokenType(_ ctx: RESTRequestContext) throws -> String {
         let t = try rest.param(ctx, "token_type").lowercased()
         guard Self.tokenTypes[t] != nil else {
             throw SendbirdError(.invalidValue, "Invalid value: \"token_type\" must be gcm, apns, apns_voip or huawei.")
@@ -72,7 +72,7 @@ struct PushRoutes: Sendable {
         let user: BasicUser
     }
 
-    func addToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func addToken(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         let type = try tokenType(ctx)
         let b = try await rest.body(req)
@@ -96,7 +96,7 @@ struct PushRoutes: Sendable {
         }
     }
 
-    func listTokens(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func listTokens(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         let type = try tokenType(ctx)
         let tokens = try await service.deviceTokens(userId: user.userId, type: type)
@@ -108,7 +108,7 @@ struct PushRoutes: Sendable {
         let user: BasicUser
     }
 
-    func removeToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func removeToken(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         let type = try tokenType(ctx)
         let token = try rest.param(ctx, "token")
@@ -122,7 +122,7 @@ struct PushRoutes: Sendable {
         let user: BasicUser
     }
 
-    func removeAllTokens(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func removeAllTokens(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         var all: [String] = []
         for type in Self.tokenTypes.keys.sorted() { all += try await service.deviceTokens(userId: user.userId, type: type) }
@@ -131,8 +131,8 @@ struct PushRoutes: Sendable {
     }
 
     /// Who holds a token, or (`remove`) takes it from every owner: a list of users either way.
-    func owners(_ req: Request, _ ctx: some RequestContext, remove: Bool) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func owners(_ req: Request, _ ctx: RESTRequestContext, remove: Bool) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let type = try tokenType(ctx)
         let token = try rest.param(ctx, "token")
         let ids =
@@ -148,7 +148,7 @@ struct PushRoutes: Sendable {
 
     struct Template: Encodable { let name: String }
 
-    func setTemplate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func setTemplate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         guard let name = try await rest.body(req).string("name"), ["default", "alternative"].contains(name) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"name\" must be default or alternative.")
@@ -157,7 +157,7 @@ struct PushRoutes: Sendable {
         return try rest.json(Template(name: name))
     }
 
-    func getTemplate(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func getTemplate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         let stored = try await rest.loadDocument("push_template", user.userId)
         return try rest.json(Template(name: stored?["name"] as? String ?? "default"))
@@ -174,7 +174,7 @@ struct PushRoutes: Sendable {
         ]
     }
 
-    func preferences(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func preferences(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         return try rest.document(try await rest.loadDocument("push_preference", user.userId) ?? Self.defaults)
     }
@@ -241,7 +241,7 @@ struct PushRoutes: Sendable {
         return p
     }
 
-    func updatePreferences(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func updatePreferences(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         let current = try await rest.loadDocument("push_preference", user.userId) ?? Self.defaults
         let merged = try Self.merge(try await rest.body(req), into: current)
@@ -249,7 +249,7 @@ struct PushRoutes: Sendable {
         return try rest.document(merged)
     }
 
-    func resetPreferences(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func resetPreferences(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         try await service.setSetting(scope: "push_preference", key: user.userId, json: nil)
         try await service.deleteSettings(scope: "push_preference_channel", keyPrefix: user.userId + "\u{1F}")
@@ -257,7 +257,7 @@ struct PushRoutes: Sendable {
     }
 
     /// The per-channel preference of a member: `{enable, push_trigger_option, push_sound}`.
-    func channelKey(_ req: Request, _ ctx: some RequestContext) async throws -> (user: UserRecord, key: String) {
+    func channelKey(_ req: Request, _ ctx: RESTRequestContext) async throws -> (user: UserRecord, key: String) {
         let user = try await subject(req, ctx)
         let url = try rest.param(ctx, "channel_url")
         let channel = try await service.requireGroupChannel(url)
@@ -267,14 +267,14 @@ struct PushRoutes: Sendable {
         return (user, user.userId + "\u{1F}" + url)
     }
 
-    func channelPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func channelPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let (_, key) = try await channelKey(req, ctx)
         var p = try await rest.loadDocument("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]
         p["enable"] = (p["push_trigger_option"] as? String) != "off"
         return try rest.document(p)
     }
 
-    func updateChannelPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func updateChannelPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let (_, key) = try await channelKey(req, ctx)
         let b = try await rest.body(req)
         var p = try await rest.loadDocument("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]

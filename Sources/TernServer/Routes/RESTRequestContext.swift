@@ -5,14 +5,28 @@ import NIOCore
 import TernProtocol
 
 /// The REST router's request context: Hummingbird's basic one plus the peer's address (the IP
-/// allow-list of Platform API calls needs it).
+/// allow-list of Platform API calls needs it) and, behind ``CallerMiddleware``, who is calling.
 public struct RESTRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// Set by ``CallerMiddleware``; nil on the routes that take no credentials.
+    var authenticated: Caller?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+    }
+
+    /// Request bodies are read with Sendbird's errors (``SendbirdRequestDecoder``).
+    public var requestDecoder: SendbirdRequestDecoder { SendbirdRequestDecoder() }
+
+    /// Who is calling. Routes behind ``CallerMiddleware`` always have one; elsewhere this throws
+    /// the error of a request without credentials (400401).
+    var caller: Caller {
+        get throws {
+            guard let authenticated else { throw RESTSupport.noCredentials }
+            return authenticated
+        }
     }
 }
 

@@ -45,22 +45,10 @@ extension HTTPField.Name {
 struct RESTSupport: Sendable {
     let service: ChatService
 
-    /// The caller of the request being served, once known: a route's type check and its handler
-    /// both ask, and a session key is looked up once (``SendbirdErrorMiddleware`` sets a fresh box
-    /// for each request).
-    final class CallerMemo: @unchecked Sendable {
-        var caller: Caller?
-    }
-    @TaskLocal static var memo: CallerMemo?
+    static let noCredentials = SendbirdError(
+        .invalidApiToken, "Invalid value: \"Api-Token\": an Api-Token or Session-Key header is required.")
 
     /// Reads `Api-Token` or `Session-Key` (header names are case-insensitive).
-    func caller(_ request: Request) async throws -> Caller {
-        if let known = Self.memo?.caller { return known }
-        let found = try await authenticate(request)
-        Self.memo?.caller = found
-        return found
-    }
-
     func authenticate(_ request: Request) async throws -> Caller {
         if let token = request.headers[.apiToken] {
             guard try await service.isAPIToken(token) else {
@@ -71,7 +59,7 @@ struct RESTSupport: Sendable {
         if let key = request.headers[.sessionKey] {
             return .user(try await service.userForSessionKey(key))
         }
-        throw SendbirdError(.invalidApiToken, "Invalid value: \"Api-Token\": an Api-Token or Session-Key header is required.")
+        throw Self.noCredentials
     }
 
     func body(_ request: Request) async throws -> JSONBody {
@@ -98,22 +86,11 @@ struct RESTSupport: Sendable {
         return JSONBody(object: object)
     }
 
-    /// 400201 when the path's channel exists but is of the other type (`open_channels` vs `group_channels`).
-    /// The caller is authenticated first: an anonymous request learns nothing about which channels
-    /// exist (401/400401, never 404 or 400201).
-    func requireType(_ request: Request, _ context: some RequestContext, open: Bool) async throws {
-        _ = try await caller(request)
-        let url = try param(context, "channel_url")
-        if let c = try await service.channel(url), c.isOpen != open {
-            throw SendbirdError(.notFound, "\"Channel\" not found: \(url).")
-        }
-    }
-
     /// The path's `user_id`, who must exist (400201), for the Platform API or that user
     /// themselves (400108).
-    func pathUser(_ request: Request, _ context: some RequestContext) async throws -> UserRecord {
+    func pathUser(_ request: Request, _ context: RESTRequestContext) async throws -> UserRecord {
         let id = try param(context, "user_id")
-        try await caller(request).require(actingAs: id)
+        try context.caller.require(actingAs: id)
         return try await service.requireUser(id)
     }
 
@@ -188,7 +165,7 @@ struct SendbirdErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             try QueryParameters(request.uri.query).checkIdentifiers()
             return try await WireDialect.$platform.withValue(request.headers[.apiToken] != nil) {
-                try await RESTSupport.$memo.withValue(RESTSupport.CallerMemo()) { try await next(request, context) }
+                try await next(request, context)
             }
         } catch let e as SendbirdError {
             return Self.response(e.code, e.message, status: .init(code: e.code.httpStatus))

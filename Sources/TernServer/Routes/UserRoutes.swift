@@ -7,36 +7,36 @@ struct UserRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("/v3/users") { req, ctx in try await create(req, ctx) }
-        router.get("/v3/users") { req, ctx in try await list(req, ctx) }
-        router.get("/v3/users/:user_id") { req, ctx in try await get(req, ctx) }
-        router.put("/v3/users/:user_id") { req, ctx in try await update(req, ctx) }
-        router.delete("/v3/users/:user_id") { req, ctx in try await delete(req, ctx) }
-        router.post("/v3/users/:user_id/token") { req, ctx in try await issueToken(req, ctx) }
-        router.get("/v3/users/:user_id/unread_message_count") { req, ctx in try await unreadMessages(req, ctx) }
-        router.get("/v3/users/:user_id/unread_channel_count") { req, ctx in try await unreadChannels(req, ctx) }
-        router.put("/v3/users/:user_id/mark_as_read_all") { req, ctx in try await markAllRead(req, ctx) }
-        router.get("/v3/users/:user_id/unread_item_count") { req, ctx in try await unreadItems(req, ctx) }
-        router.post("/v3/users/:user_id/block") { req, ctx in try await block(req, ctx) }
-        router.get("/v3/users/:user_id/block") { req, ctx in try await blockedList(req, ctx) }
-        router.delete("/v3/users/:user_id/block/:target_id") { req, ctx in try await unblock(req, ctx) }
-        router.get("/v3/users/:user_id/count_preference/:channel_url") { req, ctx in try await countPreference(req, ctx) }
-        router.put("/v3/users/:user_id/count_preference/:channel_url") { req, ctx in try await setCountPreference(req, ctx) }
-        router.post("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .create) }
-        router.get("/v3/users/:user_id/metadata") { req, ctx in try await getMetadata(req, ctx) }
-        router.get("/v3/users/:user_id/metadata/:key") { req, ctx in try await getMetadata(req, ctx) }
-        router.put("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .update) }
-        router.put("/v3/users/:user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .update) }
-        router.delete("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .delete) }
-        router.delete("/v3/users/:user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .delete) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.post("/v3/users", use: create)
+        api.get("/v3/users", use: list)
+        api.get("/v3/users/:user_id", use: get)
+        api.put("/v3/users/:user_id", use: update)
+        api.delete("/v3/users/:user_id", use: delete)
+        api.post("/v3/users/:user_id/token", use: issueToken)
+        api.get("/v3/users/:user_id/unread_message_count", use: unreadMessages)
+        api.get("/v3/users/:user_id/unread_channel_count", use: unreadChannels)
+        api.put("/v3/users/:user_id/mark_as_read_all", use: markAllRead)
+        api.get("/v3/users/:user_id/unread_item_count", use: unreadItems)
+        api.post("/v3/users/:user_id/block", use: block)
+        api.get("/v3/users/:user_id/block", use: blockedList)
+        api.delete("/v3/users/:user_id/block/:target_id", use: unblock)
+        api.get("/v3/users/:user_id/count_preference/:channel_url", use: countPreference)
+        api.put("/v3/users/:user_id/count_preference/:channel_url", use: setCountPreference)
+        api.post("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .create) }
+        api.get("/v3/users/:user_id/metadata", use: getMetadata)
+        api.get("/v3/users/:user_id/metadata/:key", use: getMetadata)
+        api.put("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .update) }
+        api.put("/v3/users/:user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .update) }
+        api.delete("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .delete) }
+        api.delete("/v3/users/:user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .delete) }
     }
 
     enum MetadataOperation { case create, update, delete }
 
     /// `GET …/metadata` (all keys, or `?keys=a,b`) and `GET …/metadata/{key}`: `{key: value}`.
-    func getMetadata(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+    func getMetadata(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        _ = try ctx.caller
         let u = try await service.requireUser(try rest.param(ctx, "user_id"))
         if let key = try rest.optionalParam(ctx, "key", decode: QueryParameters.decode) {
             guard let v = u.metadata[key] else { throw SendbirdError(.notFound, "\"Metadata\" not found: \(key).") }
@@ -50,8 +50,8 @@ struct UserRoutes: Sendable {
 
     /// User metadata (BRIEF F1): create (400202 on an existing key), update (400201 on a missing one unless
     /// `upsert`), delete one key or all. Answers the changed keys (`{}` for deletes).
-    func changeMetadata(_ req: Request, _ ctx: some RequestContext, _ op: MetadataOperation) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func changeMetadata(_ req: Request, _ ctx: RESTRequestContext, _ op: MetadataOperation) async throws -> Response {
+        let caller = try ctx.caller
         let id = try rest.param(ctx, "user_id")
         try caller.require(actingAs: id)
         let key = try rest.optionalParam(ctx, "key", decode: QueryParameters.decode)
@@ -97,8 +97,8 @@ struct UserRoutes: Sendable {
         }
     }
 
-    func create(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let b = try await rest.body(req)
         let userId = try b.requiredString("user_id")
         try ChatService.checkUserId(userId)
@@ -132,8 +132,8 @@ struct UserRoutes: Sendable {
         }
     }
 
-    func list(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+    func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        _ = try ctx.caller
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
         let after = try RESTSupport.decodeToken(q.string("token"))
@@ -160,14 +160,14 @@ struct UserRoutes: Sendable {
         return try rest.json(UserPage(users: page.map { Presenter.user($0, online: service.isOnline($0.userId), accessToken: "") }, next: next))
     }
 
-    func get(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        _ = try await rest.caller(req)
+    func get(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        _ = try ctx.caller
         let u = try await service.requireUser(try rest.param(ctx, "user_id"))
         return try rest.json(Presenter.user(u, online: service.isOnline(u.userId), accessToken: ""))
     }
 
-    func update(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let id = try rest.param(ctx, "user_id")
         try caller.require(actingAs: id)
         var u = try await service.requireUser(id)
@@ -196,15 +196,15 @@ struct UserRoutes: Sendable {
         return try rest.json(Presenter.user(u, online: service.isOnline(id), accessToken: token))
     }
 
-    func delete(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func delete(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let id = try rest.param(ctx, "user_id")
         guard try await service.deleteUser(id) else { throw SendbirdError(.notFound, "\"User\" not found: \(id).") }
         return try rest.empty()
     }
 
-    func issueToken(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func issueToken(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let id = try rest.param(ctx, "user_id")
         _ = try await service.requireUser(id)
         let b = try await rest.body(req)
@@ -227,13 +227,13 @@ struct UserRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case unreadCount = "unread_count" }
     }
 
-    func unreadMessages(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func unreadMessages(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         try await unreadCount(req, ctx) { service, id, types, mode in
             try await service.unreadMessageTotal(userId: id, customTypes: types, superMode: mode)
         }
     }
 
-    func unreadChannels(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func unreadChannels(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         try await unreadCount(req, ctx) { service, id, types, mode in
             try await service.unreadChannelCount(userId: id, customTypes: types, superMode: mode)
         }
@@ -242,10 +242,10 @@ struct UserRoutes: Sendable {
     /// `{unread_count}` for the user in the path, optionally only channels of some custom types and
     /// `super_mode` (`all`, `super`, `nonsuper`).
     func unreadCount(
-        _ req: Request, _ ctx: some RequestContext, _ count: (ChatService, String, [String]?, String?) async throws -> Int
+        _ req: Request, _ ctx: RESTRequestContext, _ count: (ChatService, String, [String]?, String?) async throws -> Int
     ) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         _ = try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         let mode = q.string("super_mode")
@@ -257,9 +257,9 @@ struct UserRoutes: Sendable {
     }
 
     /// `unread_item_count`: the asked `item_keys` (all of them when none are named).
-    func unreadItems(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func unreadItems(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         _ = try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         let i = try await service.unreadItems(userId: id, customTypes: q.list("custom_types"))
@@ -296,9 +296,9 @@ struct UserRoutes: Sendable {
         enum Key: String, CodingKey { case users }
     }
 
-    func block(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func block(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         let b = try await rest.body(req)
         if let many = try b.stringArray("user_ids") {
             let users = try await service.block(id, targets: many)
@@ -310,16 +310,16 @@ struct UserRoutes: Sendable {
         return try rest.json(BlockedUser(user: present(users[0])))
     }
 
-    func unblock(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func unblock(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         try await service.unblock(id, target: try rest.param(ctx, "target_id"))
         return try rest.empty()
     }
 
-    func blockedList(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func blockedList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         _ = try await service.requireUser(id)
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
@@ -348,16 +348,16 @@ struct UserRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case countPreference = "count_preference" }
     }
 
-    func countPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func countPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         let value = try await service.countPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id)
         return try rest.json(CountPreferenceBody(countPreference: CountPreference.spelled(value)))
     }
 
-    func setCountPreference(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func setCountPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         let b = try await rest.body(req)
         // Sendbird also accepts `false` for off.
         let raw: String
@@ -368,9 +368,9 @@ struct UserRoutes: Sendable {
         return try rest.json(CountPreferenceBody(countPreference: CountPreference.spelled(value)))
     }
 
-    func markAllRead(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func markAllRead(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
-        try await rest.caller(req).require(actingAs: id)
+        try ctx.caller.require(actingAs: id)
         _ = try await service.requireUser(id)
         let b = try await rest.body(req)
         try await service.markAllRead(userId: id, channelUrls: try b.stringArray("channel_urls"))

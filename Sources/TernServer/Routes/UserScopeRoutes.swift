@@ -9,24 +9,24 @@ struct UserScopeRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
 
-    func register(on router: Router<some RequestContext>) {
-        router.get("/v3/group_channels/:channel_url/members/:user_id") { req, ctx in try await checkMember(req, ctx) }
-        router.post("/v3/group_channels/:channel_url/typing") { req, ctx in try await typing(req, ctx, start: true) }
-        router.delete("/v3/group_channels/:channel_url/typing") { req, ctx in try await typing(req, ctx, start: false) }
-        router.put("/v3/users/:user_id/my_group_channels/leave") { req, ctx in try await leaveMine(req, ctx) }
-        router.get("/v3/users/:user_id/group_channel_count") { req, ctx in try await channelCount(req, ctx) }
-        router.get("/v3/users/:user_id/ban") { req, ctx in try await restrictedChannels(req, ctx, .ban) }
-        router.get("/v3/users/:user_id/mute") { req, ctx in try await restrictedChannels(req, ctx, .mute) }
-        router.post("/v3/users/:user_id/banned_channel_custom_types") { req, ctx in try await restrictByTypes(req, ctx, .ban) }
-        router.post("/v3/users/:user_id/muted_channel_custom_types") { req, ctx in try await restrictByTypes(req, ctx, .mute) }
-        router.post("/v3/users/:user_id/operating_channel_custom_types") { req, ctx in try await operateByTypes(req, ctx) }
+    func register(on api: RouterGroup<RESTRequestContext>) {
+        api.get("/v3/group_channels/:channel_url/members/:user_id", use: checkMember)
+        api.post("/v3/group_channels/:channel_url/typing") { req, ctx in try await typing(req, ctx, start: true) }
+        api.delete("/v3/group_channels/:channel_url/typing") { req, ctx in try await typing(req, ctx, start: false) }
+        api.put("/v3/users/:user_id/my_group_channels/leave", use: leaveMine)
+        api.get("/v3/users/:user_id/group_channel_count", use: channelCount)
+        api.get("/v3/users/:user_id/ban") { req, ctx in try await restrictedChannels(req, ctx, .ban) }
+        api.get("/v3/users/:user_id/mute") { req, ctx in try await restrictedChannels(req, ctx, .mute) }
+        api.post("/v3/users/:user_id/banned_channel_custom_types") { req, ctx in try await restrictByTypes(req, ctx, .ban) }
+        api.post("/v3/users/:user_id/muted_channel_custom_types") { req, ctx in try await restrictByTypes(req, ctx, .mute) }
+        api.post("/v3/users/:user_id/operating_channel_custom_types", use: operateByTypes)
         let byType = "/v3/applications/settings_by_channel_custom_type/:custom_type"
-        router.post("\(byType)/ban") { req, ctx in try await restrictInType(req, ctx, .ban) }
-        router.get("\(byType)/ban") { req, ctx in try await listInType(req, ctx, .ban) }
-        router.delete("\(byType)/ban") { req, ctx in try await liftInType(req, ctx, .ban) }
-        router.post("\(byType)/mute") { req, ctx in try await restrictInType(req, ctx, .mute) }
-        router.get("\(byType)/mute") { req, ctx in try await listInType(req, ctx, .mute) }
-        router.delete("\(byType)/mute") { req, ctx in try await liftInType(req, ctx, .mute) }
+        api.post("\(byType)/ban") { req, ctx in try await restrictInType(req, ctx, .ban) }
+        api.get("\(byType)/ban") { req, ctx in try await listInType(req, ctx, .ban) }
+        api.delete("\(byType)/ban") { req, ctx in try await liftInType(req, ctx, .ban) }
+        api.post("\(byType)/mute") { req, ctx in try await restrictInType(req, ctx, .mute) }
+        api.get("\(byType)/mute") { req, ctx in try await listInType(req, ctx, .mute) }
+        api.delete("\(byType)/mute") { req, ctx in try await liftInType(req, ctx, .mute) }
     }
 
     struct MemberCheck: Encodable {
@@ -37,8 +37,8 @@ struct UserScopeRoutes: Sendable {
 
     /// `check_if_member`: `{is_member, state}` (`joined`, `invited`, or `none` for a non-member: the
     /// three values the official SDK's model accepts).
-    func checkMember(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        let caller = try await rest.caller(req)
+    func checkMember(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let caller = try ctx.caller
         let channel = try await service.requireGroupChannel(try rest.param(ctx, "channel_url"))
         try await service.requireViewer(channel, caller.userId)
         let user = try rest.param(ctx, "user_id")
@@ -49,8 +49,8 @@ struct UserScopeRoutes: Sendable {
 
     /// Platform typing indicators: each listed member starts (or stops) typing, as if from their
     /// client (SYEV 10900 / 10901 to the other members).
-    func typing(_ req: Request, _ ctx: some RequestContext, start: Bool) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func typing(_ req: Request, _ ctx: RESTRequestContext, start: Bool) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let url = try rest.param(ctx, "channel_url")
         _ = try await service.requireGroupChannel(url)
         let users = try await rest.body(req).stringArray("user_ids") ?? []
@@ -62,7 +62,7 @@ struct UserScopeRoutes: Sendable {
 
     /// `leave_my_group_channels`: the user leaves every group channel they are in or invited to
     /// (only those of `custom_type` when given).
-    func leaveMine(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func leaveMine(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try await rest.pathUser(req, ctx).userId
         let b = try await rest.body(req)
         let type = try b.string("custom_type") ?? b.string("channel_custom_type")
@@ -80,7 +80,7 @@ struct UserScopeRoutes: Sendable {
     /// `group_channel_count` by join status (`state`: all, joined, invited, invited_by_friend,
     /// invited_by_non_friend — there are no friends here, so every invitation is by a non-friend),
     /// optionally of some custom types.
-    func channelCount(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
+    func channelCount(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try await rest.pathUser(req, ctx).userId
         let q = QueryParameters(req.uri.query)
         let state = (q.nonEmpty("state") ?? "all").lowercased()
@@ -124,7 +124,7 @@ struct UserScopeRoutes: Sendable {
     }
 
     /// A user's bans (`banned_channels`) or mutes (`muted_channels`) across channels, one page.
-    func restrictedChannels(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+    func restrictedChannels(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
         let id = try await rest.pathUser(req, ctx).userId
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
@@ -154,8 +154,8 @@ struct UserScopeRoutes: Sendable {
     }
 
     /// Bans or mutes one user in every group channel of these custom types.
-    func restrictByTypes(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func restrictByTypes(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let id = try rest.param(ctx, "user_id")
         try await service.requireUser(id)
         let b = try await rest.body(req)
@@ -170,8 +170,8 @@ struct UserScopeRoutes: Sendable {
     }
 
     /// Makes a user an operator of every group channel of these custom types they are a member of.
-    func operateByTypes(_ req: Request, _ ctx: some RequestContext) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func operateByTypes(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let id = try rest.param(ctx, "user_id")
         try await service.requireUser(id)
         let types = try customTypes(try await rest.body(req))
@@ -184,8 +184,8 @@ struct UserScopeRoutes: Sendable {
     /// Bans or mutes users in every group channel of one custom type:
     /// `{banned_list | muted_list: [{user_id, seconds, description}]}` (or `user_ids` with one
     /// `seconds` and `description` for all).
-    func restrictInType(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func restrictInType(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let type = try rest.param(ctx, "custom_type")
         let b = try await rest.body(req)
         var entries: [(user: String, seconds: Int64?, description: String)] = []
@@ -237,8 +237,8 @@ struct UserScopeRoutes: Sendable {
     }
 
     /// Who is banned or muted in the channels of one custom type (one row per user and channel).
-    func listInType(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func listInType(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let type = try rest.param(ctx, "custom_type")
         let q = QueryParameters(req.uri.query)
         let limit = try q.int("limit", default: 10, range: 1...100)
@@ -257,8 +257,8 @@ struct UserScopeRoutes: Sendable {
     }
 
     /// Lifts bans or mutes of users (`user_ids`, in the query or the body) in every channel of one custom type.
-    func liftInType(_ req: Request, _ ctx: some RequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
-        try await rest.caller(req).requirePlatform()
+    func liftInType(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
+        try ctx.caller.requirePlatform()
         let type = try rest.param(ctx, "custom_type")
         let q = QueryParameters(req.uri.query)
         var users = q.list("user_ids") ?? []

@@ -10,11 +10,6 @@ import Testing
 import FoundationNetworking
 #endif
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
-}
-
 /// A real `ternd` in this process on 127.0.0.1 (port 0 unless given) with its own data directory;
 /// it can be stopped and started again on the same port and data.
 final class LocalServer: Sendable {

@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import TernProtocol
 import WSClient
+import TernTestSupport
 
 /// A WebSocket client speaking the Sendbird frame protocol, for tests: frames received are
 /// collected, and `next(_:)` waits (with a timeout) for the next one matching a condition.
@@ -158,9 +159,4 @@ extension TestServer {
         }
         return (s, logi)
     }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }

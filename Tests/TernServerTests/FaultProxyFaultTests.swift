@@ -13,7 +13,7 @@ import Glibc
 /// ternd: REST and WebSocket traffic through it, and what each fault does to them. No timing is
 /// asserted: a stall is known to have caught a frame when the proxy holds bytes.
 @Suite("Fault proxy", .serialized)
-struct FaultProxyTests {
+struct FaultProxyFaultTests {
     /// Waits (20 s at most, as a safety net) until `condition` holds.
     func eventually(_ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(20)
