@@ -40,6 +40,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
@@ -146,3 +147,12 @@ let package = Package(
         .testTarget(name: "TernTUITests", dependencies: ["TernTUI", "TernKit", "TernProtocol"], resources: [.copy("Golden")]),
     ]
 )
+
+// Imports say what they are: a module is visible only in the files that import it
+// (MemberImportVisibility), and an import is internal unless it says `public import`
+// (InternalImportsByDefault), as in Hummingbird. CI builds with
+// --explicit-target-dependency-import-check error, so an import not declared here fails.
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility"), .enableUpcomingFeature("InternalImportsByDefault")]
+}

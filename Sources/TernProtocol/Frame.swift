@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A WebSocket command name: four upper-case letters (`MESG`, `LOGI`, `READ`, …).
 public struct Command: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -1,11 +1,13 @@
 import Foundation
-import Hummingbird
-import Logging
+public import Hummingbird
+public import Logging
 import NIOCore
 import NIOSSL
 import HummingbirdCore
-import ServiceLifecycle
+public import ServiceLifecycle
 import TernProtocol
+import Synchronization
+import UnixSignals
 
 /// A built server: the Hummingbird application and the chat service behind it.
 public struct TernServerApp: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 
 /// `ternd backup` and `ternd restore`: a consistent copy of a data directory, taken while its server

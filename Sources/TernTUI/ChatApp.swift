@@ -1,5 +1,5 @@
 import Foundation
-import TernKit
+public import TernKit
 import TernProtocol
 
 /// Input from the terminal.

@@ -1,7 +1,7 @@
 @preconcurrency import CImage
 @preconcurrency import CNCursesw
 import Foundation
-import TernTUI
+public import TernTUI
 
 /// The thin terminal adapter: the only code that calls ncurses.
 public enum TernTerminal {

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// CPU time used so far by the server (utime+stime from `/proc/PID/stat`, all threads) and by this

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// One channel member's WebSocket as the coordinator holds it. Its ``MemberHandler`` lives on the
 /// channel's event loop; the coordinator reaches it only through that loop.

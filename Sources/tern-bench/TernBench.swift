@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// `tern-bench`: open-loop send→receive latency, fan-out and CPU per delivery for one group
 /// channel on a running (or spawned) `ternd`. See docs/benchmarks.md.

@@ -3,6 +3,7 @@ import TernProtocol
 import Testing
 
 @testable import TernKit
+import TernServer
 
 /// The engine against a real in-process `ternd` on a loopback port.
 @Suite("Engine against a real ternd")

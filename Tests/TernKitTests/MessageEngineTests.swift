@@ -3,6 +3,7 @@ import Testing
 import TernProtocol
 
 @testable import TernKit
+import TernServer
 
 /// The engine's message API against ternd: mentions, edits, deletes, reactions, threads, copies,
 /// search, files with progress and cancel, downloads.

@@ -7,6 +7,7 @@ import FoundationNetworking
 #endif
 
 @testable import TernKit
+import TernServer
 
 /// The engine's open-channel, moderation and user APIs against ternd (seeds 000, 001, 003).
 @Suite("Engine: open channels, moderation and users")

@@ -3,6 +3,7 @@ import TernProtocol
 import Testing
 
 @testable import TernServer
+import Logging
 
 /// A link that records what is published and has peers when told (no database).
 final class RecordingClusterLink: ClusterLink {

@@ -11,6 +11,7 @@ import WSClient
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 import TernTestSupport
+import TernServer
 #endif
 
 /// A plain TCP socket for probing the server as an attacker would: it sends what it is told and

@@ -6,6 +6,7 @@ import TernTestSupport
 import Testing
 import Synchronization
 import WSClient
+import NIOWebSocket
 
 /// Issue 17 §9: `ternd serve --tls-cert --tls-key` serves `https://` and `wss://`; a client that
 /// trusts the CA logs in, one that does not is refused by the handshake.

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import TernServer
+import NIOFoundationEssentialsCompat
 
 /// A webhook receiver on loopback: records what it is sent; the first `failFirst` requests get 503.
 final class HookReceiver: Sendable {

@@ -3,6 +3,7 @@ import TernKit
 import Testing
 
 @testable import TernTUI
+import TernProtocol
 
 @Suite("Screens (golden files)")
 struct GoldenTests {

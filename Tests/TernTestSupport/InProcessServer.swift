@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import TernServer
+public import TernServer
 
 /// A real `ternd` running in the test process: started, waited for until it listens, stopped.
 /// The server and engine test targets wrap it with their own helpers.

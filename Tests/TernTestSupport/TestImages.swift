@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Images for tests.
 public enum TestImages {

@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import Synchronization
 import GRDB
-import Logging
+public import Logging
 import TernProtocol
 
 /// A continuous run of a channel's messages the cache holds with nothing missing: every message

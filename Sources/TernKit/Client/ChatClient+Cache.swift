@@ -1,5 +1,6 @@
 import Foundation
 public import TernProtocol
+import Logging
 
 /// A send waiting in the outbox for its message's answer.
 typealias OutboxWaiter = CheckedContinuation<Result<Message, SendbirdError>, Never>

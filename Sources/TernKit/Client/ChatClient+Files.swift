@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TernProtocol
 
 /// An upload in progress, to cancel: ``cancel()`` stops its network transfer (now, or as soon as it starts).

@@ -1,5 +1,5 @@
 import Foundation
-import NIOSSL
+public import NIOSSL
 public import TernProtocol
 
 /// Where the server is: REST base and WebSocket base, from `TERN_SERVER` / `--server`.

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
-import Foundation
+public import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
+public import NIOSSL
 import TernProtocol
 
 /// Sendbird's REST API as the SDKs call it: JSON in and out, the user's `Session-Key`, a timeout

@@ -1,10 +1,12 @@
 import Foundation
 import HTTPTypes
-import Logging
-import NIOSSL
+public import Logging
+public import NIOSSL
 import Synchronization
 public import TernProtocol
 import WSClient
+import NIOCore
+import NIOWebSocket
 
 /// What one WebSocket reports, in order.
 public enum TransportEvent: Sendable {

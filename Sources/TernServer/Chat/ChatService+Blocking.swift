@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// `USEV` categories (research/sendbird.md §2).
 public enum UserEvent {

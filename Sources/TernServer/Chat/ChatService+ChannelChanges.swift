@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 extension ChatService {
     /// What a channel changelog page answers.

@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// What a caller asks when creating a group channel.
 public struct CreateGroupChannelRequest: Sendable {

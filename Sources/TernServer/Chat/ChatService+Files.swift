@@ -1,5 +1,5 @@
-import Foundation
-import TernProtocol
+public import Foundation
+public import TernProtocol
 
 /// What `POST /v3/storage/file` answers.
 public struct UploadedFile: Encodable, Sendable {

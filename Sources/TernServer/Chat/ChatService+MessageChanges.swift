@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// `MTHD`: a parent's thread changed.
 struct ThreadInfoEvent: Encodable, Sendable {

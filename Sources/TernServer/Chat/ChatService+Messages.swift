@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
-import TernProtocol
+public import TernProtocol
+import Logging
+import Synchronization
 
 extension ChatService {
     /// Sends a user message from `userId`: checks, stores (durably), then fans out. The copy to

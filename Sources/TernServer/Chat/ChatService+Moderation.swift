@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// Operators, bans, mutes and reports in both channel types (seed 000 / 001, BRIEF F7).
 extension ChatService {

@@ -1,6 +1,6 @@
 import Foundation
-import Logging
-import Synchronization
+public import Logging
+public import Synchronization
 import TernProtocol
 
 /// The chat domain: who may do what, and what each change tells whom. REST routes and the

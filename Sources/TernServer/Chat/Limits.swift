@@ -1,5 +1,5 @@
 import Foundation
-import TernProtocol
+public import TernProtocol
 
 /// The identity rule: every identifier the server stores or keys by (user ids, channel URLs,
 /// metadata and reaction keys) is in Unicode Normalization Form C, and one that is not is refused

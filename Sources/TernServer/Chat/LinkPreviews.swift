@@ -1,7 +1,8 @@
-import Foundation
+public import Foundation
 import NIOCore
-import Synchronization
-import TernProtocol
+public import Synchronization
+public import TernProtocol
+import NIOHTTP1
 
 
 /// Link previews (seed 002): the first http(s) URL of a user message is fetched (through

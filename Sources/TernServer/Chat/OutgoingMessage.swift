@@ -1,4 +1,4 @@
-import TernProtocol
+public import TernProtocol
 
 /// Where a request came from: codes differ between the WebSocket and REST.
 public enum RequestOrigin: Sendable {

@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import Crypto
-import Foundation
+public import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import Synchronization
+public import Synchronization
 import TernProtocol
+import NIOFoundationEssentialsCompat
 
 /// Sendbird webhooks: the settings `/v3/applications/settings/webhook` keeps, and the delivery of
 /// events to the configured URL — a JSON body with `category`, signed in `x-sendbird-signature`

@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
 import TernProtocol
+import Logging
+import Synchronization
 
 /// The chat service as one node of several (``ClusterLink``): what it publishes for the other
 /// nodes, and what it does with what they publish.

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Where uploaded files' encrypted bytes and the key they are sealed with are kept.

@@ -1,5 +1,5 @@
 import CGD
-import Foundation
+public import Foundation
 
 /// Thumbnails of uploaded images, made with the GD library: each fits inside its requested box
 /// (aspect ratio kept) and is never larger than the image itself.

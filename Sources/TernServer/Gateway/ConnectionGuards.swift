@@ -3,7 +3,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOSSL
+public import NIOSSL
 import Synchronization
 
 #if canImport(Glibc)

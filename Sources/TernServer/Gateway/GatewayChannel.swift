@@ -8,6 +8,7 @@ import NIOHTTPTypesHTTP1
 import NIOWebSocket
 import Synchronization
 import TernProtocol
+import FoundationEssentials
 
 /// HTTP/1 with the Sendbird WebSocket endpoint at `/`: plain requests go to Hummingbird's router
 /// (one task per connection while it serves requests); an upgraded WebSocket lives on NIO channel

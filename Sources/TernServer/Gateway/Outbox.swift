@@ -1,4 +1,4 @@
-import NIOCore
+public import NIOCore
 import NIOWebSocket
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import Logging
 
 /// The commands of a logged-in connection: one handler per command, each decoding its frame and
 /// calling ``ChatService``; a failure is answered with an `EROR` frame naming the command's

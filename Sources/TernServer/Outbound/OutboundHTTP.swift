@@ -1,9 +1,9 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+public import NIOCore
+public import NIOHTTP1
+public import NIOPosix
 import NIOSSL
-import Synchronization
+public import Synchronization
 
 /// A small HTTP/1.1 client for requests the server makes on its users' behalf (link previews),
 /// where every limit is the server's own:

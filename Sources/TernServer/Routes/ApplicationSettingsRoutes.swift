@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import TernProtocol
+import NIOFoundationEssentialsCompat
 
 /// Application settings of the Platform API: push provider configurations (FCM, APNs, HMS),
 /// push message templates, auto event messages and the IP allow-list.

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import NIOCore
 import TernProtocol
+import Logging
+import NIOFoundationEssentialsCompat
 
 /// Data exports (`/v3/export/{messages|channels|users}`) and GDPR requests (`/v3/privacy/gdpr`),
 /// Platform API only. Each export or access request writes a real file, downloadable with the

@@ -4,6 +4,7 @@ import Hummingbird
 import MultipartKit
 import NIOCore
 import TernProtocol
+import NIOFoundationEssentialsCompat
 
 /// `/v3/storage/file`: uploads (multipart) and downloads of files, only for channel members.
 struct FileRoutes: Sendable {

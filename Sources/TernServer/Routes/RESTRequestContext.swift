@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
-import NIOCore
+public import Hummingbird
+public import NIOCore
 import TernProtocol
 
 /// The REST router's request context: Hummingbird's basic one plus the peer's address (the IP

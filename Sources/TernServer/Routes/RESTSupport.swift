@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import TernProtocol
+import Logging
+import NIOFoundationEssentialsCompat
 
 /// Who is calling a REST endpoint.
 enum Caller: Sendable {

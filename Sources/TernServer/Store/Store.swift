@@ -1,4 +1,4 @@
-import TernProtocol
+public import TernProtocol
 
 /// Everything `ternd` keeps: one protocol per domain, two implementations — ``SQLiteStore`` (one
 /// file, the default) and ``PostgresStore`` (several nodes on one database). Implementations are

@@ -1,5 +1,6 @@
-import Foundation
+public import Foundation
 import TernKit
+import TernProtocol
 
 /// When `tern` alerts (the terminal bell and an OSC 777 desktop notification) for a message from
 /// someone else: a mention or a 1-on-1 message, in a channel that is not on screen — as the

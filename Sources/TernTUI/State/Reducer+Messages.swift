@@ -1,5 +1,5 @@
 import Foundation
-import TernKit
+public import TernKit
 
 /// Acting on messages: edit (↑), pick (Ctrl-R) to reply / react / delete / open a thread, threads,
 /// mentions, search (Ctrl-K), files.

@@ -1,5 +1,5 @@
 import Foundation
-import TernKit
+public import TernKit
 
 /// Open channels, people lists (members, participants, operators, banned, muted, users), operator commands
 /// and reports.

@@ -1,5 +1,6 @@
-import Foundation
+public import Foundation
 import TernKit
+import TernProtocol
 
 /// The one reducer: state + action → new state and the effects to run.
 public struct Reducer: Sendable {

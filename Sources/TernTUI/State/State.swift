@@ -1,5 +1,5 @@
 import Foundation
-import TernKit
+public import TernKit
 
 /// Everything the screen shows.
 public struct AppState: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Foundation
 import TernKit
-import TernProtocol
+public import TernProtocol
 
 /// Errors in words for people: what happened and what to do, the Sendbird code after it in brackets.
 /// Every error the engine reports to the screen (status line, failed messages, connection) goes

@@ -1,5 +1,5 @@
 import Foundation
-import TernKit
+public import TernKit
 
 /// The channel list on the left: rows, badges, what a click hits.
 extension Screen {

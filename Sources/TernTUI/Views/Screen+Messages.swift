@@ -1,5 +1,6 @@
 import Foundation
 import TernKit
+import TernProtocol
 
 /// The message pane: messages laid out into lines, and the typing line.
 extension Screen {

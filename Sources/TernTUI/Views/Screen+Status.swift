@@ -1,5 +1,5 @@
 import Foundation
-import TernKit
+public import TernKit
 
 /// The status bar: who, the connection, the channel, unread totals, activity, the help key.
 extension Screen {

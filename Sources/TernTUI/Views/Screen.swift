@@ -1,5 +1,5 @@
-import Foundation
-import TernKit
+public import Foundation
+public import TernKit
 
 /// Draws the whole screen for a state into a cell grid.
 public struct Screen: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Formats times with the date-format patterns people know (`HH:mm`, `h:mm a`, `EEE d MMM yyyy`,
 /// `'quoted'` text) without DateFormatter: its ICU calendar machinery costs megabytes of memory and

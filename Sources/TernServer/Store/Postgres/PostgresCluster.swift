@@ -1,9 +1,9 @@
 import Foundation
-import Logging
+public import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
-import ServiceLifecycle
+public import ServiceLifecycle
 import Synchronization
 
 /// Several `ternd` nodes on one PostgreSQL database (BRIEF §6 scale-out, research/backend.md §5).

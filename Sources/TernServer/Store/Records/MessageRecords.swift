@@ -1,4 +1,4 @@
-import TernProtocol
+public import TernProtocol
 
 /// Rows the ``Store`` hands back and the queries it takes: messages, their changes, reactions and history queries (``MessageStore``, ``ReceiptStore``, ``SearchStore``).
 /// They are storage-shaped; ``Presenter`` turns them into wire payloads.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TernProtocol
+import Synchronization
 
 /// Messages (``MessageStore``) on SQLite: the send path (``insert(_:_:)``: the idempotency check,
 /// the row, and the counters it moves, in the sender's transaction), history, threads, edits,

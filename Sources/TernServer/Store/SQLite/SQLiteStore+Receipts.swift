@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import TernProtocol
+public import TernProtocol
+import Synchronization
 
 /// Read and delivery receipts, unread counts and count preferences (``ReceiptStore``) on SQLite.
 extension SQLiteStore {
