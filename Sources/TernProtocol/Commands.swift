@@ -13,7 +13,12 @@ public struct ReconnectPolicy: Codable, Sendable, Equatable {
         self.mul = mul
         self.retryCnt = retryCnt
     }
-    enum CodingKeys: String, CodingKey { case interval, maxInterval = "max_interval", mul, retryCnt = "retry_cnt" }
+    enum CodingKeys: String, CodingKey {
+        case interval
+        case maxInterval = "max_interval"
+        case mul
+        case retryCnt = "retry_cnt"
+    }
 }
 
 /// `unread_cnt` carried by `LOGI` and other pushes: the user's totals at `ts` (ms).
@@ -26,7 +31,11 @@ public struct UnreadCount: Codable, Sendable, Equatable {
         self.customTypes = customTypes
         self.ts = ts
     }
-    enum CodingKeys: String, CodingKey { case all, customTypes = "custom_types", ts }
+    enum CodingKeys: String, CodingKey {
+        case all
+        case customTypes = "custom_types"
+        case ts
+    }
 }
 
 /// The server's first frame on a new connection (`LOGI`).
@@ -85,13 +94,27 @@ public struct LoginPayload: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case userId = "user_id", nickname, profileUrl = "profile_url", metadata, key, ekey, loginTs = "login_ts"
-        case pingInterval = "ping_interval", pongTimeout = "pong_timeout", reconnect, unreadCnt = "unread_cnt"
-        case fileUploadSizeLimit = "file_upload_size_limit", multipleFileSendMaxSize = "multiple_file_send_max_size"
-        case maxUnreadCntOnSuperGroup = "max_unread_cnt_on_super_group", useReaction = "use_reaction"
-        case disableSupergroupMack = "disable_supergroup_mack", requestDedupIntervalMs = "request_dedup_interval_ms"
-        case concurrentCallLimit = "concurrent_call_limit", premiumFeatureList = "premium_feature_list"
-        case applicationAttributes = "application_attributes", services, emojiHash = "emoji_hash", appId = "app_id"
+        case userId = "user_id"
+        case nickname
+        case profileUrl = "profile_url"
+        case metadata, key, ekey
+        case loginTs = "login_ts"
+        case pingInterval = "ping_interval"
+        case pongTimeout = "pong_timeout"
+        case reconnect
+        case unreadCnt = "unread_cnt"
+        case fileUploadSizeLimit = "file_upload_size_limit"
+        case multipleFileSendMaxSize = "multiple_file_send_max_size"
+        case maxUnreadCntOnSuperGroup = "max_unread_cnt_on_super_group"
+        case useReaction = "use_reaction"
+        case disableSupergroupMack = "disable_supergroup_mack"
+        case requestDedupIntervalMs = "request_dedup_interval_ms"
+        case concurrentCallLimit = "concurrent_call_limit"
+        case premiumFeatureList = "premium_feature_list"
+        case applicationAttributes = "application_attributes"
+        case services
+        case emojiHash = "emoji_hash"
+        case appId = "app_id"
         case reqId = "req_id"
     }
 }
@@ -112,7 +135,12 @@ public struct ErrorPayload: Codable, Sendable, Equatable {
         self.channelUrl = channelUrl
         self.ts = ts
     }
-    enum CodingKeys: String, CodingKey { case error, code, message, reqId = "req_id", channelUrl = "channel_url", ts }
+    enum CodingKeys: String, CodingKey {
+        case error, code, message
+        case reqId = "req_id"
+        case channelUrl = "channel_url"
+        case ts
+    }
 }
 
 /// An integer that may arrive as a JSON number or a numeric string (clients differ).
@@ -156,9 +184,16 @@ public struct SendMessageRequest: Codable, Sendable {
         self.reqId = reqId
     }
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", message, data, customType = "custom_type", mentionType = "mention_type"
-        case mentionedUserIds = "mentioned_user_ids", metaarray, parentMessageId = "parent_message_id"
-        case replyToChannel = "reply_to_channel", silent, reqId = "req_id"
+        case channelUrl = "channel_url"
+        case message, data
+        case customType = "custom_type"
+        case mentionType = "mention_type"
+        case mentionedUserIds = "mentioned_user_ids"
+        case metaarray
+        case parentMessageId = "parent_message_id"
+        case replyToChannel = "reply_to_channel"
+        case silent
+        case reqId = "req_id"
     }
 }
 
@@ -206,9 +241,16 @@ public struct FileMessageRequest: Codable, Sendable {
         self.reqId = reqId
     }
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", url, name, type, size, thumbnails, files, custom, data, customType = "custom_type"
-        case requireAuth = "require_auth", mentionType = "mention_type", mentionedUserIds = "mentioned_user_ids", metaarray
-        case parentMessageId = "parent_message_id", replyToChannel = "reply_to_channel", reqId = "req_id"
+        case channelUrl = "channel_url"
+        case url, name, type, size, thumbnails, files, custom, data
+        case customType = "custom_type"
+        case requireAuth = "require_auth"
+        case mentionType = "mention_type"
+        case mentionedUserIds = "mentioned_user_ids"
+        case metaarray
+        case parentMessageId = "parent_message_id"
+        case replyToChannel = "reply_to_channel"
+        case reqId = "req_id"
     }
 }
 
@@ -239,8 +281,14 @@ public struct UpdateMessageRequest: Codable, Sendable {
         self.reqId = reqId
     }
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", msgId = "msg_id", message, data, customType = "custom_type", mentionType = "mention_type"
-        case mentionedUserIds = "mentioned_user_ids", metaarray, reqId = "req_id"
+        case channelUrl = "channel_url"
+        case msgId = "msg_id"
+        case message, data
+        case customType = "custom_type"
+        case mentionType = "mention_type"
+        case mentionedUserIds = "mentioned_user_ids"
+        case metaarray
+        case reqId = "req_id"
     }
 }
 
@@ -256,7 +304,12 @@ public struct ChannelRequest: Codable, Sendable {
         self.time = time.map(FlexibleInt64.init)
         self.msgId = msgId.map(FlexibleInt64.init)
     }
-    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", reqId = "req_id", time, msgId = "msg_id" }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url"
+        case reqId = "req_id"
+        case time
+        case msgId = "msg_id"
+    }
 }
 
 /// C→S `PING` and S→C `PONG`.
@@ -269,7 +322,10 @@ public struct PingPayload: Codable, Sendable {
         self.ts = ts
         self.reqId = reqId
     }
-    enum CodingKeys: String, CodingKey { case id, ts, reqId = "req_id" }
+    enum CodingKeys: String, CodingKey {
+        case id, ts
+        case reqId = "req_id"
+    }
 }
 
 /// S→C `READ`: a member read a channel up to `ts`.
@@ -290,7 +346,11 @@ public struct ReadEvent: Codable, Sendable, Equatable {
         self.unreadCnt = unreadCnt
     }
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", channelType = "channel_type", user, ts, reqId = "req_id", unreadCnt = "unread_cnt"
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case user, ts
+        case reqId = "req_id"
+        case unreadCnt = "unread_cnt"
     }
 }
 
@@ -304,7 +364,11 @@ public struct DeliveryEvent: Codable, Sendable, Equatable {
         self.channelType = "group"
         self.updated = updated
     }
-    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", channelType = "channel_type", updated }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case updated
+    }
 }
 
 /// The categories (`cat`) of S→C `SYEV` channel events; the frames are ``ChannelEventFrame``.
@@ -351,7 +415,13 @@ public struct ChannelEventFrame<Payload: Encodable & Sendable>: Encodable, Senda
         self.ts = ts
         self.unreadCnt = unreadCnt
     }
-    enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", data, ts, unreadCnt = "unread_cnt" }
+    enum CodingKeys: String, CodingKey {
+        case cat
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case data, ts
+        case unreadCnt = "unread_cnt"
+    }
 }
 
 /// `data` of the membership events: 10000 `users`; 10020 `inviter`, `invitees`, `invited_at`; 10022 `inviter`,
@@ -369,7 +439,9 @@ public struct MembershipEventData: Codable, Sendable, Equatable {
         self.joinedMemberCount = joinedMemberCount
     }
     enum CodingKeys: String, CodingKey {
-        case users, inviter, invitees, invitee, invitedAt = "invited_at", memberCount = "member_count"
+        case users, inviter, invitees, invitee
+        case invitedAt = "invited_at"
+        case memberCount = "member_count"
         case joinedMemberCount = "joined_member_count"
     }
 }
@@ -384,7 +456,10 @@ public struct LeaveEventData: Encodable, Sendable {
         self.memberCount = memberCount
         self.joinedMemberCount = joinedMemberCount
     }
-    enum CodingKeys: String, CodingKey { case memberCount = "member_count", joinedMemberCount = "joined_member_count" }
+    enum CodingKeys: String, CodingKey {
+        case memberCount = "member_count"
+        case joinedMemberCount = "joined_member_count"
+    }
     public func encode(to encoder: any Encoder) throws {
         try member.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -405,7 +480,9 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
             self.joinedMemberCount = joinedMemberCount
         }
         enum CodingKeys: String, CodingKey {
-            case channelUrl = "channel_url", memberCount = "member_count", joinedMemberCount = "joined_member_count"
+            case channelUrl = "channel_url"
+            case memberCount = "member_count"
+            case joinedMemberCount = "joined_member_count"
         }
     }
     public struct Open: Codable, Sendable, Equatable {
@@ -418,7 +495,11 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
             self.participantCount = participantCount
             self.ts = ts
         }
-        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", participantCount = "participant_count", ts }
+        enum CodingKeys: String, CodingKey {
+            case channelUrl = "channel_url"
+            case participantCount = "participant_count"
+            case ts
+        }
     }
     public var groupChannels: [Group]
     /// Always present (the JS SDK maps over both lists).
@@ -428,5 +509,9 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
         self.groupChannels = groupChannels
         self.ts = ts
     }
-    enum CodingKeys: String, CodingKey { case groupChannels = "group_channels", openChannels = "open_channels", ts }
+    enum CodingKeys: String, CodingKey {
+        case groupChannels = "group_channels"
+        case openChannels = "open_channels"
+        case ts
+    }
 }

@@ -9,8 +9,14 @@ public struct ChannelSummary: Codable, Sendable, Equatable {
     public var maxLengthMessage: Int
     public var memberCount: Int
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", name, coverUrl = "cover_url", customType = "custom_type", data
-        case createdAt = "created_at", maxLengthMessage = "max_length_message", memberCount = "member_count"
+        case channelUrl = "channel_url"
+        case name
+        case coverUrl = "cover_url"
+        case customType = "custom_type"
+        case data
+        case createdAt = "created_at"
+        case maxLengthMessage = "max_length_message"
+        case memberCount = "member_count"
     }
 }
 
@@ -120,19 +126,49 @@ public struct GroupChannelPayload: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", channelType = "channel_type", name, coverUrl = "cover_url"
-        case customType = "custom_type", data, createdAt = "created_at", createdBy = "created_by"
-        case isDistinct = "is_distinct", isPublic = "is_public", isSuper = "is_super", isEphemeral = "is_ephemeral"
-        case isBroadcast = "is_broadcast", isExclusive = "is_exclusive", isDiscoverable = "is_discoverable"
-        case isAccessCodeRequired = "is_access_code_required", freeze, maxLengthMessage = "max_length_message"
-        case memberCount = "member_count", joinedMemberCount = "joined_member_count", members, operators
-        case memberState = "member_state", myRole = "my_role", isMuted = "is_muted", isHidden = "is_hidden"
-        case hiddenState = "hidden_state", isPushEnabled = "is_push_enabled", pushTriggerOption = "push_trigger_option"
-        case countPreference = "count_preference", tsMessageOffset = "ts_message_offset"
-        case messageSurvivalSeconds = "message_survival_seconds", unreadMessageCount = "unread_message_count"
-        case unreadMentionCount = "unread_mention_count", userLastRead = "user_last_read", invitedAt = "invited_at", inviter
-        case joinedTs = "joined_ts", readReceipt = "read_receipt", deliveryReceipt = "delivery_receipt"
-        case lastMessage = "last_message", metadata, isCreated = "is_created", channel
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case name
+        case coverUrl = "cover_url"
+        case customType = "custom_type"
+        case data
+        case createdAt = "created_at"
+        case createdBy = "created_by"
+        case isDistinct = "is_distinct"
+        case isPublic = "is_public"
+        case isSuper = "is_super"
+        case isEphemeral = "is_ephemeral"
+        case isBroadcast = "is_broadcast"
+        case isExclusive = "is_exclusive"
+        case isDiscoverable = "is_discoverable"
+        case isAccessCodeRequired = "is_access_code_required"
+        case freeze
+        case maxLengthMessage = "max_length_message"
+        case memberCount = "member_count"
+        case joinedMemberCount = "joined_member_count"
+        case members, operators
+        case memberState = "member_state"
+        case myRole = "my_role"
+        case isMuted = "is_muted"
+        case isHidden = "is_hidden"
+        case hiddenState = "hidden_state"
+        case isPushEnabled = "is_push_enabled"
+        case pushTriggerOption = "push_trigger_option"
+        case countPreference = "count_preference"
+        case tsMessageOffset = "ts_message_offset"
+        case messageSurvivalSeconds = "message_survival_seconds"
+        case unreadMessageCount = "unread_message_count"
+        case unreadMentionCount = "unread_mention_count"
+        case userLastRead = "user_last_read"
+        case invitedAt = "invited_at"
+        case inviter
+        case joinedTs = "joined_ts"
+        case readReceipt = "read_receipt"
+        case deliveryReceipt = "delivery_receipt"
+        case lastMessage = "last_message"
+        case metadata
+        case isCreated = "is_created"
+        case channel
     }
 
     public init(from decoder: any Decoder) throws {

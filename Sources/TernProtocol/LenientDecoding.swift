@@ -50,7 +50,8 @@ extension MessagePayload {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let id = c.lenientInt64(.msgId, c.lenientInt64(.messageId, -1))
         guard id >= 0 else {
-            throw DecodingError.keyNotFound(CodingKeys.messageId, .init(codingPath: c.codingPath, debugDescription: "a message needs message_id or msg_id"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.messageId, .init(codingPath: c.codingPath, debugDescription: "a message needs message_id or msg_id"))
         }
         let created = c.lenientInt64(.ts, c.lenientInt64(.createdAt))
         self.init(

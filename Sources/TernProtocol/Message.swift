@@ -22,7 +22,10 @@ public struct ThreadInfo: Codable, Sendable, Equatable {
         self.updatedAt = updatedAt
     }
     enum CodingKeys: String, CodingKey {
-        case replyCount = "reply_count", mostReplies = "most_replies", lastRepliedAt = "last_replied_at", updatedAt = "updated_at"
+        case replyCount = "reply_count"
+        case mostReplies = "most_replies"
+        case lastRepliedAt = "last_replied_at"
+        case updatedAt = "updated_at"
     }
 }
 
@@ -36,7 +39,11 @@ public struct ReactionPayload: Codable, Sendable, Equatable {
         self.userIds = userIds
         self.updatedAt = updatedAt
     }
-    enum CodingKeys: String, CodingKey { case key, userIds = "user_ids", updatedAt = "updated_at" }
+    enum CodingKeys: String, CodingKey {
+        case key
+        case userIds = "user_ids"
+        case updatedAt = "updated_at"
+    }
 }
 
 /// `og:image` of a link preview.
@@ -55,7 +62,11 @@ public struct OGImage: Codable, Sendable, Equatable {
         self.height = height
         self.alt = alt
     }
-    enum CodingKeys: String, CodingKey { case url, secureUrl = "secure_url", type, width, height, alt }
+    enum CodingKeys: String, CodingKey {
+        case url
+        case secureUrl = "secure_url"
+        case type, width, height, alt
+    }
 }
 
 /// A link preview read from the page a message links to (`og_tag`).
@@ -70,7 +81,12 @@ public struct OGMetaData: Codable, Sendable, Equatable {
         self.description = description
         self.image = image
     }
-    enum CodingKeys: String, CodingKey { case title = "og:title", url = "og:url", description = "og:description", image = "og:image" }
+    enum CodingKeys: String, CodingKey {
+        case title = "og:title"
+        case url = "og:url"
+        case description = "og:description"
+        case image = "og:image"
+    }
 }
 
 /// A thumbnail of an image file.
@@ -87,7 +103,11 @@ public struct ThumbnailPayload: Codable, Sendable, Equatable {
         self.realWidth = realWidth
         self.realHeight = realHeight
     }
-    enum CodingKeys: String, CodingKey { case url, width, height, realWidth = "real_width", realHeight = "real_height" }
+    enum CodingKeys: String, CodingKey {
+        case url, width, height
+        case realWidth = "real_width"
+        case realHeight = "real_height"
+    }
 }
 
 /// One file of a file message.
@@ -109,7 +129,10 @@ public struct FilePayload: Codable, Sendable, Equatable {
     /// The SDKs spell the items of a multiple-file message `file_name`, `file_type`, `file_size`; both
     /// spellings are read and written.
     enum CodingKeys: String, CodingKey {
-        case url, name, size, type, data, thumbnails, fileName = "file_name", fileType = "file_type", fileSize = "file_size"
+        case url, name, size, type, data, thumbnails
+        case fileName = "file_name"
+        case fileType = "file_type"
+        case fileSize = "file_size"
         case requireAuth = "require_auth"
     }
     public init(from decoder: any Decoder) throws {
@@ -151,7 +174,11 @@ public struct ParentMessageInfo: Codable, Sendable, Equatable {
         self.user = user
         self.customType = customType
     }
-    enum CodingKeys: String, CodingKey { case messageId = "message_id", message, ts, type, user, customType = "custom_type" }
+    enum CodingKeys: String, CodingKey {
+        case messageId = "message_id"
+        case message, ts, type, user
+        case customType = "custom_type"
+    }
 }
 
 /// A message (user `MESG`, file `FILE` or admin `ADMM`) as REST responses and WebSocket pushes carry it.
@@ -232,14 +259,36 @@ public struct MessagePayload: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case type, messageId = "message_id", msgId = "msg_id", message, channelUrl = "channel_url"
-        case channelType = "channel_type", createdAt = "created_at", ts, updatedAt = "updated_at", user
-        case customType = "custom_type", data, sortedMetaarray = "sorted_metaarray", mentionType = "mention_type"
-        case mentionedUsers = "mentioned_users", silent, isOpMsg = "is_op_msg", isRemoved = "is_removed"
-        case messageSurvivalSeconds = "message_survival_seconds", parentMessageId = "parent_message_id"
-        case isReplyToChannel = "is_reply_to_channel", reqId = "req_id"
-        case threadInfo = "thread_info", parentMessageInfo = "parent_message_info", reactions, ogTag = "og_tag"
-        case file, files, requireAuth = "require_auth", oldValues = "old_values", url, name, size, thumbnails
+        case type
+        case messageId = "message_id"
+        case msgId = "msg_id"
+        case message
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case createdAt = "created_at"
+        case ts
+        case updatedAt = "updated_at"
+        case user
+        case customType = "custom_type"
+        case data
+        case sortedMetaarray = "sorted_metaarray"
+        case mentionType = "mention_type"
+        case mentionedUsers = "mentioned_users"
+        case silent
+        case isOpMsg = "is_op_msg"
+        case isRemoved = "is_removed"
+        case messageSurvivalSeconds = "message_survival_seconds"
+        case parentMessageId = "parent_message_id"
+        case isReplyToChannel = "is_reply_to_channel"
+        case reqId = "req_id"
+        case threadInfo = "thread_info"
+        case parentMessageInfo = "parent_message_info"
+        case reactions
+        case ogTag = "og_tag"
+        case file, files
+        case requireAuth = "require_auth"
+        case oldValues = "old_values"
+        case url, name, size, thumbnails
         case translations
     }
 

@@ -36,9 +36,19 @@ public struct OpenChannelPayload: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", channelType = "channel_type", name, coverUrl = "cover_url", customType = "custom_type"
-        case data, createdAt = "created_at", operators, participantCount = "participant_count", freeze
-        case isEphemeral = "is_ephemeral", isDynamicPartitioned = "is_dynamic_partitioned", maxLengthMessage = "max_length_message"
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case name
+        case coverUrl = "cover_url"
+        case customType = "custom_type"
+        case data
+        case createdAt = "created_at"
+        case operators
+        case participantCount = "participant_count"
+        case freeze
+        case isEphemeral = "is_ephemeral"
+        case isDynamicPartitioned = "is_dynamic_partitioned"
+        case maxLengthMessage = "max_length_message"
         case metadata
     }
 
@@ -120,14 +130,21 @@ public struct EnterExitAck: Codable, Sendable, Equatable {
         self.reqId = reqId
     }
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", channelType = "channel_type", participantCount = "participant_count", user, ts
-        case reqId = "req_id", data
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case participantCount = "participant_count"
+        case user, ts
+        case reqId = "req_id"
+        case data
     }
     /// The SDKs read the count from `data` (with the user's keys and `edge_ts`, which orders counts).
     struct Data: Codable {
         var participantCount: Int
         var edgeTs: Int64
-        enum CodingKeys: String, CodingKey { case participantCount = "participant_count", edgeTs = "edge_ts" }
+        enum CodingKeys: String, CodingKey {
+            case participantCount = "participant_count"
+            case edgeTs = "edge_ts"
+        }
     }
     struct UserKeys: CodingKey {
         var stringValue: String
@@ -174,7 +191,11 @@ public struct RestrictionPayload: Codable, Sendable, Equatable {
         self.startAt = startAt
         self.endAt = endAt
     }
-    enum CodingKeys: String, CodingKey { case user, description, startAt = "start_at", endAt = "end_at" }
+    enum CodingKeys: String, CodingKey {
+        case user, description
+        case startAt = "start_at"
+        case endAt = "end_at"
+    }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         user = try c.decode(UserPayload.self, forKey: .user)
@@ -200,7 +221,11 @@ public struct MutedInfoPayload: Codable, Sendable, Equatable {
         self.description = description
     }
     enum CodingKeys: String, CodingKey {
-        case isMuted = "is_muted", remainingDuration = "remaining_duration", startAt = "start_at", endAt = "end_at", description
+        case isMuted = "is_muted"
+        case remainingDuration = "remaining_duration"
+        case startAt = "start_at"
+        case endAt = "end_at"
+        case description
     }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

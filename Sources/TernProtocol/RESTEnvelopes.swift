@@ -12,7 +12,10 @@ public struct MessageChangelog: Codable, Sendable {
     public struct Deleted: Codable, Sendable {
         public var messageId: Int64
         public var deletedAt: Int64
-        enum CodingKeys: String, CodingKey { case messageId = "message_id", deletedAt = "deleted_at" }
+        enum CodingKeys: String, CodingKey {
+            case messageId = "message_id"
+            case deletedAt = "deleted_at"
+        }
 
         public init(messageId: Int64, deletedAt: Int64) {
             self.messageId = messageId
@@ -35,7 +38,11 @@ public struct MessageChangelog: Codable, Sendable {
     public var hasMore: Bool
     /// The token of the next page ("" at the end).
     public var next: String
-    enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next }
+    enum CodingKeys: String, CodingKey {
+        case updated, deleted
+        case hasMore = "has_more"
+        case next
+    }
 
     public init(updated: [MessagePayload], deleted: [Deleted], hasMore: Bool, next: String) {
         self.updated = updated
@@ -63,7 +70,11 @@ public struct GroupChannelChangelog: Codable, Sendable {
     public var next: String
     /// The server's time of the answer (ms).
     public var ts: Int64
-    enum CodingKeys: String, CodingKey { case updated, deleted, hasMore = "has_more", next, ts }
+    enum CodingKeys: String, CodingKey {
+        case updated, deleted
+        case hasMore = "has_more"
+        case next, ts
+    }
 
     public init(updated: [GroupChannelPayload], deleted: [String], hasMore: Bool, next: String, ts: Int64) {
         self.updated = updated
@@ -90,8 +101,11 @@ public struct MessageGap: Codable, Sendable {
     public var nextHasmore: Bool
     public var isHugeGap: Bool
     enum CodingKeys: String, CodingKey {
-        case prevMessages = "prev_messages", prevHasmore = "prev_hasmore", nextMessages = "next_messages"
-        case nextHasmore = "next_hasmore", isHugeGap = "is_huge_gap"
+        case prevMessages = "prev_messages"
+        case prevHasmore = "prev_hasmore"
+        case nextMessages = "next_messages"
+        case nextHasmore = "next_hasmore"
+        case isHugeGap = "is_huge_gap"
     }
 
     public init(prevMessages: [MessagePayload], prevHasmore: Bool, nextMessages: [MessagePayload], nextHasmore: Bool, isHugeGap: Bool) {
@@ -106,6 +120,7 @@ public struct MessageGap: Codable, Sendable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             prevMessages: try c.decodeIfPresent([MessagePayload].self, forKey: .prevMessages) ?? [], prevHasmore: c.lenient(.prevHasmore, false),
-            nextMessages: try c.decodeIfPresent([MessagePayload].self, forKey: .nextMessages) ?? [], nextHasmore: c.lenient(.nextHasmore, false), isHugeGap: c.lenient(.isHugeGap, false))
+            nextMessages: try c.decodeIfPresent([MessagePayload].self, forKey: .nextMessages) ?? [], nextHasmore: c.lenient(.nextHasmore, false),
+            isHugeGap: c.lenient(.isHugeGap, false))
     }
 }

@@ -36,10 +36,19 @@ public struct UserPayload: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case userId = "user_id", nickname, profileUrl = "profile_url", metadata, isOnline = "is_online"
-        case lastSeenAt = "last_seen_at", isActive = "is_active", hasEverLoggedIn = "has_ever_logged_in"
-        case requireAuthForProfileImage = "require_auth_for_profile_image", createdAt = "created_at", role
-        case preferredLanguages = "preferred_languages", accessToken = "access_token"
+        case userId = "user_id"
+        case nickname
+        case profileUrl = "profile_url"
+        case metadata
+        case isOnline = "is_online"
+        case lastSeenAt = "last_seen_at"
+        case isActive = "is_active"
+        case hasEverLoggedIn = "has_ever_logged_in"
+        case requireAuthForProfileImage = "require_auth_for_profile_image"
+        case createdAt = "created_at"
+        case role
+        case preferredLanguages = "preferred_languages"
+        case accessToken = "access_token"
     }
 }
 
@@ -64,7 +73,11 @@ public struct SenderPayload: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case userId = "user_id", nickname, profileUrl = "profile_url", metadata, role, isActive = "is_active"
+        case userId = "user_id"
+        case nickname
+        case profileUrl = "profile_url"
+        case metadata, role
+        case isActive = "is_active"
         case requireAuthForProfileImage = "require_auth_for_profile_image"
     }
 }
@@ -111,9 +124,19 @@ public struct MemberPayload: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case userId = "user_id", nickname, profileUrl = "profile_url", metadata, isOnline = "is_online"
-        case lastSeenAt = "last_seen_at", isActive = "is_active", requireAuthForProfileImage = "require_auth_for_profile_image"
-        case state, role, isMuted = "is_muted", isBlockedByMe = "is_blocked_by_me", isBlockingMe = "is_blocking_me"
-        case readTs = "read_ts", deliveredTs = "delivered_ts"
+        case userId = "user_id"
+        case nickname
+        case profileUrl = "profile_url"
+        case metadata
+        case isOnline = "is_online"
+        case lastSeenAt = "last_seen_at"
+        case isActive = "is_active"
+        case requireAuthForProfileImage = "require_auth_for_profile_image"
+        case state, role
+        case isMuted = "is_muted"
+        case isBlockedByMe = "is_blocked_by_me"
+        case isBlockingMe = "is_blocking_me"
+        case readTs = "read_ts"
+        case deliveredTs = "delivered_ts"
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 import NIOSSL
-import HummingbirdCore
 public import ServiceLifecycle
-import TernProtocol
 import Synchronization
+import TernProtocol
 import UnixSignals
 
 /// A built server: the Hummingbird application and the chat service behind it.
@@ -42,7 +42,8 @@ public struct TernServerApp: Sendable {
     /// SIGTERM/SIGINT start a graceful shutdown; one that has not finished after 10 s (a peer
     /// that stopped reading can hold a close handshake forever) turns into cancellation.
     public static func serviceGroupConfiguration(_ services: [any Service], logger: Logger) -> ServiceGroupConfiguration {
-        var config = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var config = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         config.maximumGracefulShutdownDuration = .seconds(10)
         config.maximumCancellationDuration = .seconds(5)
         return config
@@ -58,7 +59,10 @@ struct ShutdownNotice: Service {
     struct Busy: Encodable {
         let retryAfter: Double
         let message: String
-        enum CodingKeys: String, CodingKey { case retryAfter = "retry_after", message }
+        enum CodingKeys: String, CodingKey {
+            case retryAfter = "retry_after"
+            case message
+        }
     }
 
     func run() async throws {

@@ -121,7 +121,9 @@ public enum DataDirectoryBackup {
         let present = ((try? fm.contentsOfDirectory(atPath: dataDirectory)) ?? []).filter { $0 != "ternd.pid" }
         if !present.isEmpty {
             guard force else {
-                throw Failure("\(dataDirectory) already holds data (\(present.sorted().joined(separator: ", "))): pass --force to replace it (what is there is kept aside)")
+                throw Failure(
+                    "\(dataDirectory) already holds data (\(present.sorted().joined(separator: ", "))): pass --force to replace it (what is there is kept aside)"
+                )
             }
             let aside = dataDirectory + ".before-restore-\(Int64(now.timeIntervalSince1970))"
             try fm.createDirectory(atPath: aside, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -203,8 +203,10 @@ public enum DataDirectory {
             close(fd)
             let holder = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             let parts = holder.split(separator: " ", maxSplits: 1).map(String.init)
-            let pid = parts.first ?? "", what = parts.count > 1 ? parts[1] : ""
-            let who = what == "embedded"
+            let pid = parts.first ?? ""
+            let what = parts.count > 1 ? parts[1] : ""
+            let who =
+                what == "embedded"
                 ? "the embedded server that tern started (pid \(pid)); stop it with `tern --stop-server`, or give this server a --data-dir of its own"
                 : "another ternd (pid \(pid.isEmpty ? "unknown" : pid)); stop it first, or give this server a --data-dir of its own"
             throw ServerStartError("the data directory \(path) is in use by \(who). Two servers must never share one data directory.")

@@ -62,7 +62,9 @@ extension ChatApp {
             Task { await client.sendMessage(params, to: url) }
         case .editMessage(let m, let text):
             Task {
-                do { try await client.updateMessage(m, MessageUpdateParams(text: text)) } catch { self.dispatch(.failed("edit: " + Self.describe(error))) }
+                do { try await client.updateMessage(m, MessageUpdateParams(text: text)) } catch {
+                    self.dispatch(.failed("edit: " + Self.describe(error)))
+                }
             }
         case .deleteMessage(let m):
             Task {
@@ -78,7 +80,9 @@ extension ChatApp {
             }
         case .openThread(let parent):
             Task {
-                do { self.dispatch(.threadLoaded(try await client.thread(of: parent))) } catch { self.dispatch(.failed("thread: " + Self.describe(error))) }
+                do { self.dispatch(.threadLoaded(try await client.thread(of: parent))) } catch {
+                    self.dispatch(.failed("thread: " + Self.describe(error)))
+                }
             }
         case .searchMessages(let query):
             Task {
@@ -146,7 +150,9 @@ extension ChatApp {
         switch effect {
         case .openDirect(let user):
             Task {
-                do { self.dispatch(.opened(try await client.directChannel(with: user))) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
+                do { self.dispatch(.opened(try await client.directChannel(with: user))) } catch {
+                    self.dispatch(.failed(Self.describe(error, .user(user))))
+                }
             }
         case .createGroup(let name, let users, let isPublic):
             Task {

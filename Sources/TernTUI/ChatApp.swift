@@ -159,7 +159,9 @@ public actor ChatApp {
     /// trying): a server that is down or a wrong `TERN_SERVER` is not a silent countdown.
     func explainWaiting() async {
         guard !everConnected, let e = await client.lastConnectionError else { return }
-        dispatch(.failed("cannot reach the server at \(state.server) (\(e.message)): trying again — is it running? TERN_SERVER or --server says where it is"))
+        dispatch(
+            .failed(
+                "cannot reach the server at \(state.server) (\(e.message)): trying again — is it running? TERN_SERVER or --server says where it is"))
     }
 
     func markDirty(urgent: Bool = true) {
@@ -225,7 +227,8 @@ public actor ChatApp {
     func loadHistory(_ url: String, before: Millis?) async {
         if await client.isOpenChannel(url) {
             do {
-                dispatch(.historyLoaded(url: url, page: try await client.previousMessages(in: url, before: before, limit: 50), replace: before == nil))
+                dispatch(
+                    .historyLoaded(url: url, page: try await client.previousMessages(in: url, before: before, limit: 50), replace: before == nil))
             } catch {
                 dispatch(.historyFailed(url: url, error: Self.describe(error)))
             }
@@ -317,7 +320,8 @@ public actor ChatApp {
         for m in (state.messages[url] ?? []).suffix(40) where m.status == .succeeded && !previewsAsked.contains(m.messageId) {
             guard m.kind == .file, m.files.first?.type.lowercased().hasPrefix("image/") == true else { continue }
             previewsAsked.insert(m.messageId)
-            let client = client, surface = surface
+            let client = client
+            let surface = surface
             Task {
                 guard let data = try? await client.previewImageData(m),
                     let preview = surface.renderImage(Array(data), columns: columns, maxRows: 10)
@@ -419,7 +423,8 @@ public actor ChatApp {
             guard let path = try await client.download(m, to: dir).first else { return }
             let opener = env["BROWSER"].flatMap { $0.isEmpty ? nil : $0 } ?? "xdg-open"
             let program = String(opener.split(separator: " ").first ?? "")
-            let found = program.contains("/")
+            let found =
+                program.contains("/")
                 ? FileManager.default.isExecutableFile(atPath: program)
                 : (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
             guard found else {
@@ -474,7 +479,9 @@ public actor ChatApp {
             }
         case .participants(let url):
             let ops = Set((await client.enteredOpenChannels.first { $0.url == url }?.operators ?? []).map(\.userId))
-            return try await client.participants(in: url, limit: 100).users.map { PeopleView.Row(user: $0, online: true, isOperator: ops.contains($0.userId)) }
+            return try await client.participants(in: url, limit: 100).users.map {
+                PeopleView.Row(user: $0, online: true, isOperator: ops.contains($0.userId))
+            }
         case .operators(let url):
             return try await client.operators(in: url).map { PeopleView.Row(user: $0, isOperator: true) }
         case .banned(let url):

@@ -72,7 +72,9 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     /// The bell, OSC 777 (`notify;TITLE;BODY`) and/or OSC 9 (`BODY`), wrapped for tmux when inside one;
     /// written by the curses thread after its next frame.
     public func alert(title: String, body: String, styles: [String]) {
-        func clean(_ s: String) -> String { String(s.unicodeScalars.filter { $0.value >= 0x20 && $0 != ";" && $0.value != 0x7F }.map(Character.init)) }
+        func clean(_ s: String) -> String {
+            String(s.unicodeScalars.filter { $0.value >= 0x20 && $0 != ";" && $0.value != 0x7F }.map(Character.init))
+        }
         var out = ""
         if styles.contains("bell") { out += "\u{7}" }
         if styles.contains("osc777") { out += passthrough("\u{1B}]777;notify;\(clean(title));\(clean(body))\u{7}") }
@@ -324,7 +326,8 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
 
     /// After a SIGWINCH (or any wake-up): the kernel's size, and curses resized to it.
     private func checkSize() {
-        var w: Int32 = 0, h: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
         guard cnc_term_size(&w, &h) == 0 else { return }
         if Int(w) != Int(getmaxx(cnc_stdscr())) || Int(h) != Int(getmaxy(cnc_stdscr())) {
             resizeterm(h, w)
@@ -372,7 +375,8 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             rgb = (g, g, g)
         }
         let usable = min(colors, 16)
-        var best = 0, bestDistance = Int.max
+        var best = 0
+        var bestDistance = Int.max
         for (n, c) in ansi.prefix(max(usable, 1)).enumerated() {
             let d = (c.0 - rgb.0) * (c.0 - rgb.0) + (c.1 - rgb.1) * (c.1 - rgb.1) + (c.2 - rgb.2) * (c.2 - rgb.2)
             if d < bestDistance { (best, bestDistance) = (n, d) }

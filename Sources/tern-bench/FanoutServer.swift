@@ -34,7 +34,9 @@ struct FanoutServer: AsyncParsableCommand {
     @Option(name: .customLong("app-id"), help: "Accepted for symmetry with ternd; not checked.")
     var appId = "LOCAL"
 
-    @Option(name: .customLong("coalescing-us"), help: "Write a connection's frames this many µs after the first of them (0: at the end of the loop turn).")
+    @Option(
+        name: .customLong("coalescing-us"), help: "Write a connection's frames this many µs after the first of them (0: at the end of the loop turn)."
+    )
     var coalescingUs = 0
 
     func run() async throws {
@@ -141,7 +143,8 @@ final class FanoutHub {
         }
         room.lastMsgId += 1
         var tail = ByteBuffer()
-        tail.writeString(#""msg_id":\#(room.lastMsgId),"channel_url":"\#(channelUrl)","channel_type":"\#(room.isOpen ? "open" : "group")","message":""#)
+        tail.writeString(
+            #""msg_id":\#(room.lastMsgId),"channel_url":"\#(channelUrl)","channel_type":"\#(room.isOpen ? "open" : "group")","message":""#)
         tail.writeBytes(text)
         tail.writeString(#"","user":{"user_id":"\#(sender.userId)"},"created_at":\#(Self.millis())}"# + "\n")
         sender.queue(#"MESG{"req_id":"\#(reqId)","#, tail)

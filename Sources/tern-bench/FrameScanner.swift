@@ -64,7 +64,10 @@ enum FrameScanner {
     }
 
     static func event(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> ServerEvent {
-        let c0 = b[start], c1 = b[start + 1], c2 = b[start + 2], c3 = b[start + 3]
+        let c0 = b[start]
+        let c1 = b[start + 1]
+        let c2 = b[start + 2]
+        let c3 = b[start + 3]
         switch (c0, c1, c2, c3) {
         case (77, 69, 83, 71):  // MESG
             let isAck = hasPrefix(b, start + 4, end, reqIdKey)

@@ -35,8 +35,10 @@ struct Profiler: Sendable {
         let status = await Self.wait(pid)
         let recordErrors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
         guard status == 0, FileManager.default.fileExists(atPath: dataPath) else {
-            return ["profile: perf record failed (wait status \(status)): "
-                + recordErrors.split(separator: "\n").suffix(3).joined(separator: " / ")]
+            return [
+                "profile: perf record failed (wait status \(status)): "
+                    + recordErrors.split(separator: "\n").suffix(3).joined(separator: " / ")
+            ]
         }
         let reportPath = dataPath.replacingOccurrences(of: ".data", with: ".txt")
         let args = ["report", "-i", dataPath, "--stdio", "--no-children", "--percent-limit", "1.5"]

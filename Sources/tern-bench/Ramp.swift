@@ -55,8 +55,9 @@ struct Ramp {
             if attempted >= nextReport || attempted == count {
                 let step = Step(connections: ramp.channels.count, rssKB: serverPid.flatMap(residentKB), seconds: Double(Mono.now() - begin) / 1e9)
                 ramp.steps.append(step)
-                print("ramp: \(step.connections)/\(count) idle connections open, \(ramp.failed) failed, "
-                    + "server RSS \(megabytes(step.rssKB)), " + String(format: "%.1f s", step.seconds))
+                print(
+                    "ramp: \(step.connections)/\(count) idle connections open, \(ramp.failed) failed, "
+                        + "server RSS \(megabytes(step.rssKB)), " + String(format: "%.1f s", step.seconds))
                 while nextReport <= attempted { nextReport += quarter }
             }
         }
@@ -78,12 +79,16 @@ struct Ramp {
     /// The report's lines: RSS at each step, memory per connection, time, failures.
     var lines: [String] {
         guard let first = steps.first, let last = steps.last else { return [] }
-        var out = ["ramp: \(requested) idle connections requested, \(last.connections) open, \(failed) failed to connect, "
-            + "\(state.dropped.load(ordering: .relaxed)) dropped later; ramp took \(String(format: "%.1f", last.seconds)) s"]
+        var out = [
+            "ramp: \(requested) idle connections requested, \(last.connections) open, \(failed) failed to connect, "
+                + "\(state.dropped.load(ordering: .relaxed)) dropped later; ramp took \(String(format: "%.1f", last.seconds)) s"
+        ]
         out.append("  server RSS: " + steps.map { "\($0.connections) → \(Ramp.megabytes($0.rssKB))" }.joined(separator: ", "))
         if let a = first.rssKB, let b = last.rssKB, last.connections > 0 {
-            out.append(String(format: "  memory per idle connection: %.1f kB (ΔRSS %.1f MB ÷ %d)",
-                Double(b - a) / Double(last.connections), Double(b - a) / 1024, last.connections))
+            out.append(
+                String(
+                    format: "  memory per idle connection: %.1f kB (ΔRSS %.1f MB ÷ %d)",
+                    Double(b - a) / Double(last.connections), Double(b - a) / 1024, last.connections))
         }
         for f in firstFailures { out.append("  failed: \(f)") }
         return out

@@ -36,10 +36,12 @@ enum RestProbe {
                 return String(format: "%.3f", Double(samples[i]) / 1e6)
             }
             let status = statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: ", ")
-            lines.append("  GET \(probe.path().replacingOccurrences(of: url, with: "{url}"))"
-                .replacingOccurrences(of: #"message_ts=\d+"#, with: "message_ts=<now>", options: .regularExpression))
-            lines.append("    p50 \(q(0.5))  p99 \(q(0.99))  max \(samples.last.map { String(format: "%.3f", Double($0) / 1e6) } ?? "n/a") ms"
-                + "  (\(samples.count) calls; status \(status.isEmpty ? "none" : status))" + (failure.map { "; failed: \($0)" } ?? ""))
+            lines.append(
+                "  GET \(probe.path().replacingOccurrences(of: url, with: "{url}"))"
+                    .replacingOccurrences(of: #"message_ts=\d+"#, with: "message_ts=<now>", options: .regularExpression))
+            lines.append(
+                "    p50 \(q(0.5))  p99 \(q(0.99))  max \(samples.last.map { String(format: "%.3f", Double($0) / 1e6) } ?? "n/a") ms"
+                    + "  (\(samples.count) calls; status \(status.isEmpty ? "none" : status))" + (failure.map { "; failed: \($0)" } ?? ""))
         }
         return lines
     }

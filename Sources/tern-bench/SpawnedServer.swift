@@ -108,12 +108,18 @@ final class SpawnedServer: Sendable {
     /// Stops the server (SIGTERM; SIGKILL after `timeout` seconds) and removes its data directory.
     /// Safe to call more than once, and from a signal handler's queue.
     func stop(timeout: Double = 5) {
-        guard stopped.withLock({ s in defer { s = true }; return !s }) else { return }
+        guard
+            stopped.withLock({ s in
+                defer { s = true }
+                return !s
+            })
+        else { return }
         if kill(pid, SIGTERM) == 0 {
             let deadline = Date().addingTimeInterval(timeout)
             while isAlive(), Date() < deadline { usleep(20_000) }
             if isAlive() {
-                FileHandle.standardError.write(Data("tern-bench: \(name) \(pid) still running \(timeout) s after SIGTERM (busy with a backlog?); sending SIGKILL\n".utf8))
+                FileHandle.standardError.write(
+                    Data("tern-bench: \(name) \(pid) still running \(timeout) s after SIGTERM (busy with a backlog?); sending SIGKILL\n".utf8))
                 kill(pid, SIGKILL)
                 while isAlive() { usleep(10_000) }
             }

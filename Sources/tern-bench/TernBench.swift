@@ -28,10 +28,16 @@ struct TernBench: AsyncParsableCommand {
     @Option(help: "Path of a ternd binary to start (on a free port and a fresh data directory) and stop at the end.")
     var spawn: String?
 
-    @Flag(name: .customLong("spawn-fanout"), help: "Start `tern-bench fanout-server` (a trivial fan-out server, to measure the bench itself) and stop it at the end.")
+    @Flag(
+        name: .customLong("spawn-fanout"),
+        help: "Start `tern-bench fanout-server` (a trivial fan-out server, to measure the bench itself) and stop it at the end.")
     var spawnFanout = false
 
-    @Option(name: .customLong("fanout-coalescing-us"), help: "With --spawn-fanout: the server writes each connection's frames this many µs after the first (several messages per read, like ternd's write coalescing); 0: once per loop turn.")
+    @Option(
+        name: .customLong("fanout-coalescing-us"),
+        help:
+            "With --spawn-fanout: the server writes each connection's frames this many µs after the first (several messages per read, like ternd's write coalescing); 0: once per loop turn."
+    )
     var fanoutCoalescingUs = 0
 
     @Option(name: .customLong("server-cpu"), help: "With --spawn or --spawn-fanout: CPUs to pin the server to (taskset -c), e.g. 0.")
@@ -46,7 +52,9 @@ struct TernBench: AsyncParsableCommand {
     @Option(name: .customLong("app-id"), help: "Application id (`ai`).")
     var appId = "LOCAL"
 
-    @Option(name: .customLong("channel-type"), help: "group (members through the Platform API, 2–100) or open (each connection enters with ENTR, 2–\(Self.maxOpenMembers)).")
+    @Option(
+        name: .customLong("channel-type"),
+        help: "group (members through the Platform API, 2–100) or open (each connection enters with ENTR, 2–\(Self.maxOpenMembers)).")
     var channelType = ChannelType.group
 
     @Option(help: "Channel members, each with one WebSocket.")
@@ -73,7 +81,10 @@ struct TernBench: AsyncParsableCommand {
     @Option(help: "Event-loop threads for the bench's sockets (1 when the bench is pinned to one core).")
     var threads = 1
 
-    @Option(help: "Before the run, open this many extra idle WebSockets (distinct users) and keep them open through it; reports the server's RSS per connection.")
+    @Option(
+        help:
+            "Before the run, open this many extra idle WebSockets (distinct users) and keep them open through it; reports the server's RSS per connection."
+    )
     var ramp = 0
 
     @Option(name: .customLong("ramp-batch"), help: "Idle connections opened at once during --ramp.")
@@ -82,7 +93,11 @@ struct TernBench: AsyncParsableCommand {
     @Option(help: "perf record -g the server for this many seconds from the start of the measured window, and print the top of perf report.")
     var profile: Double?
 
-    @Option(name: .customLong("node"), help: "With --server: another node of the same cluster (http://HOST:PORT; repeat for more). Members connect to --server and these in turn (member i to node i mod n); latency is also reported for deliveries across nodes and within a node.")
+    @Option(
+        name: .customLong("node"),
+        help:
+            "With --server: another node of the same cluster (http://HOST:PORT; repeat for more). Members connect to --server and these in turn (member i to node i mod n); latency is also reported for deliveries across nodes and within a node."
+    )
     var nodes: [String] = []
 
     @Option(name: .customLong("rest-probe"), help: "After the run, time this many calls each of a few Platform API listing/history calls (p50/p99).")
@@ -113,12 +128,16 @@ struct TernBench: AsyncParsableCommand {
         case .group:
             guard (2...100).contains(members) else { throw ValidationError("--members must be 2…100 (a group channel holds at most 100).") }
         case .open:
-            guard (2...Self.maxOpenMembers).contains(members) else { throw ValidationError("--members must be 2…\(Self.maxOpenMembers) for an open channel.") }
+            guard (2...Self.maxOpenMembers).contains(members) else {
+                throw ValidationError("--members must be 2…\(Self.maxOpenMembers) for an open channel.")
+            }
         }
         guard rate > 0, duration > 0, warmup >= 0, drainTimeout >= 0 else { throw ValidationError("--rate and --duration must be positive.") }
         guard (1...members).contains(senderCount) else { throw ValidationError("--senders must be 1…--members.") }
         guard payloadBytes >= 1 else { throw ValidationError("--payload-bytes must be at least 1.") }
-        guard threads >= 1, ramp >= 0, rampBatch >= 1, restProbe >= 0 else { throw ValidationError("--threads, --ramp-batch must be positive; --ramp, --rest-probe not negative.") }
+        guard threads >= 1, ramp >= 0, rampBatch >= 1, restProbe >= 0 else {
+            throw ValidationError("--threads, --ramp-batch must be positive; --ramp, --rest-probe not negative.")
+        }
         if let profile, profile <= 0 { throw ValidationError("--profile must be positive.") }
     }
 
@@ -149,12 +168,14 @@ struct TernBench: AsyncParsableCommand {
             spawned = try await SpawnedServer.startFanout(cpus: serverCPU, appId: appId, coalescingUs: fanoutCoalescingUs)
         } else {
             if floodLimitOff {
-                print("warning: \(fmt(perSender)) msg/s per sender is over ternd's default flood limit (5/s per user); "
-                    + "run the server with --max-messages-per-second 0 or messages will be rejected.")
+                print(
+                    "warning: \(fmt(perSender)) msg/s per sender is over ternd's default flood limit (5/s per user); "
+                        + "run the server with --max-messages-per-second 0 or messages will be rejected.")
             }
             if channelType == .open {
-                print("warning: ternd broadcasts at most 5 messages a second per open channel and holds 1000 participants "
-                    + "by default; run it with --open-channel-messages-per-second 0 and --max-open-channel-participants ≥ --members.")
+                print(
+                    "warning: ternd broadcasts at most 5 messages a second per open channel and holds 1000 participants "
+                        + "by default; run it with --open-channel-messages-per-second 0 and --max-open-channel-participants ≥ --members.")
             }
         }
         if let spawned { SignalGuard.install(spawned) }
@@ -178,11 +199,15 @@ struct TernBench: AsyncParsableCommand {
         let base = spawned?.baseURL ?? server!.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let pid = spawned?.pid ?? serverPid
         let api = PlatformAPI(base: base, apiToken: spawned?.apiToken ?? apiToken!)
-        guard let parsed = URL(string: base), parsed.scheme == "http", let host = parsed.host else { throw BenchError(description: "--server must be http://HOST:PORT (the bench speaks plain ws://), not \(base)") }
+        guard let parsed = URL(string: base), parsed.scheme == "http", let host = parsed.host else {
+            throw BenchError(description: "--server must be http://HOST:PORT (the bench speaks plain ws://), not \(base)")
+        }
         let target = WebSocketTarget(host: host, port: parsed.port ?? 80, appId: appId)
         var targets = [target]
         for node in nodes {
-            guard let u = URL(string: node), u.scheme == "http", let h = u.host else { throw BenchError(description: "--node must be http://HOST:PORT, not \(node)") }
+            guard let u = URL(string: node), u.scheme == "http", let h = u.host else {
+                throw BenchError(description: "--node must be http://HOST:PORT, not \(node)")
+            }
             targets.append(WebSocketTarget(host: h, port: u.port ?? 80, appId: appId))
         }
 
@@ -206,23 +231,28 @@ struct TernBench: AsyncParsableCommand {
         var connectErrors: [String] = []
         for first in stride(from: 0, to: schedule.members, by: Self.connectBatch) {
             let batch = first..<min(schedule.members, first + Self.connectBatch)
-            let opening = batch.map { MemberConnection.open(member: $0, userId: userIds[$0], target: targets[$0 % targets.count], run: run, on: group.next()) }
+            let opening = batch.map {
+                MemberConnection.open(member: $0, userId: userIds[$0], target: targets[$0 % targets.count], run: run, on: group.next())
+            }
             for (i, future) in zip(batch, opening) {
                 do { connections.append(try await future.get()) } catch { connectErrors.append("member \(i): \(error)") }
             }
         }
         guard connectErrors.isEmpty else {
             for c in connections { _ = try? await c.finish().get() }
-            throw BenchError(description: "not every member got ready (\(connections.count)/\(schedule.members)): "
-                + connectErrors.prefix(5).joined(separator: "; "))
+            throw BenchError(
+                description: "not every member got ready (\(connections.count)/\(schedule.members)): "
+                    + connectErrors.prefix(5).joined(separator: "; "))
         }
-        print("setup: \(channelType == .group ? "\(schedule.members) users" : "users created at login"), 1 \(channelType.rawValue) channel, "
-            + "\(schedule.members) sockets logged in\(channelType == .open ? " and entered" : ""), "
-            + String(format: "%.2f s", Double(Mono.now() - setupStart) / 1e9))
+        print(
+            "setup: \(channelType == .group ? "\(schedule.members) users" : "users created at login"), 1 \(channelType.rawValue) channel, "
+                + "\(schedule.members) sockets logged in\(channelType == .open ? " and entered" : ""), "
+                + String(format: "%.2f s", Double(Mono.now() - setupStart) / 1e9))
 
         var idle: Ramp?
         if ramp > 0 {
-            idle = await Ramp.open(count: ramp, batch: rampBatch, target: target, group: group, serverPid: pid,
+            idle = await Ramp.open(
+                count: ramp, batch: rampBatch, target: target, group: group, serverPid: pid,
                 userPrefix: "idle-" + SpawnedServer.randomHex(4) + "-")
         }
 
@@ -269,29 +299,35 @@ struct TernBench: AsyncParsableCommand {
             extra += await RestProbe.run(api, calls: restProbe, channelUrl: channelUrl, channelType: channelType)
         }
         let report = Report(logs: logs, schedule: schedule, sent: run.sent.load(ordering: .relaxed))
-        let failures = run.failureMessages + (idle.map { $0.state.dropped.load(ordering: .relaxed) > 0 } == true
-            ? ["\(idle!.state.dropped.load(ordering: .relaxed)) idle ramp connections dropped during the run"] : [])
+        let failures =
+            run.failureMessages
+            + (idle.map { $0.state.dropped.load(ordering: .relaxed) > 0 } == true
+                ? ["\(idle!.state.dropped.load(ordering: .relaxed)) idle ramp connections dropped during the run"] : [])
         printReport(report, schedule: schedule, window: window, drainSeconds: drainSeconds, extra: extra, failures: failures)
         return report.passed && failures.isEmpty
     }
 
     func printHeader(_ s: Schedule, spawned: SpawnedServer?, pid: Int32?, floodLimitOff: Bool, fileLimit: UInt64) {
-        print("tern-bench: \(s.members) members of one \(channelType.rawValue) channel, \(fmt(s.rate)) msg/s from \(s.senders) senders "
-            + "(\(fmt(s.rate / Double(s.senders))) msg/s each), \(s.payloadBytes) B text, "
-            + "warm-up \(fmt(warmup)) s, measured \(fmt(duration)) s")
+        print(
+            "tern-bench: \(s.members) members of one \(channelType.rawValue) channel, \(fmt(s.rate)) msg/s from \(s.senders) senders "
+                + "(\(fmt(s.rate / Double(s.senders))) msg/s each), \(s.payloadBytes) B text, "
+                + "warm-up \(fmt(warmup)) s, measured \(fmt(duration)) s")
         let pinned = pid.flatMap { CPUSample.allowedCPUs(String($0)) } ?? "?"
         if let spawned, spawned.name == "ternd" {
-            print("server: spawned ternd pid \(spawned.pid) at \(spawned.baseURL), CPUs \(pinned), "
-                + "flood limit \(floodLimitOff ? "off (--max-messages-per-second 0)" : "on (5/s per user)")"
-                + (channelType == .open ? ", open-channel broadcast limit off, \(max(1000, s.members)) participants allowed" : ""))
+            print(
+                "server: spawned ternd pid \(spawned.pid) at \(spawned.baseURL), CPUs \(pinned), "
+                    + "flood limit \(floodLimitOff ? "off (--max-messages-per-second 0)" : "on (5/s per user)")"
+                    + (channelType == .open ? ", open-channel broadcast limit off, \(max(1000, s.members)) participants allowed" : ""))
         } else if let spawned {
-            print("server: spawned \(spawned.name) pid \(spawned.pid) at \(spawned.baseURL), CPUs \(pinned) (the trivial fan-out server: this run measures the bench; "
-                + (fanoutCoalescingUs > 0 ? "writes coalesced for \(fanoutCoalescingUs) µs)" : "one write per connection per loop turn)"))
+            print(
+                "server: spawned \(spawned.name) pid \(spawned.pid) at \(spawned.baseURL), CPUs \(pinned) (the trivial fan-out server: this run measures the bench; "
+                    + (fanoutCoalescingUs > 0 ? "writes coalesced for \(fanoutCoalescingUs) µs)" : "one write per connection per loop turn)"))
         } else {
             print("server: \(server ?? "") pid \(pid.map(String.init) ?? "unknown (no --server-pid: no server CPU figures)"), CPUs \(pinned)")
         }
-        print("client: pid \(getpid()), CPUs \(CPUSample.allowedCPUs("self") ?? "?"), nproc \(ProcessInfo.processInfo.activeProcessorCount), "
-            + "\(threads) event-loop thread\(threads == 1 ? "" : "s"), open-file limit \(fileLimit)")
+        print(
+            "client: pid \(getpid()), CPUs \(CPUSample.allowedCPUs("self") ?? "?"), nproc \(ProcessInfo.processInfo.activeProcessorCount), "
+                + "\(threads) event-loop thread\(threads == 1 ? "" : "s"), open-file limit \(fileLimit)")
     }
 
     func printReport(_ r: Report, schedule: Schedule, window: CPUWindow?, drainSeconds: Double, extra: [String], failures: [String]) {
@@ -313,31 +349,37 @@ struct TernBench: AsyncParsableCommand {
         print("")
         print("offered: \(fmt(schedule.rate)) msg/s → \(fmt(schedule.rate * Double(others))) deliveries/s")
         if let w = window {
-            print("done during the measured window: \(fmt(Double(w.acks) / w.wallSeconds)) msg/s acked, "
-                + "\(fmt(Double(w.deliveries) / w.wallSeconds)) deliveries/s received")
+            print(
+                "done during the measured window: \(fmt(Double(w.acks) / w.wallSeconds)) msg/s acked, "
+                    + "\(fmt(Double(w.deliveries) / w.wallSeconds)) deliveries/s received")
         }
-        print("messages: sent \(r.sent), acked \(r.acked), rejected \(r.rejected)"
-            + (r.errors.isEmpty ? "" : " (codes \(r.errors.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: ", ")))")
-            + String(format: ", drain %.2f s of %.0f s allowed", drainSeconds, drainTimeout))
-        print("correctness: lost \(r.lost) (acked, but not received within the drain timeout), duplicates \(r.duplicates), "
-            + "duplicate acks \(r.duplicateAcks), delivered-but-unacked \(r.deliveredUnacked), "
-            + "order violations \(r.orderViolations) (per sender seq) / \(r.channelOrderViolations) (channel msg_id), strays \(r.strays)")
+        print(
+            "messages: sent \(r.sent), acked \(r.acked), rejected \(r.rejected)"
+                + (r.errors.isEmpty ? "" : " (codes \(r.errors.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: ", ")))")
+                + String(format: ", drain %.2f s of %.0f s allowed", drainSeconds, drainTimeout))
+        print(
+            "correctness: lost \(r.lost) (acked, but not received within the drain timeout), duplicates \(r.duplicates), "
+                + "duplicate acks \(r.duplicateAcks), delivered-but-unacked \(r.deliveredUnacked), "
+                + "order violations \(r.orderViolations) (per sender seq) / \(r.channelOrderViolations) (channel msg_id), strays \(r.strays)")
         if let w = window {
             if let server = w.serverUs, let share = w.serverCoreShare {
                 let perDelivery = w.deliveries > 0 ? String(format: "%.2f", server / Double(w.deliveries)) : "n/a"
                 let perMessage = w.acks > 0 ? String(format: "%.0f", server / Double(w.acks)) : "n/a"
-                print(String(format: "server CPU: %.2f s over %.1f s = %.0f%% of a core; ", server / 1e6, w.wallSeconds, share * 100)
-                    + "\(perDelivery) µs per delivery, \(perMessage) µs per message")
+                print(
+                    String(format: "server CPU: %.2f s over %.1f s = %.0f%% of a core; ", server / 1e6, w.wallSeconds, share * 100)
+                        + "\(perDelivery) µs per delivery, \(perMessage) µs per message")
                 if share > 0.9 {
-                    print("NOTE: the server was saturated (>90% of a core): the offered rate exceeds its capacity, so "
-                        + "latency grows with the length of the run and is not a steady-state figure.")
+                    print(
+                        "NOTE: the server was saturated (>90% of a core): the offered rate exceeds its capacity, so "
+                            + "latency grows with the length of the run and is not a steady-state figure.")
                 }
             } else {
                 print("server CPU: unknown (pass --server-pid)")
             }
             let clientPerDelivery = w.deliveries > 0 ? String(format: "%.2f", w.clientUs / Double(w.deliveries)) : "n/a"
-            print(String(format: "client CPU: %.0f%% of a core; ", w.clientCoreShare * 100)
-                + "\(clientPerDelivery) µs per delivery (the bench's own CPU, getrusage, ÷ deliveries received in the window)")
+            print(
+                String(format: "client CPU: %.0f%% of a core; ", w.clientCoreShare * 100)
+                    + "\(clientPerDelivery) µs per delivery (the bench's own CPU, getrusage, ÷ deliveries received in the window)")
             if w.clientCoreShare > 0.8 {
                 print("WARNING: the client used more than 80% of a core: the run is INVALID (the latency is the client's).")
             }

@@ -45,7 +45,8 @@ class WebSocketClient: ChannelInboundHandler {
         if let readBufferSize {
             bootstrap = bootstrap.channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: readBufferSize))
         }
-        return bootstrap
+        return
+            bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(makeHandler()) }
             }
@@ -67,7 +68,8 @@ class WebSocketClient: ChannelInboundHandler {
     init(target: WebSocketTarget, userId: String) {
         var key = [UInt8](repeating: 0, count: 16)
         for i in key.indices { key[i] = .random(in: .min ... .max) }
-        request = "GET \(target.uri(userId: userId)) HTTP/1.1\r\nHost: \(target.host):\(target.port)\r\n"
+        request =
+            "GET \(target.uri(userId: userId)) HTTP/1.1\r\nHost: \(target.host):\(target.port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(Data(key).base64EncodedString())\r\n"
             + "Sec-WebSocket-Version: 13\r\nContent-Length: 0\r\n\r\n"
     }
@@ -202,13 +204,19 @@ class WebSocketClient: ChannelInboundHandler {
         var at = 0
         while !closing && bytes.count - at >= 2 {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[at...])
-            let b0 = rest[0], b1 = rest[1]
+            let b0 = rest[0]
+            let b1 = rest[1]
             guard b0 & 0x70 == 0, b1 & 0x80 == 0 else {
                 refuse("protocol error: a server frame with reserved bits or a mask (header \(b0), \(b1))")
                 break
             }
             let extent = Self.frameExtent(rest)
-            let header = switch b1 & 0x7F { case 126: 4; case 127: 10; default: 2 }
+            let header =
+                switch b1 & 0x7F {
+                case 126: 4
+                case 127: 10
+                default: 2
+                }
             guard extent - header <= Self.maxFrameSize else {
                 refuse("protocol error: a server frame over \(Self.maxFrameSize) bytes")
                 break

@@ -5,7 +5,9 @@ import TernProtocol
 
 /// Options every networked command shares; the environment fills what they leave out.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .long, help: "Server: http://HOST:PORT, https://HOST:PORT or sendbird://APP_ID (default: $TERN_SERVER, else the embedded local server).")
+    @Option(
+        name: .long, help: "Server: http://HOST:PORT, https://HOST:PORT or sendbird://APP_ID (default: $TERN_SERVER, else the embedded local server)."
+    )
     var server: String?
 
     @Option(name: .customLong("user"), help: "User id to sign in as (default: $TERN_USER_ID, else $USER).")

@@ -62,17 +62,17 @@ struct Tern: AsyncParsableCommand {
             """ + Reducer.commandsText(width: 76, prefix: "  ").joined(separator: "\n") + """
 
 
-            KEY COMMANDS (the names [keys] in the config binds; F1 in tern says what
-            each does):
+                KEY COMMANDS (the names [keys] in the config binds; F1 in tern says what
+                each does):
 
-            """ + Command.namesText(width: 76, prefix: "  ").joined(separator: "\n") + """
+                """ + Command.namesText(width: 76, prefix: "  ").joined(separator: "\n") + """
 
 
-            CONFIG: $XDG_CONFIG_HOME/tern/config.toml (or --config PATH); the
-            environment and options win over it. /set KEY VALUE changes a setting
-            live, /save writes the file. The example, with every key:
+                    CONFIG: $XDG_CONFIG_HOME/tern/config.toml (or --config PATH); the
+                    environment and options win over it. /set KEY VALUE changes a setting
+                    live, /save writes the file. The example, with every key:
 
-            """ + exampleConfig,
+                    """ + exampleConfig,
         version: TernKit.sdkVersion,
         subcommands: [SendCommand.self, TailCommand.self]
     )
@@ -110,8 +110,10 @@ struct Tern: AsyncParsableCommand {
             throw fail(error)
         }
         // The config fills in what the environment leaves out.
-        for (key, value) in [("TERN_SERVER", settings.server), ("TERN_USER_ID", settings.user), ("TERN_TOKEN_COMMAND", settings.tokenCommand),
-                             ("TERN_APP_ID", settings.appId), ("TERN_CA_FILE", settings.caFile)] {
+        for (key, value) in [
+            ("TERN_SERVER", settings.server), ("TERN_USER_ID", settings.user), ("TERN_TOKEN_COMMAND", settings.tokenCommand),
+            ("TERN_APP_ID", settings.appId), ("TERN_CA_FILE", settings.caFile),
+        ] {
             if let value, !value.isEmpty, (env[key] ?? "").isEmpty { env[key] = value }
         }
         try? FileManager.default.createDirectory(atPath: Paths.state, withIntermediateDirectories: true)

@@ -37,7 +37,8 @@ struct ClusterTerminalTests {
         do {
             let tern = try builtBinary("tern")
             for (i, user) in ["alice", "bob"].enumerated() {
-                let env = "env -u NO_COLOR LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=http://127.0.0.1:\(ports[i]) TERN_USER_ID=\(user)"
+                let env =
+                    "env -u NO_COLOR LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=http://127.0.0.1:\(ports[i]) TERN_USER_ID=\(user)"
                 await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "20", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
             }
             for user in ["alice", "bob"] { try await tmux.waitScreen(user, "connected") { $0.contains("connected") } }
@@ -102,7 +103,9 @@ struct ClusterTerminalTests {
                 // Stored after all (the client resent it once the database was back): bob gets it too.
                 _ = try await tmux.waitScreen("bob", "the resent message") { $0.contains("alice: before the restart") }
             }
-            #expect(Array(texts.prefix(2)) == ["hello from node a", "typing on node b"] && Array(texts.suffix(2)) == ["while node b is gone", "back through node a"], "\(texts)")
+            #expect(
+                Array(texts.prefix(2)) == ["hello from node a", "typing on node b"]
+                    && Array(texts.suffix(2)) == ["while node b is gone", "back through node a"], "\(texts)")
         } catch {
             await tmux.killServer()
             for f in front { await f.stop() }

@@ -37,7 +37,9 @@ struct FirstHourTerminalTests {
 
         func launch(_ user: String) async {
             let vars = env(user).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-            await tmux.run(["new-session", "-d", "-s", user, "-x", "90", "-y", "24", "env -u TERN_SERVER \(vars) \(tern); echo TERN-EXITED-$?; sleep 120"])
+            await tmux.run([
+                "new-session", "-d", "-s", user, "-x", "90", "-y", "24", "env -u TERN_SERVER \(vars) \(tern); echo TERN-EXITED-$?; sleep 120",
+            ])
         }
 
         func say(_ user: String, _ text: String) async { await tmux.say(user, text) }
@@ -112,8 +114,12 @@ struct FirstHourTerminalTests {
             #expect(carol.status == 0, "\(carol.stderr)")
             let second = try #require(rig.record)
             #expect(second.port == first.port && second.pid != first.pid)
-            try await rig.tmux.waitScreen("alice", "a2 sent", timeout: 60) { $0.contains("│ connected") && $0.contains("alice: a2 while it was down ✓") }
-            try await rig.tmux.waitScreen("bob", "a2 received", timeout: 60) { $0.contains("│ connected") && $0.contains("alice: a2 while it was down") }
+            try await rig.tmux.waitScreen("alice", "a2 sent", timeout: 60) {
+                $0.contains("│ connected") && $0.contains("alice: a2 while it was down ✓")
+            }
+            try await rig.tmux.waitScreen("bob", "a2 received", timeout: 60) {
+                $0.contains("│ connected") && $0.contains("alice: a2 while it was down")
+            }
 
             // Stored once; one cache per user, named for the embedded server (none orphaned by a port).
             let list = try await rig.get("/v3/group_channels?limit=10&name_contains=crew")

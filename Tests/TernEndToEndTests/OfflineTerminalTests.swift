@@ -32,7 +32,8 @@ struct OfflineTerminalTests {
             launches += 1
             let session = user + "-\(launches)"
             sessions[user] = session
-            let env = "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
+            let env =
+                "env LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(dir)/config XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user)"
             await tmux.run(["new-session", "-d", "-s", session, "-x", "90", "-y", "24", "\(env) \(tern); echo TERN-EXITED-$?; sleep 120"])
         }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TernTestSupport
+import Testing
 
 /// Finds a binary built beside this test bundle (`tern`, `ternd`).
 func builtBinary(_ name: String) throws -> String {
@@ -96,10 +96,12 @@ final class TerndChild: @unchecked Sendable {
     let apiToken: String
 
     static func start(port: Int = 0, dataDirectory: String, apiToken: String, extra: [String] = []) async throws -> TerndChild {
-        let child = try Child(try builtBinary("ternd"), [
-            "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory, "--api-token", apiToken,
-            "--max-messages-per-second", "0",
-        ] + extra)
+        let child = try Child(
+            try builtBinary("ternd"),
+            [
+                "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory, "--api-token", apiToken,
+                "--max-messages-per-second", "0",
+            ] + extra)
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let line = child.lines.first(where: { $0.hasPrefix("listening ") }), let p = Int(line.split(separator: ":").last ?? "") {
@@ -167,7 +169,8 @@ final class TerndChild: @unchecked Sendable {
 
     /// The text of a channel's newest message ("" when it has none).
     func lastText(_ channel: String) async throws -> String {
-        let page = try await get("/v3/group_channels/\(channel)/messages?message_ts=\(Int64(Date().timeIntervalSince1970 * 1000) + 60_000)&prev_limit=1&next_limit=0")
+        let page = try await get(
+            "/v3/group_channels/\(channel)/messages?message_ts=\(Int64(Date().timeIntervalSince1970 * 1000) + 60_000)&prev_limit=1&next_limit=0")
         return ((page["messages"] as? [[String: Any]])?.last?["message"] as? String) ?? ""
     }
 }

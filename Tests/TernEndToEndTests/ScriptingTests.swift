@@ -47,10 +47,14 @@ struct ScriptingEndToEndTests {
 
         // 3. A message from the official JS SDK (when it is on this machine; it is never committed).
         if let sdk = jsSDK() {
-            let peer = try Child("/usr/bin/env", ["node", "--experimental-websocket", scriptPath("sdk-peer.mjs")], environment: [
-                "TERND_URL": server.url, "USER_ID": "carol", "TO": "bob", "TEXT": "hello from the SDK", "SENDBIRD_SDK": sdk,
-            ])
-            _ = try await tail.waitLine("the SDK's message") { $0["type"] as? String == "message" && $0["message"] as? String == "hello from the SDK" }
+            let peer = try Child(
+                "/usr/bin/env", ["node", "--experimental-websocket", scriptPath("sdk-peer.mjs")],
+                environment: [
+                    "TERND_URL": server.url, "USER_ID": "carol", "TO": "bob", "TEXT": "hello from the SDK", "SENDBIRD_SDK": sdk,
+                ])
+            _ = try await tail.waitLine("the SDK's message") {
+                $0["type"] as? String == "message" && $0["message"] as? String == "hello from the SDK"
+            }
             _ = try await tail.waitLine("the SDK's typing") { $0["type"] as? String == "typing_start" && $0["user_id"] as? String == "carol" }
             _ = try await tail.waitLine("the SDK's typing end") { $0["type"] as? String == "typing_end" && $0["user_id"] as? String == "carol" }
             #expect(await peer.finish() == 0, "sdk-peer: \(peer.stdout) \(peer.stderr)")
@@ -66,7 +70,9 @@ struct ScriptingEndToEndTests {
         _ = try await tail.waitLine("reconnected", timeout: 60) { $0["type"] as? String == "reconnect_succeeded" }
         let after = try await tern(["send", "--to", "bob", "after", "the", "restart"], env: env.merging(["TERN_USER_ID": "alice"]) { $1 })
         #expect(after.status == 0, "tern send after restart: \(after.stderr)")
-        _ = try await tail.waitLine("message after the restart") { $0["type"] as? String == "message" && $0["message"] as? String == "after the restart" }
+        _ = try await tail.waitLine("message after the restart") {
+            $0["type"] as? String == "message" && $0["message"] as? String == "after the restart"
+        }
 
         // Interrupting tail ends it with status 0.
         tail.signal(SIGINT)
@@ -90,7 +96,9 @@ struct ScriptingEndToEndTests {
         let viaCommand = ["TERN_SERVER": server.url, "TERN_USER_ID": "alice", "TERN_TOKEN_COMMAND": "printf %s \(aliceToken)"]
         let ok = try await tern(["send", "--to", "bob", "hi"], env: viaCommand)
         #expect(ok.status == 0, "\(ok.stderr)")
-        let channelUrl = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "is_distinct": true])["channel_url"] as? String ?? ""
+        let channelUrl =
+            try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "is_distinct": true])["channel_url"] as? String
+            ?? ""
 
         func expectFailure(_ args: [String], _ env: [String: String], code: Int, _ comment: Comment) async throws {
             let r = try await tern(args, env: env)
@@ -105,7 +113,8 @@ struct ScriptingEndToEndTests {
             "not a member")
         try await expectFailure(["send", "--to", "bob", "x"], alice.merging(["TERN_ACCESS_TOKEN": "wrong"]) { $1 }, code: 400302, "bad token")
         try await expectFailure(["tail"], alice.merging(["TERN_ACCESS_TOKEN": "wrong"]) { $1 }, code: 400302, "bad token (tail)")
-        try await expectFailure(["send", "--to", "bob", "x"], alice.merging(["TERN_SERVER": "http://127.0.0.1:1"]) { $1 }, code: 800210, "unreachable")
+        try await expectFailure(
+            ["send", "--to", "bob", "x"], alice.merging(["TERN_SERVER": "http://127.0.0.1:1"]) { $1 }, code: 800210, "unreachable")
         try await expectFailure(["send", "--to", "bob", "x"], alice.merging(["TERN_SERVER": "gopher://x"]) { $1 }, code: 800110, "bad address")
         try await expectFailure(
             ["send", "--to", "bob", "x"], alice.merging(["TERN_ACCESS_TOKEN": "", "TERN_TOKEN_COMMAND": "exit 4"]) { $1 }, code: 800110,
@@ -133,10 +142,13 @@ struct ScriptingEndToEndTests {
             #expect(r.status == 0 && Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) != nil, "send \(i + 1): \(r.stderr)")
         }
         let url = try await server.channelUrl(of: "alice", named: "")
-        var req = URLRequest(url: URL(string: server.url + "/v3/group_channels/\(url)/messages?message_ts=9007199254740991&prev_limit=50&next_limit=0")!)
+        var req = URLRequest(
+            url: URL(string: server.url + "/v3/group_channels/\(url)/messages?message_ts=9007199254740991&prev_limit=50&next_limit=0")!)
         req.setValue(server.apiToken, forHTTPHeaderField: "Api-Token")
         let (data, _) = try await URLSession.shared.data(for: req)
-        let texts = (((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        let texts = (((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["messages"] as? [[String: Any]] ?? []).compactMap {
+            $0["message"] as? String
+        }
         #expect(texts.sorted() == ["m0", "m1", "m2", "m3", "m4", "m5", "m6"], "each once")
         await server.stop()
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernTestSupport
+import Testing
 
 /// `tern send` and `tern tail` as processes against a `ternd` process serving https/wss with a
 /// certificate from a throwaway CA: `--ca-file` and `TERN_CA_FILE` make it trusted.
@@ -13,7 +13,8 @@ struct TLSScriptingEndToEndTests {
         let server = try await TerndChild.start(
             dataDirectory: dir + "/data", apiToken: "e2e-\(UUID().uuidString)", extra: ["--tls-cert", cert, "--tls-key", key])
         let env = ["TERN_SERVER": "https://127.0.0.1:\(server.port)"]
-        let tail = try Child(try builtBinary("tern"), ["tail", "--json"], environment: env.merging(["TERN_USER_ID": "bob", "TERN_CA_FILE": caFile]) { $1 })
+        let tail = try Child(
+            try builtBinary("tern"), ["tail", "--json"], environment: env.merging(["TERN_USER_ID": "bob", "TERN_CA_FILE": caFile]) { $1 })
         defer {
             tail.signal(SIGKILL)
             server.child.signal(SIGKILL)
@@ -29,8 +30,11 @@ struct TLSScriptingEndToEndTests {
 
         // Without the CA the certificate is not trusted; a CA file that is not there is a usage error.
         let untrusted = try await tern(["send", "--to", "bob", "x"], env: env.merging(["TERN_USER_ID": "alice"]) { $1 })
-        #expect(untrusted.status == 1 && untrusted.stderr.contains("tern: error 800210:") && untrusted.stderr.contains("not trusted"), "\(untrusted.stderr)")
-        let missing = try await tern(["send", "--to", "bob", "x"], env: env.merging(["TERN_USER_ID": "alice", "TERN_CA_FILE": dir + "/none.pem"]) { $1 })
+        #expect(
+            untrusted.status == 1 && untrusted.stderr.contains("tern: error 800210:") && untrusted.stderr.contains("not trusted"),
+            "\(untrusted.stderr)")
+        let missing = try await tern(
+            ["send", "--to", "bob", "x"], env: env.merging(["TERN_USER_ID": "alice", "TERN_CA_FILE": dir + "/none.pem"]) { $1 })
         #expect(missing.status == 1 && missing.stderr.contains("tern: error 800110:") && missing.stderr.contains("none.pem"), "\(missing.stderr)")
         #expect(untrusted.stdout.isEmpty && missing.stdout.isEmpty, "nothing on standard output when it fails")
 

@@ -124,10 +124,13 @@ struct TerminalEndToEndTests {
                     try FileManager.default.createDirectory(atPath: configHome + "/tern", withIntermediateDirectories: true)
                     try text.write(toFile: configHome + "/tern/config.toml", atomically: true, encoding: .utf8)
                 }
-                let env = "env -u NO_COLOR LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(configHome) XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user) \(extraEnv)"
+                let env =
+                    "env -u NO_COLOR LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(configHome) XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user) \(extraEnv)"
                 // With `rawOutput`, tern runs under script(1), which keeps every byte it writes (escape sequences too).
                 let command = rawOutput.map { "\(env) script -q -f -c \(tern) \($0)-\(user)" } ?? "\(env) \(tern)"
-                await tmux.run(["new-session", "-d", "-s", user, "-x", String(size.0), "-y", String(size.1), "\(command); echo TERN-EXITED-$?; sleep 120"])
+                await tmux.run([
+                    "new-session", "-d", "-s", user, "-x", String(size.0), "-y", String(size.1), "\(command); echo TERN-EXITED-$?; sleep 120",
+                ])
             }
             for user in users { try await tmux.waitScreen(user, "connected") { $0.contains("connected") } }
             try await body(tmux, &server)
@@ -151,9 +154,13 @@ struct TerminalEndToEndTests {
 
     @Test func aMentionOffScreenRingsTheBellAPlainMessageDoesNot() async throws {
         try await Self.withTerminals(["alice"]) { tmux, server in
-            for u in ["bob", "carol"] { _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u.capitalized, "profile_url": ""]) }
-            _ = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "team", "name": "team"])
-            _ = try await server.platform("POST", "/v3/group_channels/team/messages", ["message_type": "MESG", "user_id": "carol", "message": "morning"])
+            for u in ["bob", "carol"] {
+                _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u.capitalized, "profile_url": ""])
+            }
+            _ = try await server.platform(
+                "POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "team", "name": "team"])
+            _ = try await server.platform(
+                "POST", "/v3/group_channels/team/messages", ["message_type": "MESG", "user_id": "carol", "message": "morning"])
             try await tmux.waitScreen("alice", "the team channel open") { $0.contains("Carol: morning") }
             // Another group, made from the keyboard, then left for "team" again: not on screen.
             await tmux.enter("alice", "/create ops bob carol")
@@ -162,7 +169,8 @@ struct TerminalEndToEndTests {
             await tmux.keys("alice", "C-n")
             try await tmux.waitScreen("alice", "team open again") { $0.contains("#team") && $0.contains("Carol: morning") }
             // A plain message there shows as unread and stays quiet.
-            _ = try await server.platform("POST", "/v3/group_channels/\(opsUrl)/messages", ["message_type": "MESG", "user_id": "bob", "message": "deploy at 5"])
+            _ = try await server.platform(
+                "POST", "/v3/group_channels/\(opsUrl)/messages", ["message_type": "MESG", "user_id": "bob", "message": "deploy at 5"])
             try await tmux.waitScreen("alice", "ops unread in the list") { Self.listRow($0, "ops")?.hasSuffix(" 1") == true }
             let quiet = await tmux.run(["display", "-p", "-t", "alice", "#{window_bell_flag}"])
             #expect(quiet.hasPrefix("0"), "a plain group message off screen does not ring")
@@ -347,7 +355,9 @@ struct TerminalEndToEndTests {
             await tmux.enter("ann", "/whois ben")
             try await tmux.waitScreen("ann", "whois") { $0.contains("ben · online") }
             await tmux.enter("ann", "/banned")
-            try await tmux.waitScreen("ann", "the banned list") { s in s.contains("Banned of #stage") && s.contains("banned until") && s.contains("spam") }
+            try await tmux.waitScreen("ann", "the banned list") { s in
+                s.contains("Banned of #stage") && s.contains("banned until") && s.contains("spam")
+            }
             await tmux.keys("ann", "Escape")
             await tmux.enter("ann", "/exit")
             try await tmux.waitScreen("ann", "left") { $0.contains("left #stage") }

@@ -49,9 +49,10 @@ import Testing
         #expect(s.succeeded.map(\.messageId) == [1, 2, 3, 4])
         var e = msg(2, at: 20)
         e.text = "changed"
-        #expect(s.apply(.messageChangelog(channelUrl: "c1", updated: [e], deleted: [1])) == [
-            .messages(.updated([e], .messageChangelog)), .messages(.deleted([msg(1, at: 10)], .messageChangelog)),
-        ])
+        #expect(
+            s.apply(.messageChangelog(channelUrl: "c1", updated: [e], deleted: [1])) == [
+                .messages(.updated([e], .messageChangelog)), .messages(.deleted([msg(1, at: 10)], .messageChangelog)),
+            ])
         #expect(s.apply(.reactionUpdated(channelUrl: "c1", messageId: 3, key: "ok", userId: "bob", added: true)).count == 1)
         #expect(s.succeeded[1].reactions == [Reaction(key: "ok", userIds: ["bob"])])
         #expect(s.apply(.hugeGap(channelUrl: "c1")) == [.hugeGap])

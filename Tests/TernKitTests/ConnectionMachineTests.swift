@@ -18,9 +18,18 @@ struct ConnectionMachineTests {
 
     /// Connects `m` at `now` and returns the effects of the whole handshake.
     func open(_ m: inout M, at now: Millis = 0) {
-        do { let ok = m.handle(.connect, now: now) == [.stateChanged(.connecting), .openSocket(sessionKey: nil)]; #expect(ok) }
-        do { let ok = m.handle(.socketOpened, now: now).isEmpty; #expect(ok) }
-        do { let ok = m.handle(loggedIn(), now: now) == [.stateChanged(.open), .connected]; #expect(ok) }
+        do {
+            let ok = m.handle(.connect, now: now) == [.stateChanged(.connecting), .openSocket(sessionKey: nil)]
+            #expect(ok)
+        }
+        do {
+            let ok = m.handle(.socketOpened, now: now).isEmpty
+            #expect(ok)
+        }
+        do {
+            let ok = m.handle(loggedIn(), now: now) == [.stateChanged(.open), .connected]
+            #expect(ok)
+        }
     }
 
     @Test func scheduleFollowsSendbirdsPolicy() {
@@ -43,9 +52,10 @@ struct ConnectionMachineTests {
         let refused = SendbirdError(.webSocketConnectionFailed, "connection refused")
         // The first attempt and its one immediate retry fail: reconnecting on the schedule, not closed.
         #expect(m.handle(.socketClosed(refused), now: 10) == [.openSocket(sessionKey: nil)])
-        #expect(m.handle(.socketClosed(refused), now: 20) == [
-            .stateChanged(.reconnecting(attempt: 1, nextAttemptAt: 2020)), .reconnectStarted,
-        ])
+        #expect(
+            m.handle(.socketClosed(refused), now: 20) == [
+                .stateChanged(.reconnecting(attempt: 1, nextAttemptAt: 2020)), .reconnectStarted,
+            ])
         #expect(m.handle(.tick, now: 2020) == [.stateChanged(.reconnecting(attempt: 1, nextAttemptAt: nil)), .openSocket(sessionKey: nil)])
         _ = m.handle(.socketOpened, now: 2030)
         // The login that finally works is the first connection (the application's connect() returns).
@@ -73,9 +83,10 @@ struct ConnectionMachineTests {
         open(&m)
         var now: Millis = 1000
         // The socket closes: reconnection starts and the first attempt goes out at once, with the session key.
-        #expect(m.handle(.socketClosed(SendbirdError(.webSocketConnectionClosed, "gone")), now: now) == [
-            .stateChanged(.reconnecting(attempt: 0, nextAttemptAt: nil)), .reconnectStarted, .openSocket(sessionKey: "key-1"),
-        ])
+        #expect(
+            m.handle(.socketClosed(SendbirdError(.webSocketConnectionClosed, "gone")), now: now) == [
+                .stateChanged(.reconnecting(attempt: 0, nextAttemptAt: nil)), .reconnectStarted, .openSocket(sessionKey: "key-1"),
+            ])
         var delays: [Millis] = []
         for attempt in 1...7 {
             let effects = m.handle(.socketClosed(SendbirdError(.webSocketConnectionFailed, "refused")), now: now)
@@ -87,15 +98,24 @@ struct ConnectionMachineTests {
             #expect(effects == [.stateChanged(.reconnecting(attempt: attempt, nextAttemptAt: due))])
             delays.append(due - now)
             // Nothing happens before the due time…
-            do { let ok = m.handle(.tick, now: due - 1).isEmpty; #expect(ok) }
+            do {
+                let ok = m.handle(.tick, now: due - 1).isEmpty
+                #expect(ok)
+            }
             // …and at it, the next attempt starts.
-            do { let ok = m.handle(.tick, now: due).contains(.openSocket(sessionKey: "key-1")); #expect(ok) }
+            do {
+                let ok = m.handle(.tick, now: due).contains(.openSocket(sessionKey: "key-1"))
+                #expect(ok)
+            }
             now = due
         }
         #expect(delays == [2000, 4000, 8000, 16000, 20000, 20000, 20000])
         // The attempt succeeds.
         _ = m.handle(.socketOpened, now: now)
-        do { let ok = m.handle(loggedIn("key-2"), now: now) == [.stateChanged(.open), .reconnectSucceeded]; #expect(ok) }
+        do {
+            let ok = m.handle(loggedIn("key-2"), now: now) == [.stateChanged(.open), .reconnectSucceeded]
+            #expect(ok)
+        }
         #expect(m.sessionKey == "key-2")
     }
 
@@ -117,14 +137,26 @@ struct ConnectionMachineTests {
         #expect(m.nextDeadline == 15000)
         // Outgoing frames postpone the ping.
         _ = m.handle(.frameSent, now: 10000)
-        do { let ok = m.handle(.tick, now: 15000).isEmpty; #expect(ok) }
-        do { let ok = m.handle(.tick, now: 25000) == [.sendPing]; #expect(ok) }
+        do {
+            let ok = m.handle(.tick, now: 15000).isEmpty
+            #expect(ok)
+        }
+        do {
+            let ok = m.handle(.tick, now: 25000) == [.sendPing]
+            #expect(ok)
+        }
         // A PONG (any frame) within pong_timeout keeps the connection.
         _ = m.handle(.frameReceived, now: 26000)
-        do { let ok = m.handle(.tick, now: 30001).isEmpty; #expect(ok) }
+        do {
+            let ok = m.handle(.tick, now: 30001).isEmpty
+            #expect(ok)
+        }
         #expect(m.state == .open)
         // No answer to the next ping within 5 s: the socket is dropped and reconnection starts.
-        do { let ok = m.handle(.tick, now: 40000) == [.sendPing]; #expect(ok) }
+        do {
+            let ok = m.handle(.tick, now: 40000) == [.sendPing]
+            #expect(ok)
+        }
         let effects = m.handle(.tick, now: 45000)
         #expect(effects.contains(.closeSocket))
         #expect(effects.contains(.reconnectStarted))
@@ -137,16 +169,28 @@ struct ConnectionMachineTests {
         _ = m.handle(.connect, now: 0)
         _ = m.handle(.socketOpened, now: 0)
         _ = m.handle(loggedIn(ping: 3, pong: 1), now: 0)
-        do { let ok = m.handle(.tick, now: 3000) == [.sendPing]; #expect(ok) }
-        do { let ok = m.handle(.tick, now: 4000).contains(.reconnectStarted); #expect(ok) }
+        do {
+            let ok = m.handle(.tick, now: 3000) == [.sendPing]
+            #expect(ok)
+        }
+        do {
+            let ok = m.handle(.tick, now: 4000).contains(.reconnectStarted)
+            #expect(ok)
+        }
     }
 
     @Test func loginTimeoutRetriesOnceThenFails() {
         var m = machine()
         _ = m.handle(.connect, now: 0)
         _ = m.handle(.socketOpened, now: 0)
-        do { let ok = m.handle(.tick, now: 9999).isEmpty; #expect(ok) }
-        do { let ok = m.handle(.tick, now: 10000) == [.closeSocket, .openSocket(sessionKey: nil)]; #expect(ok) }
+        do {
+            let ok = m.handle(.tick, now: 9999).isEmpty
+            #expect(ok)
+        }
+        do {
+            let ok = m.handle(.tick, now: 10000) == [.closeSocket, .openSocket(sessionKey: nil)]
+            #expect(ok)
+        }
         let effects = m.handle(.tick, now: 20000)
         #expect(effects.contains(.closeSocket))
         guard case .closed(.connectFailed(let e))? = effects.last else {
@@ -162,9 +206,15 @@ struct ConnectionMachineTests {
         _ = m.handle(.connect, now: 0)
         _ = m.handle(.socketOpened, now: 0)
         let bad = SendbirdError(.invalidAccessToken, "Invalid access token.")
-        do { let ok = m.handle(.loginRefused(bad), now: 5) == [.stateChanged(.closed), .closeSocket, .closed(.refused(bad))]; #expect(ok) }
+        do {
+            let ok = m.handle(.loginRefused(bad), now: 5) == [.stateChanged(.closed), .closeSocket, .closed(.refused(bad))]
+            #expect(ok)
+        }
         #expect(m.nextDeadline == nil)
-        do { let ok = m.handle(.tick, now: 100_000).isEmpty; #expect(ok) }
+        do {
+            let ok = m.handle(.tick, now: 100_000).isEmpty
+            #expect(ok)
+        }
     }
 
     @Test func expiredSessionKeyFallsBackToTheToken() {
@@ -176,7 +226,10 @@ struct ConnectionMachineTests {
         #expect(effects == [.closeSocket, .openSocket(sessionKey: nil)])
         #expect(m.sessionKey == nil)
         _ = m.handle(.socketOpened, now: 120)
-        do { let ok = m.handle(loggedIn("fresh"), now: 130) == [.stateChanged(.open), .reconnectSucceeded]; #expect(ok) }
+        do {
+            let ok = m.handle(loggedIn("fresh"), now: 130) == [.stateChanged(.open), .reconnectSucceeded]
+            #expect(ok)
+        }
     }
 
     @Test func aSessionKeyTheServerNoLongerKnowsFallsBackToTheToken() {
@@ -206,15 +259,24 @@ struct ConnectionMachineTests {
         open(&m)
         let effects = m.handle(.busy(retryAfter: 7), now: 1000)
         #expect(effects == [.stateChanged(.reconnecting(attempt: 0, nextAttemptAt: 8000)), .closeSocket, .reconnectStarted])
-        do { let ok = m.handle(.tick, now: 7999).isEmpty; #expect(ok) }
-        do { let ok = m.handle(.tick, now: 8000).contains(.openSocket(sessionKey: "key-1")); #expect(ok) }
+        do {
+            let ok = m.handle(.tick, now: 7999).isEmpty
+            #expect(ok)
+        }
+        do {
+            let ok = m.handle(.tick, now: 8000).contains(.openSocket(sessionKey: "key-1"))
+            #expect(ok)
+        }
     }
 
     @Test func retryCountRunsOut() {
         var m = machine(ReconnectPolicy(interval: 1, maxInterval: 1, mul: 1, retryCnt: 2))
         _ = m.handle(.connect, now: 0)
         _ = m.handle(.socketOpened, now: 0)
-        _ = m.handle(.loggedIn(sessionKey: "k", pingInterval: 15, pongTimeout: 5, reconnect: ReconnectPolicy(interval: 1, maxInterval: 1, mul: 1, retryCnt: 2)), now: 0)
+        _ = m.handle(
+            .loggedIn(
+                sessionKey: "k", pingInterval: 15, pongTimeout: 5, reconnect: ReconnectPolicy(interval: 1, maxInterval: 1, mul: 1, retryCnt: 2)),
+            now: 0)
         let gone = SendbirdError(.webSocketConnectionFailed, "refused")
         _ = m.handle(.socketClosed(gone), now: 0)  // attempt 0 at once
         _ = m.handle(.socketClosed(gone), now: 0)  // attempt 1 due at 1000
@@ -227,15 +289,27 @@ struct ConnectionMachineTests {
     @Test func disconnectStopsEverything() {
         var m = machine()
         open(&m)
-        do { let ok = m.handle(.disconnect, now: 10) == [.stateChanged(.closed), .closeSocket, .closed(.requested)]; #expect(ok) }
-        do { let ok = m.handle(.socketClosed(SendbirdError(.webSocketConnectionClosed, "x")), now: 20).isEmpty; #expect(ok) }
-        do { let ok = m.handle(.tick, now: 60_000).isEmpty; #expect(ok) }
+        do {
+            let ok = m.handle(.disconnect, now: 10) == [.stateChanged(.closed), .closeSocket, .closed(.requested)]
+            #expect(ok)
+        }
+        do {
+            let ok = m.handle(.socketClosed(SendbirdError(.webSocketConnectionClosed, "x")), now: 20).isEmpty
+            #expect(ok)
+        }
+        do {
+            let ok = m.handle(.tick, now: 60_000).isEmpty
+            #expect(ok)
+        }
     }
 
     @Test func revokedSessionCloses() {
         var m = machine()
         open(&m)
         let e = SendbirdError(.sessionTokenRevoked, "revoked")
-        do { let ok = m.handle(.sessionRevoked(e), now: 5).last == .closed(.refused(e)); #expect(ok) }
+        do {
+            let ok = m.handle(.sessionRevoked(e), now: 5).last == .closed(.refused(e))
+            #expect(ok)
+        }
     }
 }

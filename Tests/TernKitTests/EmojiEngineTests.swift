@@ -9,9 +9,16 @@ struct EmojiEngineTests {
             let alice = server.client("alice")
             try await alice.connect()
             #expect(try await alice.emojiKeys() == [], "no emojis configured")
-            _ = try await server.platform("POST", "/v3/emoji_categories", [
-                "emoji_categories": [["name": "Faces", "emojis": [["key": "smile", "url": "https://e.example/s.png"], ["key": "party", "url": "https://e.example/p.png"]]]]
-            ])
+            _ = try await server.platform(
+                "POST", "/v3/emoji_categories",
+                [
+                    "emoji_categories": [
+                        [
+                            "name": "Faces",
+                            "emojis": [["key": "smile", "url": "https://e.example/s.png"], ["key": "party", "url": "https://e.example/p.png"]],
+                        ]
+                    ]
+                ])
             #expect(try await alice.emojiKeys() == ["smile", "party"])
             await alice.disconnect()
         }

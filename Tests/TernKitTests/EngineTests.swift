@@ -1,9 +1,9 @@
 import Foundation
 import TernProtocol
+import TernServer
 import Testing
 
 @testable import TernKit
-import TernServer
 
 /// The engine against a real in-process `ternd` on a loopback port.
 @Suite("Engine against a real ternd")

@@ -37,7 +37,12 @@ import FoundationNetworking
         let server = try await LocalServer.start()
         let proxy = FaultProxy(targetPort: server.port)
         let port = try await proxy.start()
-        defer { Task { await proxy.stop(); await server.stop() } }
+        defer {
+            Task {
+                await proxy.stop()
+                await server.stop()
+            }
+        }
         #expect(try await get(port, "/v3/users", token: server.apiToken) == 200)
         proxy.drop()
         await #expect(throws: (any Error).self) { _ = try await get(port, "/v3/users", token: server.apiToken) }
@@ -132,15 +137,21 @@ import FoundationNetworking
         proxy.reset()
         for s in senders { await s.value }
         proxy.heal()
-        defer { Task { [server] in await proxy.stop(); await server.stop() } }
+        defer {
+            Task { [server] in
+                await proxy.stop()
+                await server.stop()
+            }
+        }
 
         // Everything goes out in the end: each sender's 40 are acknowledged (some after resends).
         for (user, log) in zip(users, logs) {
             try await eventually("\(user)'s 40 acknowledged", timeout: 60) {
-                let ids = Set(log.all.compactMap { e -> String? in
-                    if case .messageSent(let m) = e, m.text.hasPrefix(user + " ") { return m.text }
-                    return nil
-                })
+                let ids = Set(
+                    log.all.compactMap { e -> String? in
+                        if case .messageSent(let m) = e, m.text.hasPrefix(user + " ") { return m.text }
+                        return nil
+                    })
                 return ids.count == 40
             }
             let sent = log.all.compactMap { e -> Int64? in
@@ -154,7 +165,9 @@ import FoundationNetworking
         var before: Int64 = 9_007_199_254_740_991
         while true {
             let r = try await server.platform("GET", "/v3/group_channels/\(url)/messages?message_ts=\(before)&prev_limit=200&next_limit=0")
-            let page = (r["messages"] as? [[String: Any]] ?? []).map { (($0["message_id"] as? NSNumber)?.int64Value ?? 0, $0["message"] as? String ?? "", ($0["created_at"] as? NSNumber)?.int64Value ?? 0) }
+            let page = (r["messages"] as? [[String: Any]] ?? []).map {
+                (($0["message_id"] as? NSNumber)?.int64Value ?? 0, $0["message"] as? String ?? "", ($0["created_at"] as? NSNumber)?.int64Value ?? 0)
+            }
             history = page.map { ($0.0, $0.1) } + history
             guard page.count == 200, let first = page.first else { break }
             before = first.2

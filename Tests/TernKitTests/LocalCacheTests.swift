@@ -85,7 +85,8 @@ import Testing
             var c = GroupChannel(url: "c1", name: "crew")
             c.lastMessage = msg(1, at: 10)
             cache.saveChannels([c, GroupChannel(url: "c2", name: "old")])
-            var pending = Message(messageId: 0, requestId: "rq-1", channelUrl: "c1", text: "later", sender: User(userId: "ann"), createdAt: 50, status: .pending)
+            var pending = Message(
+                messageId: 0, requestId: "rq-1", channelUrl: "c1", text: "later", sender: User(userId: "ann"), createdAt: 50, status: .pending)
             cache.saveUnsent(pending)
             pending.requestId = "rq-2"
             pending.status = .failed

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernProtocol
+import Testing
 
 @testable import TernKit
 

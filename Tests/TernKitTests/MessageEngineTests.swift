@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TernProtocol
+import TernServer
+import Testing
 
 @testable import TernKit
-import TernServer
 
 /// The engine's message API against ternd: mentions, edits, deletes, reactions, threads, copies,
 /// search, files with progress and cancel, downloads.
@@ -108,7 +108,10 @@ struct MessageEngineTests {
     }
 
     @Test func filesUploadWithProgressCancelAndDownload() async throws {
-        try await withLocalServer({ $0.linkPreviews = false; $0.fileUploadSizeLimitMB = 2 }) { server in
+        try await withLocalServer({
+            $0.linkPreviews = false
+            $0.fileUploadSizeLimitMB = 2
+        }) { server in
             let alice = server.client("alice")
             let bob = server.client("bob")
             let eve = server.client("eve")
@@ -147,7 +150,8 @@ struct MessageEngineTests {
             FileManager.default.createFile(atPath: second, contents: Data("two".utf8))
             let multi = try await alice.sendFiles(paths: [path, second], to: group.url)
             #expect(multi.files.map(\.name) == ["notes.txt", "second.txt"] && multi.files.map(\.size) == [content.count, 3])
-            let linked = try await alice.sendFileURL("https://example.com/report.pdf", name: "report.pdf", type: "application/pdf", size: 10, to: group.url)
+            let linked = try await alice.sendFileURL(
+                "https://example.com/report.pdf", name: "report.pdf", type: "application/pdf", size: 10, to: group.url)
             #expect(linked.files.first?.url == "https://example.com/report.pdf")
             await #expect(throws: SendbirdError.self) { try await alice.sendFiles(paths: [path], to: group.url) }
             // Too large for the server's announced limit: refused before uploading.

@@ -1,13 +1,13 @@
 import Foundation
-import Testing
 import TernProtocol
+import TernServer
+import Testing
+
+@testable import TernKit
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-@testable import TernKit
-import TernServer
 
 /// The engine's open-channel, moderation and user APIs against ternd (seeds 000, 001, 003).
 @Suite("Engine: open channels, moderation and users")
@@ -78,7 +78,8 @@ struct ModerationEngineTests {
     @Test func groupModerationMembersUsersAndReports() async throws {
         try await withLocalServer { server in
             for (id, nick) in [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")] {
-                try await server.platform("POST", "/v3/users", ["user_id": id, "nickname": nick, "profile_url": "", "metadata": ["team": id == "bob" ? "red" : "blue"]])
+                try await server.platform(
+                    "POST", "/v3/users", ["user_id": id, "nickname": nick, "profile_url": "", "metadata": ["team": id == "bob" ? "red" : "blue"]])
             }
             let alice = server.client("alice")
             try await alice.connect()

@@ -104,7 +104,12 @@ import Testing
         // Bob reaches the server through a fault proxy: cut off, he cannot come back until it heals.
         let proxy = FaultProxy(targetPort: server.port)
         let proxyPort = try await proxy.start()
-        defer { Task { await proxy.stop(); await server.stop() } }
+        defer {
+            Task {
+                await proxy.stop()
+                await server.stop()
+            }
+        }
         let alice = server.client("alice")
         let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: proxyPort)
         let log = EventLog(bob)
@@ -315,7 +320,8 @@ extension OfflineEngineTests {
         }
         let texts = try await history(server, channel.url)
         #expect(texts.count == 30, "each message stored exactly once")
-        let stored = try await server.platform("GET", "/v3/group_channels/\(channel.url)/messages?message_ts=9007199254740991&prev_limit=100&next_limit=0")
+        let stored = try await server.platform(
+            "GET", "/v3/group_channels/\(channel.url)/messages?message_ts=9007199254740991&prev_limit=100&next_limit=0")
         let bodies = (stored["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
         #expect(Set(bodies) == Set((1...30).map { "n\($0)" }) && bodies.count == 30)
         #expect(await alice.unsentMessages().isEmpty)
@@ -327,7 +333,10 @@ extension OfflineEngineTests {
 
 extension OfflineEngineTests {
     @Test func anExpiredSessionKeyLogsInAgainAndAShutdownSaysBusy() async throws {
-        var server = try await LocalServer.start { $0.sessionLifetime = 1; $0.busyRetryAfter = 1 }
+        var server = try await LocalServer.start {
+            $0.sessionLifetime = 1
+            $0.busyRetryAfter = 1
+        }
         let proxy = FaultProxy(targetPort: server.port)
         let proxyPort = try await proxy.start()
         defer { Task { await proxy.stop() } }
@@ -367,7 +376,12 @@ extension OfflineEngineTests {
         let server = try await LocalServer.start()
         let proxy = FaultProxy(targetPort: server.port)
         let proxyPort = try await proxy.start()
-        defer { Task { await proxy.stop(); await server.stop() } }
+        defer {
+            Task {
+                await proxy.stop()
+                await server.stop()
+            }
+        }
         let alice = server.client("alice")
         try await alice.connect()
         _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])

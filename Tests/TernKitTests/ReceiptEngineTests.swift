@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernProtocol
+import Testing
 
 @testable import TernKit
 
@@ -112,10 +112,11 @@ struct ReceiptEngineTests {
                 if case .messageReceived(let r) = e, r.messageId == after.messageId { return true }
                 return nil
             }
-            #expect(!bobLog.all.contains { e in
-                if case .messageReceived(let r) = e { return r.messageId == hidden.messageId }
-                return false
-            })
+            #expect(
+                !bobLog.all.contains { e in
+                    if case .messageReceived(let r) = e { return r.messageId == hidden.messageId }
+                    return false
+                })
             #expect(await bob.unreadCount(in: dm.url) == 1)
             try await agree(bob, server, "bob", "unblocking")
             // What alice sent during the block stays out of bob's history; alice sees all three.
@@ -140,11 +141,13 @@ struct ReceiptEngineTests {
             let bob = server.client("bob")
             try await bob.connect()
             try await server.platform("POST", "/v3/users", ["user_id": "alice", "nickname": "Alice"])
-            let created = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "is_super": true, "name": "town hall"])
+            let created = try await server.platform(
+                "POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "is_super": true, "name": "town hall"])
             let url = try #require(created["channel_url"] as? String)
             _ = try await bob.loadAllChannels()
             for i in 0..<103 {
-                try await server.platform("POST", "/v3/group_channels/\(url)/messages", ["message_type": "MESG", "user_id": "alice", "message": "m\(i)"])
+                try await server.platform(
+                    "POST", "/v3/group_channels/\(url)/messages", ["message_type": "MESG", "user_id": "alice", "message": "m\(i)"])
             }
             try await eventually("bob's count stops at 100") {
                 let n = await bob.unreadCount(in: url)

@@ -1,3 +1,4 @@
+import Foundation
 import TernProtocol
 import Testing
 
@@ -51,11 +52,20 @@ struct ScriptingTests {
         #expect(object["message_id"] as? Int == 5 && object["user_id"] as? String == "alice")
         let state = try #require(f.lines(for: .connectionStateChanged(.reconnecting(attempt: 1, nextAttemptAt: 6000)), now: 2000).first)
         #expect(state.contains("\"state\":\"reconnecting\"") && state.contains("\"retry_in_ms\":4000"))
-        do { let ok = f.lines(for: .messagePending(m), now: 0).isEmpty; #expect(ok) }
+        do {
+            let ok = f.lines(for: .messagePending(m), now: 0).isEmpty
+            #expect(ok)
+        }
         // A channel filter keeps only that channel's events (and connection events).
         f.channelFilter = "other"
-        do { let ok = f.lines(for: .messageReceived(m), now: 0).isEmpty; #expect(ok) }
-        do { let ok = !f.lines(for: .reconnectStarted, now: 0).isEmpty; #expect(ok) }
+        do {
+            let ok = f.lines(for: .messageReceived(m), now: 0).isEmpty
+            #expect(ok)
+        }
+        do {
+            let ok = !f.lines(for: .reconnectStarted, now: 0).isEmpty
+            #expect(ok)
+        }
     }
 
     @Test func tailText() {
@@ -88,5 +98,3 @@ struct ScriptingTests {
         #expect(j.lines(for: .channelAdded(c), now: 0).first?.contains("\"type\":\"channel_added\"") == true)
     }
 }
-
-import Foundation

@@ -162,7 +162,9 @@ struct TLSClientTests {
         let ca = try ThrowawayCA.make()
         defer { ca.remove() }
         #expect(try ClientConfiguration.fromEnvironment(env.merging(["TERN_CA_FILE": ca.caCertificate]) { $1 }).caFile == ca.caCertificate)
-        #expect(try ClientConfiguration.fromEnvironment(env.merging(["TERN_CA_FILE": notPEM]) { $1 }, caFile: ca.caCertificate).caFile == ca.caCertificate)
+        #expect(
+            try ClientConfiguration.fromEnvironment(env.merging(["TERN_CA_FILE": notPEM]) { $1 }, caFile: ca.caCertificate).caFile == ca.caCertificate
+        )
     }
 
     /// A client of `server` over https/wss, trusting `caFile` (nil: the system's roots only).

@@ -1,8 +1,8 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernProtocol
-import TernTestSupport
 
 /// Mutation fuzzing of everything that reads bytes from a peer (G8): the frame codec and the JSON
 /// decoding of every command payload. Thousands of mutated frames per run, from a fixed seed:
@@ -59,8 +59,9 @@ struct FuzzTests {
                 let run = b[i..<min(b.count, i + Int.random(in: 1...32, using: &rng))]
                 b.insert(contentsOf: run, at: Int.random(in: 0...b.count, using: &rng))
             case 5:  // random bytes
-                b.insert(contentsOf: (0..<Int.random(in: 1...6, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) },
-                         at: Int.random(in: 0...b.count, using: &rng))
+                b.insert(
+                    contentsOf: (0..<Int.random(in: 1...6, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) },
+                    at: Int.random(in: 0...b.count, using: &rng))
             case 6:  // splice another corpus entry in
                 let other = Array(corpus.randomElement(using: &rng)!.utf8)
                 b.insert(contentsOf: other.prefix(Int.random(in: 0...other.count, using: &rng)), at: Int.random(in: 0...b.count, using: &rng))

@@ -15,12 +15,15 @@ struct AnnouncementTests {
             let (bob, _) = try await s.login("bob")
             let now = try await s.request(
                 "POST", "/v3/announcements",
-                body: ["message": ["type": "MESG", "user_id": "alice", "content": "release today"], "target_at": "sender_all_channels",
-                       "unique_id": "rel-1", "announcement_group": "releases"])
+                body: [
+                    "message": ["type": "MESG", "user_id": "alice", "content": "release today"], "target_at": "sender_all_channels",
+                    "unique_id": "rel-1", "announcement_group": "releases",
+                ])
             #expect(now.json["status"] as? String == "completed" && now.json["sent_channel_count"] as? Int == 2, "\(now.text)")
             #expect(await bob.next("MESG", where: { $0["message"] as? String == "release today" }) != nil)
             await bob.close()
-            let dup = try await s.request("POST", "/v3/announcements", body: ["message": ["type": "ADMM", "content": "x"], "target_list": [a], "unique_id": "rel-1"])
+            let dup = try await s.request(
+                "POST", "/v3/announcements", body: ["message": ["type": "ADMM", "content": "x"], "target_list": [a], "unique_id": "rel-1"])
             #expect(dup.json["code"] as? Int == 400202, "\(dup.text)")
             // Bob reads: one of two recipients opened it.
             _ = try await s.request("PUT", "/v3/group_channels/\(a)/messages/mark_as_read", body: ["user_id": "bob"])
@@ -38,7 +41,9 @@ struct AnnouncementTests {
             let soon = Int64(Date().timeIntervalSince1970 * 1000) + 1_500
             let later = try await s.request(
                 "POST", "/v3/announcements",
-                body: ["message": ["type": "ADMM", "content": "maintenance tonight"], "target_list": [a, b], "scheduled_at": soon, "unique_id": "maint"])
+                body: [
+                    "message": ["type": "ADMM", "content": "maintenance tonight"], "target_list": [a, b], "scheduled_at": soon, "unique_id": "maint",
+                ])
             #expect(later.json["status"] as? String == "scheduled", "\(later.text)")
             var done = ""
             for _ in 0..<100 where done != "completed" {
@@ -51,7 +56,9 @@ struct AnnouncementTests {
 
             // Far ahead: pause, resume, cancel; a cancelled one cannot be resumed.
             let far = Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000
-            _ = try await s.request("POST", "/v3/announcements", body: ["message": ["type": "ADMM", "content": "later"], "target_list": [a], "scheduled_at": far, "unique_id": "far"])
+            _ = try await s.request(
+                "POST", "/v3/announcements",
+                body: ["message": ["type": "ADMM", "content": "later"], "target_list": [a], "scheduled_at": far, "unique_id": "far"])
             #expect((try await s.request("PUT", "/v3/announcements/far", body: ["action": "pause"])).json["status"] as? String == "paused")
             #expect((try await s.request("PUT", "/v3/announcements/far", body: ["action": "resume"])).json["status"] as? String == "scheduled")
             let edited = try await s.request("PUT", "/v3/announcements/far", body: ["message": ["content": "later, edited"]])

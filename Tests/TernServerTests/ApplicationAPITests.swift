@@ -12,11 +12,13 @@ struct ApplicationAPITests {
             let issued = try await s.request("POST", "/v3/applications/api_tokens", body: [:])
             let token = issued.json["token"] as? String ?? ""
             #expect(issued.status == 200 && token.count >= 20, "\(issued.text)")
-            let asSecondary = try await s.request("POST", "/v3/users", body: ["user_id": "made-by-2nd", "nickname": "n", "profile_url": ""], headers: ["Api-Token": token])
+            let asSecondary = try await s.request(
+                "POST", "/v3/users", body: ["user_id": "made-by-2nd", "nickname": "n", "profile_url": ""], headers: ["Api-Token": token])
             #expect(asSecondary.status == 200, "\(asSecondary.text)")
             let list = try await s.request("GET", "/v3/applications/api_tokens")
             // Only the hash is stored: the list shows the token masked, with its last four characters.
-            #expect((list.json["api_tokens"] as? [[String: Any]])?.compactMap { $0["token"] as? String } == ["****" + token.suffix(4)], "\(list.text)")
+            #expect(
+                (list.json["api_tokens"] as? [[String: Any]])?.compactMap { $0["token"] as? String } == ["****" + token.suffix(4)], "\(list.text)")
             let master = try await s.request("DELETE", "/v3/applications/api_tokens/\(s.apiToken)")
             #expect(master.status == 400, "\(master.text)")
             let revoke = try await s.request("DELETE", "/v3/applications/api_tokens/\(token)")

@@ -31,7 +31,8 @@ struct ApplicationSettingsCacheTests {
         let cache = ApplicationSettingsCache(store: store) { told.add(1, ordering: .relaxed) }
         #expect(try await cache.ipAllowList().isEmpty)
         #expect(try await cache.allBots().isEmpty)
-        try await store.setSetting(scope: "application", key: "auto_event_message", json: #"{"user_join":{"enabled":true},"user_leave":{"enabled":false}}"#)
+        try await store.setSetting(
+            scope: "application", key: "auto_event_message", json: #"{"user_join":{"enabled":true},"user_leave":{"enabled":false}}"#)
         #expect(try await cache.autoEventKinds() == ["user_join"])
         try await store.setSetting(scope: "application", key: "auto_event_message", json: "{}")
         #expect(try await cache.autoEventKinds() == ["user_join"], "kept until a change")
@@ -52,7 +53,9 @@ struct ApplicationSettingsCacheTests {
         try await cache.change([
             .init(scope: ApplicationSettingsCache.Scope.bots, key: "helper", json: String(decoding: try JSONEncoder().encode(bot), as: UTF8.self)),
             .init(scope: ApplicationSettingsCache.Scope.bots, key: "broken", json: "{}"),
-            .init(scope: ApplicationSettingsCache.Scope.contentFilters, key: "global", json: String(decoding: try JSONEncoder().encode(ContentFilter()), as: UTF8.self)),
+            .init(
+                scope: ApplicationSettingsCache.Scope.contentFilters, key: "global",
+                json: String(decoding: try JSONEncoder().encode(ContentFilter()), as: UTF8.self)),
         ])
         #expect(try await cache.allBots() == ["helper": bot])
         #expect(try await Array(cache.contentFilters().keys) == ["global"])

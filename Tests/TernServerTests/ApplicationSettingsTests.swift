@@ -15,7 +15,8 @@ struct ApplicationSettingsTests {
             let key = ["Session-Key": login["key"] as? String ?? ""]
             let bad = try await s.request("PUT", "/v3/applications/settings/ip_whitelist", body: ["ip_whitelist_addresses": ["10.0.0.300"]])
             #expect(bad.json["code"] as? Int == 400111, "\(bad.text)")
-            let set = try await s.request("PUT", "/v3/applications/settings/ip_whitelist", body: ["ip_whitelist_addresses": ["10.0.0.0/8", "2001:db8::/32"]])
+            let set = try await s.request(
+                "PUT", "/v3/applications/settings/ip_whitelist", body: ["ip_whitelist_addresses": ["10.0.0.0/8", "2001:db8::/32"]])
             #expect(set.json["ip_whitelist_addresses"] as? [String] == ["10.0.0.0/8", "2001:db8::/32"], "\(set.text)")
             let refused = try await s.request("GET", "/v3/users")
             #expect(refused.status == 403 && refused.json["code"] as? Int == 400108, "\(refused.text)")
@@ -25,7 +26,8 @@ struct ApplicationSettingsTests {
             #expect((listed.json["ip_whitelist_addresses"] as? [String])?.count == 2, "loopback may read and edit the list: \(listed.text)")
             _ = try await s.request("PUT", "/v3/applications/settings/ip_whitelist", body: ["ip_whitelist_addresses": ["127.0.0.0/8"]])
             #expect((try await s.request("GET", "/v3/users")).status == 200, "127.0.0.1 is in 127.0.0.0/8")
-            let cleared = try await s.request("DELETE", "/v3/applications/settings/ip_whitelist?ip_whitelist_addresses=10.0.0.0/8,2001:db8::/32,127.0.0.0/8")
+            let cleared = try await s.request(
+                "DELETE", "/v3/applications/settings/ip_whitelist?ip_whitelist_addresses=10.0.0.0/8,2001:db8::/32,127.0.0.0/8")
             #expect(cleared.json["ip_whitelist_addresses"] as? [String] == [], "\(cleared.text)")
         }
     }
@@ -67,9 +69,12 @@ struct ApplicationSettingsTests {
             #expect(t["mesg"] as? String == "Psst: {message}" && t["file"] as? String == "New file arrived", "\(template.text)")
             #expect((try await s.request("GET", "/v3/applications/push/message_templates/fancy")).json["code"] as? Int == 400201)
 
-            let auto = try await s.request("PUT", "/v3/applications/settings/auto_event_message", body: ["auto_event_message": ["user_join": ["enabled": true]]])
-            #expect(((auto.json["auto_event_message"] as? [String: Any])?["user_join"] as? [String: Any])?["enabled"] as? Bool == true, "\(auto.text)")
-            let wrong = try await s.request("PUT", "/v3/applications/settings/auto_event_message", body: ["auto_event_message": ["user_dance": ["enabled": true]]])
+            let auto = try await s.request(
+                "PUT", "/v3/applications/settings/auto_event_message", body: ["auto_event_message": ["user_join": ["enabled": true]]])
+            #expect(
+                ((auto.json["auto_event_message"] as? [String: Any])?["user_join"] as? [String: Any])?["enabled"] as? Bool == true, "\(auto.text)")
+            let wrong = try await s.request(
+                "PUT", "/v3/applications/settings/auto_event_message", body: ["auto_event_message": ["user_dance": ["enabled": true]]])
             #expect(wrong.json["code"] as? Int == 400111, "\(wrong.text)")
         }
     }

@@ -46,7 +46,10 @@ struct AuditTests {
 
     @Test("A late joiner without chat history sees no older thread parent: not in the thread, not as the parent of their reply, not in a report")
     func historyOffsetCoversParents() async throws {
-        try await withServer({ $0.chatHistoryForNewMembers = false; $0.linkPreviews = false }) { s in
+        try await withServer({
+            $0.chatHistoryForNewMembers = false
+            $0.linkPreviews = false
+        }) { s in
             try await s.createUsers(["alice", "bob", "carol"])
             let channel = try await s.createChannel(["alice", "bob"])
             let parent = try await send(s, channel, from: "alice", "the secret plan")

@@ -23,7 +23,9 @@ struct AutoEventMessageTests {
             _ = try await s.request("PUT", "/v3/group_channels/\(url)", body: ["name": "renamed"])
             await bob.close()
             let history = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=9999999999999&prev_limit=20&next_limit=0")
-            let admin = (history.json["messages"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "ADMM" }.compactMap { $0["message"] as? String }
+            let admin = (history.json["messages"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "ADMM" }.compactMap {
+                $0["message"] as? String
+            }
             #expect(admin == ["Carol joined.", "Carol left."], "\(history.text)")
         }
     }

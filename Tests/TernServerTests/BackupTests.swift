@@ -12,7 +12,8 @@ struct BackupTests {
     func upload(base: String, key: String, channel: String, _ text: String) async throws -> String {
         let boundary = "b0undary-\(UUID().uuidString)"
         var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"channel_url\"\r\n\r\n\(channel)\r\n".utf8)
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\n".utf8))
+        body.append(
+            Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\n".utf8))
         body.append(Data(text.utf8))
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         var req = URLRequest(url: URL(string: base + "/v3/storage/file")!)

@@ -52,7 +52,8 @@ struct BotTests {
             let priv = try await s.request("PUT", "/v3/bots/helper", body: ["is_privacy_mode": true])
             #expect(priv.json["is_privacy_mode"] as? Bool == true, "\(priv.text)")
             for text in ["just chatting", "/weather"] {
-                _ = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "bob", "message": text])
+                _ = try await s.request(
+                    "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "bob", "message": text])
             }
             let after = await receiver.wait(for: 2)
             #expect(after.count == 2)

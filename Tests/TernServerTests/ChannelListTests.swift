@@ -54,7 +54,8 @@ struct ChannelListTests {
             _ = try await s.request("POST", "/v3/group_channels/\(red)/metadata", body: ["metadata": ["region": "eu", "tier": "gold"]])
             _ = try await s.request("POST", "/v3/group_channels/\(blue)/metadata", body: ["metadata": ["region": "us"]])
             _ = try await s.request("PUT", "/v3/group_channels/\(sup)/freeze", body: ["freeze": true])
-            _ = try await s.request("POST", "/v3/group_channels/\(blue)/messages", body: ["message_type": "MESG", "user_id": "lee", "message": "hey"])
+            _ = try await s.request(
+                "POST", "/v3/group_channels/\(blue)/messages", body: ["message_type": "MESG", "user_id": "lee", "message": "hey"])
             func mine(_ q: String) async throws -> Set<String> {
                 let empty = q.contains("show_empty=") ? "" : "show_empty=true&"
                 let r = try await s.request("GET", "/v3/users/me/my_group_channels?\(empty)limit=100&\(q)", headers: sdk(logi))
@@ -113,7 +114,8 @@ struct ChannelListTests {
             var all: [String] = []
             for i in 0..<9 {
                 let url = try await create(s, ["user_ids": ["pat", "sam"], "name": "c\(i)", "channel_url": "chan_\(i)"])
-                _ = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "sam", "message": "m\(i)"])
+                _ = try await s.request(
+                    "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "sam", "message": "m\(i)"])
                 all.append(url)
             }
             for order in ["latest_last_message", "chronological", "channel_name_alphabetical"] {
@@ -121,12 +123,16 @@ struct ChannelListTests {
                 var token = ""
                 var page = 0
                 repeat {
-                    let r = try await s.request("GET", "/v3/users/pat/my_group_channels?limit=2&order=\(order)&token=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")", headers: sdk(logi))
+                    let r = try await s.request(
+                        "GET",
+                        "/v3/users/pat/my_group_channels?limit=2&order=\(order)&token=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")",
+                        headers: sdk(logi))
                     seen += urls(r)
                     token = r.json["next"] as? String ?? ""
                     if page == 0 {
                         // Meanwhile: the oldest channel gets a new message (it would jump to the top), and a new channel appears.
-                        _ = try await s.request("POST", "/v3/group_channels/chan_0/messages", body: ["message_type": "MESG", "user_id": "sam", "message": "bump"])
+                        _ = try await s.request(
+                            "POST", "/v3/group_channels/chan_0/messages", body: ["message_type": "MESG", "user_id": "sam", "message": "bump"])
                         _ = try await create(s, ["user_ids": ["pat", "sam"], "name": "new", "channel_url": "chan_new_\(order)"])
                     }
                     page += 1
@@ -145,41 +151,62 @@ struct ChannelListTests {
             let (mo, logi) = try await s.login("mo")
             let (ned, nedLogi) = try await s.login("ned")
             let url = try await create(s, ["user_ids": ["mo"]])
-            let created = try await s.request("POST", "/v3/group_channels/\(url)/metadata", body: ["metadata": ["k1": "v1", "k2": "v2"], "include_ts": true], headers: sdk(logi))
+            let created = try await s.request(
+                "POST", "/v3/group_channels/\(url)/metadata", body: ["metadata": ["k1": "v1", "k2": "v2"], "include_ts": true], headers: sdk(logi))
             #expect(created.json["metadata"] as? [String: String] == ["k1": "v1", "k2": "v2"] && created.json["ts"] != nil)
             let event = await mo.next("SYEV") { $0["cat"] as? Int == 11100 }
             #expect(((event?["data"] as? [String: Any])?["created"] as? [String: String]) == ["k1": "v1", "k2": "v2"])
             // A non-member may not; an existing key cannot be created again; nothing changed.
             #expect(try await s.request("GET", "/v3/group_channels/\(url)/metadata?keys=", headers: sdk(nedLogi)).json["code"] as? Int == 400108)
-            #expect(try await s.request("POST", "/v3/group_channels/\(url)/metadata", body: ["metadata": ["k1": "again", "k9": "x"]], headers: sdk(logi)).json["code"] as? Int == 400202)
+            #expect(
+                try await s.request("POST", "/v3/group_channels/\(url)/metadata", body: ["metadata": ["k1": "again", "k9": "x"]], headers: sdk(logi))
+                    .json["code"] as? Int == 400202)
             let read = try await s.request("GET", "/v3/group_channels/\(url)/metadata?keys=k1&include_ts=true", headers: sdk(logi))
             #expect(read.json["metadata"] as? [String: String] == ["k1": "v1"])
-            #expect(try await s.request("GET", "/v3/group_channels/\(url)/metadata?keys=", headers: sdk(logi)).json["metadata"] as? [String: String] == ["k1": "v1", "k2": "v2"])
+            #expect(
+                try await s.request("GET", "/v3/group_channels/\(url)/metadata?keys=", headers: sdk(logi)).json["metadata"] as? [String: String] == [
+                    "k1": "v1", "k2": "v2",
+                ])
             // Update needs existing keys unless upsert.
-            #expect(try await s.request("PUT", "/v3/group_channels/\(url)/metadata", body: ["metadata": ["k3": "v3"]], headers: sdk(logi)).json["code"] as? Int == 400201)
-            let up = try await s.request("PUT", "/v3/group_channels/\(url)/metadata", body: ["metadata": ["k1": "new", "k3": "v3"], "upsert": true, "include_ts": true], headers: sdk(logi))
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(url)/metadata", body: ["metadata": ["k3": "v3"]], headers: sdk(logi)).json["code"]
+                    as? Int == 400201)
+            let up = try await s.request(
+                "PUT", "/v3/group_channels/\(url)/metadata", body: ["metadata": ["k1": "new", "k3": "v3"], "upsert": true, "include_ts": true],
+                headers: sdk(logi))
             #expect(up.json["metadata"] as? [String: String] == ["k1": "new", "k3": "v3"])
             let upEvent = await mo.next("SYEV") { $0["cat"] as? Int == 11100 }
             #expect(((upEvent?["data"] as? [String: Any])?["updated"] as? [String: String]) == ["k1": "new"])
             #expect(((upEvent?["data"] as? [String: Any])?["created"] as? [String: String]) == ["k3": "v3"])
             // Too long a value: 400110.
-            #expect(try await s.request("PUT", "/v3/group_channels/\(url)/metadata/k1", body: ["value": String(repeating: "x", count: 191)]).json["code"] as? Int == 400110)
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(url)/metadata/k1", body: ["value": String(repeating: "x", count: 191)]).json["code"]
+                    as? Int == 400110)
             // Delete one, then all.
             #expect(try await s.request("DELETE", "/v3/group_channels/\(url)/metadata/k2?include_ts=true", headers: sdk(logi)).json["ts"] != nil)
             #expect(try await s.request("GET", "/v3/group_channels/\(url)/metadata/k2").json["code"] as? Int == 400201)
             _ = try await s.request("DELETE", "/v3/group_channels/\(url)/metadata?include_ts=true", headers: sdk(logi))
             #expect(try await s.request("GET", "/v3/group_channels/\(url)/metadata?keys=").json["metadata"] as? [String: String] == [:])
             // Metacounters: bare maps; increase / decrease / set.
-            let mc = try await s.request("POST", "/v3/group_channels/\(url)/metacounter", body: ["metacounter": ["likes": 1, "views": 10]], headers: sdk(logi))
+            let mc = try await s.request(
+                "POST", "/v3/group_channels/\(url)/metacounter", body: ["metacounter": ["likes": 1, "views": 10]], headers: sdk(logi))
             #expect(mc.json as? [String: Int] == ["likes": 1, "views": 10])
-            let inc = try await s.request("PUT", "/v3/group_channels/\(url)/metacounter", body: ["metacounter": ["likes": 4], "mode": "increase"], headers: sdk(logi))
+            let inc = try await s.request(
+                "PUT", "/v3/group_channels/\(url)/metacounter", body: ["metacounter": ["likes": 4], "mode": "increase"], headers: sdk(logi))
             #expect(inc.json as? [String: Int] == ["likes": 5])
             let dec = try await s.request("PUT", "/v3/group_channels/\(url)/metacounter/views", body: ["value": 3, "mode": "decrease"])
             #expect(dec.json as? [String: Int] == ["views": 7])
-            #expect(try await s.request("PUT", "/v3/group_channels/\(url)/metacounter", body: ["metacounter": ["likes": 1], "mode": "double"]).json["code"] as? Int == 400111)
-            #expect(try await s.request("POST", "/v3/group_channels/\(url)/metacounter", body: ["metacounter": ["likes": "many"]]).json["code"] as? Int == 400100)
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(url)/metacounter", body: ["metacounter": ["likes": 1], "mode": "double"]).json[
+                    "code"] as? Int == 400111)
+            #expect(
+                try await s.request("POST", "/v3/group_channels/\(url)/metacounter", body: ["metacounter": ["likes": "many"]]).json["code"] as? Int
+                    == 400100)
             #expect(await mo.next("SYEV") { $0["cat"] as? Int == 11200 } != nil)
-            #expect(try await s.request("GET", "/v3/group_channels/\(url)/metacounter?keys=likes,views").json as? [String: Int] == ["likes": 5, "views": 7])
+            #expect(
+                try await s.request("GET", "/v3/group_channels/\(url)/metacounter?keys=likes,views").json as? [String: Int] == [
+                    "likes": 5, "views": 7,
+                ])
             #expect(try await s.request("DELETE", "/v3/group_channels/\(url)/metacounter/likes").text == "{}")
             #expect(try await s.request("GET", "/v3/group_channels/\(url)/metacounter").json as? [String: Int] == ["views": 7])
             await mo.close()

@@ -149,7 +149,9 @@ struct ClusterStateTests {
         var ch = UnreadLedger.Channel(customType: "team", isSuper: false, joinedMemberCount: 4, lastMessageId: 0)
         ch.members = [
             "ann": M(state: "joined", countPreference: "all", hiddenState: "unhidden", unread: 3, mentions: 1, readTs: 5),
-            "bob": M(state: "joined", countPreference: "unread_mention_count_only", hiddenState: "hidden_allow_auto_unhide", unread: 0, mentions: 0, readTs: 0),
+            "bob": M(
+                state: "joined", countPreference: "unread_mention_count_only", hiddenState: "hidden_allow_auto_unhide", unread: 0, mentions: 0,
+                readTs: 0),
             "cat": M(state: "joined", countPreference: "all", hiddenState: "unhidden", unread: 0, mentions: 0, readTs: 0),
             "dan": M(state: "invited", countPreference: "all", hiddenState: "unhidden", unread: 0, mentions: 0, readTs: 0),
         ]
@@ -165,8 +167,10 @@ struct ClusterStateTests {
         #expect(c.members["cat"]!.unread == 0 && !c.members["cat"]!.changed, "a blocker is left out")
         #expect(!c.members["dan"]!.changed, "only joined members count")
         // An admin message (no sender) counts for everyone joined; a silent one counts for nobody.
-        ledger.channels["c"]!.apply(sender: nil, silent: false, mentionType: "channel", mentioned: [], blockers: [], markSenderRead: false, createdAt: 10)
-        ledger.channels["c"]!.apply(sender: "bob", silent: true, mentionType: "users", mentioned: [], blockers: [], markSenderRead: false, createdAt: 11)
+        ledger.channels["c"]!.apply(
+            sender: nil, silent: false, mentionType: "channel", mentioned: [], blockers: [], markSenderRead: false, createdAt: 10)
+        ledger.channels["c"]!.apply(
+            sender: "bob", silent: true, mentionType: "users", mentioned: [], blockers: [], markSenderRead: false, createdAt: 11)
         c = ledger.channels["c"]!
         #expect(c.members["ann"]!.unread == 1 && c.members["ann"]!.mentions == 1)
         #expect(c.members["cat"]!.unread == 1 && c.members["bob"]!.mentions == 2 && c.members["bob"]!.unread == 0)

@@ -76,7 +76,9 @@ struct ClusterTests {
             }
             #expect(texts == (1...30).map { "m\($0)" }, "bob on node B got every message in order: \(texts)")
             // Each copy carries bob's totals as they stood when node B sent it out (their `ts` orders them).
-            #expect(counts.count == 30 && counts.last == 30 && zip(counts, 1...30).allSatisfy { $0 >= $1 } && counts == counts.sorted(), "each with bob's unread count: \(counts)")
+            #expect(
+                counts.count == 30 && counts.last == 30 && zip(counts, 1...30).allSatisfy { $0 >= $1 } && counts == counts.sorted(),
+                "each with bob's unread count: \(counts)")
             // Typing on B reaches A; a read receipt on B reaches A.
             bob.send("TPST", ["channel_url": url, "time": 1])
             let typing = await alice.next("SYEV") { $0["cat"] as? Int == 10900 }
@@ -201,7 +203,9 @@ struct ClusterTests {
             let mcnt = await alice.next("MCNT") { (($0["open_channels"] as? [[String: Any]])?.first?["participant_count"] as? Int) == 2 }
             #expect(mcnt != nil, "alice's MCNT says 2")
             let list = try await a.request("GET", "/v3/open_channels/lobby/participants")
-            #expect(Set(((list.json["participants"] as? [[String: Any]]) ?? []).compactMap { $0["user_id"] as? String }) == ["alice", "bob"], "\(list.text)")
+            #expect(
+                Set(((list.json["participants"] as? [[String: Any]]) ?? []).compactMap { $0["user_id"] as? String }) == ["alice", "bob"],
+                "\(list.text)")
             alice.send("MESG", ["channel_url": "lobby", "message": "hello lobby", "req_id": "m1"])
             #expect(await bob.next("MESG") { $0["message"] as? String == "hello lobby" } != nil, "an open-channel message crossed")
             // A ban made through node A takes bob (on B) out of the channel; his send is refused.
@@ -210,7 +214,9 @@ struct ClusterTests {
             #expect(await bob.next("SYEV") { $0["cat"] as? Int == 10601 } != nil, "bob hears of his ban")
             bob.send("MESG", ["channel_url": "lobby", "message": "let me in", "req_id": "m2"])
             let refused = await bob.next("EROR") { $0["req_id"] as? String == "m2" }
-            #expect(refused?["code"] as? Int == 900100, "a banned user's send is refused on his node: \(String(describing: refused)) \(bob.all("EROR")) \(bob.all("MESG"))")
+            #expect(
+                refused?["code"] as? Int == 900100,
+                "a banned user's send is refused on his node: \(String(describing: refused)) \(bob.all("EROR")) \(bob.all("MESG"))")
             for _ in 0..<100 {
                 let p = try await a.request("GET", "/v3/open_channels/lobby/participants")
                 if (p.json["participants"] as? [[String: Any]])?.count == 1 { break }
@@ -318,7 +324,9 @@ struct ClusterTests {
         }
     }
 
-    @Test("A file uploaded through node A downloads through node B (no shared data directory), with its thumbnail, and so does a data export; outsiders are refused")
+    @Test(
+        "A file uploaded through node A downloads through node B (no shared data directory), with its thumbnail, and so does a data export; outsiders are refused"
+    )
     func filesCross() async throws {
         try await Self.withNodes { nodes in
             let (a, b) = (nodes[0], nodes[1])
@@ -426,7 +434,9 @@ struct ClusterTests {
         await proxy.stop()
     }
 
-    @Test("PostgreSQL restarted -m immediate during a steady send: no acknowledged message is lost or out of order on the other node; the nodes reconnect by themselves")
+    @Test(
+        "PostgreSQL restarted -m immediate during a steady send: no acknowledged message is lost or out of order on the other node; the nodes reconnect by themselves"
+    )
     func databaseRestart() async throws {
         let pg = try await PostgresTestCluster.offPool { try PostgresTestCluster.start() }
         defer { pg.destroy() }
@@ -480,7 +490,9 @@ struct ClusterTests {
         for n in nodes { await n.stop() }
     }
 
-    @Test("kill -9 of a node: its users reconnect to the other node and resume from the database without gaps; the survivor forgets the dead node's users")
+    @Test(
+        "kill -9 of a node: its users reconnect to the other node and resume from the database without gaps; the survivor forgets the dead node's users"
+    )
     func nodeKilled() async throws {
         let shared = try await PostgresTestCluster.shared()
         let db = try await PostgresTestCluster.offPool { try shared.createDatabase() }

@@ -14,7 +14,8 @@ struct ContentFilterTests {
             let kids = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob"], "custom_type": "kids"])
             let kidsUrl = kids.json["channel_url"] as? String ?? ""
             func send(_ url: String, _ text: String) async throws -> TestServer.HTTPResult {
-                try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": text])
+                try await s.request(
+                    "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": text])
             }
             let global = try await s.request(
                 "PUT", "/v3/applications/settings_global",
@@ -27,8 +28,10 @@ struct ContentFilterTests {
             // Channels of type "kids": words refused, a domain refused; the global list is checked too.
             let typed = try await s.request(
                 "PUT", "/v3/applications/settings_global/kids",
-                body: ["profanity_filter": ["keywords": ["stupid"], "type": 2, "should_check_global": true],
-                       "domain_filter": ["domains": ["example.com"], "type": 2]])
+                body: [
+                    "profanity_filter": ["keywords": ["stupid"], "type": 2, "should_check_global": true],
+                    "domain_filter": ["domains": ["example.com"], "type": 2],
+                ])
             #expect(typed.json["custom_type"] as? String == "kids", "\(typed.text)")
             for text in ["you are stupid", "see www.example.com/x", "darn"] {
                 let r = try await send(kidsUrl, text)
@@ -49,7 +52,8 @@ struct ContentFilterTests {
             let id = (clean.json["message_id"] as? NSNumber)?.int64Value ?? 0
             let edit = try await s.request("PUT", "/v3/group_channels/\(plain)/messages/\(id)", body: ["message_type": "MESG", "message": "darn"])
             #expect(edit.json["message"] as? String == "****", "\(edit.text)")
-            let bad = try await s.request("PUT", "/v3/applications/settings_global", body: ["profanity_filter": ["regex_filters": [["regex": "(unclosed"]]]])
+            let bad = try await s.request(
+                "PUT", "/v3/applications/settings_global", body: ["profanity_filter": ["regex_filters": [["regex": "(unclosed"]]]])
             #expect(bad.json["code"] as? Int == 400111, "\(bad.text)")
             let badType = try await s.request("PUT", "/v3/applications/settings_global", body: ["domain_filter": ["type": 7]])
             #expect(badType.json["code"] as? Int == 400111, "\(badType.text)")

@@ -8,15 +8,21 @@ import Testing
 struct ExportTests {
     @Test("Exports write real files (JSON and CSV) under the data directory, downloadable with the Api-Token; GDPR access and delete")
     func exportsAndGDPR() async throws {
-        try await withServer({ $0.linkPreviews = false; $0.gdprDelaySeconds = 0 }) { s in
+        try await withServer({
+            $0.linkPreviews = false
+            $0.gdprDelaySeconds = 0
+        }) { s in
             try await s.createUsers(["alice", "bob", "carol"])
             let url = try await s.createChannel(["alice", "bob"])
             let dm = try await s.createChannel(["carol", "bob"])
             for (user, text) in [("alice", "hello, \"bob\""), ("bob", "hi alice"), ("carol", "psst")] {
-                _ = try await s.request("POST", "/v3/group_channels/\(user == "carol" ? dm : url)/messages", body: ["message_type": "MESG", "user_id": user, "message": text])
+                _ = try await s.request(
+                    "POST", "/v3/group_channels/\(user == "carol" ? dm : url)/messages",
+                    body: ["message_type": "MESG", "user_id": user, "message": text])
             }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            let json = try await s.request("POST", "/v3/export/messages", body: ["start_ts": now - 60_000, "end_ts": now + 60_000, "channel_urls": [url]])
+            let json = try await s.request(
+                "POST", "/v3/export/messages", body: ["start_ts": now - 60_000, "end_ts": now + 60_000, "channel_urls": [url]])
             #expect(json.json["status"] as? String == "done" && json.json["rows"] as? Int == 2, "\(json.text)")
             let file = (json.json["file"] as? [String: Any])?["url"] as? String ?? ""
             let path = String(file.drop(while: { $0 != "/" }).dropFirst(2).drop(while: { $0 != "/" }))
@@ -36,7 +42,8 @@ struct ExportTests {
                 #expect(try await s.app.service.files?.storedBytes().isEmpty == false)
             }
 
-            let csv = try await s.request("POST", "/v3/export/users", body: ["start_ts": 0, "end_ts": now + 60_000, "format": "csv", "csv_delimiter": ";"])
+            let csv = try await s.request(
+                "POST", "/v3/export/users", body: ["start_ts": 0, "end_ts": now + 60_000, "format": "csv", "csv_delimiter": ";"])
             let csvURL = (csv.json["file"] as? [String: Any])?["url"] as? String ?? ""
             let csvText = try await s.request("GET", String(csvURL.drop(while: { $0 != "/" }).dropFirst(2).drop(while: { $0 != "/" })))
             #expect(csvText.text.hasPrefix("created_at;is_active;last_seen_at;metadata;nickname;profile_url;user_id\n"), "\(csvText.text)")
@@ -53,7 +60,8 @@ struct ExportTests {
             let accessURL = (access.json["files"] as? [String: Any])?["url"] as? String ?? ""
             let data = try await s.request("GET", String(accessURL.drop(while: { $0 != "/" }).dropFirst(2).drop(while: { $0 != "/" })))
             #expect(data.text.contains("psst") && data.text.contains("\"user_id\":\"carol\""), "\(data.text)")
-            let delete = try await s.request("POST", "/v3/privacy/gdpr", body: ["action": "delete", "user_id": "carol", "channel_delete_option": "1_on_1_only"])
+            let delete = try await s.request(
+                "POST", "/v3/privacy/gdpr", body: ["action": "delete", "user_id": "carol", "channel_delete_option": "1_on_1_only"])
             #expect(delete.json["status"] as? String == "done", "\(delete.text)")
             #expect((try await s.request("GET", "/v3/users/carol")).json["code"] as? Int == 400201)
             #expect((try await s.request("GET", "/v3/group_channels/\(dm)")).json["code"] as? Int == 400201, "the 1-on-1 channel went with her")

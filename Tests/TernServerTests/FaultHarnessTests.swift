@@ -27,10 +27,13 @@ import FoundationNetworking
 /// acknowledgement on each node, the time to the first acknowledgement after the fault ended);
 /// `TERN_FAULT_REPORT=FILE` writes it to FILE too. Run it with
 /// `TERN_CLUSTER_TESTS=1 swift test --filter FaultHarnessTests`.
-@Suite("Fault harness: two ternd processes on one PostgreSQL, faults in phases under load", .serialized,
+@Suite(
+    "Fault harness: two ternd processes on one PostgreSQL, faults in phases under load", .serialized,
     .enabled(if: PostgresTestCluster.clusterTestsEnabled))
 struct FaultHarnessTests {
-    @Test("Cut, latency, pause, database restart, kill -9, client restart: nothing acknowledged lost or doubled, same history on both nodes, every member served")
+    @Test(
+        "Cut, latency, pause, database restart, kill -9, client restart: nothing acknowledged lost or doubled, same history on both nodes, every member served"
+    )
     func phasesUnderLoad() async throws {
         let pg = try await PostgresTestCluster.offPool { try PostgresTestCluster.start() }
         defer { pg.destroy() }
@@ -47,7 +50,9 @@ struct FaultHarnessTests {
 }
 
 extension FaultHarnessTests {
-    @Test("A node frozen while it holds one channel's lock holds up that channel only: the other node's sends to other channels are acknowledged meanwhile")
+    @Test(
+        "A node frozen while it holds one channel's lock holds up that channel only: the other node's sends to other channels are acknowledged meanwhile"
+    )
     func stalledLockHoldsOneChannel() async throws {
         let cluster = try await PostgresTestCluster.shared()
         let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
@@ -514,17 +519,25 @@ final class FaultHarness: @unchecked Sendable {
             stored[channel] = h
             #expect(Set(h.map(\.id)).count == h.count, "each message once in \(channel)")
             let texts = h.map(\.text)
-            #expect(Set(texts).count == texts.count, "no send stored twice in \(channel): \(Dictionary(grouping: texts, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
+            #expect(
+                Set(texts).count == texts.count,
+                "no send stored twice in \(channel): \(Dictionary(grouping: texts, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
         }
         // Every acknowledged message is stored, under the id it was acknowledged with.
         let byId = Dictionary(stored.values.flatMap { $0 }.map { ($0.id, $0.text) }, uniquingKeysWith: { a, _ in a })
         let acked = records.values.filter { $0.messageId != nil }
         let lost = acked.filter { byId[$0.messageId!] != $0.text }
-        #expect(lost.isEmpty, "\(lost.count) acknowledged and not stored as acknowledged, e.g. \(lost.prefix(5).map { "\($0.reqId) as \($0.messageId!): \(byId[$0.messageId!] ?? "absent")" })")
+        #expect(
+            lost.isEmpty,
+            "\(lost.count) acknowledged and not stored as acknowledged, e.g. \(lost.prefix(5).map { "\($0.reqId) as \($0.messageId!): \(byId[$0.messageId!] ?? "absent")" })"
+        )
         if !lost.isEmpty {
             let ids = lost.prefix(5).map { String($0.messageId!) }.joined(separator: ",")
             let db = String(nodes[0].database.split(separator: "/").last ?? "")
-            print("checker: the store has", (try? pg.psql("SELECT message_id, channel_url, message, created_at, req_id FROM messages WHERE message_id IN (\(ids))", database: db))?.output ?? "")
+            print(
+                "checker: the store has",
+                (try? pg.psql("SELECT message_id, channel_url, message, created_at, req_id FROM messages WHERE message_id IN (\(ids))", database: db))?
+                    .output ?? "")
             print("checker: count, max id:", (try? pg.psql("SELECT count(*), max(message_id) FROM messages", database: db))?.output ?? "")
         }
         #expect(!records.values.contains { $0.error == -2 }, "one req_id answered with two ids")
@@ -553,7 +566,10 @@ final class FaultHarness: @unchecked Sendable {
                     expected = Array(expected[start...])
                 }
                 let missing = Set(expected.map(\.id)).subtracting(perChannel[ch] ?? [])
-                #expect(missing.isEmpty, "\(s.user) (\(interrupted.contains(s.user) ? "since its first live message" : "connected throughout")) missed \(missing.count) of \(ch)'s messages")
+                #expect(
+                    missing.isEmpty,
+                    "\(s.user) (\(interrupted.contains(s.user) ? "since its first live message" : "connected throughout")) missed \(missing.count) of \(ch)'s messages"
+                )
             }
         }
         // Unread counts: the same on both nodes, and what the history says.
@@ -569,7 +585,9 @@ final class FaultHarness: @unchecked Sendable {
             var counts: [Int] = []
             for _ in 0..<100 {
                 counts = []
-                for n in nodes { counts.append((try await n.request("GET", "/v3/users/\(user)/unread_message_count")["unread_count"] as? NSNumber)?.intValue ?? -1) }
+                for n in nodes {
+                    counts.append((try await n.request("GET", "/v3/users/\(user)/unread_message_count")["unread_count"] as? NSNumber)?.intValue ?? -1)
+                }
                 if counts.allSatisfy({ $0 == expected }) { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
@@ -593,10 +611,12 @@ final class FaultHarness: @unchecked Sendable {
             let waits = mine.filter { $0.node == node }.compactMap { r in r.ackAt.map { ms($0 - r.sentAt) } }
             row.slowestAck[node] = waits.max()
         }
-        let afterHeal = sends.withLock { $0.values.compactMap { r -> ContinuousClock.Instant? in
-            guard let at = r.ackAt, r.messageId != nil, r.sentAt >= healed else { return nil }
-            return at
-        } }.min()
+        let afterHeal = sends.withLock {
+            $0.values.compactMap { r -> ContinuousClock.Instant? in
+                guard let at = r.ackAt, r.messageId != nil, r.sentAt >= healed else { return nil }
+                return at
+            }
+        }.min()
         row.recoveryMs = afterHeal.map { ms($0 - healed) }
         return row
     }
@@ -612,7 +632,9 @@ final class FaultHarness: @unchecked Sendable {
         ]
         func f(_ v: Double?) -> String { v.map { String(format: "%.0f ms", $0) } ?? "–" }
         for r in rows {
-            lines.append("| \(r.name) | \(r.sends) | \(r.acked) | \(r.errors) | \(r.unanswered) | \(f(r.slowestAck["A"])) | \(f(r.slowestAck["B"])) | \(f(r.recoveryMs)) |")
+            lines.append(
+                "| \(r.name) | \(r.sends) | \(r.acked) | \(r.errors) | \(r.unanswered) | \(f(r.slowestAck["A"])) | \(f(r.slowestAck["B"])) | \(f(r.recoveryMs)) |"
+            )
         }
         let total = sends.withLock { $0.count }
         lines.append("")

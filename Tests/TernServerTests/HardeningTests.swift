@@ -1,9 +1,9 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
-import TernTestSupport
 
 /// Issue 17's findings, each as a regression test: one identity per user id, byte limits, sessions
 /// that end with their user or token, flood limits on every transport, the data directory's modes.
@@ -194,7 +194,10 @@ struct HardeningTests {
     @Test("A session ends with the token it was made from, and an expired token cannot refresh it over the socket")
     func tokenExpiryEndsSessions() async throws {
         let clock = StillClock()
-        try await withServer({ $0.requireAccessToken = true; $0.clock = clock }) { s in
+        try await withServer({
+            $0.requireAccessToken = true
+            $0.clock = clock
+        }) { s in
             _ = try await s.request("POST", "/v3/users", body: ["user_id": "alice"])
             let expiresAt = clock.nowMs() + 60_000
             let issued = try await s.request("POST", "/v3/users/alice/token", body: ["expires_at": expiresAt])
@@ -217,7 +220,11 @@ struct HardeningTests {
 
     @Test("Flood limits hold on REST with a Session-Key (500910, 429) and for edits; the Platform API is not limited")
     func floodLimitsOnEveryTransport() async throws {
-        try await withServer({ $0.maxMessagesPerSecond = 5; $0.linkPreviews = false; $0.clock = StillClock() }) { s in
+        try await withServer({
+            $0.maxMessagesPerSecond = 5
+            $0.linkPreviews = false
+            $0.clock = StillClock()
+        }) { s in
             try await s.createUsers(["alice", "bob"])
             let channel = try await s.createChannel(["alice", "bob"])
             let key = try await session(s, "alice")
@@ -275,7 +282,10 @@ struct HardeningTests {
             let bodies: [(String, String, String)] = [
                 ("POST", "/v3/users", #"{"user_id":"u1","nickname":"n","profile_url":"","metadata":{"a":"b"},"issue_access_token":true}"#),
                 ("POST", "/v3/group_channels", #"{"user_ids":["alice","bob"],"name":"x","is_distinct":false,"custom_type":"t","data":"{}"}"#),
-                ("POST", "/v3/group_channels/\(channel)/messages", #"{"message_type":"MESG","user_id":"alice","message":"hi","mentioned_user_ids":["bob"],"sorted_metaarray":[{"key":"k","value":["v"]}]}"#),
+                (
+                    "POST", "/v3/group_channels/\(channel)/messages",
+                    #"{"message_type":"MESG","user_id":"alice","message":"hi","mentioned_user_ids":["bob"],"sorted_metaarray":[{"key":"k","value":["v"]}]}"#
+                ),
                 ("PUT", "/v3/users/alice/metadata", #"{"metadata":{"k":"v"},"upsert":true}"#),
                 ("PUT", "/v3/group_channels/\(channel)", #"{"name":"renamed","cover_url":"https://x","data":"d"}"#),
                 ("POST", "/v3/group_channels/\(channel)/ban", #"{"user_id":"carol","seconds":60,"description":"why"}"#),

@@ -26,7 +26,9 @@ struct MembershipTests {
             #expect(pref.json["auto_accept"] as? Bool == false)
             #expect(try await s.request("GET", "/v3/users/cat/channel_invitation_preference").json["auto_accept"] as? Bool == false)
             // Someone else's preference is not cat's to set.
-            #expect(try await s.request("PUT", "/v3/users/ben/channel_invitation_preference", body: ["auto_accept": false], headers: sdk(catLogi)).status == 403)
+            #expect(
+                try await s.request("PUT", "/v3/users/ben/channel_invitation_preference", body: ["auto_accept": false], headers: sdk(catLogi)).status
+                    == 403)
 
             // Only members invite.
             let outsider = try await s.request("POST", "/v3/group_channels/\(url)/invite", body: ["user_ids": ["dan"]], headers: sdk(danLogi))
@@ -35,7 +37,8 @@ struct MembershipTests {
             #expect(r.status == 200, "\(r.text)")
             #expect(r.json["is_distinct"] as? Bool == false)  // inviting turns distinct off
             #expect(r.json["member_count"] as? Int == 4 && r.json["joined_member_count"] as? Int == 3)
-            let states = Dictionary(uniqueKeysWithValues: (r.json["members"] as? [[String: Any]] ?? []).map { ($0["user_id"] as! String, $0["state"] as! String) })
+            let states = Dictionary(
+                uniqueKeysWithValues: (r.json["members"] as? [[String: Any]] ?? []).map { ($0["user_id"] as! String, $0["state"] as! String) })
             #expect(states == ["ann": "joined", "eve": "joined", "ben": "joined", "cat": "invited"])
             // Events: the invitation to everyone concerned, then ben's join, then the counts.
             for sock in [ann, ben, cat] {
@@ -52,7 +55,8 @@ struct MembershipTests {
             #expect(catView.json["member_state"] as? String == "invited")
             #expect((catView.json["inviter"] as? [String: Any])?["user_id"] as? String == "ann")
             #expect(catView.json["invited_at"] as? Int64 ?? 0 > 0)
-            let invitedList = try await s.request("GET", "/v3/users/cat/my_group_channels?member_state_filter=invited_only&show_empty=true", headers: sdk(catLogi))
+            let invitedList = try await s.request(
+                "GET", "/v3/users/cat/my_group_channels?member_state_filter=invited_only&show_empty=true", headers: sdk(catLogi))
             #expect((invitedList.json["channels"] as? [[String: Any]])?.count == 1)
             // Over the member limit (4): refused, nothing changes.
             let over = try await s.request("POST", "/v3/group_channels/\(url)/invite", body: ["user_ids": ["dan"]], headers: sdk(annLogi))
@@ -65,13 +69,19 @@ struct MembershipTests {
             #expect(((dec?["data"] as? [String: Any])?["invitee"] as? [String: Any])?["user_id"] as? String == "cat")
             #expect(try await s.request("GET", "/v3/group_channels/\(url)").json["member_count"] as? Int == 3)
             // A second decline, or accepting without an invitation, is refused.
-            #expect(try await s.request("PUT", "/v3/group_channels/\(url)/decline", body: ["user_id": "cat"], headers: sdk(catLogi)).json["code"] as? Int == 400108)
-            #expect(try await s.request("PUT", "/v3/group_channels/\(url)/accept", body: ["user_id": "cat"], headers: sdk(catLogi)).json["code"] as? Int == 400108)
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(url)/decline", body: ["user_id": "cat"], headers: sdk(catLogi)).json["code"] as? Int
+                    == 400108)
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(url)/accept", body: ["user_id": "cat"], headers: sdk(catLogi)).json["code"] as? Int
+                    == 400108)
             // Invited again, cat accepts: joined, 10000 to the members.
             _ = try await s.request("POST", "/v3/group_channels/\(url)/invite", body: ["user_ids": ["cat"]], headers: sdk(annLogi))
             let accepted = try await s.request("PUT", "/v3/group_channels/\(url)/accept", body: ["user_id": "cat"], headers: sdk(catLogi))
             #expect(accepted.json["member_state"] as? String == "joined")
-            let catJoined = await ann.next("SYEV") { $0["cat"] as? Int == 10000 && ((($0["data"] as? [String: Any])?["users"] as? [[String: Any]])?.first?["user_id"] as? String) == "cat" }
+            let catJoined = await ann.next("SYEV") {
+                $0["cat"] as? Int == 10000 && ((($0["data"] as? [String: Any])?["users"] as? [[String: Any]])?.first?["user_id"] as? String) == "cat"
+            }
             #expect(catJoined != nil)
             // cat can send now.
             cat.send("MESG", ["channel_url": url, "message": "hi", "req_id": "c1"])
@@ -87,7 +97,9 @@ struct MembershipTests {
             let (amy, _) = try await s.login("amy")
             let (cy, cyLogi) = try await s.login("cy")
             let priv = try await s.createChannel(["amy", "bob"], distinct: true)
-            #expect(try await s.request("PUT", "/v3/group_channels/\(priv)/join", body: ["user_id": "cy"], headers: sdk(cyLogi)).json["code"] as? Int == 400108)
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(priv)/join", body: ["user_id": "cy"], headers: sdk(cyLogi)).json["code"] as? Int
+                    == 400108)
             let pub = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["amy"], "is_public": true, "name": "lobby"])
             let pubUrl = pub.json["channel_url"] as? String ?? ""
             // Public channels are listed for SDK users; cy joins one.
@@ -99,15 +111,20 @@ struct MembershipTests {
             let mcnt = await amy.next("MCNT")
             #expect((mcnt?["group_channels"] as? [[String: Any]])?.first?["joined_member_count"] as? Int == 2)
             // Joining twice changes nothing.
-            #expect(try await s.request("PUT", "/v3/group_channels/\(pubUrl)/join", body: ["user_id": "cy"], headers: sdk(cyLogi)).json["member_count"] as? Int == 2)
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(pubUrl)/join", body: ["user_id": "cy"], headers: sdk(cyLogi)).json["member_count"]
+                    as? Int == 2)
             // cy leaves: amy hears 10001 with cy and the new counts; cy's socket hears it too.
-            let left = try await s.request("PUT", "/v3/group_channels/\(pubUrl)/leave", body: ["user_id": "cy", "should_remove_operator_status": false], headers: sdk(cyLogi))
+            let left = try await s.request(
+                "PUT", "/v3/group_channels/\(pubUrl)/leave", body: ["user_id": "cy", "should_remove_operator_status": false], headers: sdk(cyLogi))
             #expect(left.status == 200 && left.text == "{}")
             let leaveEvent = await event(amy, 10001)
             #expect((leaveEvent?["data"] as? [String: Any])?["user_id"] as? String == "cy")
             #expect((leaveEvent?["data"] as? [String: Any])?["member_count"] as? Int == 1)
             #expect(await event(cy, 10001) != nil)
-            #expect(try await s.request("PUT", "/v3/group_channels/\(pubUrl)/leave", body: ["user_id": "cy"], headers: sdk(cyLogi)).json["code"] as? Int == 400108)
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(pubUrl)/leave", body: ["user_id": "cy"], headers: sdk(cyLogi)).json["code"] as? Int
+                    == 400108)
             // bob leaves the distinct 1:1: no longer distinct, so a new distinct create makes another channel.
             _ = try await s.request("PUT", "/v3/group_channels/\(priv)/leave", body: ["user_id": "bob"])
             #expect(try await s.request("GET", "/v3/group_channels/\(priv)").json["is_distinct"] as? Bool == false)
@@ -126,7 +143,9 @@ struct MembershipTests {
             let (mem, memLogi) = try await s.login("mem")
             let c = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["op", "mem"], "operator_ids": ["op"], "name": "ops"])
             let url = c.json["channel_url"] as? String ?? ""
-            #expect(try await s.request("PUT", "/v3/group_channels/\(url)/freeze", body: ["freeze": true], headers: sdk(memLogi)).json["code"] as? Int == 400108)
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(url)/freeze", body: ["freeze": true], headers: sdk(memLogi)).json["code"] as? Int
+                    == 400108)
             let frozen = try await s.request("PUT", "/v3/group_channels/\(url)/freeze", body: ["freeze": true], headers: sdk(opLogi))
             #expect(frozen.json["freeze"] as? Bool == true)
             #expect((await event(mem, 10701)?["data"] as? [String: Any])?["freeze"] as? Bool == true)
@@ -140,8 +159,10 @@ struct MembershipTests {
             mem.send("MESG", ["channel_url": url, "message": "thanks", "req_id": "m2"])
             #expect(await mem.next("MESG") { $0["req_id"] as? String == "m2" } != nil)
             // Update: with an operator present only operators may; members hear 11000.
-            #expect(try await s.request("PUT", "/v3/group_channels/\(url)", body: ["name": "mine"], headers: sdk(memLogi)).json["code"] as? Int == 400108)
-            let renamed = try await s.request("PUT", "/v3/group_channels/\(url)", body: ["name": "ops room", "custom_type": "team"], headers: sdk(opLogi))
+            #expect(
+                try await s.request("PUT", "/v3/group_channels/\(url)", body: ["name": "mine"], headers: sdk(memLogi)).json["code"] as? Int == 400108)
+            let renamed = try await s.request(
+                "PUT", "/v3/group_channels/\(url)", body: ["name": "ops room", "custom_type": "team"], headers: sdk(opLogi))
             #expect(renamed.json["name"] as? String == "ops room" && renamed.json["custom_type"] as? String == "team")
             #expect(await event(mem, 11000) != nil)
             // Delete: members hear 12000; the channel is gone.
@@ -174,7 +195,9 @@ struct MembershipTests {
                 return (r.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
             }
             // Hide with previous messages, auto-unhide allowed.
-            let hidden = try await s.request("PUT", "/v3/group_channels/\(url)/hide", body: ["user_id": "hal", "hide_previous_messages": true, "allow_auto_unhide": true], headers: sdk(halLogi))
+            let hidden = try await s.request(
+                "PUT", "/v3/group_channels/\(url)/hide", body: ["user_id": "hal", "hide_previous_messages": true, "allow_auto_unhide": true],
+                headers: sdk(halLogi))
             let offset = hidden.json["ts_message_offset"] as? Int64 ?? 0
             #expect(offset > 0)
             #expect(await event(hal, 13000) != nil)
@@ -190,7 +213,9 @@ struct MembershipTests {
             #expect(try await mine() == [url])
             #expect(try await history(sdk(halLogi)) == ["news"])
             // Archived (no auto-unhide): stays hidden through new messages until unhidden.
-            _ = try await s.request("PUT", "/v3/group_channels/\(url)/hide", body: ["user_id": "hal", "hide_previous_messages": false, "allow_auto_unhide": false], headers: sdk(halLogi))
+            _ = try await s.request(
+                "PUT", "/v3/group_channels/\(url)/hide", body: ["user_id": "hal", "hide_previous_messages": false, "allow_auto_unhide": false],
+                headers: sdk(halLogi))
             ivy.send("MESG", ["channel_url": url, "message": "more", "req_id": "i3"])
             _ = await hal.next("MESG") { $0["message"] as? String == "more" }
             #expect(try await mine() == [])
@@ -225,7 +250,8 @@ struct MembershipTests {
                 #expect(receipts["new"] == (history ? sentAt : 0), "history \(history)")
                 #expect(view.json["unread_message_count"] as? Int == 0)
                 let ts = Int64(Date().timeIntervalSince1970 * 1000) + 60_000
-                let seen = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=\(ts)&prev_limit=10&next_limit=0", headers: sdk(newLogi))
+                let seen = try await s.request(
+                    "GET", "/v3/group_channels/\(url)/messages?message_ts=\(ts)&prev_limit=10&next_limit=0", headers: sdk(newLogi))
                 let texts = (seen.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
                 #expect(texts == (history ? ["before"] : []), "history \(history)")
                 await old.close()

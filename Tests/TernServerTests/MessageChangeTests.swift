@@ -26,8 +26,12 @@ struct MessageChangeTests {
             let refused = await bob.next("EROR") { $0["req_id"] as? String == "e0" }
             #expect(refused?["code"] as? Int == 400108)
             // Alice edits: her ack carries req_id; bob and carol get MEDI with old_values.
-            alice.send("MEDI", ["channel_url": url, "msg_id": id, "message": "hello", "req_id": "e1",
-                                "metaarray": ["array": [["key": "tags", "value": ["b"]]], "mode": "add", "upsert": true]])
+            alice.send(
+                "MEDI",
+                [
+                    "channel_url": url, "msg_id": id, "message": "hello", "req_id": "e1",
+                    "metaarray": ["array": [["key": "tags", "value": ["b"]]], "mode": "add", "upsert": true],
+                ])
             let ack = await alice.next("MEDI") { $0["req_id"] as? String == "e1" }
             #expect(ack?["message"] as? String == "hello" && (ack?["updated_at"] as? Int ?? 0) > 0)
             #expect(((ack?["sorted_metaarray"] as? [[String: Any]])?.first?["value"] as? [String]) == ["a", "b"])
@@ -35,8 +39,12 @@ struct MessageChangeTests {
             #expect(seen?["message"] as? String == "hello" && (seen?["old_values"] as? [String: Any])?["message"] as? String == "helo")
             #expect(seen?["req_id"] == nil)
             // The operator may edit anyone's message (REST as carol's session is not needed: Platform may too).
-            carol.send("MEDI", ["channel_url": url, "msg_id": id, "custom_type": "note", "req_id": "e2",
-                                "metaarray": ["array": [["key": "tags", "value": ["a"]]], "mode": "remove"]])
+            carol.send(
+                "MEDI",
+                [
+                    "channel_url": url, "msg_id": id, "custom_type": "note", "req_id": "e2",
+                    "metaarray": ["array": [["key": "tags", "value": ["a"]]], "mode": "remove"],
+                ])
             let byOp = await carol.next("MEDI") { $0["req_id"] as? String == "e2" }
             #expect(byOp?["custom_type"] as? String == "note")
             #expect(((byOp?["sorted_metaarray"] as? [[String: Any]])?.first?["value"] as? [String]) == ["b"])
@@ -110,7 +118,9 @@ struct MessageChangeTests {
             let msgs = all.json["messages"] as? [[String: Any]] ?? []
             #expect(msgs.count == 3)
             #expect((msgs.first?["thread_info"] as? [String: Any])?["reply_count"] as? Int == 2)
-            let thread = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=0&prev_limit=0&next_limit=10&include_reply_type=all&parent_message_id=\(parent)")
+            let thread = try await s.request(
+                "GET", "/v3/group_channels/\(url)/messages?message_ts=0&prev_limit=0&next_limit=10&include_reply_type=all&parent_message_id=\(parent)"
+            )
             #expect((thread.json["messages"] as? [[String: Any]])?.map { $0["message"] as? String } == ["parent", "reply 1", "reply 2"])
             // Deleting a reply recounts the thread.
             _ = try await s.request("DELETE", "/v3/group_channels/\(url)/messages/\(replyId)")
@@ -127,9 +137,11 @@ struct MessageChangeTests {
             let url = try await s.createChannel(["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
-            let sent = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "react to me"])
+            let sent = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "react to me"])
             let id = sent.json["message_id"] as? Int ?? 0
-            let add = try await s.request("POST", "/v3/group_channels/\(url)/messages/\(id)/reactions", body: ["user_id": "bob", "reaction": "thumbsup"])
+            let add = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages/\(id)/reactions", body: ["user_id": "bob", "reaction": "thumbsup"])
             #expect(add.json["operation"] as? String == "ADD" && add.json["success"] as? Bool == true)
             for sock in [alice, bob] {
                 let e = await sock.next("MRCT")
@@ -138,12 +150,14 @@ struct MessageChangeTests {
             _ = try await s.request("POST", "/v3/group_channels/\(url)/messages/\(id)/reactions", body: ["user_id": "alice", "reaction": "thumbsup"])
             let listed = try await s.request("GET", "/v3/group_channels/\(url)/messages/\(id)/reactions")
             #expect((listed.json["reactions"] as? [String: [String]])?["thumbsup"] == ["bob", "alice"])
-            let history = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=9999999999999&prev_limit=5&next_limit=0&include_reactions=true")
+            let history = try await s.request(
+                "GET", "/v3/group_channels/\(url)/messages?message_ts=9999999999999&prev_limit=5&next_limit=0&include_reactions=true")
             let r = ((history.json["messages"] as? [[String: Any]])?.first?["reactions"] as? [[String: Any]])?.first
             #expect(r?["key"] as? String == "thumbsup" && r?["user_ids"] as? [String] == ["bob", "alice"])
             let del = try await s.request("DELETE", "/v3/group_channels/\(url)/messages/\(id)/reactions?user_id=bob&reaction=thumbsup")
             #expect(del.json["operation"] as? String == "DELETE")
-            let outsider = try await s.request("POST", "/v3/group_channels/\(url)/messages/\(id)/reactions", body: ["user_id": "eve", "reaction": "x"])
+            let outsider = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages/\(id)/reactions", body: ["user_id": "eve", "reaction": "x"])
             #expect(outsider.json["code"] as? Int == 400108)
             for x in [alice, bob] { await x.close() }
         }

@@ -15,7 +15,8 @@ struct MetricsTests {
             _ = try await s.request("PUT", "/v3/applications/settings_global", body: ["profanity_filter": ["keywords": ["darn"], "type": 1]])
             var ids: [Int64] = []
             for (url, user, text) in [(a, "alice", "one"), (a, "bob", "two"), (b, "alice", "darn three")] {
-                let r = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": user, "message": text])
+                let r = try await s.request(
+                    "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": user, "message": text])
                 ids.append((r.json["message_id"] as? NSNumber)?.int64Value ?? 0)
             }
             func value(_ type: String) async throws -> Double {
@@ -33,7 +34,9 @@ struct MetricsTests {
             #expect(bad.json["code"] as? Int == 400111)
 
             let moderated = try await s.request("GET", "/v3/report/group_channels/\(b)/profanity_messages/\(ids[2])")
-            #expect(moderated.json["message"] as? String == "darn three" && moderated.json["filtered_message"] as? String == "**** three", "\(moderated.text)")
+            #expect(
+                moderated.json["message"] as? String == "darn three" && moderated.json["filtered_message"] as? String == "**** three",
+                "\(moderated.text)")
             let untouched = try await s.request("GET", "/v3/report/group_channels/\(a)/profanity_messages/\(ids[0])")
             #expect(untouched.json["code"] as? Int == 400201)
         }

@@ -176,7 +176,9 @@ struct OpenChannelModerationTests {
             #expect(refused.json["code"] as? Int == 400108)
             let outsider = try await s.request("POST", "/v3/group_channels/\(url)/operators", body: ["operator_ids": ["dave"]], headers: aliceKey)
             #expect(outsider.json["code"] as? Int == 400201)
-            #expect(try await s.request("POST", "/v3/group_channels/\(url)/operators", body: ["operator_ids": ["carol"]], headers: aliceKey).status == 200)
+            #expect(
+                try await s.request("POST", "/v3/group_channels/\(url)/operators", body: ["operator_ids": ["carol"]], headers: aliceKey).status == 200
+            )
             let event = await bob.next("SYEV") { $0["cat"] as? Int == 10002 }
             let ops = ((event?["data"] as? [String: Any])?["operators"] as? [[String: Any]])?.map { $0["user_id"] as? String }
             #expect(ops == ["alice", "carol"])
@@ -213,8 +215,9 @@ struct OpenChannelModerationTests {
             let (carol, carolLogin) = try await s.login("carol")
             let carolKey = ["Session-Key": carolLogin["key"] as? String ?? ""]
             let aliceKey = try await session(s, "alice")
-            #expect(try await s.request("POST", "/v3/group_channels/\(url)/ban", body: ["user_id": "bob", "seconds": 60], headers: carolKey)
-                .json["code"] as? Int == 400108)
+            #expect(
+                try await s.request("POST", "/v3/group_channels/\(url)/ban", body: ["user_id": "bob", "seconds": 60], headers: carolKey)
+                    .json["code"] as? Int == 400108)
             let ban = try await s.request(
                 "POST", "/v3/group_channels/\(url)/ban", body: ["user_id": "bob", "seconds": 60, "description": "spam"], headers: aliceKey)
             #expect(ban.status == 200 && (ban.json["user"] as? [String: Any])?["user_id"] as? String == "bob", "\(ban.text)")
@@ -248,7 +251,8 @@ struct OpenChannelModerationTests {
             #expect(try await s.request("DELETE", "/v3/group_channels/\(url)/ban/bob", headers: aliceAgain).status == 200)
             #expect(await carol.next("SYEV") { $0["cat"] as? Int == 10600 } != nil)
             #expect(try await s.request("PUT", "/v3/group_channels/\(url)/join", body: ["user_id": "bob"]).status == 200)
-            #expect(try await s.request("POST", "/v3/group_channels/\(url)/ban", body: ["user_id": "bob", "seconds": 0]).json["code"] as? Int == 400111)
+            #expect(
+                try await s.request("POST", "/v3/group_channels/\(url)/ban", body: ["user_id": "bob", "seconds": 0]).json["code"] as? Int == 400111)
             for x in [bob, carol] { await x.close() }
         }
     }
@@ -301,7 +305,8 @@ struct OpenChannelModerationTests {
                 socks[u] = x
             }
             let opKey = try await session(s, "op")
-            #expect(try await s.request("POST", "/v3/open_channels/arena/ban", body: ["user_id": "bob", "seconds": -1], headers: opKey).status == 200)
+            #expect(
+                try await s.request("POST", "/v3/open_channels/arena/ban", body: ["user_id": "bob", "seconds": -1], headers: opKey).status == 200)
             #expect(await socks["bob"]!.next("SYEV") { $0["cat"] as? Int == 10601 } != nil)
             try await eventually { try await s.request("GET", "/v3/open_channels/arena").json["participant_count"] as? Int == 2 }
             socks["bob"]!.send("ENTR", ["channel_url": "arena", "req_id": "again"])
@@ -453,7 +458,10 @@ struct OpenRoomsTests {
     @Test("Participants are users: two devices count once; limits per connection and per channel; a closed socket leaves all")
     func counting() {
         let rooms = OpenRooms()
-        let a1 = conn(1, "a"), a2 = conn(2, "a"), b = conn(3, "b"), c = conn(4, "c")
+        let a1 = conn(1, "a")
+        let a2 = conn(2, "a")
+        let b = conn(3, "b")
+        let c = conn(4, "c")
         #expect(rooms.enter(a1, "r", maxChannels: 2, maxParticipants: 2) == .entered(count: 1, newUser: true))
         #expect(rooms.enter(a2, "r", maxChannels: 2, maxParticipants: 2) == .entered(count: 1, newUser: false))
         #expect(rooms.enter(a1, "r", maxChannels: 2, maxParticipants: 2) == .alreadyIn(count: 1))

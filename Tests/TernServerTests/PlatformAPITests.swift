@@ -52,7 +52,9 @@ struct PlatformAPITests {
             let left = try await s.request("PUT", "/v3/users/bob/my_group_channels/leave", body: ["custom_type": "team"], headers: key)
             #expect(left.status == 200, "\(left.text)")
             for url in [a, b] {
-                #expect(await sock.next("SYEV", where: { $0["cat"] as? Int == 10001 && $0["channel_url"] as? String == url }) != nil, "leave event for \(url)")
+                #expect(
+                    await sock.next("SYEV", where: { $0["cat"] as? Int == 10001 && $0["channel_url"] as? String == url }) != nil,
+                    "leave event for \(url)")
             }
             await sock.close()
             #expect(try await count("bob", "") == 1)
@@ -102,7 +104,9 @@ struct PlatformAPITests {
             let next = banned.json["next"] as? String ?? ""
             #expect(!next.isEmpty)
             let page2 = try await s.request("GET", "/v3/users/mallory/ban?limit=1&token=\(next)")
-            #expect(((page2.json["banned_channels"] as? [[String: Any]])?.first?["channel"] as? [String: Any])?["channel_url"] as? String == b, "\(page2.text)")
+            #expect(
+                ((page2.json["banned_channels"] as? [[String: Any]])?.first?["channel"] as? [String: Any])?["channel_url"] as? String == b,
+                "\(page2.text)")
             let still = try await s.request("GET", "/v3/group_channels/\(c)/members/mallory")
             #expect(still.json["state"] as? String == "joined", "the work channel keeps her: \(still.text)")
             // Bob is muted in "work" channels by the application-wide list, then unmuted.
@@ -165,10 +169,14 @@ struct PlatformAPITests {
             #expect(defaults.json["push_trigger_option"] as? String == "all" && defaults.json["do_not_disturb"] as? Bool == false, "\(defaults.text)")
             let dnd = try await s.request(
                 "PUT", "/v3/users/alice/push_preference",
-                body: ["do_not_disturb": true, "start_hour": 22, "start_min": 30, "end_hour": 7, "end_min": 0, "timezone": "Europe/Paris",
-                       "push_trigger_option": "mention_only"])
+                body: [
+                    "do_not_disturb": true, "start_hour": 22, "start_min": 30, "end_hour": 7, "end_min": 0, "timezone": "Europe/Paris",
+                    "push_trigger_option": "mention_only",
+                ])
             #expect(dnd.status == 200 && dnd.json["start_hour"] as? Int == 22, "\(dnd.text)")
-            for bad: [String: Any] in [["start_hour": 24], ["timezone": "Mars/Olympus"], ["push_trigger_option": "sometimes"], ["do_not_disturb": "yes"]] {
+            for bad: [String: Any] in [
+                ["start_hour": 24], ["timezone": "Mars/Olympus"], ["push_trigger_option": "sometimes"], ["do_not_disturb": "yes"],
+            ] {
                 let r = try await s.request("PUT", "/v3/users/alice/push_preference", body: bad)
                 #expect(r.status == 400, "\(bad): \(r.text)")
             }

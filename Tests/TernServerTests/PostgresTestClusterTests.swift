@@ -28,7 +28,9 @@ struct PostgresTestClusterTests {
         #expect(seen.url == "postgres://postgres@127.0.0.1:\(seen.port)/lifecycle")
         #expect(seen.created == 0)
         #expect(seen.downAfterCrash != 0, "the server is down after crash()")
-        #expect(seen.after.status == 0 && seen.after.output.trimmingCharacters(in: .whitespacesAndNewlines) == "42", "committed data survives: \(seen.after.output)")
+        #expect(
+            seen.after.status == 0 && seen.after.output.trimmingCharacters(in: .whitespacesAndNewlines) == "42",
+            "committed data survives: \(seen.after.output)")
         #expect(seen.downAfterStop != 0, "the server is down after stop()")
     }
 }

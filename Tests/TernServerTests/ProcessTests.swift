@@ -155,15 +155,21 @@ extension ProcessTests {
         let env = ProcessInfo.processInfo.environment
         let legacy = env["SENDBIRD_PY_LEGACY"] ?? (NSHomeDirectory() + "/.cache/tern/sendbird-py-0.0.16")
         guard FileManager.default.fileExists(atPath: legacy + "/sendbird_platform_sdk/api/report_api.py") else {
-            if env["CI"] != nil { Issue.record("the legacy SDK is not in \(legacy)") } else { print("skipping: the legacy Python SDK is not installed") }
+            if env["CI"] != nil {
+                Issue.record("the legacy SDK is not in \(legacy)")
+            } else {
+                print("skipping: the legacy Python SDK is not installed")
+            }
             return
         }
         let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
         defer { _ = server.stop() }
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python")
         let (status, output) = try await runTool(
-            ["python3", dir.appendingPathComponent("platform_endpoints.py").path, "probe", "http://127.0.0.1:\(server.port)", server.apiToken,
-             "--sdk", "installed", "--sdk", legacy, "--pending", dir.appendingPathComponent("platform_endpoints_pending.txt").path],
+            [
+                "python3", dir.appendingPathComponent("platform_endpoints.py").path, "probe", "http://127.0.0.1:\(server.port)", server.apiToken,
+                "--sdk", "installed", "--sdk", legacy, "--pending", dir.appendingPathComponent("platform_endpoints_pending.txt").path,
+            ],
             env: [:])
         #expect(status == 0, "platform_endpoints.py:\n\(output.split(separator: "\n").filter { !$0.hasPrefix("answered") }.joined(separator: "\n"))")
         #expect(output.contains(" of 209 answered"), "both SDKs' 209 endpoints were walked")

@@ -56,7 +56,8 @@ struct RESTTests {
             #expect(missing.json["code"] as? Int == 400201)
             let deleted = try await s.request("DELETE", "/v3/users/carol")
             #expect(deleted.status == 200 && deleted.text == "{}")
-            let tooLong = try await s.request("POST", "/v3/users", body: ["user_id": "x", "nickname": String(repeating: "n", count: 81), "profile_url": ""])
+            let tooLong = try await s.request(
+                "POST", "/v3/users", body: ["user_id": "x", "nickname": String(repeating: "n", count: 81), "profile_url": ""])
             #expect(tooLong.json["code"] as? Int == 400110)
         }
     }
@@ -118,7 +119,8 @@ struct RESTTests {
             let publicDistinct = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["a"], "is_public": true, "is_distinct": true])
             #expect(publicDistinct.json["code"] as? Int == 400111)
 
-            let sent = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "a", "message": "hi"])
+            let sent = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "a", "message": "hi"])
             #expect(sent.json["type"] as? String == "MESG")
             let mine = try await s.request("GET", "/v3/users/b/my_group_channels?show_member=True&show_read_receipt=true")
             let channels = mine.json["channels"] as? [[String: Any]] ?? []
@@ -128,7 +130,9 @@ struct RESTTests {
             #expect((channels.first?["members"] as? [Any])?.count == 2)
             let receipts = channels.first?["read_receipt"] as? [String: Int] ?? [:]
             #expect(receipts["a"] == sent.json["created_at"] as? Int, "the sender's receipt moves to its message")
-            #expect((receipts["b"] ?? 0) > 0 && (receipts["b"] ?? 0) < (sent.json["created_at"] as? Int ?? 0), "a member's receipt starts just before the channel")
+            #expect(
+                (receipts["b"] ?? 0) > 0 && (receipts["b"] ?? 0) < (sent.json["created_at"] as? Int ?? 0),
+                "a member's receipt starts just before the channel")
             #expect(channels.first?["member_state"] as? String == "joined")
             let withEmpty = try await s.request("GET", "/v3/users/a/my_group_channels?show_empty=true")
             #expect((withEmpty.json["channels"] as? [Any])?.count == 3)
@@ -151,16 +155,19 @@ struct RESTTests {
             let url = try await s.createChannel(["a", "b"])
             var ids: [Int] = []
             for text in ["one", "two", "three"] {
-                let r = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "a", "message": text])
+                let r = try await s.request(
+                    "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "a", "message": text])
                 ids.append(r.json["message_id"] as? Int ?? 0)
                 try await Task.sleep(for: .milliseconds(3))
             }
-            let admin = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "ADMM", "user_id": "a", "message": "notice"])
+            let admin = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "ADMM", "user_id": "a", "message": "notice"])
             #expect(admin.json["type"] as? String == "ADMM")
             #expect(admin.json["user"] == nil, "admin messages carry no user")
             let nonMember = try await s.request("POST", "/v3/users", body: ["user_id": "z", "nickname": "", "profile_url": ""])
             #expect(nonMember.status == 200)
-            let refused = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "z", "message": "x"])
+            let refused = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "z", "message": "x"])
             #expect(refused.json["code"] as? Int == 900020)
 
             let now = Int(Date().timeIntervalSince1970 * 1000) + 1000
@@ -171,9 +178,11 @@ struct RESTTests {
             #expect((reversed.json["messages"] as? [[String: Any]] ?? []).map { $0["message"] as? String ?? "" } == ["notice", "three"])
             let around = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_id=\(ids[1])&prev_limit=1&next_limit=1&include=true")
             #expect((around.json["messages"] as? [[String: Any]] ?? []).map { $0["message"] as? String ?? "" } == ["one", "two", "three"])
-            let exclusive = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_id=\(ids[1])&prev_limit=1&next_limit=1&include=false")
+            let exclusive = try await s.request(
+                "GET", "/v3/group_channels/\(url)/messages?message_id=\(ids[1])&prev_limit=1&next_limit=1&include=false")
             #expect((exclusive.json["messages"] as? [[String: Any]] ?? []).map { $0["message"] as? String ?? "" } == ["one", "three"])
-            let onlyAdmin = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=\(now)&prev_limit=10&next_limit=0&message_type=ADMM")
+            let onlyAdmin = try await s.request(
+                "GET", "/v3/group_channels/\(url)/messages?message_ts=\(now)&prev_limit=10&next_limit=0&message_type=ADMM")
             #expect((onlyAdmin.json["messages"] as? [Any])?.count == 1)
             let badLimit = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=\(now)&prev_limit=500")
             #expect(badLimit.json["code"] as? Int == 400111)
@@ -214,7 +223,8 @@ struct RESTTests {
             #expect(foreign.json["code"] as? Int == 400108)
             let create = try await s.request("POST", "/v3/users", body: ["user_id": "x", "nickname": ""], headers: ["Session-Key": key])
             #expect(create.json["code"] as? Int == 400108)
-            let created = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["c", "a"], "is_distinct": true], headers: ["Session-Key": key])
+            let created = try await s.request(
+                "POST", "/v3/group_channels", body: ["user_ids": ["c", "a"], "is_distinct": true], headers: ["Session-Key": key])
             #expect(created.status == 200)
             #expect(created.json["member_state"] as? String == "joined")
             await socket.close()

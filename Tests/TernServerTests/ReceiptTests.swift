@@ -9,7 +9,9 @@ import Testing
 @Suite("Receipts, unread counts and blocking", .serialized)
 struct ReceiptTests {
     func unreadCnt(_ frame: [String: Any]?) -> (all: Int, ts: Int64)? {
-        guard let u = frame?["unread_cnt"] as? [String: Any], let all = u["all"] as? Int, let ts = (u["ts"] as? NSNumber)?.int64Value else { return nil }
+        guard let u = frame?["unread_cnt"] as? [String: Any], let all = u["all"] as? Int, let ts = (u["ts"] as? NSNumber)?.int64Value else {
+            return nil
+        }
         return (all, ts)
     }
 
@@ -83,7 +85,8 @@ struct ReceiptTests {
             let channel = (view.json["channels"] as? [[String: Any]])?.first
             #expect(channel?["count_preference"] as? String == "unread_mentioned_count_only")
             #expect(channel?["unread_message_count"] as? Int == 0 && channel?["unread_mention_count"] as? Int == 1)
-            let items = try await s.request("GET", "/v3/users/bob/unread_item_count?item_keys=group_channel_unread_mention_count,non_super_group_channel_unread_message_count")
+            let items = try await s.request(
+                "GET", "/v3/users/bob/unread_item_count?item_keys=group_channel_unread_mention_count,non_super_group_channel_unread_message_count")
             #expect(items.json["group_channel_unread_mention_count"] as? Int == 1)
             #expect(items.json["non_super_group_channel_unread_message_count"] as? Int == 0)
             #expect(items.json.count == 2)
@@ -180,7 +183,8 @@ struct ReceiptTests {
             let url = r.json["channel_url"] as? String ?? ""
             #expect(r.json["read_receipt"] == nil && r.json["delivery_receipt"] == nil)
             for i in 0..<102 {
-                _ = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "m\(i)"])
+                _ = try await s.request(
+                    "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "m\(i)"])
             }
             #expect(try await s.request("GET", "/v3/users/bob/unread_message_count?super_mode=super").json["unread_count"] as? Int == 100)
             #expect(try await s.request("GET", "/v3/users/bob/unread_message_count?super_mode=nonsuper").json["unread_count"] as? Int == 0)

@@ -59,9 +59,12 @@ struct SearchFileTests {
             #expect(texts(try await search(s, key, "query=quicc~&advanced_query=true")) == ["The quick, brown fox!"])
             #expect(texts(try await search(s, key, "query=coolour~&advanced_query=true")) == ["colour and color"], "7 letters: two edits")
             #expect(texts(try await search(s, key, "query=xyzzy~&advanced_query=true")).isEmpty)
-            let either = try await search(s, key, "query=" + "(fox OR dog) AND brown".addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&advanced_query=true")
+            let either = try await search(
+                s, key, "query=" + "(fox OR dog) AND brown".addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&advanced_query=true")
             #expect(Set(texts(either)) == ["The quick, brown fox!", "a slow brown dog"])
-            let field = try await search(s, key, "query=" + "brown AND custom_type:pets".addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&advanced_query=true")
+            let field = try await search(
+                s, key, "query=" + "brown AND custom_type:pets".addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&advanced_query=true"
+            )
             #expect(texts(field) == ["a slow brown dog"])
             #expect(texts(try await search(s, key, "query=data%3Aurgent&advanced_query=true")) == ["colour and color"])
             let bad = try await search(s, key, "query=%28brown&advanced_query=true")
@@ -69,11 +72,17 @@ struct SearchFileTests {
             // Order by time, reverse (newest first), paging with has_next / after.
             let p1 = try await search(s, key, "query=o&sort_field=ts&reverse=true&limit=2&advanced_query=true&exact_match=false")
             _ = p1
-            let page1 = try await search(s, key, "query=" + "brown OR hello OR color".addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&advanced_query=true&sort_field=ts&reverse=true&limit=2")
+            let page1 = try await search(
+                s, key,
+                "query=" + "brown OR hello OR color".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                    + "&advanced_query=true&sort_field=ts&reverse=true&limit=2")
             #expect(texts(page1) == ["hello world", "colour and color"])
             #expect(page1.json["has_next"] as? Bool == true && page1.json["total_count"] as? Int == 4)
             let cursor = page1.json["end_cursor"] as? String ?? ""
-            let page2 = try await search(s, key, "query=" + "brown OR hello OR color".addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&advanced_query=true&sort_field=ts&reverse=true&limit=2&after=\(cursor)")
+            let page2 = try await search(
+                s, key,
+                "query=" + "brown OR hello OR color".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                    + "&advanced_query=true&sort_field=ts&reverse=true&limit=2&after=\(cursor)")
             #expect(texts(page2) == ["a slow brown dog", "The quick, brown fox!"] && page2.json["has_next"] as? Bool == false)
             // Channel and time range filters.
             let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -89,7 +98,8 @@ struct SearchFileTests {
     func multipart(_ fields: [(String, String)], file: Data, name: String, type: String, boundary: String = "XyZb0undary") -> (Data, String) {
         var body = Data()
         for (k, v) in fields { body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(k)\"\r\n\r\n\(v)\r\n".utf8)) }
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n".utf8))
+        body.append(
+            Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n".utf8))
         body.append(file)
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         return (body, "multipart/form-data; boundary=\(boundary)")
@@ -112,7 +122,10 @@ struct SearchFileTests {
 
     @Test("Files: upload with thumbnails (fit, never upscaled), encrypted on disk, downloads only for members, file messages of 1-30 files")
     func files() async throws {
-        try await withServer({ $0.linkPreviews = false; $0.fileUploadSizeLimitMB = 1 }) { s in
+        try await withServer({
+            $0.linkPreviews = false
+            $0.fileUploadSizeLimitMB = 1
+        }) { s in
             try await s.createUsers(["alice", "bob", "eve"])
             let url = try await s.createChannel(["alice", "bob"])
             let (alice, logi) = try await s.login("alice")
@@ -123,7 +136,8 @@ struct SearchFileTests {
             let eveFileKey = eveLogi["ekey"] as? String ?? ""
             #expect(!bobFileKey.isEmpty && logi["file_upload_size_limit"] as? Int == 1)
             let image = Self.png(width: 64, height: 32)
-            let (body, type) = multipart([("channel_url", url), ("thumbnail1", "32,32"), ("thumbnail2", "200,200")], file: image, name: "pic.png", type: "image/png")
+            let (body, type) = multipart(
+                [("channel_url", url), ("thumbnail1", "32,32"), ("thumbnail2", "200,200")], file: image, name: "pic.png", type: "image/png")
             let (status, answer) = try await upload(s, key: key, body, type)
             #expect(status == 200, "\(answer)")
             let fileURL = answer["url"] as? String ?? ""
@@ -158,7 +172,12 @@ struct SearchFileTests {
             let eveKey = eveLogi["key"] as? String ?? ""
             #expect(try await upload(s, key: eveKey, body, type).1["code"] as? Int == 400108)
             // A file message with the uploaded file, one with a URL, refused past 30 files.
-            alice.send("FILE", ["channel_url": url, "url": fileURL, "name": "pic.png", "type": "image/png", "size": image.count, "thumbnails": thumbs, "req_id": "f1", "custom": "d1"])
+            alice.send(
+                "FILE",
+                [
+                    "channel_url": url, "url": fileURL, "name": "pic.png", "type": "image/png", "size": image.count, "thumbnails": thumbs,
+                    "req_id": "f1", "custom": "d1",
+                ])
             let ack = await alice.next("FILE") { $0["req_id"] as? String == "f1" }
             #expect(ack?["url"] as? String == fileURL && ack?["name"] as? String == "pic.png" && ack?["data"] as? String == "d1")
             #expect(((ack?["file"] as? [String: Any])?["thumbnails"] as? [Any])?.count == 2)
@@ -197,9 +216,11 @@ struct SearchFileTests {
         }
         router.get("/plain") { _, _ in "no html here" }
         let portBox = PortBox()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { ch in
-            portBox.set(ch.localAddress?.port ?? 0)
-        })
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { ch in
+                portBox.set(ch.localAddress?.port ?? 0)
+            })
         let task = Task { try await app.runService() }
         defer { task.cancel() }
         var port = 0
@@ -243,7 +264,11 @@ struct SearchFileTests {
     @Test("Flood limit: more than 5 messages a second from one user in one channel are refused (900200) and not stored")
     func floodLimit() async throws {
         // A still clock: all seven arrive within the same second however slow the machine is.
-        try await withServer({ $0.maxMessagesPerSecond = 5; $0.linkPreviews = false; $0.clock = StillClock() }) { s in
+        try await withServer({
+            $0.maxMessagesPerSecond = 5
+            $0.linkPreviews = false
+            $0.clock = StillClock()
+        }) { s in
             try await s.createUsers(["alice", "bob"])
             let a = try await s.createChannel(["alice", "bob"])
             let b = try await s.createChannel(["alice", "bob"], name: "b")

@@ -79,7 +79,8 @@ struct SendPipelineTests {
     static func send(_ p: SendPipeline, _ channel: String, _ text: String, delivered: Log) async throws -> Int64 {
         let (stored, _) = try await p.submit(message(channel, text)) { stored in
             delivered.add(stored.message.message)
-            return MessagePayload(type: "MESG", id: stored.message.messageId, message: stored.message.message, channelUrl: channel, createdAt: 0, user: nil)
+            return MessagePayload(
+                type: "MESG", id: stored.message.messageId, message: stored.message.message, channelUrl: channel, createdAt: 0, user: nil)
         }
         return stored.message.messageId
     }

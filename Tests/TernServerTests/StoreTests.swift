@@ -52,15 +52,32 @@ struct SQLiteStoreTests {
             _ = try await s.insertMessage(message("c", from: i == 4 ? nil : "a", at: Int64(ts), text: "m\(ts)"))
         }
         func texts(_ q: MessageQuery) async throws -> [String] { try await s.messages("c", query: q).map(\.message) }
-        #expect(try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 2, nextLimit: 1, inclusive: false, reverse: false)) == ["m100", "m200", "m400"])
-        #expect(try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 2, nextLimit: 1, inclusive: true, reverse: false)) == ["m100", "m200", "m300", "m400"], "the anchor comes in addition to prev/next")
-        #expect(try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 0, nextLimit: 2, inclusive: true, reverse: false)) == ["m300", "m400", "m500"])
-        #expect(try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 3, nextLimit: 0, inclusive: false, reverse: true)) == ["m500", "m400", "m300"])
-        #expect(try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false, messageType: "ADMM")) == ["m500"])
-        #expect(try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false, senderIds: ["b"])).isEmpty)
+        #expect(
+            try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 2, nextLimit: 1, inclusive: false, reverse: false)) == [
+                "m100", "m200", "m400",
+            ])
+        #expect(
+            try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 2, nextLimit: 1, inclusive: true, reverse: false)) == [
+                "m100", "m200", "m300", "m400",
+            ], "the anchor comes in addition to prev/next")
+        #expect(
+            try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 0, nextLimit: 2, inclusive: true, reverse: false)) == [
+                "m300", "m400", "m500",
+            ])
+        #expect(
+            try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 3, nextLimit: 0, inclusive: false, reverse: true)) == [
+                "m500", "m400", "m300",
+            ])
+        #expect(
+            try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false, messageType: "ADMM"))
+                == ["m500"])
+        #expect(
+            try await texts(MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false, senderIds: ["b"]))
+                .isEmpty)
         // Ties at the edge return extra messages rather than dropping some.
         _ = try await s.insertMessage(message("c", from: "a", at: 200, text: "m200b"))
-        #expect(try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 1, nextLimit: 0, inclusive: false, reverse: false)) == ["m200", "m200b"])
+        #expect(
+            try await texts(MessageQuery(anchor: .timestamp(300), prevLimit: 1, nextLimit: 0, inclusive: false, reverse: false)) == ["m200", "m200b"])
         await #expect(throws: SendbirdError.self) {
             _ = try await s.messages("c", query: MessageQuery(anchor: .messageId(999), prevLimit: 1, nextLimit: 1, inclusive: true, reverse: false))
         }
@@ -85,7 +102,8 @@ struct SQLiteStoreTests {
         #expect(third.message.messageId > first.message.messageId, "ids follow the batch's order")
         let again = try results[3].get()
         #expect(again.duplicate && again.message.messageId == first.message.messageId, "a repeated req_id in the same batch is the original")
-        let stored = try await s.messages("c", query: MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false))
+        let stored = try await s.messages(
+            "c", query: MessageQuery(anchor: .timestamp(1000), prevLimit: 9, nextLimit: 0, inclusive: false, reverse: false))
         #expect(stored.map(\.message) == ["one", "three"])
         // b's own message read the channel for b; a has b's one, the duplicate counted nothing.
         #expect(try await s.unreadMessageTotal(userId: "a", customTypes: nil, superMode: nil) == 1)
@@ -176,18 +194,22 @@ struct SQLiteStoreTests {
         for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
         _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
         let storedm1 = try await s.insertMessage(message("c", from: "a", at: 10, req: "r1"))
-        let m1 = storedm1.message, d1 = storedm1.duplicate
+        let m1 = storedm1.message
+        let d1 = storedm1.duplicate
         let storedm2 = try await s.insertMessage(message("c", from: "a", at: 11, req: "r1"))
-        let m2 = storedm2.message, d2 = storedm2.duplicate
+        let m2 = storedm2.message
+        let d2 = storedm2.duplicate
         #expect(!d1 && d2 && m1.messageId == m2.messageId)
         #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 1)
         _ = try await s.createGroupChannel(channel("other", ["a", "b"]))
         let storedm3 = try await s.insertMessage(message("other", from: "a", at: 11, req: "r1"))
-        let m3 = storedm3.message, d3 = storedm3.duplicate
+        let m3 = storedm3.message
+        let d3 = storedm3.duplicate
         #expect(!d3 && m3.messageId != m1.messageId, "the same req_id in another channel is another message")
         let e = try await s.insertMessage(message("c", from: "a", at: 12, persist: false))
         #expect(e.message.messageId > m1.messageId)
-        let all = try await s.messages("c", query: MessageQuery(anchor: .timestamp(100), prevLimit: 10, nextLimit: 0, inclusive: true, reverse: false))
+        let all = try await s.messages(
+            "c", query: MessageQuery(anchor: .timestamp(100), prevLimit: 10, nextLimit: 0, inclusive: true, reverse: false))
         #expect(all.map(\.messageId) == [m1.messageId])
     }
 

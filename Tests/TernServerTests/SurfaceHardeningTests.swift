@@ -191,7 +191,9 @@ struct SurfaceHardeningTests {
         #expect(ContinuousClock.now - started < .seconds(30))
         // The connection is closed, not left to drip: the origin's writer fails and ends.
         #expect(await eventually(seconds: 30) { open.value == 0 })
-        #expect(await LinkPreviews.fetch("http://127.0.0.1:\(origin.port)/drip", policy: policy, limits: OutboundHTTP.Limits(timeout: .milliseconds(500))) == nil)
+        #expect(
+            await LinkPreviews.fetch("http://127.0.0.1:\(origin.port)/drip", policy: policy, limits: OutboundHTTP.Limits(timeout: .milliseconds(500)))
+                == nil)
     }
 
     // MARK: 4. The machine's own addresses
@@ -224,7 +226,8 @@ struct SurfaceHardeningTests {
         }
         defer { origin.stop() }
         #expect(await LinkPreviews.fetch("http://\(ip):\(origin.port)/page", policy: OutboundHTTP.Policy()) == nil)
-        #expect(await LinkPreviews.fetch("http://\(ip):\(origin.port)/page", policy: OutboundHTTP.Policy(allowPrivate: true))?.title == "INTERNAL SECRET")
+        #expect(
+            await LinkPreviews.fetch("http://\(ip):\(origin.port)/page", policy: OutboundHTTP.Policy(allowPrivate: true))?.title == "INTERNAL SECRET")
     }
 
     // MARK: 5. Behind a balancer
@@ -237,7 +240,8 @@ struct SurfaceHardeningTests {
         try await withServer { s in
             let set = try await s.request("PUT", "/v3/applications/settings/ip_whitelist", body: list)
             #expect(set.status == 200)
-            #expect(try await platform(s, "GET", "/v3/users", xff("203.0.113.7")).status == 403, "a forged X-Forwarded-For does not move the allow-list")
+            #expect(
+                try await platform(s, "GET", "/v3/users", xff("203.0.113.7")).status == 403, "a forged X-Forwarded-For does not move the allow-list")
             #expect(try await platform(s, "GET", "/v3/users", ["Forwarded": "for=203.0.113.7"]).status == 403)
             // The local operator (loopback, no proxy configured) may still edit the list.
             #expect(try await s.request("GET", "/v3/applications/settings/ip_whitelist").status == 200)
@@ -259,7 +263,8 @@ struct SurfaceHardeningTests {
             // Trusted hops are skipped: office → another local proxy → balancer.
             #expect(try await platform(s, "GET", "/v3/users", xff("203.0.113.7, 127.0.0.2")).status == 200)
             // A balancer client may not edit (or read) the list by the loopback exemption: it is not loopback.
-            let del = try await platform(s, "DELETE", "/v3/applications/settings/ip_whitelist?ip_whitelist_addresses=203.0.113.0/24", xff("198.51.100.9"))
+            let del = try await platform(
+                s, "DELETE", "/v3/applications/settings/ip_whitelist?ip_whitelist_addresses=203.0.113.0/24", xff("198.51.100.9"))
             #expect(del.status == 403, "\(del.text)")
             #expect(try await platform(s, "GET", "/v3/applications/settings/ip_whitelist", xff("198.51.100.9")).status == 403)
             // The operator on the machine itself (no forwarded header: the peer is the client) still may.
@@ -284,19 +289,24 @@ struct SurfaceHardeningTests {
         try await withServer({ $0.linkPreviews = false }) { s in
             let key: [String: Any] = [
                 "type": "service_account", "project_id": "p", "private_key_id": "k1",
-                "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7PRIVATEMATERIAL\n-----END PRIVATE KEY-----\n",
+                "private_key":
+                    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7PRIVATEMATERIAL\n-----END PRIVATE KEY-----\n",
                 "client_email": "x@p.iam.gserviceaccount.com",
             ]
             let fcm = try await s.request("POST", "/v3/applications/push/fcm", body: ["service_account_key": key])
             #expect(fcm.status == 200, "\(fcm.text)")
             let id = ((fcm.json["push_configurations"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
-            let apns = try await s.request("POST", "/v3/applications/push/apns", body: ["apns_cert_fingerprint": "ab", "apns_cert_password": 987_654_321])
+            let apns = try await s.request(
+                "POST", "/v3/applications/push/apns", body: ["apns_cert_fingerprint": "ab", "apns_cert_password": 987_654_321])
             #expect(apns.status == 200, "\(apns.text)")
             let apnsId = ((apns.json["push_configurations"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
-            let updated = try await s.request("PUT", "/v3/applications/push/fcm/\(id)", body: ["service_account_key": ["private_key": "PRIVATEMATERIAL2"]])
+            let updated = try await s.request(
+                "PUT", "/v3/applications/push/fcm/\(id)", body: ["service_account_key": ["private_key": "PRIVATEMATERIAL2"]])
             #expect(updated.status == 200, "\(updated.text)")
             var answers = [fcm.text, apns.text, updated.text]
-            for path in ["/v3/applications/push/fcm", "/v3/applications/push/fcm/\(id)", "/v3/applications/push/apns", "/v3/applications/push/apns/\(apnsId)"] {
+            for path in [
+                "/v3/applications/push/fcm", "/v3/applications/push/fcm/\(id)", "/v3/applications/push/apns", "/v3/applications/push/apns/\(apnsId)",
+            ] {
                 answers.append(try await s.request("GET", path).text)
             }
             for text in answers {
@@ -345,7 +355,10 @@ struct SurfaceHardeningTests {
 
     @Test("A file key ends with its session: deactivation, deletion and a token re-issue stop it at once")
     func fileKeysEndWithSessions() async throws {
-        try await withServer({ $0.linkPreviews = false; $0.requireAccessToken = true }) { s in
+        try await withServer({
+            $0.linkPreviews = false
+            $0.requireAccessToken = true
+        }) { s in
             var tokens: [String: String] = [:]
             for u in ["alice", "bob", "carol"] {
                 let r = try await s.request("POST", "/v3/users", body: ["user_id": u, "nickname": u, "profile_url": "", "issue_access_token": true])
@@ -435,7 +448,10 @@ struct SurfaceHardeningTests {
 
     @Test("CSV exports: user text that a spreadsheet would run as a formula starts with a quote")
     func csvFormulas() async throws {
-        let csv = String(decoding: ExportRoutes.csv([["a": "=HYPERLINK(\"http://x\")", "b": "+1", "c": "-2+3", "d": "@SUM(A1)", "e": "\tx", "f": "ok", "g": -5]], delimiter: ","), as: UTF8.self)
+        let csv = String(
+            decoding: ExportRoutes.csv(
+                [["a": "=HYPERLINK(\"http://x\")", "b": "+1", "c": "-2+3", "d": "@SUM(A1)", "e": "\tx", "f": "ok", "g": -5]], delimiter: ","),
+            as: UTF8.self)
         #expect(csv == "a,b,c,d,e,f,g\n\"'=HYPERLINK(\"\"http://x\"\")\",'+1,'-2+3,'@SUM(A1),'\tx,ok,-5\n", "\(csv)")
         try await withServer({ $0.linkPreviews = false }) { s in
             let r = try await s.request("POST", "/v3/users", body: ["user_id": "mallory", "nickname": "=cmd|' /C calc'!A0", "profile_url": ""])
@@ -495,7 +511,8 @@ struct SurfaceHardeningTests {
     func upload(_ s: TestServer, key: String, channel: String, file: Data, name: String, type: String) async throws -> (Int, [String: Any]) {
         let boundary = "XyZb0undary"
         var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"channel_url\"\r\n\r\n\(channel)\r\n".utf8)
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n".utf8))
+        body.append(
+            Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n".utf8))
         body.append(file)
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         var req = URLRequest(url: URL(string: s.baseURL + "/v3/storage/file")!)

@@ -28,7 +28,8 @@ struct SyncTests {
             let texts = { (list: Any?) in (list as? [[String: Any]])?.map { $0["message"] as? String ?? "" } ?? [] }
             // Bob held m0…m2 and m8…m9: the hole between them is m3…m7 (seen from both ends).
             let gap = try await s.request(
-                "GET", "/v3/group_channels/\(url)/messages_gap?prev_start_ts=\(ts[2])&prev_end_ts=\(ts[8])&prev_cache_count=2"
+                "GET",
+                "/v3/group_channels/\(url)/messages_gap?prev_start_ts=\(ts[2])&prev_end_ts=\(ts[8])&prev_cache_count=2"
                     + "&next_start_ts=\(ts[9])&next_end_ts=9007199254740991&next_cache_count=1&include_reply_type=none&custom_types=*",
                 headers: key)
             #expect(gap.status == 200, "\(gap.text)")
@@ -42,7 +43,8 @@ struct SyncTests {
             let (eve, eveLogin) = try await s.login("eve")
             await eve.close()
             let refused = try await s.request(
-                "GET", "/v3/group_channels/\(url)/messages_gap?next_start_ts=0&next_end_ts=\(ts[9])", headers: ["Session-Key": eveLogin["key"] as? String ?? ""])
+                "GET", "/v3/group_channels/\(url)/messages_gap?next_start_ts=0&next_end_ts=\(ts[9])",
+                headers: ["Session-Key": eveLogin["key"] as? String ?? ""])
             #expect(refused.json["code"] as? Int == 400108)
             // 301 more while away: a huge gap, no messages.
             for i in 0..<301 {
@@ -92,7 +94,8 @@ struct SyncTests {
             let (bob, login) = try await s.login("bob")
             await bob.close()
             let key = ["Session-Key": login["key"] as? String ?? ""]
-            let all = try await s.request("GET", "\(base)/changelogs?change_ts=\(since)&include_reactions_summary=true&include_thread_info=true", headers: key)
+            let all = try await s.request(
+                "GET", "\(base)/changelogs?change_ts=\(since)&include_reactions_summary=true&include_thread_info=true", headers: key)
             #expect(all.status == 200, "\(all.text)")
             let updated = all.json["updated"] as? [[String: Any]] ?? []
             #expect(updated.map { $0["message_id"] as? Int } == [ids[0], ids[1], ids[3]], "edit, reaction, thread, in order")
@@ -114,7 +117,9 @@ struct SyncTests {
             #expect((none.json["updated"] as? [Any])?.isEmpty == true && (none.json["deleted"] as? [Any])?.isEmpty == true)
             let (eve, eveLogin) = try await s.login("eve")
             await eve.close()
-            #expect(try await s.request("GET", "\(base)/changelogs?change_ts=0", headers: ["Session-Key": eveLogin["key"] as? String ?? ""]).json["code"] as? Int == 400108)
+            #expect(
+                try await s.request("GET", "\(base)/changelogs?change_ts=0", headers: ["Session-Key": eveLogin["key"] as? String ?? ""]).json["code"]
+                    as? Int == 400108)
             #expect(try await s.request("GET", "\(base)/changelogs", headers: key).json["code"] as? Int == 400105)
         }
     }
@@ -133,7 +138,9 @@ struct SyncTests {
             let b = try await s.createChannel(["alice", "carol"], name: "b")
             clock.advance(ms: 10)
             let t0 = clock.nowMs()
-            func log(_ user: String, _ query: String) async throws -> (updated: [String], deleted: [String], more: Bool, next: String, json: [String: Any]) {
+            func log(_ user: String, _ query: String) async throws -> (
+                updated: [String], deleted: [String], more: Bool, next: String, json: [String: Any]
+            ) {
                 let r = try await s.request("GET", "/v3/users/\(user)/my_group_channels/changelogs?show_empty=true&" + query)
                 #expect(r.status == 200, "\(r.text)")
                 let updated = (r.json["updated"] as? [[String: Any]] ?? []).compactMap { $0["channel_url"] as? String }

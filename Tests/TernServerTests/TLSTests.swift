@@ -1,12 +1,12 @@
 import Foundation
 import Logging
 import NIOSSL
+import NIOWebSocket
+import Synchronization
 import TernServer
 import TernTestSupport
 import Testing
-import Synchronization
 import WSClient
-import NIOWebSocket
 
 /// Issue 17 §9: `ternd serve --tls-cert --tls-key` serves `https://` and `wss://`; a client that
 /// trusts the CA logs in, one that does not is refused by the handshake.
@@ -59,7 +59,9 @@ struct TLSTests {
         // A plain-text WebSocket upgrade to the TLS port is never answered with 101: the TLS
         // layer refuses the bytes and the connection is closed.
         let plain = try RawSocket(port: server.port)
-        plain.send("GET /?p=JS&pv=test&sv=4.22.7&ai=LOCAL&user_id=bob HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        plain.send(
+            "GET /?p=JS&pv=test&sv=4.22.7&ai=LOCAL&user_id=bob HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
         let answer = plain.waitClosed(seconds: 15)
         #expect(answer.closed, "the server closes a plain-text connection to its TLS port")
         #expect(!answer.data.contains("101"), "no upgrade over plain text: \(answer.data.prefix(80))")

@@ -8,10 +8,14 @@ import Testing
 struct TranslationTests {
     @Test("With --translation-command each target language is asked of the provider; without one, 400111; outsiders refused")
     func translation() async throws {
-        try await withServer({ $0.linkPreviews = false; $0.translationCommand = "printf '%s:' \"$TERN_TARGET_LANG\"; tr a-z A-Z" }) { s in
+        try await withServer({
+            $0.linkPreviews = false
+            $0.translationCommand = "printf '%s:' \"$TERN_TARGET_LANG\"; tr a-z A-Z"
+        }) { s in
             try await s.createUsers(["alice", "bob", "mallory"])
             let url = try await s.createChannel(["alice", "bob"])
-            let sent = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "good morning"])
+            let sent = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "good morning"])
             let id = (sent.json["message_id"] as? NSNumber)?.int64Value ?? 0
             let r = try await s.request("POST", "/v3/group_channels/\(url)/messages/\(id)/translation", body: ["target_langs": ["de", "fr"]])
             #expect(r.json["translations"] as? [String: String] == ["de": "de:GOOD MORNING", "fr": "fr:GOOD MORNING"], "\(r.text)")
@@ -28,7 +32,8 @@ struct TranslationTests {
         try await withServer { s in
             try await s.createUsers(["alice"])
             let url = try await s.createChannel(["alice"])
-            let sent = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "hi"])
+            let sent = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "hi"])
             let id = (sent.json["message_id"] as? NSNumber)?.int64Value ?? 0
             let none = try await s.request("POST", "/v3/group_channels/\(url)/messages/\(id)/translation", body: ["target_langs": ["de"]])
             #expect(none.json["code"] as? Int == 400111 && none.text.contains("translation provider"), "\(none.text)")

@@ -33,8 +33,15 @@ struct UpgradeTests {
         defer { _ = server.stop() }
         try await checkEverythingServed(server, fixture: dir + "/fixture.json")
         // Every migration of this build ran on it.
-        let applied = try await DatabaseQueue(path: dir + "/ternd.sqlite", configuration: { var c = Configuration(); c.readonly = true; return c }())
-            .read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        let applied = try await DatabaseQueue(
+            path: dir + "/ternd.sqlite",
+            configuration: {
+                var c = Configuration()
+                c.readonly = true
+                return c
+            }()
+        )
+        .read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(Set(applied) == Set(SQLiteStore.migrator.migrations))
     }
 
@@ -77,7 +84,8 @@ struct UpgradeTests {
 
         let ts = Int64(Date().timeIntervalSince1970 * 1000) + 60_000
         let list = try await http.call(
-            "GET", "/v3/group_channels/upgrade-crew/messages?message_ts=\(ts)&prev_limit=50&next_limit=0&include_reply_type=all&include_reactions=true", nil)
+            "GET",
+            "/v3/group_channels/upgrade-crew/messages?message_ts=\(ts)&prev_limit=50&next_limit=0&include_reply_type=all&include_reactions=true", nil)
         let messages = list["messages"] as? [[String: Any]] ?? []
         #expect(messages.compactMap { $0["type"] as? String == "MESG" ? $0["message"] as? String : nil } == ["one", "two", "three", "a reply"])
         let ids = fixture["messages"] as? [Int] ?? []
@@ -145,7 +153,12 @@ struct UpgradeTests {
         }
         // The fixture of the release before was made with a prefix of the lock.
         let fixture = try DatabaseQueue(
-            path: Self.fixtures + "/upgrade-sqlite-66889f0/ternd.sqlite", configuration: { var c = Configuration(); c.readonly = true; return c }()
+            path: Self.fixtures + "/upgrade-sqlite-66889f0/ternd.sqlite",
+            configuration: {
+                var c = Configuration()
+                c.readonly = true
+                return c
+            }()
         ).read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid") }
         #expect(Array(sqlite.prefix(fixture.count)) == fixture)
     }

@@ -53,7 +53,8 @@ struct WebSocketTests {
     @Test("With --require-access-token only issued tokens log in (header or subprotocol); a presented token is always checked")
     func accessTokens() async throws {
         try await withServer({ $0.requireAccessToken = true }) { s in
-            let created = try await s.request("POST", "/v3/users", body: ["user_id": "t1", "nickname": "", "profile_url": "", "issue_access_token": true])
+            let created = try await s.request(
+                "POST", "/v3/users", body: ["user_id": "t1", "nickname": "", "profile_url": "", "issue_access_token": true])
             let token = created.json["access_token"] as? String ?? ""
             let without = s.connect("t1")
             #expect(await without.next("LOGI")?["code"] as? Int == 400302)
@@ -89,7 +90,10 @@ struct WebSocketTests {
     @Test("An expired session key is refused with 400309, over REST and on reconnect")
     func expiredSession() async throws {
         let clock = AdjustableClock()
-        try await withServer({ $0.clock = clock; $0.sessionLifetime = 3600 }) { s in
+        try await withServer({
+            $0.clock = clock
+            $0.sessionLifetime = 3600
+        }) { s in
             let (socket, logi) = try await s.login("eve")
             let key = logi["key"] as? String ?? ""
             let fresh = try await s.request("GET", "/v3/users/eve/unread_message_count", headers: ["Session-Key": key])
@@ -131,7 +135,8 @@ struct WebSocketTests {
             a1.send("MESG", ["channel_url": url, "message": "hello", "req_id": "rq-1"])
             let replay = await a1.next("MESG")
             #expect(replay?["msg_id"] as? Int == id)
-            let history = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=\(Int(Date().timeIntervalSince1970 * 1000) + 1000)&prev_limit=10&next_limit=0")
+            let history = try await s.request(
+                "GET", "/v3/group_channels/\(url)/messages?message_ts=\(Int(Date().timeIntervalSince1970 * 1000) + 1000)&prev_limit=10&next_limit=0")
             #expect((history.json["messages"] as? [Any])?.count == 1)
             for sock in [a1, a2, b1, b2] { await sock.close() }
         }

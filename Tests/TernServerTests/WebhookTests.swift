@@ -3,11 +3,11 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOFoundationEssentialsCompat
 import Synchronization
 import Testing
 
 @testable import TernServer
-import NIOFoundationEssentialsCompat
 
 /// A webhook receiver on loopback: records what it is sent; the first `failFirst` requests get 503.
 final class HookReceiver: Sendable {
@@ -82,9 +82,13 @@ struct WebhookTests {
             try await s.createUsers(["alice", "bob"])
             let put = try await s.request(
                 "PUT", "/v3/applications/settings/webhook",
-                body: ["enabled": true, "url": receiver.url, "include_members": true,
-                       "enabled_events": ["group_channel:create", "group_channel:message_send", "group_channel:message_update",
-                                          "group_channel:message_delete"]])
+                body: [
+                    "enabled": true, "url": receiver.url, "include_members": true,
+                    "enabled_events": [
+                        "group_channel:create", "group_channel:message_send", "group_channel:message_update",
+                        "group_channel:message_delete",
+                    ],
+                ])
             #expect(put.status == 200, "\(put.text)")
             let got = try await s.request("GET", "/v3/applications/settings/webhook?display_all_webhook_categories=true")
             let hook = got.json["webhook"] as? [String: Any] ?? [:]

@@ -69,32 +69,47 @@ struct ChannelSwitchTUITests: TUIFixture {
             ("Ctrl-P", { s in _ = reducer.reduce(&s, .key(.ctrl("p"))) }),
             ("Alt-↓", { s in _ = reducer.reduce(&s, .key(.altDown)) }),
             ("Alt-2", { s in _ = reducer.reduce(&s, .key(.alt("2"))) }),
-            ("Alt-J", { s in
-                _ = reducer.reduce(&s, .key(.alt("j")))
-                _ = type("team", &s)
-                _ = reducer.reduce(&s, .key(.enter))
-            }),
-            ("Alt-A", { s in
-                s.channels[2].unreadMessageCount = 1
-                _ = reducer.reduce(&s, .key(.alt("a")))
-            }),
-            ("mouse", { s in
-                s.settings.mouse = true
-                _ = reducer.reduce(&s, .mouse(MouseEvent(.press(button: 1), x: 2, y: 2)))
-            }),
-            ("/go", { s in
-                s.input = Array("/go team")
-                s.cursor = s.input.count
-                _ = reducer.reduce(&s, .key(.enter))
-            }),
+            (
+                "Alt-J",
+                { s in
+                    _ = reducer.reduce(&s, .key(.alt("j")))
+                    _ = type("team", &s)
+                    _ = reducer.reduce(&s, .key(.enter))
+                }
+            ),
+            (
+                "Alt-A",
+                { s in
+                    s.channels[2].unreadMessageCount = 1
+                    _ = reducer.reduce(&s, .key(.alt("a")))
+                }
+            ),
+            (
+                "mouse",
+                { s in
+                    s.settings.mouse = true
+                    _ = reducer.reduce(&s, .mouse(MouseEvent(.press(button: 1), x: 2, y: 2)))
+                }
+            ),
+            (
+                "/go",
+                { s in
+                    s.input = Array("/go team")
+                    s.cursor = s.input.count
+                    _ = reducer.reduce(&s, .key(.enter))
+                }
+            ),
             ("opened (/dm, /join, /create)", { s in _ = reducer.reduce(&s, .opened(s.channels[2])) }),
-            ("search jump", { s in
-                s.search = SearchView()
-                s.search?.query = "lunch"
-                s.search?.answered = "lunch"
-                s.search?.results = [s.messages["team"]![0]]
-                _ = reducer.reduce(&s, .key(.enter))
-            }),
+            (
+                "search jump",
+                { s in
+                    s.search = SearchView()
+                    s.search?.query = "lunch"
+                    s.search?.answered = "lunch"
+                    s.search?.results = [s.messages["team"]![0]]
+                    _ = reducer.reduce(&s, .key(.enter))
+                }
+            ),
             ("channel removed", { s in _ = reducer.reduce(&s, .event(.channelRemoved(url: "dev", reason: .left))) }),
         ]
         for (name, path) in paths {

@@ -10,7 +10,11 @@ struct ComposingTUITests: TUIFixture {
     var reducer: Reducer {
         var r = Reducer()
         r.listDirectory = { path in
-            path == "/data" ? [.init(name: "notes.txt", isDirectory: false), .init(name: "nested", isDirectory: true), .init(name: ".hidden", isDirectory: false)] : []
+            path == "/data"
+                ? [
+                    .init(name: "notes.txt", isDirectory: false), .init(name: "nested", isDirectory: true),
+                    .init(name: ".hidden", isDirectory: false),
+                ] : []
         }
         return r
     }
@@ -104,7 +108,10 @@ struct ComposingTUITests: TUIFixture {
         _ = key(.up, &s)
         #expect(s.cursor == 4 && s.inputText == "half\nmore")
         let sent = key(.enter, &s)
-        #expect(sent.contains { if case .sendMessage(let p, _) = $0 { p.text == "half\nmore" } else if case .send("half\nmore", _) = $0 { true } else { false } })
+        #expect(
+            sent.contains {
+                if case .sendMessage(let p, _) = $0 { p.text == "half\nmore" } else if case .send("half\nmore", _) = $0 { true } else { false }
+            })
         #expect(s.pane.height == pane)
     }
 
@@ -220,13 +227,13 @@ struct ComposingTUITests: TUIFixture {
         s.settings.doNotDisturb = "00:00-23:59"
         #expect(Reducer.alertEffects(plain, s, timeZone: TimeZone(identifier: "UTC")!).isEmpty)
         _ = reducer.reduce(&s, .key(.char("/")))
-        "notify mentions".forEach { _ = reducer.reduce(&s, .key(.char($0))) }
+        for c in "notify mentions" { _ = reducer.reduce(&s, .key(.char(c))) }
         _ = reducer.reduce(&s, .key(.enter))
         #expect(s.settings.channels["c3"]?.notify == "mentions")
-        "/set notify_style bell,osc9".forEach { _ = reducer.reduce(&s, .key(.char($0))) }
+        for c in "/set notify_style bell,osc9" { _ = reducer.reduce(&s, .key(.char(c))) }
         _ = reducer.reduce(&s, .key(.enter))
         #expect(s.settings.notifyStyle == ["bell", "osc9"])
-        "/set keymap vim".forEach { _ = reducer.reduce(&s, .key(.char($0))) }
+        for c in "/set keymap vim" { _ = reducer.reduce(&s, .key(.char(c))) }
         _ = reducer.reduce(&s, .key(.enter))
         #expect(s.notice == "keymap takes emacs or vi, not \"vim\"" && s.settings.keymap == .emacs)
     }

@@ -21,7 +21,8 @@ struct ErrorTextTests {
         func text(_ code: ErrorCode, _ message: String = "x", _ context: ErrorText.Context = .general) -> String {
             ErrorText.describe(SendbirdError(code, message), context)
         }
-        #expect(text(.connectionRequired, "not connected: connect() first") == "not connected — try again once the status bar says connected (800101)")
+        #expect(
+            text(.connectionRequired, "not connected: connect() first") == "not connected — try again once the status bar says connected (800101)")
         #expect(!text(.connectionRequired, "not connected: connect() first").contains("connect()"), "no API words")
         #expect(text(.tooManyMessages, "Too many messages: at most 5 per second", .send).hasPrefix("sending too fast"))
         #expect(text(.tooManyMessages).hasSuffix("(900200)"))
@@ -31,7 +32,9 @@ struct ErrorTextTests {
         #expect(text(.mutedInChannel).contains("muted"))
         #expect(text(.channelFrozen).contains("frozen"))
         #expect(text(.unauthorizedRequest, "Only operators can do this.") == "not allowed: Only operators can do this (400108)")
-        #expect(text(ErrorCode(800260), "big.iso is 30 MB; the server takes at most 25 MB") == "big.iso is 30 MB; the server takes at most 25 MB (800260)")
+        #expect(
+            text(ErrorCode(800260), "big.iso is 30 MB; the server takes at most 25 MB") == "big.iso is 30 MB; the server takes at most 25 MB (800260)"
+        )
         #expect(text(.invalidAccessToken).contains("TERN_ACCESS_TOKEN"))
         #expect(text(.applicationNotFound).contains("TERN_APP_ID"))
         // Every sentence ends with its code, never starts with it.
@@ -49,6 +52,8 @@ struct ErrorTextTests {
         #expect(s.notice?.hasSuffix("(900200)") == true && s.notice?.contains("too many") == true)
         _ = reducer.reduce(&s, .event(.disconnected(.refused(SendbirdError(.invalidAccessToken, "bad")))))
         #expect(s.notice == "disconnected: the server refused your login — check TERN_ACCESS_TOKEN (or token_command) for this server (400302)")
-        #expect(ChatApp.describe(SendbirdError(.notFound, "\"User\" not found: nosuchuser."), .user("nosuchuser")) == "no user \"nosuchuser\" on this server (400201)")
+        #expect(
+            ChatApp.describe(SendbirdError(.notFound, "\"User\" not found: nosuchuser."), .user("nosuchuser"))
+                == "no user \"nosuchuser\" on this server (400201)")
     }
 }

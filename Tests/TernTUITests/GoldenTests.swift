@@ -1,9 +1,9 @@
 import Foundation
 import TernKit
+import TernProtocol
 import Testing
 
 @testable import TernTUI
-import TernProtocol
 
 @Suite("Screens (golden files)")
 struct GoldenTests {
@@ -16,14 +16,20 @@ struct GoldenTests {
         var s = sample()
         #expect(Screen.activityText(s) == "3 unread in 1 · @1")
         s.totalUnread = 0
-        s.channels = s.channels.map { var c = $0; c.unreadMessageCount = 0; c.unreadMentionCount = 0; return c }
+        s.channels = s.channels.map {
+            var c = $0
+            c.unreadMessageCount = 0
+            c.unreadMentionCount = 0
+            return c
+        }
         #expect(Screen.activityText(s) == nil)
     }
 
     func sample() -> AppState {
         var s = AppState(me: User(userId: "alice", nickname: "Alice"), server: "test")
         s.present = true  // the user is at the keyboard (else the channel on screen is not yet read)
-        var dm = GroupChannel(url: "dm", members: [Member(user: User(userId: "alice", nickname: "Alice")), Member(user: User(userId: "bob", nickname: "Bob"))])
+        var dm = GroupChannel(
+            url: "dm", members: [Member(user: User(userId: "alice", nickname: "Alice")), Member(user: User(userId: "bob", nickname: "Bob"))])
         dm.isDistinct = true
         dm.readReceipt = ["bob": 1_795_300_000_000]
         var ops = GroupChannel(url: "ops", name: "ops", members: [Member(user: User(userId: "alice")), Member(user: User(userId: "carol"))])
@@ -36,9 +42,15 @@ struct GoldenTests {
         let t: Millis = 1_795_300_000_000  // 2026-11-21 20:26:40 UTC
         s.messages["dm"] = [
             Message(messageId: 1, channelUrl: "dm", text: "hi Bob, 你好 😀", sender: User(userId: "alice", nickname: "Alice"), createdAt: t - 60_000),
-            Message(messageId: 2, channelUrl: "dm", text: "a long reply that has to wrap onto a second line in this narrow pane", sender: User(userId: "bob", nickname: "Bob"), createdAt: t),
-            Message(messageId: 0, requestId: "rq-x", channelUrl: "dm", text: "on its way", sender: User(userId: "alice", nickname: "Alice"), createdAt: t + 86_400_000, status: .pending),
-            Message(messageId: 0, requestId: "rq-y", channelUrl: "dm", text: "refused", sender: User(userId: "alice", nickname: "Alice"), createdAt: t + 86_400_001, status: .failed, error: .init(.notAMember, "no")),
+            Message(
+                messageId: 2, channelUrl: "dm", text: "a long reply that has to wrap onto a second line in this narrow pane",
+                sender: User(userId: "bob", nickname: "Bob"), createdAt: t),
+            Message(
+                messageId: 0, requestId: "rq-x", channelUrl: "dm", text: "on its way", sender: User(userId: "alice", nickname: "Alice"),
+                createdAt: t + 86_400_000, status: .pending),
+            Message(
+                messageId: 0, requestId: "rq-y", channelUrl: "dm", text: "refused", sender: User(userId: "alice", nickname: "Alice"),
+                createdAt: t + 86_400_001, status: .failed, error: .init(.notAMember, "no")),
         ]
         s.typers["dm"] = [User(userId: "bob", nickname: "Bob")]
         s.input = Array("draft")
@@ -72,7 +84,8 @@ struct GoldenTests {
         var s = sample()
         let t: Millis = 1_795_300_000_000
         let me = User(userId: "alice", nickname: "Alice")
-        var ops = GroupChannel(url: "ops", name: "ops", members: [Member(user: me), Member(user: User(userId: "carol")), Member(user: User(userId: "dave"))])
+        var ops = GroupChannel(
+            url: "ops", name: "ops", members: [Member(user: me), Member(user: User(userId: "carol")), Member(user: User(userId: "dave"))])
         ops.unreadMessageCount = 2
         ops.readReceipt = ["alice": t, "carol": t + 10, "dave": t - 1]
         ops.deliveryReceipt = ["carol": t + 10, "dave": t + 5]

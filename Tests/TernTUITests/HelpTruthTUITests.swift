@@ -64,7 +64,9 @@ struct HelpTruthTUITests {
                 _ = reducer.reduce(&s, .key(.pageDown))
                 if s.helpScroll == before { break }
             }
-            #expect(covered == Set(0..<lines.count), "height \(height): PgDn skipped \(Set(0..<lines.count).subtracting(covered).sorted().map { lines[$0].0 })")
+            #expect(
+                covered == Set(0..<lines.count),
+                "height \(height): PgDn skipped \(Set(0..<lines.count).subtracting(covered).sorted().map { lines[$0].0 })")
             #expect(s.showHelp, "PgDn at the end keeps the help open")
             _ = reducer.reduce(&s, .key(.pageUp))
             #expect(s.helpScroll == max(0, lines.count - page - page))

@@ -27,7 +27,8 @@ struct KeyMapSettingsTests {
     }
 
     @Test func configFileParsesAndErrorsNameTheLine() throws {
-        let s = try Settings.parse("""
+        let s = try Settings.parse(
+            """
             server = "http://127.0.0.1:9"
             theme = "light"
             keymap = "vi"
@@ -46,7 +47,8 @@ struct KeyMapSettingsTests {
         #expect(s.server == "http://127.0.0.1:9" && s.theme == "light" && s.keymap == .vi && s.pasteConfirmLines == 8)
         #expect(s.highlights == ["deploy", "Outage"] && s.notifyStyle == ["bell", "osc9"] && s.quietWindow! == (1320, 450))
         let keys = try s.keyTable()
-        #expect(keys.command(for: .alt("s")) == .search && keys.command(for: .ctrl("k")) == nil && keys.command(for: .char("q"), mode: .normal) == .quit)
+        #expect(
+            keys.command(for: .alt("s")) == .search && keys.command(for: .ctrl("k")) == nil && keys.command(for: .char("q"), mode: .normal) == .quit)
         #expect(s.notifyLevel(url: "x", name: "random") == "none" && s.notifyLevel(url: "y", name: "team") == "mentions")
         func error(_ text: String) -> Settings.SettingsError? {
             do {

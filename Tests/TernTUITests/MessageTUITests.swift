@@ -49,7 +49,9 @@ struct MessageTUITests: TUIFixture {
         #expect(s.replyingTo?.messageId == 1 && s.picker == nil)
         _ = type("sure", &s)
         let sent = reducer.reduce(&s, .key(.enter))
-        #expect(sent.contains { if case .sendMessage(let p, "c1") = $0 { p.parentMessageId == 1 && p.replyToChannel && p.text == "sure" } else { false } })
+        #expect(
+            sent.contains { if case .sendMessage(let p, "c1") = $0 { p.parentMessageId == 1 && p.replyToChannel && p.text == "sure" } else { false } }
+        )
         // React through the palette: + opens it, → moves, Enter sends.
         _ = reducer.reduce(&s, .key(.ctrl("r")))
         _ = reducer.reduce(&s, .key(.char("+")))
@@ -142,7 +144,11 @@ struct MessageTUITests: TUIFixture {
         _ = type("/upload ~/notes.txt", &s)
         let effects = reducer.reduce(&s, .key(.enter))
         #expect(effects.count == 1)
-        if case .upload(let path, "c1") = effects[0] { #expect(path.hasSuffix("/notes.txt") && !path.hasPrefix("~")) } else { Issue.record("\(effects)") }
+        if case .upload(let path, "c1") = effects[0] {
+            #expect(path.hasSuffix("/notes.txt") && !path.hasPrefix("~"))
+        } else {
+            Issue.record("\(effects)")
+        }
         _ = reducer.reduce(&s, .uploadStarted(requestId: "rq-1", Upload(channelUrl: "c1", name: "notes.txt")))
         _ = reducer.reduce(&s, .uploadProgress(requestId: "rq-1", sent: 50, total: 200))
         #expect(s.uploads["rq-1"]?.sent == 50)
@@ -194,6 +200,7 @@ struct MessageTUITests: TUIFixture {
 
 enum ThreadSummaryFixture {
     static func make(count: Int, last: Millis, names: [String]) -> ThreadSummary {
-        ThreadSummary(ThreadInfo(replyCount: count, mostReplies: names.map { SenderPayload(userId: $0.lowercased(), nickname: $0) }, lastRepliedAt: last))
+        ThreadSummary(
+            ThreadInfo(replyCount: count, mostReplies: names.map { SenderPayload(userId: $0.lowercased(), nickname: $0) }, lastRepliedAt: last))
     }
 }

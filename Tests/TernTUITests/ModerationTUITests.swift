@@ -45,7 +45,10 @@ struct ModerationTUITests: TUIFixture {
     @Test func reportsOfTheChannelAUserAndAMessage() {
         var s = state()
         #expect(submit("/report spam", &s) == [.report(.channel("c1"), category: .spam, description: "")])
-        #expect(submit("/report user bob harassing said things", &s) == [.report(.user("bob", channelUrl: "c1"), category: .harassing, description: "said things")])
+        #expect(
+            submit("/report user bob harassing said things", &s) == [
+                .report(.user("bob", channelUrl: "c1"), category: .harassing, description: "said things")
+            ])
         let m = s.messages["c1"]![0]
         #expect(submit("/report message inappropriate", &s) == [.report(.message(m), category: .inappropriate, description: "")])
         #expect(submit("/report rude", &s).isEmpty && s.notice?.hasPrefix("usage: /report") == true)
@@ -61,7 +64,8 @@ struct ModerationTUITests: TUIFixture {
         var s = state()
         #expect(submit("/members", &s) == [.people(.members("c1"), query: "")])
         #expect(s.people?.kind == .members("c1"))
-        _ = reducer.reduce(&s, .peopleLoaded(.members("c1"), query: "", [.init(user: alice, online: true, isOperator: true), .init(user: bob, online: false)]))
+        _ = reducer.reduce(
+            &s, .peopleLoaded(.members("c1"), query: "", [.init(user: alice, online: true, isOperator: true), .init(user: bob, online: false)]))
         _ = reducer.reduce(&s, .key(.down))
         #expect(reducer.reduce(&s, .key(.enter)) == [.openDirect(userId: "bob")] && s.people == nil)
         // The user browser filters as you type.

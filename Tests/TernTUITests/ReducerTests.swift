@@ -63,7 +63,10 @@ struct ReducerTests: TUIFixture {
         #expect(reducer.reduce(&s, .key(.enter)) == [.channel(.invite(["carol", "dave"]), channelUrl: "c1")])
         _ = type("/rename the new name", &s)
         #expect(reducer.reduce(&s, .key(.enter)) == [.channel(.rename("the new name"), channelUrl: "c1")])
-        for (word, command) in [("accept", ChannelCommand.accept), ("decline", .decline), ("leave", .leave), ("hide", .hide), ("archive", .archive), ("freeze", .freeze), ("unfreeze", .unfreeze)] {
+        for (word, command) in [
+            ("accept", ChannelCommand.accept), ("decline", .decline), ("leave", .leave), ("hide", .hide), ("archive", .archive), ("freeze", .freeze),
+            ("unfreeze", .unfreeze),
+        ] {
             _ = type("/" + word, &s)
             #expect(reducer.reduce(&s, .key(.enter)) == [.channel(command, channelUrl: "c1")])
         }
@@ -118,7 +121,9 @@ struct ReducerTests: TUIFixture {
 
     @Test func scrollingPagesByThePaneAndLoadsHistoryBeforeTheTop() {
         var s = state()
-            s.messages["c1"] = (1...60).map { Message(messageId: Int64($0), channelUrl: "c1", text: "line \($0)", sender: User(userId: "bob"), createdAt: t + Int64($0)) }
+        s.messages["c1"] = (1...60).map {
+            Message(messageId: Int64($0), channelUrl: "c1", text: "line \($0)", sender: User(userId: "bob"), createdAt: t + Int64($0))
+        }
         s.hasPrevious["c1"] = true
         _ = reducer.reduce(&s, .resized(width: 80, height: 14))
         #expect(s.pane == PaneSize(width: 58, height: 11))
@@ -143,12 +148,15 @@ struct ReducerTests: TUIFixture {
         _ = reducer.reduce(&s, .key(.pageUp))
         #expect(s.scroll == top)
         // Older messages land above: what is on screen stays (scroll counts from the bottom).
-        let older = (1...5).map { Message(messageId: Int64(100 + $0), channelUrl: "c1", text: "old \($0)", sender: User(userId: "bob"), createdAt: t - 10 + Int64($0)) }
+        let older = (1...5).map {
+            Message(messageId: Int64(100 + $0), channelUrl: "c1", text: "old \($0)", sender: User(userId: "bob"), createdAt: t - 10 + Int64($0))
+        }
         _ = reducer.reduce(&s, .historyLoaded(url: "c1", page: MessagePage(messages: older, hasPrevious: false), replace: false))
         #expect(s.scroll == top)
         // A new message below while reading keeps the view still, too.
         let before = s.scroll
-        _ = reducer.reduce(&s, .event(.messageReceived(Message(messageId: 200, channelUrl: "c1", text: "new", sender: User(userId: "bob"), createdAt: t + 100))))
+        _ = reducer.reduce(
+            &s, .event(.messageReceived(Message(messageId: 200, channelUrl: "c1", text: "new", sender: User(userId: "bob"), createdAt: t + 100))))
         #expect(s.scroll == before + 1)
         _ = reducer.reduce(&s, .key(.pageDown))
         #expect(s.scroll == before + 1 - 10)
@@ -223,7 +231,8 @@ struct ReducerTests: TUIFixture {
 
     @Test func engineEventsUpdateTheState() {
         var s = state()
-        let pending = Message(messageId: 0, requestId: "rq-1", channelUrl: "c1", text: "yo", sender: User(userId: "alice"), createdAt: 5, status: .pending)
+        let pending = Message(
+            messageId: 0, requestId: "rq-1", channelUrl: "c1", text: "yo", sender: User(userId: "alice"), createdAt: 5, status: .pending)
         _ = reducer.reduce(&s, .event(.messagePending(pending)))
         var sent = pending
         sent.messageId = 9
@@ -232,7 +241,8 @@ struct ReducerTests: TUIFixture {
         #expect(s.messages["c1"]?.count == 1 && s.messages["c1"]?.first?.status == .succeeded)
         _ = reducer.reduce(&s, .event(.typingStarted(channelUrl: "c1", user: User(userId: "bob"))))
         #expect(s.typers["c1"]?.map(\.userId) == ["bob"])
-        _ = reducer.reduce(&s, .event(.messageReceived(Message(messageId: 10, channelUrl: "c1", text: "hey", sender: User(userId: "bob"), createdAt: 6))))
+        _ = reducer.reduce(
+            &s, .event(.messageReceived(Message(messageId: 10, channelUrl: "c1", text: "hey", sender: User(userId: "bob"), createdAt: 6))))
         #expect(s.typers["c1"]?.isEmpty == true && s.messages["c1"]?.count == 2)
         _ = reducer.reduce(&s, .event(.connectionStateChanged(.reconnecting(attempt: 1, nextAttemptAt: 9000))))
         #expect(Screen.connectionText(s.connection, now: 7000).0 == "reconnecting in 2s")

@@ -16,7 +16,9 @@ struct SyncTUITests: TUIFixture {
 
     func state() -> AppState {
         var s = aliceAtTheKeyboard()
-        s.channels = [GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob)]), GroupChannel(url: "c2", name: "other")]
+        s.channels = [
+            GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob)]), GroupChannel(url: "c2", name: "other"),
+        ]
         s.selected = "c1"
         s.hasPrevious["c1"] = false
         s.connection = .open
@@ -27,7 +29,9 @@ struct SyncTUITests: TUIFixture {
     @Test func aGapFillJoinsInTimeOrderAndTakesOverItsPendingLine() {
         var s = state()
         // Missed while away: bob's two, and our queued one as the server stored it.
-        let filled = [msg(2, "two", by: bob, at: t + 100), msg(4, "queued", by: alice, at: t + 600, req: "r1"), msg(3, "three", by: bob, at: t + 300)]
+        let filled = [
+            msg(2, "two", by: bob, at: t + 100), msg(4, "queued", by: alice, at: t + 600, req: "r1"), msg(3, "three", by: bob, at: t + 300),
+        ]
         _ = reducer.reduce(&s, .event(.messagesFilled(channelUrl: "c1", filled)))
         #expect(s.messages["c1"]?.map(\.text) == ["one", "two", "three", "queued"])
         #expect(s.messages["c1"]?.allSatisfy { $0.status == .succeeded } == true)

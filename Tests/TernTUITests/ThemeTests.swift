@@ -19,7 +19,8 @@ struct ThemeTests {
     }
 
     @Test func parsing() throws {
-        let t = try Theme.parse("""
+        let t = try Theme.parse(
+            """
             [palette]
             hot = #ff0000
             [styles]

@@ -177,7 +177,8 @@ public final class PostgresTestCluster: Sendable {
             while [ -d /proc/\(me) ] && kill -0 $p 2>/dev/null; do sleep 1 & wait $!; done
             kill -INT $p 2>/dev/null; wait $p
             """
-        let argv = (Self.isRoot ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "/bin/sh"] : ["/bin/sh"])
+        let argv =
+            (Self.isRoot ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "/bin/sh"] : ["/bin/sh"])
             + ["-c", script]
         guard let pid = Self.spawn(argv) else { throw Unavailable(description: "could not start \(argv[0])") }
         wrapperPid.withLock { $0 = pid }
@@ -351,4 +352,3 @@ public func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_
         posix_spawn_file_actions_addclose(&actions, fd)
     }
 }
-

@@ -12,8 +12,12 @@ public enum TestImages {
             for x in 0..<width { raw.append(contentsOf: [UInt8(x * 4 % 256), 0x80, 0x40]) }
         }
         func adler(_ d: Data) -> UInt32 {
-            var a: UInt32 = 1, b: UInt32 = 0
-            for byte in d { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+            var a: UInt32 = 1
+            var b: UInt32 = 0
+            for byte in d {
+                a = (a + UInt32(byte)) % 65521
+                b = (b + a) % 65521
+            }
             return (b << 16) | a
         }
         var z = Data([0x78, 0x01])
@@ -47,7 +51,9 @@ public enum TestImages {
             return out
         }
         var ihdr = Data()
-        for v in [UInt32(width), UInt32(height)] { ihdr.append(contentsOf: [UInt8(v >> 24), UInt8((v >> 16) & 0xff), UInt8((v >> 8) & 0xff), UInt8(v & 0xff)]) }
+        for v in [UInt32(width), UInt32(height)] {
+            ihdr.append(contentsOf: [UInt8(v >> 24), UInt8((v >> 16) & 0xff), UInt8((v >> 8) & 0xff), UInt8(v & 0xff)])
+        }
         ihdr.append(contentsOf: [8, 2, 0, 0, 0])
         return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + chunk("IHDR", ihdr) + chunk("IDAT", z) + chunk("IEND", Data())
     }

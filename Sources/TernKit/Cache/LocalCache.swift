@@ -1,7 +1,7 @@
 public import Foundation
-import Synchronization
 import GRDB
 public import Logging
+import Synchronization
 import TernProtocol
 
 /// A continuous run of a channel's messages the cache holds with nothing missing: every message
@@ -433,7 +433,9 @@ public final class LocalCache: Sendable {
             guard
                 let r = try Row.fetchOne(db, sql: "SELECT oldest, newest, reaches_start FROM ranges WHERE channel_url = ?", arguments: [url])
             else { return nil }
-            let oldest: Millis = r["oldest"], newest: Millis = r["newest"], start: Bool = r["reaches_start"]
+            let oldest: Millis = r["oldest"]
+            let newest: Millis = r["newest"]
+            let start: Bool = r["reaches_start"]
             let upper = min(before.map { $0 - 1 } ?? Millis.max, newest)
             let rows = try Data.fetchAll(
                 db,
@@ -521,14 +523,15 @@ public final class LocalCache: Sendable {
     @discardableResult
     public func enforceLimit(keep: Set<String> = []) -> [String] {
         guard usedBytes > maxBytes else { return [] }
-        let order = read("eviction order") { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT r.channel_url FROM ranges r LEFT JOIN channels c ON c.url = r.channel_url
-                    ORDER BY coalesce(c.opened_at, 0), coalesce(c.last_activity, 0)
-                    """)
-        } ?? []
+        let order =
+            read("eviction order") { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT r.channel_url FROM ranges r LEFT JOIN channels c ON c.url = r.channel_url
+                        ORDER BY coalesce(c.opened_at, 0), coalesce(c.last_activity, 0)
+                        """)
+            } ?? []
         var evicted: [String] = []
         for url in order where !keep.contains(url) {
             resetMessages(url)

@@ -67,10 +67,11 @@ extension ChatClient {
             hasMoreChannels = true
         }
         guard hasMoreChannels else { return [] }
-        let query: [(String, String)] = [
-            ("token", channelListToken ?? ""), ("limit", String(min(max(limit, 1), 100))), ("order", "latest_last_message"),
-            ("show_empty", "true"), ("member_state_filter", "all"),
-        ] + Self.channelQuery
+        let query: [(String, String)] =
+            [
+                ("token", channelListToken ?? ""), ("limit", String(min(max(limit, 1), 100))), ("order", "latest_last_message"),
+                ("show_empty", "true"), ("member_state_filter", "all"),
+            ] + Self.channelQuery
         let page = try await rest.request(
             "GET", RESTClient.path("/v3/users/\(RESTClient.segment(me))/my_group_channels", query), sessionKey: key,
             as: ChannelListResponse.self)

@@ -1,6 +1,6 @@
 import Foundation
-public import TernProtocol
 import Logging
+public import TernProtocol
 
 /// A send waiting in the outbox for its message's answer.
 typealias OutboxWaiter = CheckedContinuation<Result<Message, SendbirdError>, Never>
@@ -88,7 +88,8 @@ extension ChatClient {
     /// Held messages of `url` before `before` (nil: the newest), oldest first, with our unsent ones
     /// (pending or failed) after them when `before` is nil. Nil when nothing is held.
     public func cachedMessages(in url: String, before: Millis? = nil, limit: Int = 50) -> MessagePage? {
-        guard let cache, var page = cache.messages(url, before: before, limit: limit) ?? (before == nil ? MessagePage(messages: [], hasPrevious: true) : nil)
+        guard let cache,
+            var page = cache.messages(url, before: before, limit: limit) ?? (before == nil ? MessagePage(messages: [], hasPrevious: true) : nil)
         else { return nil }
         if before == nil {
             let unsent = cache.unsent(url)

@@ -180,7 +180,8 @@ extension ChatClient {
 
     /// A collection of the user's group channels (only `customTypes` when given).
     public func groupChannelCollection(customTypes: Set<String> = [], includeEmpty: Bool = true, limit: Int = 20) -> GroupChannelCollection {
-        let c = GroupChannelCollection(client: self, state: GroupChannelCollectionState(customTypes: customTypes, includeEmpty: includeEmpty), limit: limit)
+        let c = GroupChannelCollection(
+            client: self, state: GroupChannelCollectionState(customTypes: customTypes, includeEmpty: includeEmpty), limit: limit)
         let stream = events()
         Task { await c.listen(stream) }
         return c

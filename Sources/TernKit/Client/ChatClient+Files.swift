@@ -51,7 +51,9 @@ extension ChatClient {
         }
         let limit = fileSizeLimitMB * 1024 * 1024
         guard data.count <= limit else {
-            throw SendbirdError(ErrorCode(800260), "\((path as NSString).lastPathComponent) is \(data.count / 1024 / 1024) MB; the server takes at most \(fileSizeLimitMB) MB")
+            throw SendbirdError(
+                ErrorCode(800260),
+                "\((path as NSString).lastPathComponent) is \(data.count / 1024 / 1024) MB; the server takes at most \(fileSizeLimitMB) MB")
         }
         guard !data.isEmpty else { throw SendbirdError(.invalidParameter, "\(path) is empty") }
         let name = (path as NSString).lastPathComponent
@@ -66,7 +68,8 @@ extension ChatClient {
         uploads[reqId] = handle
         Task {
             do {
-                let uploaded = try await self.upload(data, name: name, type: type, channelUrl: url, thumbnailSizes: thumbnailSizes, handle: handle, progress: progress)
+                let uploaded = try await self.upload(
+                    data, name: name, type: type, channelUrl: url, thumbnailSizes: thumbnailSizes, handle: handle, progress: progress)
                 var body = FileMessageRequest(channelUrl: url, reqId: reqId)
                 body.url = uploaded.url
                 body.name = name
@@ -93,7 +96,8 @@ extension ChatClient {
                 self.uploads[reqId] = nil
                 var failed = pending
                 failed.status = .failed
-                failed.error = handle.isCancelled
+                failed.error =
+                    handle.isCancelled
                     ? SendbirdError(.connectionCanceled, "the upload was cancelled")
                     : (error as? SendbirdError) ?? SendbirdError(.requestFailed, "\(error)")
                 self.emit(.messageFailed(failed))
@@ -115,7 +119,12 @@ extension ChatClient {
         var fileSize: Int
         var thumbnails: [ThumbnailPayload]?
         var requireAuth: Bool?
-        enum CodingKeys: String, CodingKey { case url, fileSize = "file_size", thumbnails, requireAuth = "require_auth" }
+        enum CodingKeys: String, CodingKey {
+            case url
+            case fileSize = "file_size"
+            case thumbnails
+            case requireAuth = "require_auth"
+        }
     }
 
     func upload(
@@ -131,7 +140,8 @@ extension ChatClient {
         field("channel_url", channelUrl)
         for (i, s) in thumbnailSizes.prefix(3).enumerated() { field("thumbnail\(i + 1)", "\(s.0),\(s.1)") }
         let safe = name.replacingOccurrences(of: "\"", with: "_")
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(safe)\"\r\nContent-Type: \(type)\r\n\r\n".utf8))
+        body.append(
+            Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(safe)\"\r\nContent-Type: \(type)\r\n\r\n".utf8))
         body.append(data)
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         let rest = self.rest
@@ -144,7 +154,11 @@ extension ChatClient {
         handle.onCancel { upload.cancel() }
         let reply: RESTClient.Reply
         do {
-            reply = try await withTaskCancellationHandler { try await upload.value } onCancel: { upload.cancel() }
+            reply = try await withTaskCancellationHandler {
+                try await upload.value
+            } onCancel: {
+                upload.cancel()
+            }
         } catch {
             if handle.isCancelled { throw SendbirdError(.connectionCanceled, "the upload was cancelled") }
             throw SendbirdError(.networkError, "upload to \(rest.baseURL) failed: \(RESTClient.describe(error))")
@@ -246,7 +260,8 @@ extension ChatClient {
             }
             let name = (path as NSString).lastPathComponent
             let type = Self.mimeTypes[(name as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
-            let up = try await upload(data, name: name, type: type, channelUrl: url, thumbnailSizes: thumbnailSizes, handle: UploadHandle()) { _, _ in }
+            let up = try await upload(data, name: name, type: type, channelUrl: url, thumbnailSizes: thumbnailSizes, handle: UploadHandle()) { _, _ in
+            }
             files.append(FilePayload(url: up.url, name: name, size: up.fileSize, type: type, thumbnails: up.thumbnails))
         }
         return try await sendFiles(files, to: url)

@@ -5,14 +5,20 @@ import TernProtocol
 struct SessionExpiring: Decodable {
     var expiresIn: Double?
     var reason: Int?
-    enum CodingKeys: String, CodingKey { case expiresIn = "expires_in", reason }
+    enum CodingKeys: String, CodingKey {
+        case expiresIn = "expires_in"
+        case reason
+    }
 }
 
 /// `BUSY`: come back after `retry_after` s.
 struct BusyPayload: Decodable {
     var retryAfter: Double?
     var message: String?
-    enum CodingKeys: String, CodingKey { case retryAfter = "retry_after", message }
+    enum CodingKeys: String, CodingKey {
+        case retryAfter = "retry_after"
+        case message
+    }
 }
 
 /// `SYEV` as the engine reads it: `data` stays loose because its shape depends on `cat`.
@@ -24,7 +30,12 @@ struct SystemEvent: Decodable {
     var user: SenderPayload?
     /// 10022: who declined.
     var invitee: SenderPayload?
-    enum CodingKeys: String, CodingKey { case cat, channelUrl = "channel_url", channelType = "channel_type", ts, data }
+    enum CodingKeys: String, CodingKey {
+        case cat
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case ts, data
+    }
     struct DeclineData: Decodable { var invitee: SenderPayload? }
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -53,7 +64,8 @@ struct ChannelEventData: Decodable {
     var endAt: Int64?
     var participantCount: Int?
     enum CodingKeys: String, CodingKey {
-        case users, inviter, invitees, invitee, created, updated, deleted, operators, endAt = "end_at"
+        case users, inviter, invitees, invitee, created, updated, deleted, operators
+        case endAt = "end_at"
         case participantCount = "participant_count"
     }
     init(from decoder: any Decoder) throws {
@@ -91,7 +103,8 @@ struct ChannelEventData: Decodable {
         case ChannelEvent.hidden: .hidden
         case ChannelEvent.unhidden: .unhidden
         case ChannelEvent.metadataChanged: .metadataChanged(created: created ?? [:], updated: updated ?? [:], deleted: deleted ?? [])
-        case ChannelEvent.metacountersChanged: .metacountersChanged(created: createdCounters ?? [:], updated: updatedCounters ?? [:], deleted: deleted ?? [])
+        case ChannelEvent.metacountersChanged:
+            .metacountersChanged(created: createdCounters ?? [:], updated: updatedCounters ?? [:], deleted: deleted ?? [])
         case ChannelEvent.operatorsChanged: .operatorsChanged((operators ?? []).map(User.init))
         case ChannelEvent.muted: .muted(user.map(User.init) ?? User(userId: ""), endAt: endAt ?? -1)
         case ChannelEvent.unmuted: .unmuted(user.map(User.init) ?? User(userId: ""))
@@ -110,16 +123,26 @@ struct MemberCountEvent: Decodable {
         var channelUrl: String
         var memberCount: Int?
         var joinedMemberCount: Int?
-        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", memberCount = "member_count", joinedMemberCount = "joined_member_count" }
+        enum CodingKeys: String, CodingKey {
+            case channelUrl = "channel_url"
+            case memberCount = "member_count"
+            case joinedMemberCount = "joined_member_count"
+        }
     }
     struct Open: Decodable {
         var channelUrl: String
         var participantCount: Int?
-        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", participantCount = "participant_count" }
+        enum CodingKeys: String, CodingKey {
+            case channelUrl = "channel_url"
+            case participantCount = "participant_count"
+        }
     }
     var groupChannels: [Group]?
     var openChannels: [Open]?
-    enum CodingKeys: String, CodingKey { case groupChannels = "group_channels", openChannels = "open_channels" }
+    enum CodingKeys: String, CodingKey {
+        case groupChannels = "group_channels"
+        case openChannels = "open_channels"
+    }
 }
 
 /// Any frame's `unread_cnt`, when a server sends one.
@@ -165,7 +188,8 @@ extension ChatClient {
             applyParticipantCounts(e.openChannels ?? [])
             for g in e.groupChannels ?? [] {
                 guard let old = store[g.channelUrl] else { continue }
-                if store.applyMemberCount(url: g.channelUrl, memberCount: g.memberCount ?? old.memberCount, joinedMemberCount: g.joinedMemberCount ?? old.joinedMemberCount),
+                if store.applyMemberCount(
+                    url: g.channelUrl, memberCount: g.memberCount ?? old.memberCount, joinedMemberCount: g.joinedMemberCount ?? old.joinedMemberCount),
                     let c = store[g.channelUrl]
                 {
                     emit(.channelUpdated(c))
@@ -213,7 +237,9 @@ extension ChatClient {
         store.maxUnreadOnSuper = login.maxUnreadCntOnSuperGroup > 0 ? login.maxUnreadCntOnSuperGroup : 100
         loadBlockedUsers()
         let policy = configuration.reconnectPolicy ?? login.reconnect
-        apply(machine.handle(.loggedIn(sessionKey: login.key, pingInterval: login.pingInterval, pongTimeout: login.pongTimeout, reconnect: policy), now: now))
+        apply(
+            machine.handle(
+                .loggedIn(sessionKey: login.key, pingInterval: login.pingInterval, pongTimeout: login.pongTimeout, reconnect: policy), now: now))
         emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
     }
 
@@ -249,7 +275,9 @@ extension ChatClient {
             emit(.channelUpdated(c))
         }
         if effect.unreadChanged, let c = store[message.channelUrl] {
-            emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
+            emit(
+                .unreadCountChanged(
+                    channelUrl: c.url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
         } else if effect.unreadChanged {
             emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
         }
@@ -272,7 +300,8 @@ extension ChatClient {
         if e.user.userId != me {
             emit(.readReceiptUpdated(channelUrl: e.channelUrl, userId: e.user.userId, ts: e.ts))
         } else if let c = store[e.channelUrl],
-            before?.unreadMessageCount != c.unreadMessageCount || before?.unreadMentionCount != c.unreadMentionCount || totalBefore != store.totalUnread
+            before?.unreadMessageCount != c.unreadMessageCount || before?.unreadMentionCount != c.unreadMentionCount
+                || totalBefore != store.totalUnread
         {
             emit(.unreadCountChanged(channelUrl: c.url, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
         }
@@ -378,7 +407,9 @@ extension ChatClient {
         let isNew = store.upsert(channel)
         if let c = store[url] { emit(isNew ? .channelAdded(c) : .channelUpdated(c)) }
         if isNew, let c = store[url], c.unreadMessageCount > 0 {
-            emit(.unreadCountChanged(channelUrl: url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
+            emit(
+                .unreadCountChanged(
+                    channelUrl: url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
         }
     }
 
@@ -423,7 +454,10 @@ extension ChatClient {
                 if let after = store[url], after != before {
                     emit(.channelUpdated(after))
                     if before?.unreadMessageCount != after.unreadMessageCount {
-                        emit(.unreadCountChanged(channelUrl: url, unreadMessageCount: after.unreadMessageCount, unreadMentionCount: after.unreadMentionCount, total: store.totalUnread))
+                        emit(
+                            .unreadCountChanged(
+                                channelUrl: url, unreadMessageCount: after.unreadMessageCount, unreadMentionCount: after.unreadMentionCount,
+                                total: store.totalUnread))
                     }
                 }
             }

@@ -111,7 +111,8 @@ extension ChatClient {
     @discardableResult
     public func resetMyHistory(_ url: String) async throws -> Millis {
         let key = try requireSession()
-        let r = try await rest.request("PUT", channelPath(url, "/reset_user_history"), body: RESTClient.json([:]), sessionKey: key, as: MessageOffset.self)
+        let r = try await rest.request(
+            "PUT", channelPath(url, "/reset_user_history"), body: RESTClient.json([:]), sessionKey: key, as: MessageOffset.self)
         _ = try? await refreshedChannel(url)
         return r.tsMessageOffset ?? 0
     }
@@ -119,10 +120,11 @@ extension ChatClient {
     /// Public group channels (joined or not), optionally by name and custom type.
     public func publicChannels(nameContains: String = "", customType: String = "", limit: Int = 50) async throws -> [GroupChannel] {
         let key = try requireSession()
-        var query: [(String, String)] = [
-            ("limit", String(min(max(limit, 1), 100))), ("order", "chronological"), ("show_empty", "true"), ("public_mode", "public"),
-            ("public_membership_mode", "all"),
-        ] + Self.channelQuery
+        var query: [(String, String)] =
+            [
+                ("limit", String(min(max(limit, 1), 100))), ("order", "chronological"), ("show_empty", "true"), ("public_mode", "public"),
+                ("public_membership_mode", "all"),
+            ] + Self.channelQuery
         if !nameContains.isEmpty { query.append(("name_contains", nameContains)) }
         if !customType.isEmpty { query.append(("custom_types", customType)) }
         let page = try await rest.request("GET", RESTClient.path("/v3/group_channels", query), sessionKey: key, as: ChannelListResponse.self)
@@ -158,10 +160,17 @@ public struct GroupChannelListParams: Sendable, Equatable {
         case latestLastMessage, chronological, channelNameAlphabetical
         case metadataValueAlphabetical(key: String)
     }
-    public enum MemberState: String, Sendable { case all, joinedOnly = "joined_only", invitedOnly = "invited_only" }
+    public enum MemberState: String, Sendable {
+        case all
+        case joinedOnly = "joined_only"
+        case invitedOnly = "invited_only"
+    }
     public enum Hidden: String, Sendable {
-        case unhiddenOnly = "unhidden_only", hiddenOnly = "hidden_only", hiddenAllowAutoUnhide = "hidden_allow_auto_unhide"
-        case hiddenPreventAutoUnhide = "hidden_prevent_auto_unhide", all
+        case unhiddenOnly = "unhidden_only"
+        case hiddenOnly = "hidden_only"
+        case hiddenAllowAutoUnhide = "hidden_allow_auto_unhide"
+        case hiddenPreventAutoUnhide = "hidden_prevent_auto_unhide"
+        case all
     }
     public var limit = 20
     public var order: Order = .latestLastMessage
@@ -190,7 +199,9 @@ public struct GroupChannelListParams: Sendable, Equatable {
     public init() {}
 
     var query: [(String, String)] {
-        var q: [(String, String)] = [("limit", String(min(max(limit, 1), 100))), ("show_empty", String(includeEmpty)), ("show_frozen", String(includeFrozen))]
+        var q: [(String, String)] = [
+            ("limit", String(min(max(limit, 1), 100))), ("show_empty", String(includeEmpty)), ("show_frozen", String(includeFrozen)),
+        ]
         switch order {
         case .latestLastMessage: q.append(("order", "latest_last_message"))
         case .chronological: q.append(("order", "chronological"))

@@ -40,20 +40,33 @@ struct ReactionChangeEvent: Decodable {
     var reaction: String
     var userId: String
     var operation: String
-    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", msgId = "msg_id", reaction, userId = "user_id", operation }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url"
+        case msgId = "msg_id"
+        case reaction
+        case userId = "user_id"
+        case operation
+    }
 }
 
 struct ThreadInfoChangeEvent: Decodable {
     var channelUrl: String
     var parentMessageId: Int64
     var threadInfo: ThreadInfo
-    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", parentMessageId = "parent_message_id", threadInfo = "thread_info" }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url"
+        case parentMessageId = "parent_message_id"
+        case threadInfo = "thread_info"
+    }
 }
 
 struct DeletedMessageEvent: Decodable {
     var channelUrl: String
     var msgId: Int64
-    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", msgId = "msg_id" }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url"
+        case msgId = "msg_id"
+    }
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         channelUrl = try c.decode(String.self, forKey: .channelUrl)
@@ -188,7 +201,9 @@ extension ChatClient {
             applyDeleted(url: e.channelUrl, id: e.msgId)
         case .reaction:
             guard let e = try? frame.decode(ReactionChangeEvent.self) else { return }
-            emit(.reactionUpdated(channelUrl: e.channelUrl, messageId: e.msgId, key: e.reaction, userId: e.userId, added: e.operation.uppercased() == "ADD"))
+            emit(
+                .reactionUpdated(
+                    channelUrl: e.channelUrl, messageId: e.msgId, key: e.reaction, userId: e.userId, added: e.operation.uppercased() == "ADD"))
         case .threadInfo:
             guard let e = try? frame.decode(ThreadInfoChangeEvent.self) else { return }
             emit(.threadInfoUpdated(channelUrl: e.channelUrl, parentMessageId: e.parentMessageId, ThreadSummary(e.threadInfo)))
@@ -200,7 +215,10 @@ extension ChatClient {
 
 /// A message search (seed 002's `MessageSearchQuery`).
 public struct MessageSearchQuery: Sendable, Equatable {
-    public enum Order: String, Sendable { case score, timestamp = "ts" }
+    public enum Order: String, Sendable {
+        case score
+        case timestamp = "ts"
+    }
     public var keyword: String
     public var channelUrl: String?
     public var channelCustomType: String?
@@ -238,7 +256,12 @@ struct SearchResponse: Decodable {
     var hasNext: Bool?
     var endCursor: String?
     var totalCount: Int?
-    enum CodingKeys: String, CodingKey { case results, hasNext = "has_next", endCursor = "end_cursor", totalCount = "total_count" }
+    enum CodingKeys: String, CodingKey {
+        case results
+        case hasNext = "has_next"
+        case endCursor = "end_cursor"
+        case totalCount = "total_count"
+    }
 }
 
 extension ChatClient {
@@ -255,7 +278,8 @@ extension ChatClient {
         if let from = q.timestampFrom { query.append(("message_ts_from", String(from))) }
         if let to = q.timestampTo { query.append(("message_ts_to", String(to))) }
         if let after = q.after { query.append(("after", after)) }
-        let r = try await rest.request("GET", RESTClient.path("/v3/search/messages", query), sessionKey: try requireSession(), as: SearchResponse.self)
+        let r = try await rest.request(
+            "GET", RESTClient.path("/v3/search/messages", query), sessionKey: try requireSession(), as: SearchResponse.self)
         return MessageSearchResult(
             messages: r.results.map(Message.init), hasNext: r.hasNext ?? false, endCursor: r.endCursor, totalCount: r.totalCount ?? r.results.count)
     }
@@ -274,8 +298,14 @@ extension ChatClient {
 
 /// A history query around a timestamp or a message (Sendbird's `MessageListParams`).
 public struct MessageListParams: Sendable, Equatable {
-    public enum Anchor: Sendable, Equatable { case timestamp(Millis), messageId(Int64) }
-    public enum ReplyType: String, Sendable { case none, all, onlyReplyToChannel = "only_reply_to_channel" }
+    public enum Anchor: Sendable, Equatable {
+        case timestamp(Millis)
+        case messageId(Int64)
+    }
+    public enum ReplyType: String, Sendable {
+        case none, all
+        case onlyReplyToChannel = "only_reply_to_channel"
+    }
     public var anchor: Anchor
     public var previous = 20
     public var next = 0
@@ -360,7 +390,9 @@ extension ChatClient {
     }
 
     /// A parent's replies around a timestamp (Sendbird's `getThreadedMessagesByTimestamp`).
-    public func threadedMessages(of parent: Message, at ts: Millis, previous: Int = 0, next: Int = 30, inclusive: Bool = false, reverse: Bool = false) async throws -> MessageThread {
+    public func threadedMessages(of parent: Message, at ts: Millis, previous: Int = 0, next: Int = 30, inclusive: Bool = false, reverse: Bool = false)
+        async throws -> MessageThread
+    {
         let query: [(String, String)] = [
             ("message_ts", String(ts)), ("prev_limit", String(min(max(previous, 0), 200))), ("next_limit", String(min(max(next, 0), 200))),
             ("include", String(inclusive)), ("reverse", String(reverse)), ("include_reply_type", "all"),

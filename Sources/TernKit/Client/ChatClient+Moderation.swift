@@ -3,8 +3,15 @@ import TernProtocol
 
 /// How a member list is ordered and filtered (seed 000's member list query).
 public struct MemberListParams: Sendable, Equatable {
-    public enum Order: String, Sendable { case nicknameAlphabetical = "member_nickname_alphabetical", operatorsFirst = "operator_then_member_alphabetical" }
-    public enum OperatorFilter: String, Sendable { case all, operators = "operator", nonOperators = "nonoperator" }
+    public enum Order: String, Sendable {
+        case nicknameAlphabetical = "member_nickname_alphabetical"
+        case operatorsFirst = "operator_then_member_alphabetical"
+    }
+    public enum OperatorFilter: String, Sendable {
+        case all
+        case operators = "operator"
+        case nonOperators = "nonoperator"
+    }
     public var order: Order = .nicknameAlphabetical
     public var operatorFilter: OperatorFilter = .all
     public var nicknameStartsWith = ""
@@ -37,7 +44,11 @@ struct MemberListResponse: Decodable {
 struct RestrictionListResponse: Decodable {
     var list: [RestrictionPayload]
     var next: String
-    enum CodingKeys: String, CodingKey { case bannedList = "banned_list", mutedList = "muted_list", next }
+    enum CodingKeys: String, CodingKey {
+        case bannedList = "banned_list"
+        case mutedList = "muted_list"
+        case next
+    }
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let b = try? c.decodeIfPresent([RestrictionPayload].self, forKey: .bannedList) {
@@ -52,12 +63,17 @@ struct RestrictionListResponse: Decodable {
     /// A muted list item: the user's keys with the mute's beside them.
     struct MutedItem: Decodable {
         var restriction: RestrictionPayload
-        enum CodingKeys: String, CodingKey { case description, startAt = "start_at", endAt = "end_at" }
+        enum CodingKeys: String, CodingKey {
+            case description
+            case startAt = "start_at"
+            case endAt = "end_at"
+        }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             restriction = RestrictionPayload(
                 user: try UserPayload(from: decoder), description: (try? c.decodeIfPresent(String.self, forKey: .description)) ?? "",
-                startAt: (try? c.decodeIfPresent(Int64.self, forKey: .startAt)) ?? 0, endAt: (try? c.decodeIfPresent(Int64.self, forKey: .endAt)) ?? -1)
+                startAt: (try? c.decodeIfPresent(Int64.self, forKey: .startAt)) ?? 0,
+                endAt: (try? c.decodeIfPresent(Int64.self, forKey: .endAt)) ?? -1)
         }
     }
 }
@@ -118,8 +134,15 @@ extension ChatClient {
         public var snoozeStartTs: Int64?
         public var snoozeEndTs: Int64?
         enum CodingKeys: String, CodingKey {
-            case pushTriggerOption = "push_trigger_option", doNotDisturb = "do_not_disturb", startHour = "start_hour", startMin = "start_min"
-            case endHour = "end_hour", endMin = "end_min", timezone, snoozeEnabled = "snooze_enabled", snoozeStartTs = "snooze_start_ts"
+            case pushTriggerOption = "push_trigger_option"
+            case doNotDisturb = "do_not_disturb"
+            case startHour = "start_hour"
+            case startMin = "start_min"
+            case endHour = "end_hour"
+            case endMin = "end_min"
+            case timezone
+            case snoozeEnabled = "snooze_enabled"
+            case snoozeStartTs = "snooze_start_ts"
             case snoozeEndTs = "snooze_end_ts"
         }
     }

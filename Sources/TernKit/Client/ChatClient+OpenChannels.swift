@@ -1,6 +1,6 @@
 import Foundation
-import TernProtocol
 import Logging
+import TernProtocol
 
 /// Open channels (seed 001): list, create, enter and exit (entered again automatically after a
 /// reconnection), participants, update and delete by operators.

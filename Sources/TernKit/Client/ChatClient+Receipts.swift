@@ -42,7 +42,10 @@ struct CountPreferenceResponse: Decodable {
 
 /// `USEV` as the engine reads it.
 struct UserEventPayload: Decodable {
-    struct BlockData: Decodable { var blocker: SenderPayload?; var blockee: SenderPayload? }
+    struct BlockData: Decodable {
+        var blocker: SenderPayload?
+        var blockee: SenderPayload?
+    }
     var cat: Int
     var data: BlockData?
 }
@@ -57,13 +60,17 @@ extension ChatClient {
     public func totalUnreadMessageCount(customTypes: [String] = [], superMode: String = "all") async throws -> Int {
         var q: [(String, String)] = [("super_mode", superMode)]
         if !customTypes.isEmpty { q.append(("custom_types", customTypes.joined(separator: ","))) }
-        return try await rest.request("GET", RESTClient.path(mePath + "/unread_message_count", q), sessionKey: try requireSession(), as: UnreadCountResponse.self).unreadCount
+        return try await rest.request(
+            "GET", RESTClient.path(mePath + "/unread_message_count", q), sessionKey: try requireSession(), as: UnreadCountResponse.self
+        ).unreadCount
     }
 
     /// How many of the user's channels have unread messages, as the server counts them now.
     public func totalUnreadChannelCount(customTypes: [String] = []) async throws -> Int {
         let q: [(String, String)] = customTypes.isEmpty ? [] : [("custom_types", customTypes.joined(separator: ","))]
-        return try await rest.request("GET", RESTClient.path(mePath + "/unread_channel_count", q), sessionKey: try requireSession(), as: UnreadCountResponse.self).unreadCount
+        return try await rest.request(
+            "GET", RESTClient.path(mePath + "/unread_channel_count", q), sessionKey: try requireSession(), as: UnreadCountResponse.self
+        ).unreadCount
     }
 
     /// Unread messages, mentions and invitations by kind.

@@ -101,8 +101,10 @@ public actor ChatClient {
         reads = ReadThrottle(interval: configuration.markAsReadInterval)
         var opened: LocalCache?
         if let dir = configuration.cacheDirectory {
-            let file = dir + "/" + LocalCache.fileName(
-                server: configuration.server, appId: configuration.appId, userId: configuration.userId, name: configuration.cacheName)
+            let file =
+                dir + "/"
+                + LocalCache.fileName(
+                    server: configuration.server, appId: configuration.appId, userId: configuration.userId, name: configuration.cacheName)
             let owner = "\(configuration.cacheName ?? configuration.server.apiBase)|\(configuration.appId)|\(configuration.userId)"
             do {
                 opened = try LocalCache(path: file, owner: owner, maxBytes: configuration.cacheMaxBytes, logger: self.logger)

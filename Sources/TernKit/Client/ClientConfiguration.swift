@@ -73,7 +73,8 @@ public enum TokenSource: Sendable, Equatable {
             p.waitUntilExit()
             guard p.terminationStatus == 0 else {
                 let detail = String(decoding: errData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                throw SendbirdError(.invalidParameter, "TERN_TOKEN_COMMAND exited with status \(p.terminationStatus)\(detail.isEmpty ? "" : ": \(detail)")")
+                throw SendbirdError(
+                    .invalidParameter, "TERN_TOKEN_COMMAND exited with status \(p.terminationStatus)\(detail.isEmpty ? "" : ": \(detail)")")
             }
             let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty else { throw SendbirdError(.invalidParameter, "TERN_TOKEN_COMMAND printed no token") }

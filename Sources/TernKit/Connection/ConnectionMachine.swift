@@ -253,7 +253,9 @@ public struct ConnectionMachine: Sendable {
     }
 
     /// A successful `LOGI`: the session's key, ping timings and reconnection policy; open.
-    private mutating func loggedIn(sessionKey key: String, pingInterval ping: Int, pongTimeout pong: Int, policy: ReconnectPolicy, now: Millis, _ effects: inout [Effect]) {
+    private mutating func loggedIn(
+        sessionKey key: String, pingInterval ping: Int, pongTimeout pong: Int, policy: ReconnectPolicy, now: Millis, _ effects: inout [Effect]
+    ) {
         lastReceivedAt = now
         lastSentAt = now
         pingSentAt = nil

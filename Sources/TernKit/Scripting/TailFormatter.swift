@@ -62,9 +62,11 @@ public struct TailFormatter: Sendable {
         switch event {
         case .connectionStateChanged, .connected, .reconnectStarted, .reconnectSucceeded, .reconnectFailed, .disconnected, .serverError:
             return describeSession(event, now: now)
-        case .channelAdded, .channelDeleted, .channelRemoved, .channelChangelog, .openChannelEntered, .openChannelExited, .userBlocked, .userUnblocked:
+        case .channelAdded, .channelDeleted, .channelRemoved, .channelChangelog, .openChannelEntered, .openChannelExited, .userBlocked,
+            .userUnblocked:
             return describeChannelList(event)
-        case .messageReceived, .messageSent, .messageFailed, .messageUpdated, .messageDeleted, .reactionUpdated, .threadInfoUpdated, .messagesFilled, .hugeGap, .messageChangelog:
+        case .messageReceived, .messageSent, .messageFailed, .messageUpdated, .messageDeleted, .reactionUpdated, .threadInfoUpdated, .messagesFilled,
+            .hugeGap, .messageChangelog:
             return describeMessageEvent(event)
         case .typingStarted, .typingEnded, .readReceiptUpdated, .deliveryReceiptUpdated, .unreadCountChanged:
             return describeActivity(event)
@@ -87,7 +89,9 @@ public struct TailFormatter: Sendable {
         case .reconnectSucceeded:
             return (["type": "reconnect_succeeded"], "reconnected")
         case .reconnectFailed(let e):
-            return (["type": "reconnect_failed", "code": e.code.rawValue, "message": e.message], "reconnection failed: \(e.code.rawValue) \(e.message)")
+            return (
+                ["type": "reconnect_failed", "code": e.code.rawValue, "message": e.message], "reconnection failed: \(e.code.rawValue) \(e.message)"
+            )
         case .disconnected(let reason):
             var f: [String: Any] = ["type": "disconnected"]
             switch reason {
@@ -115,17 +119,23 @@ public struct TailFormatter: Sendable {
                 c.myMemberState == "invited"
                 ? "\(channelName(c.url)): invitation from \(c.inviter?.displayName ?? "someone")"
                 : "\(channelName(c.url)): \(c.unreadMessageCount) unread"
-            return (["type": "channel_added", "channel_url": c.url, "name": c.displayName(me: me), "unread_message_count": c.unreadMessageCount], text)
+            return (
+                ["type": "channel_added", "channel_url": c.url, "name": c.displayName(me: me), "unread_message_count": c.unreadMessageCount], text
+            )
         case .channelDeleted(let url):
             return (["type": "channel_deleted", "channel_url": url], "\(channelName(url)) is gone")
         case .channelRemoved(let url, let reason):
             return (["type": "channel_removed", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
         case .channelChangelog(let updated, let deleted):
-            return (["type": "channel_changelog", "updated": updated.map(\.url), "deleted": deleted],
-                "while away: \(updated.count) channels changed, \(deleted.count) gone")
+            return (
+                ["type": "channel_changelog", "updated": updated.map(\.url), "deleted": deleted],
+                "while away: \(updated.count) channels changed, \(deleted.count) gone"
+            )
         case .openChannelEntered(let c):
-            return (["type": "open_channel_entered", "channel_url": c.url, "participant_count": c.participantCount],
-                "entered \(channelName(c.url)) (\(c.participantCount) here)")
+            return (
+                ["type": "open_channel_entered", "channel_url": c.url, "participant_count": c.participantCount],
+                "entered \(channelName(c.url)) (\(c.participantCount) here)"
+            )
         case .openChannelExited(let url, let reason):
             return (["type": "open_channel_exited", "channel_url": url, "reason": reason.rawValue], "\(channelName(url)) \(reason.rawValue)")
         case .userBlocked(let u):
@@ -150,24 +160,34 @@ public struct TailFormatter: Sendable {
             f["error"] = m.error?.message ?? ""
             return (f, "\(channelName(m.channelUrl)) failed (\(m.error?.code.rawValue ?? 0) \(m.error?.message ?? "")): \(m.text)")
         case .messageUpdated(let m):
-            return (["type": "message_updated", "channel_url": m.channelUrl, "message_id": m.messageId, "text": m.text],
-                "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin") edited: \(m.text)")
+            return (
+                ["type": "message_updated", "channel_url": m.channelUrl, "message_id": m.messageId, "text": m.text],
+                "\(channelName(m.channelUrl)) \(m.sender?.displayName ?? "admin") edited: \(m.text)"
+            )
         case .messageDeleted(let url, let id):
             return (["type": "message_deleted", "channel_url": url, "message_id": id], "\(channelName(url)) message \(id) deleted")
         case .reactionUpdated(let url, let id, let key, let user, let added):
-            return (["type": "reaction", "channel_url": url, "message_id": id, "key": key, "user_id": user, "operation": added ? "add" : "delete"],
-                "\(channelName(url)) \(user) \(added ? "reacted" : "took back") :\(key): on \(id)")
+            return (
+                ["type": "reaction", "channel_url": url, "message_id": id, "key": key, "user_id": user, "operation": added ? "add" : "delete"],
+                "\(channelName(url)) \(user) \(added ? "reacted" : "took back") :\(key): on \(id)"
+            )
         case .threadInfoUpdated(let url, let parent, let t):
-            return (["type": "thread", "channel_url": url, "parent_message_id": parent, "reply_count": t.replyCount],
-                "\(channelName(url)) thread of \(parent): \(t.replyCount) replies")
+            return (
+                ["type": "thread", "channel_url": url, "parent_message_id": parent, "reply_count": t.replyCount],
+                "\(channelName(url)) thread of \(parent): \(t.replyCount) replies"
+            )
         case .messagesFilled(let url, let ms):
-            return (["type": "messages_filled", "channel_url": url, "count": ms.count, "message_ids": ms.map(\.messageId)],
-                "\(channelName(url)) \(ms.count) missed messages fetched")
+            return (
+                ["type": "messages_filled", "channel_url": url, "count": ms.count, "message_ids": ms.map(\.messageId)],
+                "\(channelName(url)) \(ms.count) missed messages fetched"
+            )
         case .hugeGap(let url):
             return (["type": "huge_gap", "channel_url": url], "\(channelName(url)) more than 300 messages missed: starting at the newest")
         case .messageChangelog(let url, let updated, let deleted):
-            return (["type": "message_changelog", "channel_url": url, "updated": updated.map(\.messageId), "deleted": deleted],
-                "\(channelName(url)) while away: \(updated.count) messages changed, \(deleted.count) deleted")
+            return (
+                ["type": "message_changelog", "channel_url": url, "updated": updated.map(\.messageId), "deleted": deleted],
+                "\(channelName(url)) while away: \(updated.count) messages changed, \(deleted.count) deleted"
+            )
         default:
             return nil
         }
@@ -177,16 +197,22 @@ public struct TailFormatter: Sendable {
     func describeActivity(_ event: ClientEvent) -> ([String: Any], String)? {
         switch event {
         case .typingStarted(let url, let user):
-            return (["type": "typing_start", "channel_url": url, "user_id": user.userId, "nickname": user.nickname],
-                "\(channelName(url)) \(user.displayName) is typing…")
+            return (
+                ["type": "typing_start", "channel_url": url, "user_id": user.userId, "nickname": user.nickname],
+                "\(channelName(url)) \(user.displayName) is typing…"
+            )
         case .typingEnded(let url, let user, let expired):
-            return (["type": "typing_end", "channel_url": url, "user_id": user.userId, "nickname": user.nickname, "expired": expired],
-                "\(channelName(url)) \(user.displayName) stopped typing")
+            return (
+                ["type": "typing_end", "channel_url": url, "user_id": user.userId, "nickname": user.nickname, "expired": expired],
+                "\(channelName(url)) \(user.displayName) stopped typing"
+            )
         case .readReceiptUpdated(let url, let userId, let ts):
             return (["type": "read", "channel_url": url, "user_id": userId, "ts": ts], "\(channelName(url)) \(userId) read up to \(Self.clock(ts))")
         case .deliveryReceiptUpdated(let url, let updated):
-            return (["type": "delivery", "channel_url": url, "updated": updated],
-                "\(channelName(url)) delivered to \(updated.keys.sorted().joined(separator: ", "))")
+            return (
+                ["type": "delivery", "channel_url": url, "updated": updated],
+                "\(channelName(url)) delivered to \(updated.keys.sorted().joined(separator: ", "))"
+            )
         case .unreadCountChanged(let url, let count, let mentions, let total):
             var f: [String: Any] = ["type": "unread", "total": total]
             if let url {

@@ -62,7 +62,8 @@ public struct MessageCollectionState: Sendable, Equatable {
 
     /// A first page (the cache's, then the server's, which replaces it): reports what was added,
     /// changed and dropped relative to what was held.
-    public mutating func replace(with page: [Message], hasPrevious: Bool, hasNext: Bool, source: CollectionEventSource) -> [CollectionChange<Message>] {
+    public mutating func replace(with page: [Message], hasPrevious: Bool, hasNext: Bool, source: CollectionEventSource) -> [CollectionChange<Message>]
+    {
         let stored = page.filter { $0.messageId > 0 && $0.status == .succeeded }.sorted(by: Self.before)
         let old = Dictionary(succeeded.map { ($0.messageId, $0) }, uniquingKeysWith: { a, _ in a })
         let new = Set(stored.map(\.messageId))

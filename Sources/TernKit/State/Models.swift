@@ -137,7 +137,9 @@ public enum SendingStatus: String, Sendable, Equatable, Codable {
 /// (`pending`) or refused (`failed`, with the error).
 public struct Message: Sendable, Equatable, Identifiable, Codable {
     public enum Kind: String, Sendable, Equatable, Codable {
-        case user = "MESG", file = "FILE", admin = "ADMM"
+        case user = "MESG"
+        case file = "FILE"
+        case admin = "ADMM"
     }
 
     /// 0 until the server has stored it.
@@ -205,7 +207,9 @@ public struct Message: Sendable, Equatable, Identifiable, Codable {
         mentionType = p.mentionType
         parentMessageId = p.parentMessageId
         isReplyToChannel = p.isReplyToChannel
-        parent = p.parentMessageInfo.map { ParentSummary(messageId: $0.messageId, text: $0.message, sender: $0.user.map(User.init), createdAt: $0.ts) }
+        parent = p.parentMessageInfo.map {
+            ParentSummary(messageId: $0.messageId, text: $0.message, sender: $0.user.map(User.init), createdAt: $0.ts)
+        }
         thread = p.threadInfo.flatMap { $0.replyCount > 0 ? ThreadSummary($0) : nil }
         reactions = (p.reactions ?? []).map { Reaction(key: $0.key, userIds: $0.userIds) }
         preview = p.ogTag

@@ -106,7 +106,8 @@ public final class RESTClient: Sendable {
         if let body { req.body = .bytes(ByteBuffer(bytes: body)) }
         let reply: Reply
         do {
-            reply = try await send(req, timeout: timeout, maxBytes: Self.maxAnswerBytes, retryStale: ["GET", "HEAD", "PUT", "DELETE"].contains(method))
+            reply = try await send(
+                req, timeout: timeout, maxBytes: Self.maxAnswerBytes, retryStale: ["GET", "HEAD", "PUT", "DELETE"].contains(method))
         } catch {
             throw SendbirdError(.networkError, "cannot reach \(baseURL): \(Self.describe(error))")
         }

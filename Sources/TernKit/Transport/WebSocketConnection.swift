@@ -1,12 +1,12 @@
 import Foundation
 import HTTPTypes
 public import Logging
+import NIOCore
 public import NIOSSL
+import NIOWebSocket
 import Synchronization
 public import TernProtocol
 import WSClient
-import NIOCore
-import NIOWebSocket
 
 /// What one WebSocket reports, in order.
 public enum TransportEvent: Sendable {
@@ -50,7 +50,8 @@ public final class WebSocketConnection: Sendable {
             let lost = Locked<SendbirdError?>(nil)
             var reason = SendbirdError(.webSocketConnectionClosed, "the server closed the connection")
             do {
-                let close = try await WebSocketClient.connect(url: url, configuration: config, tlsConfiguration: tls, logger: logger) { inbound, outbound, _ in
+                let close = try await WebSocketClient.connect(url: url, configuration: config, tlsConfiguration: tls, logger: logger) {
+                    inbound, outbound, _ in
                     sink.yield(.opened)
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask {

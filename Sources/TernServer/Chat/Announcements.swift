@@ -1,7 +1,7 @@
 import Foundation
+import Logging
 import Synchronization
 import TernProtocol
-import Logging
 
 /// Announcements (`/v3/announcements`): one message — a user's (`MESG`) or an admin message
 /// (`ADMM`) — sent to many channels at a scheduled time, with how many of its recipients have

@@ -77,7 +77,9 @@ extension ChatService {
         let t = now()
         for u in found {
             guard try await store.block(blocker, u.userId, at: t) else { continue }
-            pushUserEvent(UserEventFrame(cat: UserEvent.blocked, data: BlockEventData(blocker: Presenter.sender(me), blockee: Presenter.sender(u)), ts: t), to: blocker)
+            pushUserEvent(
+                UserEventFrame(cat: UserEvent.blocked, data: BlockEventData(blocker: Presenter.sender(me), blockee: Presenter.sender(u)), ts: t),
+                to: blocker)
         }
         return found
     }
@@ -90,7 +92,9 @@ extension ChatService {
         guard try await store.unblock(blocker, target) else {
             throw SendbirdError(.notFound, "\(target) is not blocked by \(blocker).")
         }
-        pushUserEvent(UserEventFrame(cat: UserEvent.unblocked, data: BlockEventData(blocker: Presenter.sender(me), blockee: Presenter.sender(u)), ts: now()), to: blocker)
+        pushUserEvent(
+            UserEventFrame(cat: UserEvent.unblocked, data: BlockEventData(blocker: Presenter.sender(me), blockee: Presenter.sender(u)), ts: now()),
+            to: blocker)
     }
 
     func pushUserEvent(_ event: UserEventFrame<BlockEventData>, to userId: String) {
@@ -104,7 +108,9 @@ extension ChatService {
     /// new unread totals (a preference that leaves a count out also clears it).
     public func setCountPreference(channelUrl: String, userId: String, _ preference: String) async throws -> String {
         guard let value = CountPreference.parse(preference) else {
-            throw SendbirdError(.invalidValue, "Invalid value: \"count_preference\" must be all, unread_message_count_only, unread_mention_count_only or off (false).")
+            throw SendbirdError(
+                .invalidValue, "Invalid value: \"count_preference\" must be all, unread_message_count_only, unread_mention_count_only or off (false)."
+            )
         }
         let channel = try await requireGroupChannel(channelUrl)
         _ = try await requireMember(channel, userId, code: .unauthorizedRequest)

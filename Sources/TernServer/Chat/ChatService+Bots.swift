@@ -16,9 +16,14 @@ public struct BotRecord: Codable, Sendable, Equatable {
     public var channelInvitationPreference: Int
     public var createdAt: Int64
     enum CodingKeys: String, CodingKey {
-        case botUserId = "bot_userid", botType = "bot_type", callbackUrl = "bot_callback_url", isPrivacyMode = "is_privacy_mode"
-        case enableMarkAsRead = "enable_mark_as_read", showMember = "show_member"
-        case channelInvitationPreference = "channel_invitation_preference", createdAt = "created_at"
+        case botUserId = "bot_userid"
+        case botType = "bot_type"
+        case callbackUrl = "bot_callback_url"
+        case isPrivacyMode = "is_privacy_mode"
+        case enableMarkAsRead = "enable_mark_as_read"
+        case showMember = "show_member"
+        case channelInvitationPreference = "channel_invitation_preference"
+        case createdAt = "created_at"
     }
 }
 

@@ -19,7 +19,10 @@ extension ChatService {
         userId: String, after cursor: ChannelChangeCursor, limit: Int, customTypes: [String]?, showEmpty: Bool, showFrozen: Bool
     ) async throws -> ChannelChangelogPage {
         let (updated, deleted) = try await store.channelChanges(userId: userId, after: cursor, limit: limit + 1)
-        enum Item { case updated(String), deleted(String) }
+        enum Item {
+            case updated(String)
+            case deleted(String)
+        }
         var items: [(at: Int64, url: String, item: Item)] = updated.map { ($0.at, $0.url, .updated($0.url)) }
         items += deleted.map { ($0.at, $0.url, .deleted($0.url)) }
         items.sort { ($0.at, $0.url) < ($1.at, $1.url) }

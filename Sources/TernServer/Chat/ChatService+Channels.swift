@@ -45,7 +45,9 @@ extension ChatService {
         if r.isDistinct && r.isSuper { throw SendbirdError(.invalidValue, "A supergroup channel cannot be distinct.") }
         if r.isDistinct && r.isPublic { throw SendbirdError(.invalidValue, "A public channel cannot be distinct.") }
         if let url = r.channelUrl {
-            if url.count < 4 || url.count > 100 || !url.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }) {
+            if url.count < 4 || url.count > 100
+                || !url.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") })
+            {
                 throw SendbirdError(.invalidValue, "Invalid value: \"channel_url\" (4–100 characters of A–Z, a–z, 0–9, _ and -).")
             }
         }

@@ -9,7 +9,12 @@ public struct UploadedFile: Encodable, Sendable {
     public let type: String
     public let thumbnails: [ThumbnailPayload]
     public let requireAuth = true
-    enum CodingKeys: String, CodingKey { case url, fileSize = "file_size", name, type, thumbnails, requireAuth = "require_auth" }
+    enum CodingKeys: String, CodingKey {
+        case url
+        case fileSize = "file_size"
+        case name, type, thumbnails
+        case requireAuth = "require_auth"
+    }
 }
 
 /// A file of a file message as the sender describes it.
@@ -169,7 +174,8 @@ extension ChatService {
             let known = Set(try await store.users(out.mentionedUserIds).map(\.userId))
             mentioned = Self.mentionable(out.mentionedUserIds.filter { known.contains($0) }, in: channel)
         }
-        var new = newMessage("FILE", out, text: "", from: userId, me: me, in: roster, mentioned: mentioned, silent: false, online: online, origin: origin)
+        var new = newMessage(
+            "FILE", out, text: "", from: userId, me: me, in: roster, mentioned: mentioned, silent: false, online: online, origin: origin)
         new.files = filesJSON
         let reqId = out.reqId
         let (stored, payload) = try await pipeline.submit(new) { stored in

@@ -168,7 +168,8 @@ extension ChatService {
             invalidateChannel(channelUrl)
             let members = try await store.members(channelUrl)
             push(
-                ChannelEventFrame(cat: frozen ? ChannelEvent.frozen : ChannelEvent.unfrozen, channelUrl: channelUrl, data: FreezeData(freeze: frozen), ts: now()),
+                ChannelEventFrame(
+                    cat: frozen ? ChannelEvent.frozen : ChannelEvent.unfrozen, channelUrl: channelUrl, data: FreezeData(freeze: frozen), ts: now()),
                 to: Self.joinedIds(members))
         }
         return channel
@@ -237,7 +238,10 @@ extension ChatService {
     struct HideData: Encodable, Sendable {
         let hidePreviousMessages: Bool
         let allowAutoUnhide: Bool
-        enum CodingKeys: String, CodingKey { case hidePreviousMessages = "hide_previous_messages", allowAutoUnhide = "allow_auto_unhide" }
+        enum CodingKeys: String, CodingKey {
+            case hidePreviousMessages = "hide_previous_messages"
+            case allowAutoUnhide = "allow_auto_unhide"
+        }
     }
 
     /// Whether invitations to the user are accepted at once (default true).
@@ -352,7 +356,9 @@ extension ChatService {
         let frame = Self.frameText(
             .memberCount,
             MemberCountFrame(
-                groupChannels: [.init(channelUrl: channel.channelUrl, memberCount: channel.memberCount, joinedMemberCount: channel.joinedMemberCount)],
+                groupChannels: [
+                    .init(channelUrl: channel.channelUrl, memberCount: channel.memberCount, joinedMemberCount: channel.joinedMemberCount)
+                ],
                 ts: now()))
         for id in userIds { send(frame, toUser: id) }
     }

@@ -8,7 +8,10 @@ struct ThreadInfoEvent: Encodable, Sendable {
     let parentMessageId: Int64
     let threadInfo: ThreadInfo
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", channelType = "channel_type", parentMessageId = "parent_message_id", threadInfo = "thread_info"
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case parentMessageId = "parent_message_id"
+        case threadInfo = "thread_info"
     }
 }
 
@@ -18,7 +21,12 @@ struct DeleteMessageEvent: Encodable, Sendable {
     var channelType = "group"
     let msgId: Int64
     let messageId: Int64
-    enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", channelType = "channel_type", msgId = "msg_id", messageId = "message_id" }
+    enum CodingKeys: String, CodingKey {
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case msgId = "msg_id"
+        case messageId = "message_id"
+    }
 }
 
 /// `MRCT` and the REST answer of a reaction change.
@@ -32,8 +40,14 @@ public struct ReactionEvent: Codable, Sendable, Equatable {
     public var success = true
     public var updatedAt: Int64
     enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url", channelType = "channel_type", msgId = "msg_id", reaction, userId = "user_id", operation
-        case success, updatedAt = "updated_at"
+        case channelUrl = "channel_url"
+        case channelType = "channel_type"
+        case msgId = "msg_id"
+        case reaction
+        case userId = "user_id"
+        case operation
+        case success
+        case updatedAt = "updated_at"
     }
 }
 
@@ -70,7 +84,8 @@ extension ChatService {
     @discardableResult
     func requireJoined(_ roster: ChannelRoster, by: String, code: ErrorCode) throws -> MemberRecord {
         guard let me = roster.memberOrParticipant(by), me.state == "joined" else {
-            throw SendbirdError(code == .unauthorizedRequest ? .unauthorizedRequest : .notAMember, "Not a member of the channel: \(roster.channel.channelUrl).")
+            throw SendbirdError(
+                code == .unauthorizedRequest ? .unauthorizedRequest : .notAMember, "Not a member of the channel: \(roster.channel.channelUrl).")
         }
         return me
     }
@@ -184,7 +199,10 @@ extension ChatService {
         var offset: Int64 = 0
         if let viewer { offset = try await requireMember(channel, viewer, code: .unauthorizedRequest).tsMessageOffset }
         let (updated, deleted) = try await store.messageChanges(channelUrl, after: cursor, limit: limit + 1)
-        enum Item { case updated(MessageRecord), deleted(Int64, Int64) }
+        enum Item {
+            case updated(MessageRecord)
+            case deleted(Int64, Int64)
+        }
         var items: [(ts: Int64, id: Int64, item: Item)] = updated.map { ($0.changedAt, $0.messageId, .updated($0)) }
         items += deleted.map { ($0.at, $0.id, .deleted($0.id, $0.at)) }
         items.sort { ($0.ts, $0.id) < ($1.ts, $1.id) }
@@ -241,10 +259,12 @@ extension ChatService {
                     throw SendbirdError(.tooManyItems, "A message takes at most \(Self.maxReactionKeys) different reactions.")
                 }
             }
-            let changed = add
+            let changed =
+                add
                 ? try await store.addReaction(id, key: key, userId: userId, at: t)
                 : try await store.deleteReaction(id, key: key, userId: userId, at: t)
-            var event = ReactionEvent(channelUrl: channelUrl, msgId: id, reaction: key, userId: userId, operation: add ? "ADD" : "DELETE", updatedAt: t)
+            var event = ReactionEvent(
+                channelUrl: channelUrl, msgId: id, reaction: key, userId: userId, operation: add ? "ADD" : "DELETE", updatedAt: t)
             event.channelType = roster.channel.channelType
             if changed { broadcast(Self.frameText(.reaction, event), in: roster) { $0 != m.hiddenFor } }
             return event
@@ -318,7 +338,12 @@ public struct MessageSearchPage: Encodable, Sendable {
     public let hasNext: Bool
     public let endCursor: String
     public let totalCount: Int
-    enum CodingKeys: String, CodingKey { case results, hasNext = "has_next", endCursor = "end_cursor", totalCount = "total_count" }
+    enum CodingKeys: String, CodingKey {
+        case results
+        case hasNext = "has_next"
+        case endCursor = "end_cursor"
+        case totalCount = "total_count"
+    }
 }
 
 extension ChatService {

@@ -1,8 +1,8 @@
 import Foundation
-import NIOCore
-public import TernProtocol
 import Logging
+import NIOCore
 import Synchronization
+public import TernProtocol
 
 extension ChatService {
     /// Sends a user message from `userId`: checks, stores (durably), then fans out. The copy to
@@ -224,7 +224,8 @@ extension ChatService {
         include: ((String) -> Bool)? = nil
     ) {
         if roster.channel.isOpen {
-            for c in openChannels.rooms.connections(in: roster.channel.channelUrl) where c.id != except?.id && c.userId != exceptUser && include?(c.userId) ?? true {
+            for c in openChannels.rooms.connections(in: roster.channel.channelUrl)
+            where c.id != except?.id && c.userId != exceptUser && include?(c.userId) ?? true {
                 if !c.send(frame) { logger.debug("slow consumer cut off", metadata: ["user": "\(c.userId)"]) }
             }
             relay(frame, toRoom: roster.channel.channelUrl, exceptUser: exceptUser, include: include)
@@ -329,7 +330,8 @@ extension ChatService {
     }
 
     /// History of a channel for a viewer (nil: the Platform API, which may read any channel).
-    public func listMessages(_ channelUrl: String, query: MessageQuery, viewer: String?, extras: MessageExtras = []) async throws -> [MessagePayload] {
+    public func listMessages(_ channelUrl: String, query: MessageQuery, viewer: String?, extras: MessageExtras = []) async throws -> [MessagePayload]
+    {
         let channel = try await requireChannel(channelUrl)
         var query = query
         var historyStart: Int64 = 0

@@ -86,7 +86,8 @@ extension ChatService {
         e.channelType = roster.channel.channelType
         let frame = Self.frameText(.systemEvent, e)
         broadcast(frame, in: roster)
-        let followers: Set<String> = roster.channel.isOpen
+        let followers: Set<String> =
+            roster.channel.isOpen
             ? Set(allParticipants(roster.channel.channelUrl)) : Self.joinedIds(roster.members)
         for id in also where !followers.contains(id) {
             send(frame, toUser: id)
@@ -112,7 +113,8 @@ extension ChatService {
         if userId == by { throw SendbirdError(.invalidValue, "Operators cannot ban themselves.") }
         guard let user = try await store.user(userId) else { throw SendbirdError(.notFound, "\"User\" not found: \(userId).") }
         let t = now()
-        let r = RestrictionRecord(channelUrl: channelUrl, userId: userId, kind: .ban, startAt: t, endAt: s < 0 ? -1 : t + s * 1000, description: description)
+        let r = RestrictionRecord(
+            channelUrl: channelUrl, userId: userId, kind: .ban, startAt: t, endAt: s < 0 ? -1 : t + s * 1000, description: description)
         try await store.restrict(r)
         var data = RestrictionEventData(user: Presenter.user(user, online: isOnline(userId), accessToken: ""), restriction: r, now: t)
         // A group member is taken out first, so the event carries the new counts; everyone hears it, the banned
@@ -155,7 +157,8 @@ extension ChatService {
             throw SendbirdError(.notFound, "\"\(userId)\" is not a member of the channel.")
         }
         let t = now()
-        let r = RestrictionRecord(channelUrl: channelUrl, userId: userId, kind: .mute, startAt: t, endAt: s < 0 ? -1 : t + s * 1000, description: description)
+        let r = RestrictionRecord(
+            channelUrl: channelUrl, userId: userId, kind: .mute, startAt: t, endAt: s < 0 ? -1 : t + s * 1000, description: description)
         try await store.restrict(r)
         invalidateChannel(channelUrl)
         let data = RestrictionEventData(user: Presenter.user(user, online: isOnline(userId), accessToken: ""), restriction: r, now: t)
@@ -284,8 +287,13 @@ struct RestrictionEventData: Encodable, Sendable {
     var joinedMemberCount: Int?
 
     enum CodingKeys: String, CodingKey {
-        case description, startAt = "start_at", endAt = "end_at", restrictionType = "restriction_type"
-        case remainingDuration = "remaining_duration", memberCount = "member_count", joinedMemberCount = "joined_member_count"
+        case description
+        case startAt = "start_at"
+        case endAt = "end_at"
+        case restrictionType = "restriction_type"
+        case remainingDuration = "remaining_duration"
+        case memberCount = "member_count"
+        case joinedMemberCount = "joined_member_count"
     }
     func encode(to encoder: any Encoder) throws {
         try user.encode(to: encoder)

@@ -184,7 +184,8 @@ extension ChatService {
             let count = participantCount(channelUrl)
             if newUser {
                 pushToParticipants(
-                    ChannelEventFrame(cat: ChannelEvent.entered, channelUrl: channelUrl, data: ParticipantEventData(me, count: count, ts: now()), ts: now()),
+                    ChannelEventFrame(
+                        cat: ChannelEvent.entered, channelUrl: channelUrl, data: ParticipantEventData(me, count: count, ts: now()), ts: now()),
                     exceptUser: conn.userId)
                 participantCountChanged(channelUrl)
             }
@@ -227,7 +228,8 @@ extension ChatService {
         let ids = allParticipants(channelUrl).filter { $0 > (after ?? "") }
         let page = Array(ids.prefix(limit))
         let users = try await usersById(page)
-        let payloads = page.map { id in users[id].map { Presenter.user($0, online: true, accessToken: "") } ?? UserPayload(userId: id, isOnline: true) }
+        let payloads = page.map { id in users[id].map { Presenter.user($0, online: true, accessToken: "") } ?? UserPayload(userId: id, isOnline: true)
+        }
         return (payloads, ids.count > limit ? RESTSupport.encodeToken(page.last!) : "")
     }
 
@@ -270,7 +272,10 @@ struct ParticipantEventData: Encodable, Sendable {
         self.participantCount = count
         self.edgeTs = ts
     }
-    enum CodingKeys: String, CodingKey { case participantCount = "participant_count", edgeTs = "edge_ts" }
+    enum CodingKeys: String, CodingKey {
+        case participantCount = "participant_count"
+        case edgeTs = "edge_ts"
+    }
     /// The user's keys at the top of `data`, with the new count (and `edge_ts`, which orders counts) beside them.
     func encode(to encoder: any Encoder) throws {
         try user.encode(to: encoder)

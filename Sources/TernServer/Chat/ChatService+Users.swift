@@ -1,6 +1,6 @@
 import Foundation
-import TernProtocol
 import Synchronization
+import TernProtocol
 
 /// Users and their credentials: who a user is, the tokens and sessions that let them in, and
 /// what happens when a user changes, is deactivated or is deleted. Routes and the gateway read

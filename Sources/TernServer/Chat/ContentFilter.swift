@@ -12,7 +12,10 @@ public struct ContentFilter: Codable, Sendable, Equatable {
         public var type = 0
         public var shouldCheckGlobal = false
         enum CodingKeys: String, CodingKey {
-            case keywords, regexFilters = "regex_filters", type, shouldCheckGlobal = "should_check_global"
+            case keywords
+            case regexFilters = "regex_filters"
+            case type
+            case shouldCheckGlobal = "should_check_global"
         }
         public struct Regex: Codable, Sendable, Equatable { public var regex: String }
     }
@@ -20,12 +23,19 @@ public struct ContentFilter: Codable, Sendable, Equatable {
         public var domains: [String] = []
         public var type = 0
         public var shouldCheckGlobal = false
-        enum CodingKeys: String, CodingKey { case domains, type, shouldCheckGlobal = "should_check_global" }
+        enum CodingKeys: String, CodingKey {
+            case domains, type
+            case shouldCheckGlobal = "should_check_global"
+        }
     }
     public var customType: String?
     public var profanityFilter = Words()
     public var domainFilter = Domains()
-    enum CodingKeys: String, CodingKey { case customType = "custom_type", profanityFilter = "profanity_filter", domainFilter = "domain_filter" }
+    enum CodingKeys: String, CodingKey {
+        case customType = "custom_type"
+        case profanityFilter = "profanity_filter"
+        case domainFilter = "domain_filter"
+    }
 
     public init() {}
 
@@ -75,7 +85,8 @@ public struct ContentFilter: Codable, Sendable, Equatable {
                 let w = text[range].lowercased()
                 for k in profanityFilter.keywords {
                     let key = k.lowercased()
-                    let prefix = key.hasSuffix("*"), suffix = key.hasPrefix("*")
+                    let prefix = key.hasSuffix("*")
+                    let suffix = key.hasPrefix("*")
                     let core = key.trimmingCharacters(in: CharacterSet(charactersIn: "*"))
                     if core.isEmpty { continue }
                     let hit =

@@ -62,7 +62,10 @@ public final class KeyedSerialQueue: Sendable {
 
 /// Flood protection: a token bucket per user.
 public final class RateLimiter: Sendable {
-    struct Bucket { var tokens: Double; var last: Int64 }
+    struct Bucket {
+        var tokens: Double
+        var last: Int64
+    }
     let perSecond: Double
     let burst: Double
     let buckets = Mutex<[String: Bucket]>([:])

@@ -1,9 +1,8 @@
 public import Foundation
 import NIOCore
+import NIOHTTP1
 public import Synchronization
 public import TernProtocol
-import NIOHTTP1
-
 
 /// Link previews (seed 002): the first http(s) URL of a user message is fetched (through
 /// ``OutboundHTTP``: every hop's address checked, 1 MB and 5 s for the whole fetch; at most
@@ -59,7 +58,10 @@ public enum LinkPreviews {
         while i < chars.count {
             while i < chars.count, chars[i].isWhitespace || chars[i] == "/" { i += 1 }
             var name = ""
-            while i < chars.count, !chars[i].isWhitespace, chars[i] != "=" { name.append(chars[i]); i += 1 }
+            while i < chars.count, !chars[i].isWhitespace, chars[i] != "=" {
+                name.append(chars[i])
+                i += 1
+            }
             while i < chars.count, chars[i].isWhitespace { i += 1 }
             guard i < chars.count, chars[i] == "=" else { continue }
             i += 1
@@ -68,10 +70,16 @@ public enum LinkPreviews {
             if i < chars.count, chars[i] == "\"" || chars[i] == "'" {
                 let q = chars[i]
                 i += 1
-                while i < chars.count, chars[i] != q { value.append(chars[i]); i += 1 }
+                while i < chars.count, chars[i] != q {
+                    value.append(chars[i])
+                    i += 1
+                }
                 i += 1
             } else {
-                while i < chars.count, !chars[i].isWhitespace { value.append(chars[i]); i += 1 }
+                while i < chars.count, !chars[i].isWhitespace {
+                    value.append(chars[i])
+                    i += 1
+                }
             }
             if !name.isEmpty { out[name.lowercased()] = value }
         }
@@ -81,7 +89,9 @@ public enum LinkPreviews {
     static func decodeEntities(_ s: String) -> String {
         guard s.contains("&") else { return s }
         var out = s
-        for (e, c) in [("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"), ("&apos;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&nbsp;", " "), ("&amp;", "&")] {
+        for (e, c) in [
+            ("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"), ("&apos;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&nbsp;", " "), ("&amp;", "&"),
+        ] {
             out = out.replacingOccurrences(of: e, with: c)
         }
         return out
@@ -103,9 +113,10 @@ public enum LinkPreviews {
     /// policy allows it, hosts on this machine or a private network are not read (a chat server
     /// must not become a way into its own network).
     public static func fetch(_ url: String, policy: OutboundHTTP.Policy, limits: OutboundHTTP.Limits = OutboundHTTP.Limits()) async -> OGMetaData? {
-        guard let response = try? await OutboundHTTP.get(
-            url, policy: policy, limits: limits,
-            headers: [("Accept", "text/html,application/xhtml+xml"), ("User-Agent", "ternd link preview")])
+        guard
+            let response = try? await OutboundHTTP.get(
+                url, policy: policy, limits: limits,
+                headers: [("Accept", "text/html,application/xhtml+xml"), ("User-Agent", "ternd link preview")])
         else { return nil }
         guard (200..<300).contains(response.status) else { return nil }
         let type = (response.headers.first(name: "Content-Type") ?? "text/html").lowercased()

@@ -22,18 +22,19 @@ enum Presenter {
             createdAt: m.createdAt, updatedAt: m.updatedAt, user: senderPayload, customType: m.customType, data: m.data,
             mentionType: m.mentionType,
             mentionedUsers: m.mentionedUserIds.map { id in users[id].map(sender) ?? SenderPayload(userId: id) },
-            silent: m.silent, isOpMsg: m.isOpMsg, parentMessageId: m.parentMessageId)
-            .with { p in
-                p.sortedMetaarray = m.sortedMetaarray
-                p.isReplyToChannel = m.replyToChannel
-                if let og = m.ogTag { p.ogTag = try? JSONDecoder().decode(OGMetaData.self, from: Data(og.utf8)) }
-                if let f = m.files, let files = try? JSONDecoder().decode([FilePayload].self, from: Data(f.utf8)), let first = files.first {
-                    p.file = first
-                    p.files = files
-                    // Files this server stores need the per-user `auth`; files elsewhere do not.
-                    p.requireAuth = files.contains { $0.url.contains("/v3/storage/file/") }
-                }
+            silent: m.silent, isOpMsg: m.isOpMsg, parentMessageId: m.parentMessageId
+        )
+        .with { p in
+            p.sortedMetaarray = m.sortedMetaarray
+            p.isReplyToChannel = m.replyToChannel
+            if let og = m.ogTag { p.ogTag = try? JSONDecoder().decode(OGMetaData.self, from: Data(og.utf8)) }
+            if let f = m.files, let files = try? JSONDecoder().decode([FilePayload].self, from: Data(f.utf8)), let first = files.first {
+                p.file = first
+                p.files = files
+                // Files this server stores need the per-user `auth`; files elsewhere do not.
+                p.requireAuth = files.contains { $0.url.contains("/v3/storage/file/") }
             }
+        }
     }
 
     static func threadInfo(_ m: MessageRecord, users: [String: UserRecord]) -> ThreadInfo {

@@ -170,7 +170,9 @@ public enum SearchQuery {
             case .open:
                 i += 1
                 let inner = try parseOr()
-                guard i < tokens.count, tokens[i] == .close else { throw SendbirdError(.invalidValue, "Invalid value: \"query\" has an unclosed parenthesis.") }
+                guard i < tokens.count, tokens[i] == .close else {
+                    throw SendbirdError(.invalidValue, "Invalid value: \"query\" has an unclosed parenthesis.")
+                }
                 i += 1
                 return inner
             case .word(let w):
@@ -179,13 +181,16 @@ public enum SearchQuery {
                     let field = String(w[..<colon])
                     var value = String(w[w.index(after: colon)...])
                     guard ["custom_type", "data", "message"].contains(field) else {
-                        throw SendbirdError(.invalidValue, "Invalid value: \"query\" can search the fields message, custom_type and data, not \(field).")
+                        throw SendbirdError(
+                            .invalidValue, "Invalid value: \"query\" can search the fields message, custom_type and data, not \(field).")
                     }
                     // `field:(a OR b)`.
                     if value.isEmpty, i < tokens.count, tokens[i] == .open {
                         i += 1
                         let inner = try parseOr()
-                        guard i < tokens.count, tokens[i] == .close else { throw SendbirdError(.invalidValue, "Invalid value: \"query\" has an unclosed parenthesis.") }
+                        guard i < tokens.count, tokens[i] == .close else {
+                            throw SendbirdError(.invalidValue, "Invalid value: \"query\" has an unclosed parenthesis.")
+                        }
                         i += 1
                         return Self.scoped(inner, field)
                     }

@@ -3,10 +3,10 @@ import Crypto
 public import Foundation
 import Logging
 import NIOCore
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 public import Synchronization
 import TernProtocol
-import NIOFoundationEssentialsCompat
 
 /// Sendbird webhooks: the settings `/v3/applications/settings/webhook` keeps, and the delivery of
 /// events to the configured URL — a JSON body with `category`, signed in `x-sendbird-signature`
@@ -25,7 +25,9 @@ public final class WebhookDispatcher: Sendable {
         public var includeUnreadCount = false
         public var enabledEvents: [String] = []
         enum CodingKeys: String, CodingKey {
-            case enabled, url, includeMembers = "include_members", includeUnreadCount = "include_unread_count"
+            case enabled, url
+            case includeMembers = "include_members"
+            case includeUnreadCount = "include_unread_count"
             case enabledEvents = "enabled_events"
         }
         public init() {}
@@ -190,7 +192,8 @@ extension ChatService {
             }
         default: text = "The channel was changed."
         }
-        let data = (try? JSONSerialization.data(withJSONObject: ["type": kind.uppercased(), "details": ["user_ids": users]], options: [.sortedKeys]))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: ["type": kind.uppercased(), "details": ["user_ids": users]], options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? ""
         _ = try? await sendAdminMessage(channelUrl: channel.channelUrl, message: text, customType: "SENDBIRD:AUTO_EVENT_MESSAGE", data: data)
     }

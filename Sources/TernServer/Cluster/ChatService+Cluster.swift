@@ -1,8 +1,8 @@
 import Foundation
-import NIOCore
-import TernProtocol
 import Logging
+import NIOCore
 import Synchronization
+import TernProtocol
 
 /// The chat service as one node of several (``ClusterLink``): what it publishes for the other
 /// nodes, and what it does with what they publish.

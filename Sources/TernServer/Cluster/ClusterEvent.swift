@@ -64,7 +64,15 @@ public struct ClusterEvent: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case kind = "k", frame = "f", users = "us", user = "u", channel = "c", flag = "on", close = "x", rooms = "r", count = "n"
+        case kind = "k"
+        case frame = "f"
+        case users = "us"
+        case user = "u"
+        case channel = "c"
+        case flag = "on"
+        case close = "x"
+        case rooms = "r"
+        case count = "n"
         case counts = "ns"
     }
 

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -8,7 +9,6 @@ import NIOHTTPTypesHTTP1
 import NIOWebSocket
 import Synchronization
 import TernProtocol
-import FoundationEssentials
 
 /// HTTP/1 with the Sendbird WebSocket endpoint at `/`: plain requests go to Hummingbird's router
 /// (one task per connection while it serves requests); an upgraded WebSocket lives on NIO channel
@@ -324,7 +324,8 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         // The cap counts the user's connections on the other nodes of a cluster too.
         let limit = config.maxConnectionsPerUser - service.connectionsElsewhere(user.userId)
         guard let conn = service.registry.register(userId: user.userId, outbox: outbox, limit: limit) else {
-            return refuse(SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."), channel: channel)
+            return refuse(
+                SendbirdError(.tooManyConnections, "Too many connections for this user (at most \(config.maxConnectionsPerUser))."), channel: channel)
         }
         service.noteConnections()
         service.userConnectionsChanged(user.userId)

@@ -1,6 +1,6 @@
 import Foundation
-import TernProtocol
 import Logging
+import TernProtocol
 
 /// The commands of a logged-in connection: one handler per command, each decoding its frame and
 /// calling ``ChatService``; a failure is answered with an `EROR` frame naming the command's
@@ -41,7 +41,8 @@ extension WebSocketGateway {
             case .read:
                 let r = try decode(ChannelRequest.self, frame)
                 let url = try tags.channel(r.reqId, r.channelUrl)
-                try await service.markRead(userId: user.userId, channelUrl: url, connection: conn, reqId: r.reqId, origin: .webSocket, arrivedAt: arrived)
+                try await service.markRead(
+                    userId: user.userId, channelUrl: url, connection: conn, reqId: r.reqId, origin: .webSocket, arrivedAt: arrived)
             case .typingStart, .typingEnd:
                 let r = try decode(ChannelRequest.self, frame)
                 let url = try tags.channel(nil, r.channelUrl)
@@ -54,7 +55,8 @@ extension WebSocketGateway {
             case .enter, .exit:
                 let r = try decode(ChannelRequest.self, frame)
                 let url = try tags.channel(r.reqId, r.channelUrl)
-                let ack = frame.command == .enter
+                let ack =
+                    frame.command == .enter
                     ? try await service.enter(conn, channelUrl: url, reqId: r.reqId)
                     : try await service.exit(conn, channelUrl: url, reqId: r.reqId)
                 conn.send(ChatService.frameText(frame.command, ack))
@@ -163,7 +165,11 @@ extension WebSocketGateway {
         c.session.value = ends
         struct Refreshed: Encodable {
             let key: String, newKey: String, reqId: String?
-            enum CodingKeys: String, CodingKey { case key, newKey = "new_key", reqId = "req_id" }
+            enum CodingKeys: String, CodingKey {
+                case key
+                case newKey = "new_key"
+                case reqId = "req_id"
+            }
         }
         c.conn.send(ChatService.frameText(.login, Refreshed(key: key, newKey: key, reqId: tags.reqId)))
     }

@@ -111,7 +111,10 @@ struct WebSocketGateway: Sendable {
     struct SessionExpiry: Encodable {
         let expiresIn: Int
         let reason: Int
-        enum CodingKeys: String, CodingKey { case expiresIn = "expires_in", reason }
+        enum CodingKeys: String, CodingKey {
+            case expiresIn = "expires_in"
+            case reason
+        }
     }
 
     /// Runs `body`, or throws 500901 when it has not finished after `seconds` (it then goes on

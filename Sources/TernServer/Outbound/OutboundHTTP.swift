@@ -184,10 +184,12 @@ public enum OutboundHTTP {
         let promise = loop.makePromise(of: T.self)
         let once = Mutex(false)
         @Sendable func complete(_ r: Result<T, any Error>) {
-            guard once.withLock({ done in
-                defer { done = true }
-                return !done
-            }) else { return }
+            guard
+                once.withLock({ done in
+                    defer { done = true }
+                    return !done
+                })
+            else { return }
             promise.completeWith(r)
         }
         let timer = loop.scheduleTask(deadline: deadline) { complete(.failure(FetchError.deadline)) }

@@ -34,7 +34,8 @@ public enum PrivateAddresses {
         let zero10 = b[0..<10].allSatisfy { $0 == 0 }
         if zero10 && b[10] == 0xff && b[11] == 0xff { return Array(b[12...]) }  // ::ffff:a.b.c.d
         if b[0..<12].allSatisfy({ $0 == 0 }) && !(b[12] == 0 && b[13] == 0 && b[14] == 0) { return Array(b[12...]) }  // ::a.b.c.d
-        if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && b[4..<12].allSatisfy({ $0 == 0 }) { return Array(b[12...]) }  // 64:ff9b::/96
+        // 64:ff9b::/96
+        if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && b[4..<12].allSatisfy({ $0 == 0 }) { return Array(b[12...]) }
         return b
     }
 

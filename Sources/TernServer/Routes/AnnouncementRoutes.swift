@@ -23,7 +23,6 @@ struct AnnouncementRoutes: Sendable {
         }
     }
 
-
     /// The stored announcement with its counts as they are now.
     func present(_ a: [String: Any]) async throws -> [String: Any] {
         var out = a

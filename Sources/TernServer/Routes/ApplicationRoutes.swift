@@ -78,7 +78,10 @@ extension ApplicationRoutes {
     struct TokenInfo: Encodable {
         let token: String
         let createdAt: Int64
-        enum CodingKeys: String, CodingKey { case token, createdAt = "created_at" }
+        enum CodingKeys: String, CodingKey {
+            case token
+            case createdAt = "created_at"
+        }
     }
     struct TokenList: Encodable {
         let apiTokens: [TokenInfo]
@@ -171,7 +174,10 @@ extension ApplicationRoutes {
     struct Peak: Encodable {
         let date: String
         let peakConnections: Int
-        enum CodingKeys: String, CodingKey { case date, peakConnections = "peak_connections" }
+        enum CodingKeys: String, CodingKey {
+            case date
+            case peakConnections = "peak_connections"
+        }
     }
 
     /// `peak_connections` per day, week (Monday first) or month between two dates (inclusive;
@@ -210,7 +216,9 @@ extension ApplicationRoutes {
             throw SendbirdError(.invalidValue, "Invalid value: \"metric_type\" (\(Self.metricTypes.sorted().joined(separator: ", "))).")
         }
         let dimension = (q.nonEmpty("time_dimension") ?? "daily").lowercased()
-        guard ["daily", "monthly"].contains(dimension) else { throw SendbirdError(.invalidValue, "Invalid value: \"time_dimension\" must be daily or monthly.") }
+        guard ["daily", "monthly"].contains(dimension) else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"time_dimension\" must be daily or monthly.")
+        }
         let (first, last) = try dayRange(q)
         let stats = try await service.dailyMessageStats(firstDay: first, lastDay: last)
         let created = try await service.dailyCreatedChannels(firstDay: first, lastDay: last)

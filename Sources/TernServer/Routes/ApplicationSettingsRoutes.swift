@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import Hummingbird
-import TernProtocol
 import NIOFoundationEssentialsCompat
+import TernProtocol
 
 /// Application settings of the Platform API: push provider configurations (FCM, APNs, HMS),
 /// push message templates, auto event messages and the IP allow-list.
@@ -48,9 +48,6 @@ struct ApplicationSettingsRoutes: Sendable {
     }
 
     // MARK: Documents
-
-
-
 
     /// The fields of a JSON body, or of a multipart form (the APNs certificate is uploaded as one):
     /// text parts as strings, a file part as its SHA-256 fingerprint and size.
@@ -145,7 +142,9 @@ struct ApplicationSettingsRoutes: Sendable {
     func requirePush(_ type: String, _ ctx: RESTRequestContext) async throws -> (key: String, config: [String: Any]) {
         let id = try rest.param(ctx, "provider_id")
         let key = "\(type)/\(id)"
-        guard let c = try await rest.loadDocument("push_configuration", key) else { throw SendbirdError(.notFound, "\"Push configuration\" not found: \(id).") }
+        guard let c = try await rest.loadDocument("push_configuration", key) else {
+            throw SendbirdError(.notFound, "\"Push configuration\" not found: \(id).")
+        }
         return (key, c)
     }
 

@@ -31,8 +31,12 @@ struct BotRoutes: Sendable {
             let botToken: String?
             let botMetadata: [String: String]
             enum CodingKeys: String, CodingKey {
-                case botUserId = "bot_userid", botNickname = "bot_nickname", botProfileUrl = "bot_profile_url", botType = "bot_type"
-                case botToken = "bot_token", botMetadata = "bot_metadata"
+                case botUserId = "bot_userid"
+                case botNickname = "bot_nickname"
+                case botProfileUrl = "bot_profile_url"
+                case botType = "bot_type"
+                case botToken = "bot_token"
+                case botMetadata = "bot_metadata"
             }
         }
         enum CodingKeys: String, CodingKey { case bot }

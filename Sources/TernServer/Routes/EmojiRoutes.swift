@@ -42,7 +42,11 @@ struct EmojiRoutes: Sendable {
         var nextId = 1
         var categories: [Category] = []
         var useDefaultEmoji = true
-        enum CodingKeys: String, CodingKey { case nextId = "next_id", categories, useDefaultEmoji = "use_default_emoji" }
+        enum CodingKeys: String, CodingKey {
+            case nextId = "next_id"
+            case categories
+            case useDefaultEmoji = "use_default_emoji"
+        }
         mutating func takeId() -> Int {
             defer { nextId += 1 }
             return nextId
@@ -88,7 +92,10 @@ struct EmojiRoutes: Sendable {
     struct CategoryList: Encodable {
         let emojiHash: String
         let emojiCategories: [Category]
-        enum CodingKeys: String, CodingKey { case emojiHash = "emoji_hash", emojiCategories = "emoji_categories" }
+        enum CodingKeys: String, CodingKey {
+            case emojiHash = "emoji_hash"
+            case emojiCategories = "emoji_categories"
+        }
     }
 
     func listCategories(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {

@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
-import NIOCore
-import TernProtocol
 import Logging
+import NIOCore
 import NIOFoundationEssentialsCompat
+import TernProtocol
 
 /// Data exports (`/v3/export/{messages|channels|users}`) and GDPR requests (`/v3/privacy/gdpr`),
 /// Platform API only. Each export or access request writes a real file, downloadable with the
@@ -33,9 +33,6 @@ struct ExportRoutes: Sendable {
 
     var directory: String { service.config.dataDirectory + "/exports" }
 
-
-
-
     /// The database keeps export files (PostgreSQL: several nodes share it), not the data directory.
     var inDatabase: FileVault? { service.databaseFiles }
 
@@ -64,7 +61,9 @@ struct ExportRoutes: Sendable {
 
     func dataType(_ ctx: RESTRequestContext, orGDPR: Bool = false) throws -> String {
         let t = try rest.param(ctx, "data_type")
-        guard Self.dataTypes.contains(t) || (orGDPR && t == "gdpr") else { throw SendbirdError(.invalidValue, "Invalid value: \"data_type\" must be messages, channels or users.") }
+        guard Self.dataTypes.contains(t) || (orGDPR && t == "gdpr") else {
+            throw SendbirdError(.invalidValue, "Invalid value: \"data_type\" must be messages, channels or users.")
+        }
         return t
     }
 
@@ -119,7 +118,8 @@ struct ExportRoutes: Sendable {
             var s: String
             switch v {
             case let x as String: s = neutralised(x)
-            case let x as [String: String]: s = String(decoding: (try? JSONSerialization.data(withJSONObject: x, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+            case let x as [String: String]:
+                s = String(decoding: (try? JSONSerialization.data(withJSONObject: x, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
             case let x?: s = "\(x)"
             case nil: s = ""
             }
@@ -150,7 +150,8 @@ struct ExportRoutes: Sendable {
         let id = Credentials.randomToken(bytes: 12)
         let t = service.now()
         let rows = try await rows(type, b, from: from, to: to)
-        let data = format == "csv" ? Self.csv(rows, delimiter: delimiter) : try JSONSerialization.data(withJSONObject: [type: rows], options: [.sortedKeys])
+        let data =
+            format == "csv" ? Self.csv(rows, delimiter: delimiter) : try JSONSerialization.data(withJSONObject: [type: rows], options: [.sortedKeys])
         try await write(data, name: "\(type)-\(id).\(format)")
         var record: [String: Any] = [
             "request_id": id, "data_type": type, "status": "done", "format": format, "csv_delimiter": delimiter, "timezone": timezone,
@@ -211,13 +212,17 @@ struct ExportRoutes: Sendable {
         let channel = try await service.requireChannel(url)
         let b = try await rest.body(req)
         guard let raw = b.object["messages"] else { throw SendbirdError.missing("messages") }
-        guard let items = raw as? [[String: Any]], !items.isEmpty else { throw SendbirdErrorFactory.wrongType("messages", "non-empty list of objects") }
+        guard let items = raw as? [[String: Any]], !items.isEmpty else {
+            throw SendbirdErrorFactory.wrongType("messages", "non-empty list of objects")
+        }
         if items.count > 100 { throw SendbirdError(.tooManyItems, "At most 100 messages a call.") }
         var out: [NewMessage] = []
         for item in items {
             let m = JSONBody(object: item)
             let type = (try m.string("message_type") ?? "MESG").uppercased()
-            guard ["MESG", "ADMM", "FILE"].contains(type) else { throw SendbirdError(.invalidValue, "Invalid value: \"message_type\" must be MESG, ADMM or FILE.") }
+            guard ["MESG", "ADMM", "FILE"].contains(type) else {
+                throw SendbirdError(.invalidValue, "Invalid value: \"message_type\" must be MESG, ADMM or FILE.")
+            }
             guard let ts = try m.int("timestamp"), ts > 0 else { throw SendbirdError.missing("timestamp") }
             if ts > service.now() { throw SendbirdError(.invalidValue, "Invalid value: \"timestamp\" is in the future.") }
             var sender: String?
@@ -238,12 +243,14 @@ struct ExportRoutes: Sendable {
             try Identifier.check(mentioned, field: "mentioned_user_ids")
             var files: String?
             if type == "FILE" {
-                guard let fileURL = try m.string("url"), let scheme = URL(string: fileURL)?.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
+                guard let fileURL = try m.string("url"), let scheme = URL(string: fileURL)?.scheme?.lowercased(), ["http", "https"].contains(scheme)
+                else {
                     throw SendbirdError(.invalidValue, "Invalid value: \"url\" must be an http(s) URL.")
                 }
                 try TextLimit.fileUrl.check(fileURL)
                 let file = FilePayload(
-                    url: fileURL, name: try m.string("file_name") ?? "", size: Int(try m.int("file_size") ?? 0), type: try m.string("file_type") ?? "",
+                    url: fileURL, name: try m.string("file_name") ?? "", size: Int(try m.int("file_size") ?? 0),
+                    type: try m.string("file_type") ?? "",
                     thumbnails: [])
                 files = String(decoding: try JSONEncoder().encode([file]), as: UTF8.self)
             }
@@ -340,7 +347,10 @@ struct ExportRoutes: Sendable {
                     "created_at": u.createdAt, "last_seen_at": u.lastSeenAt, "is_active": u.isActive,
                 ] as [String: Any],
                 "channels": memberships.map { ["channel_url": $0.channelUrl, "state": $0.state, "custom_type": $0.customType] },
-                "messages": sent.map { ["message_id": $0.messageId, "channel_url": $0.channelUrl, "message": $0.message, "data": $0.data, "created_at": $0.createdAt] as [String: Any] },
+                "messages": sent.map {
+                    ["message_id": $0.messageId, "channel_url": $0.channelUrl, "message": $0.message, "data": $0.data, "created_at": $0.createdAt]
+                        as [String: Any]
+                },
             ]
             try await write(try JSONSerialization.data(withJSONObject: content, options: [.sortedKeys]), name: "gdpr-\(id).json")
             record["files"] = ["url": record["file_url"] as? String ?? "", "expires_at": t + Self.lifetime]

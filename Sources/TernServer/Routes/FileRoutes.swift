@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import MultipartKit
 import NIOCore
-import TernProtocol
 import NIOFoundationEssentialsCompat
+import TernProtocol
 
 /// `/v3/storage/file`: uploads (multipart) and downloads of files, only for channel members.
 struct FileRoutes: Sendable {

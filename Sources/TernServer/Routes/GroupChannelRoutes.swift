@@ -215,7 +215,10 @@ struct GroupChannelRoutes: Sendable {
         return try rest.json(try await service.present(channel, viewer: caller.userId))
     }
 
-    struct MemberPage: Encodable { let members: [MemberPayload]; let next: String }
+    struct MemberPage: Encodable {
+        let members: [MemberPayload]
+        let next: String
+    }
 
     struct ChannelPage: Encodable {
         let channels: [GroupChannelPayload]
@@ -336,7 +339,8 @@ struct GroupChannelRoutes: Sendable {
             userId: id, after: cursor, limit: try q.int("limit", default: 100, range: 1...100), customTypes: q.list("custom_types"),
             showEmpty: try q.bool("show_empty", default: false), showFrozen: try q.bool("show_frozen", default: true))
         let next = Self.token(page.next)
-        return try rest.json(GroupChannelChangelog(updated: page.updated, deleted: page.deleted, hasMore: page.hasMore, next: next, ts: service.now()))
+        return try rest.json(
+            GroupChannelChangelog(updated: page.updated, deleted: page.deleted, hasMore: page.hasMore, next: next, ts: service.now()))
     }
 
     /// The member list query's filters and orders (seed 000): `operator_filter` all / operator / nonoperator,

@@ -136,7 +136,12 @@ struct JSONBody {
 /// and `PUT /v3/open_channels/{url}` read the same fields).
 struct ChannelChangesBody: Decodable {
     var changes = ChatService.ChannelChanges()
-    enum CodingKeys: String, CodingKey { case name, coverUrl = "cover_url", data, customType = "custom_type" }
+    enum CodingKeys: String, CodingKey {
+        case name
+        case coverUrl = "cover_url"
+        case data
+        case customType = "custom_type"
+    }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

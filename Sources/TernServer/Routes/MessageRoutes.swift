@@ -132,7 +132,8 @@ struct MessageRoutes: Sendable {
         }
         var u = MessageUpdate()
         u.metaarray = MetaArrayChange(items: items, mode: mode, upsert: fixed != nil ? true : (try b.bool("upsert") ?? false))
-        let m = try await service.updateMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: caller.origin)
+        let m = try await service.updateMessage(
+            channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: caller.origin)
         return try rest.json(MetaArrayAnswer(sortedMetaarray: m.sortedMetaarray))
     }
 
@@ -141,7 +142,8 @@ struct MessageRoutes: Sendable {
         guard let keys = QueryParameters(req.uri.query).list("keys"), !keys.isEmpty else { throw SendbirdError.missing("keys") }
         var u = MessageUpdate()
         u.metaarray = MetaArrayChange(items: keys.map { MetaArrayItem(key: $0, value: []) }, mode: .remove)
-        _ = try await service.updateMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: caller.origin)
+        _ = try await service.updateMessage(
+            channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: caller.origin)
         return try rest.empty()
     }
 
@@ -187,7 +189,9 @@ struct MessageRoutes: Sendable {
         guard b.has(key) else { return nil }
         guard let list = b.object[key] as? [Any] else { throw SendbirdErrorFactory.wrongType(key, "array") }
         return try list.map { entry in
-            guard let o = entry as? [String: Any], let k = o["key"] as? String else { throw SendbirdErrorFactory.wrongType(key, "array of {key, value}") }
+            guard let o = entry as? [String: Any], let k = o["key"] as? String else {
+                throw SendbirdErrorFactory.wrongType(key, "array of {key, value}")
+            }
             let values = (o["value"] as? [Any])?.compactMap { $0 as? String } ?? []
             return MetaArrayItem(key: k, value: values)
         }
@@ -208,7 +212,10 @@ struct MessageRoutes: Sendable {
     struct MessagePage: Encodable {
         let messages: [MessagePayload]
         let hasNext: Bool?
-        enum CodingKeys: String, CodingKey { case messages, hasNext = "has_next" }
+        enum CodingKeys: String, CodingKey {
+            case messages
+            case hasNext = "has_next"
+        }
     }
 
     func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
@@ -281,7 +288,8 @@ struct MessageRoutes: Sendable {
             }
         }
         guard let command = service.config.translationCommand, !command.isEmpty else {
-            throw SendbirdError(.invalidValue, "Translation is not available: no translation provider is configured (ternd serve --translation-command).")
+            throw SendbirdError(
+                .invalidValue, "Translation is not available: no translation provider is configured (ternd serve --translation-command).")
         }
         var out: [String: String] = [:]
         for l in langs { out[l] = try await Translator.translate(message.message, to: l, command: command) }
@@ -318,7 +326,8 @@ struct MessageRoutes: Sendable {
 
     func delete(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        try await service.deleteMessage(channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), by: caller.userId, origin: caller.origin)
+        try await service.deleteMessage(
+            channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), by: caller.userId, origin: caller.origin)
         return try rest.empty()
     }
 
@@ -343,7 +352,8 @@ struct MessageRoutes: Sendable {
             guard let r = q.nonEmpty("reaction") else { throw SendbirdError.missing("reaction") }
             key = r
         }
-        return try rest.json(try await service.react(channelUrl: url, id: try messageId(ctx), key: key, userId: userId, add: add, origin: caller.origin))
+        return try rest.json(
+            try await service.react(channelUrl: url, id: try messageId(ctx), key: key, userId: userId, add: add, origin: caller.origin))
     }
 
     struct ReactionList: Encodable { let reactions: [String: [String]] }

@@ -31,7 +31,10 @@ struct MetadataRoutes: Sendable {
         let channelUrl: String
         let metadata: [String: String]
         let ts: Int64
-        enum CodingKeys: String, CodingKey { case channelUrl = "channel_url", metadata, ts }
+        enum CodingKeys: String, CodingKey {
+            case channelUrl = "channel_url"
+            case metadata, ts
+        }
     }
 
     struct TimeAnswer: Encodable { let ts: Int64 }

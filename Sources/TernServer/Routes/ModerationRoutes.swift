@@ -82,7 +82,10 @@ struct ModerationRoutes: Sendable {
         let kind: RestrictionRecord.Kind
         let now: Int64
         enum CodingKeys: String, CodingKey {
-            case user, description, startAt = "start_at", endAt = "end_at", remainingDuration = "remaining_duration"
+            case user, description
+            case startAt = "start_at"
+            case endAt = "end_at"
+            case remainingDuration = "remaining_duration"
             case restrictionType = "restriction_type"
         }
         struct Restricted: Encodable {
@@ -162,8 +165,11 @@ struct ModerationRoutes: Sendable {
         let total: Int
         let next: String
         enum CodingKeys: String, CodingKey {
-            case bannedList = "banned_list", mutedList = "muted_list", totalBanCount = "total_ban_count"
-            case totalMuteCount = "total_mute_count", next
+            case bannedList = "banned_list"
+            case mutedList = "muted_list"
+            case totalBanCount = "total_ban_count"
+            case totalMuteCount = "total_mute_count"
+            case next
         }
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -207,7 +213,8 @@ struct ModerationRoutes: Sendable {
         guard let r else { throw SendbirdError(.notFound, "\"\(user)\" is not banned in the channel.") }
         let u = try await service.presentUsers([user])[0]
         return try rest.json(
-            RestrictionAnswer(payload: RestrictionPayload(user: u, description: r.description, startAt: r.startAt, endAt: r.endAt), kind: .ban, now: now))
+            RestrictionAnswer(
+                payload: RestrictionPayload(user: u, description: r.description, startAt: r.startAt, endAt: r.endAt), kind: .ban, now: now))
     }
 
     /// A message the profanity or domain filter changed, as it was sent (`message`) beside what
@@ -272,7 +279,10 @@ struct ModerationRoutes: Sendable {
     struct ReportPage: Encodable {
         let reportLogs: [ReportLog]
         let next: String
-        enum CodingKeys: String, CodingKey { case reportLogs = "report_logs", next }
+        enum CodingKeys: String, CodingKey {
+            case reportLogs = "report_logs"
+            case next
+        }
     }
 
     struct ManyRestrictions: Encodable {
@@ -319,9 +329,16 @@ struct ModerationRoutes: Sendable {
         let reportedMessage: MessagePayload?
         let createdAt: Int64
         enum CodingKeys: String, CodingKey {
-            case reportId = "report_id", reportType = "report_type", reportCategory = "report_category"
-            case reportDescription = "report_description", reportingUser = "reporting_user", offendingUser = "offending_user"
-            case channelUrl = "channel_url", channelType = "channel_type", reportedMessage = "reported_message", createdAt = "created_at"
+            case reportId = "report_id"
+            case reportType = "report_type"
+            case reportCategory = "report_category"
+            case reportDescription = "report_description"
+            case reportingUser = "reporting_user"
+            case offendingUser = "offending_user"
+            case channelUrl = "channel_url"
+            case channelType = "channel_type"
+            case reportedMessage = "reported_message"
+            case createdAt = "created_at"
             case channel
         }
         func encode(to encoder: any Encoder) throws {
@@ -350,7 +367,13 @@ struct ModerationRoutes: Sendable {
         let createdAt: Int64
         let freeze: Bool
         enum CodingKeys: String, CodingKey {
-            case channelUrl = "channel_url", name, customType = "custom_type", coverUrl = "cover_url", data, createdAt = "created_at", freeze
+            case channelUrl = "channel_url"
+            case name
+            case customType = "custom_type"
+            case coverUrl = "cover_url"
+            case data
+            case createdAt = "created_at"
+            case freeze
         }
     }
 

@@ -32,8 +32,14 @@ struct OpenChannelRoutes: Sendable {
     struct CreateBody: Decodable {
         var request = CreateOpenChannelRequest()
         enum CodingKeys: String, CodingKey {
-            case channelUrl = "channel_url", name, coverUrl = "cover_url", customType = "custom_type", data, isEphemeral = "is_ephemeral"
-            case operatorIds = "operator_ids", operators
+            case channelUrl = "channel_url"
+            case name
+            case coverUrl = "cover_url"
+            case customType = "custom_type"
+            case data
+            case isEphemeral = "is_ephemeral"
+            case operatorIds = "operator_ids"
+            case operators
         }
 
         init(from decoder: any Decoder) throws {

@@ -48,7 +48,11 @@ struct PushRoutes: Sendable {
         let userId: String
         let nickname: String
         let profileUrl: String
-        enum CodingKeys: String, CodingKey { case userId = "user_id", nickname, profileUrl = "profile_url" }
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+            case nickname
+            case profileUrl = "profile_url"
+        }
         init(_ u: UserRecord) {
             userId = u.userId
             nickname = u.nickname
@@ -60,9 +64,6 @@ struct PushRoutes: Sendable {
             profileUrl = ""
         }
     }
-
-
-
 
     // MARK: Device tokens
 
@@ -284,7 +285,9 @@ struct PushRoutes: Sendable {
             }
             p["push_trigger_option"] = t
         }
-        if let enable = try b.bool("enable") { p["push_trigger_option"] = enable ? (p["push_trigger_option"] as? String == "off" ? "default" : p["push_trigger_option"]) : "off" }
+        if let enable = try b.bool("enable") {
+            p["push_trigger_option"] = enable ? (p["push_trigger_option"] as? String == "off" ? "default" : p["push_trigger_option"]) : "off"
+        }
         if let sound = try b.string("push_sound") {
             try TextLimit.customType.check(sound)
             p["push_sound"] = sound

@@ -1,10 +1,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOCore
-import TernProtocol
 import Logging
+import NIOCore
 import NIOFoundationEssentialsCompat
+import TernProtocol
 
 /// Who is calling a REST endpoint.
 enum Caller: Sendable {
@@ -106,7 +106,9 @@ struct RESTSupport: Sendable {
     }
 
     /// A path parameter that some routes have (`…/metadata/:key`), checked like ``param(_:_:)``.
-    func optionalParam(_ context: some RequestContext, _ name: String, decode: (String) -> String = { $0.removingPercentEncoding ?? $0 }) throws -> String? {
+    func optionalParam(_ context: some RequestContext, _ name: String, decode: (String) -> String = { $0.removingPercentEncoding ?? $0 }) throws
+        -> String?
+    {
         guard let raw = context.parameters.get(name) else { return nil }
         let value = decode(raw)
         try TextLimit.pathParameter.check(value)

@@ -1,7 +1,7 @@
 import Foundation
 public import Hummingbird
-import TernProtocol
 import NIOFoundationEssentialsCompat
+import TernProtocol
 
 /// Reads JSON request bodies into `Decodable` structs with Sendbird's errors, as ``JSONBody``
 /// reads them field by field: an empty body is `{}`, a body that is not JSON or not an object is

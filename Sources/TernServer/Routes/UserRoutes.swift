@@ -216,10 +216,17 @@ struct UserRoutes: Sendable {
         return try rest.json(Issued(token: token, expiresAt: expiresAt, userId: id))
     }
 
-    struct UserPage: Encodable { let users: [UserPayload]; let next: String }
+    struct UserPage: Encodable {
+        let users: [UserPayload]
+        let next: String
+    }
     struct Issued: Encodable {
         let token: String, expiresAt: Int64, userId: String
-        enum CodingKeys: String, CodingKey { case token, expiresAt = "expires_at", userId = "user_id" }
+        enum CodingKeys: String, CodingKey {
+            case token
+            case expiresAt = "expires_at"
+            case userId = "user_id"
+        }
     }
 
     struct UnreadCountResponse: Encodable {
@@ -285,7 +292,10 @@ struct UserRoutes: Sendable {
 
     // MARK: Blocking
 
-    struct BlockedPage: Encodable { let users: [UserPayload]; let next: String }
+    struct BlockedPage: Encodable {
+        let users: [UserPayload]
+        let next: String
+    }
     struct BlockedUser: Encodable {
         let user: UserPayload
         func encode(to encoder: any Encoder) throws {
@@ -361,7 +371,11 @@ struct UserRoutes: Sendable {
         let b = try await rest.body(req)
         // Sendbird also accepts `false` for off.
         let raw: String
-        if let s = try? b.string("count_preference") { raw = s } else if try b.bool("count_preference") == false { raw = "off" } else {
+        if let s = try? b.string("count_preference") {
+            raw = s
+        } else if try b.bool("count_preference") == false {
+            raw = "off"
+        } else {
             throw SendbirdError.missing("count_preference")
         }
         let value = try await service.setCountPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id, raw)

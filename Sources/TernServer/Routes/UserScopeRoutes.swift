@@ -32,7 +32,10 @@ struct UserScopeRoutes: Sendable {
     struct MemberCheck: Encodable {
         let isMember: Bool
         let state: String
-        enum CodingKeys: String, CodingKey { case isMember = "is_member", state }
+        enum CodingKeys: String, CodingKey {
+            case isMember = "is_member"
+            case state
+        }
     }
 
     /// `check_if_member`: `{is_member, state}` (`joined`, `invited`, or `none` for a non-member: the
@@ -91,9 +94,11 @@ struct UserScopeRoutes: Sendable {
         case "joined": wanted = ["joined"]
         case "invited", "invited_by_non_friend": wanted = ["invited"]
         case "invited_by_friend": wanted = []
-        default: throw SendbirdError(.invalidValue, "Invalid value: \"state\" must be all, joined, invited, invited_by_friend or invited_by_non_friend.")
+        default:
+            throw SendbirdError(.invalidValue, "Invalid value: \"state\" must be all, joined, invited, invited_by_friend or invited_by_non_friend.")
         }
-        let n = try await service.memberships(userId: id).filter { wanted.contains($0.state) && (types == nil || types!.contains($0.customType)) }.count
+        let n = try await service.memberships(userId: id).filter { wanted.contains($0.state) && (types == nil || types!.contains($0.customType)) }
+            .count
         return try rest.json(Count(groupChannelCount: n))
     }
 
@@ -102,7 +107,11 @@ struct UserScopeRoutes: Sendable {
         let endAt: Int64
         let description: String
         let channel: ModerationRoutes.ChannelSummary
-        enum CodingKeys: String, CodingKey { case startAt = "start_at", endAt = "end_at", description, channel }
+        enum CodingKeys: String, CodingKey {
+            case startAt = "start_at"
+            case endAt = "end_at"
+            case description, channel
+        }
     }
 
     struct RestrictedChannels: Encodable {
@@ -222,7 +231,12 @@ struct UserScopeRoutes: Sendable {
         let startAt: Int64
         let endAt: Int64
         let channelUrl: String
-        enum CodingKeys: String, CodingKey { case user, description, startAt = "start_at", endAt = "end_at", channelUrl = "channel_url" }
+        enum CodingKeys: String, CodingKey {
+            case user, description
+            case startAt = "start_at"
+            case endAt = "end_at"
+            case channelUrl = "channel_url"
+        }
     }
 
     struct TypeRestrictions: Encodable {

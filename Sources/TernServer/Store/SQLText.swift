@@ -192,11 +192,13 @@ struct ChannelListSQL {
             // Seed 003: a blocked user's messages in a 1:1 channel (hidden from the blocker) do not move
             // the blocker's channel up.
             args += [.int(snapshot), .text(q.memberId ?? "")]
-            return ("""
+            return (
+                """
                 COALESCE((SELECT MAX(mm.created_at) FROM messages mm WHERE mm.channel_url = c.channel_url AND mm.created_at <= ?
                   AND (mm.hidden_for IS NULL OR mm.hidden_for <> ?)),
                   c.created_at * 1000)
-                """, true, false)
+                """, true, false
+            )
         }
     }
 
@@ -415,7 +417,8 @@ struct MessageSearchSQL {
         var args: [SQLValue] = []
         var wheres = [match, "m.type <> 'EPHM'"]
         if let user = q.userId {
-            joins += " JOIN members mb ON mb.channel_url = m.channel_url AND mb.user_id = ? AND mb.state = 'joined' AND m.created_at > mb.ts_message_offset"
+            joins +=
+                " JOIN members mb ON mb.channel_url = m.channel_url AND mb.user_id = ? AND mb.state = 'joined' AND m.created_at > mb.ts_message_offset"
             args.append(.text(user))
             wheres.append("(m.hidden_for IS NULL OR m.hidden_for <> ?)")
         }

@@ -151,7 +151,9 @@ public protocol MessageStore: Sendable {
     func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord?
     /// A channel's message changes after a point (`changed_at`, `message_id`), oldest first: messages changed
     /// (edited, reacted to, their thread or preview moved) and messages deleted, at most `limit` of each kind.
-    func messageChanges(_ channelUrl: String, after: MessageChangeCursor, limit: Int) async throws -> (updated: [MessageRecord], deleted: [(id: Int64, at: Int64)])
+    func messageChanges(_ channelUrl: String, after: MessageChangeCursor, limit: Int) async throws -> (
+        updated: [MessageRecord], deleted: [(id: Int64, at: Int64)]
+    )
 }
 
 /// Read and delivery receipts, unread counts and count preferences.
@@ -208,7 +210,8 @@ public protocol ModerationStore: Sendable {
     /// Lifts a ban or mute. Returns false when there was none.
     func lift(_ channelUrl: String, userId: String, kind: RestrictionRecord.Kind) async throws -> Bool
     /// Restrictions of a channel that hold at `now`, by user id after `afterUserId` (all when `limit` is nil).
-    func restrictions(_ channelUrl: String, kind: RestrictionRecord.Kind, now: Int64, afterUserId: String?, limit: Int?) async throws -> [RestrictionRecord]
+    func restrictions(_ channelUrl: String, kind: RestrictionRecord.Kind, now: Int64, afterUserId: String?, limit: Int?) async throws
+        -> [RestrictionRecord]
     /// Users muted now in each of these channels.
     func mutedUsers(ofChannels channelUrls: [String], now: Int64) async throws -> [String: Set<String>]
     /// Stores a report; returns it with its id.
@@ -268,5 +271,6 @@ public protocol PlatformStore: Sendable {
     /// Every channel (group and open), by URL, optionally only these.
     func exportChannels(channelUrls: [String]?, limit: Int) async throws -> [ChannelRecord]
     /// A user's restrictions of a kind that hold at `now`, by channel URL after `afterChannelUrl`.
-    func restrictions(ofUser userId: String, kind: RestrictionRecord.Kind, now: Int64, afterChannelUrl: String?, limit: Int) async throws -> [RestrictionRecord]
+    func restrictions(ofUser userId: String, kind: RestrictionRecord.Kind, now: Int64, afterChannelUrl: String?, limit: Int) async throws
+        -> [RestrictionRecord]
 }

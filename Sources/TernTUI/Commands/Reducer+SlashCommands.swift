@@ -150,7 +150,8 @@ extension Reducer {
     }
 
     func replyCommand(_ c: SlashCommand.Invocation, _ state: inout AppState) -> [Effect] {
-        guard let m = Self.visibleMessages(state).last(where: { $0.status == .succeeded && $0.sender?.userId != state.me.userId && $0.kind != .admin })
+        guard
+            let m = Self.visibleMessages(state).last(where: { $0.status == .succeeded && $0.sender?.userId != state.me.userId && $0.kind != .admin })
         else {
             state.notice = "no message to reply to (Ctrl-R, then r, picks one)"
             return []
@@ -162,7 +163,9 @@ extension Reducer {
     }
 
     func threadCommand(_ state: inout AppState) -> [Effect] {
-        guard let m = Self.visibleMessages(state).last(where: { $0.thread != nil }) ?? Self.visibleMessages(state).last(where: { $0.status == .succeeded })
+        guard
+            let m = Self.visibleMessages(state).last(where: { $0.thread != nil })
+                ?? Self.visibleMessages(state).last(where: { $0.status == .succeeded })
         else {
             state.notice = "no message here"
             return []
@@ -266,7 +269,8 @@ extension Reducer {
         }
         let choice = c.words[1]
         state.settings.channels[url] = choice == "default" ? nil : Settings.ChannelSettings(notify: choice)
-        state.notice = "\(Self.channelLabel(url, state)) alerts: \(choice == "default" ? state.settings.notify + " (the default)" : choice) · /save keeps it"
+        state.notice =
+            "\(Self.channelLabel(url, state)) alerts: \(choice == "default" ? state.settings.notify + " (the default)" : choice) · /save keeps it"
         return []
     }
 

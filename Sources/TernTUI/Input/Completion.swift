@@ -71,7 +71,8 @@ extension Reducer {
         }
         let matching = all.filter { $0.id.lowercased().hasPrefix(prefix) || $0.nick.lowercased().hasPrefix(prefix) }
         return matching.sorted { a, b in
-            let ra = recent.firstIndex(of: a.id) ?? Int.max, rb = recent.firstIndex(of: b.id) ?? Int.max
+            let ra = recent.firstIndex(of: a.id) ?? Int.max
+            let rb = recent.firstIndex(of: b.id) ?? Int.max
             return ra != rb ? ra < rb : a.id.lowercased() < b.id.lowercased()
         }.map(\.id)
     }
@@ -79,7 +80,8 @@ extension Reducer {
     /// Files whose path starts with `typed` (`~` for home); directories end with `/`.
     func pathCandidates(_ typed: String) -> [String] {
         let expanded = (typed as NSString).expandingTildeInPath
-        let dir: String, prefix: String
+        let dir: String
+        let prefix: String
         if typed.isEmpty {
             (dir, prefix) = (".", "")
         } else if expanded.hasSuffix("/") {
@@ -118,7 +120,8 @@ extension Reducer {
         }
         pushUndo(&state)
         state.typingRun = false
-        let c = Completion(start: start, candidates: candidates, index: forward ? 0 : candidates.count - 1, original: state.input, originalCursor: state.cursor)
+        let c = Completion(
+            start: start, candidates: candidates, index: forward ? 0 : candidates.count - 1, original: state.input, originalCursor: state.cursor)
         let replacement = Array(candidates[c.index])
         state.input.replaceSubrange(start..<state.cursor, with: replacement)
         state.cursor = start + replacement.count

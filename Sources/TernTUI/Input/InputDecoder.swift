@@ -2,7 +2,10 @@ import Foundation
 
 /// A mouse event the terminal reported (SGR mouse mode, 1006): cells count from 0.
 public struct MouseEvent: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case press(button: Int), release, wheelUp, wheelDown }
+    public enum Kind: Sendable, Equatable {
+        case press(button: Int)
+        case release, wheelUp, wheelDown
+    }
     public var kind: Kind
     public var x: Int
     public var y: Int
@@ -143,7 +146,8 @@ public struct InputDecoder: Sendable {
         }
         let fields = params.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 1 }
         let modifier = fields.count > 1 ? fields[1] - 1 : 0  // 1 shift, 2 alt, 4 ctrl
-        let alt = modifier & 2 != 0, ctrl = modifier & 4 != 0
+        let alt = modifier & 2 != 0
+        let ctrl = modifier & 4 != 0
         func arrow(_ plain: Key, alt altKey: Key?, ctrl ctrlKey: Key?) -> [TerminalInput] {
             if ctrl, let ctrlKey { return [.key(ctrlKey)] }
             if alt, let altKey { return [.key(altKey)] }

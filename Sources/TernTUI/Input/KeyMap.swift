@@ -17,29 +17,75 @@ public enum Key: Hashable, Sendable {
 /// (`[keys]`, by these names).
 public enum Command: String, Hashable, Sendable, CaseIterable {
     // Sending and composing
-    case send, newline, editor = "external-editor"
+    case send, newline
+    case editor = "external-editor"
     // The input line (readline)
-    case cursorLeft = "backward-char", cursorRight = "forward-char", wordLeft = "backward-word", wordRight = "forward-word"
-    case cursorHome = "beginning-of-line", cursorEnd = "end-of-line"
-    case deleteBackward = "backward-delete-char", deleteForward = "delete-char", deleteOrQuit = "delete-char-or-quit"
-    case deleteWord = "unix-word-rubout", deleteWordBackward = "backward-kill-word", deleteWordForward = "kill-word"
-    case deleteLine = "unix-line-discard", killToEnd = "kill-line", clearInput = "kill-whole-line", yank, undo
-    case historyPrevious = "previous-history", historyNext = "next-history"
-    case completeNext = "complete", completePrevious = "complete-backward"
+    case cursorLeft = "backward-char"
+    case cursorRight = "forward-char"
+    case wordLeft = "backward-word"
+    case wordRight = "forward-word"
+    case cursorHome = "beginning-of-line"
+    case cursorEnd = "end-of-line"
+    case deleteBackward = "backward-delete-char"
+    case deleteForward = "delete-char"
+    case deleteOrQuit = "delete-char-or-quit"
+    case deleteWord = "unix-word-rubout"
+    case deleteWordBackward = "backward-kill-word"
+    case deleteWordForward = "kill-word"
+    case deleteLine = "unix-line-discard"
+    case killToEnd = "kill-line"
+    case clearInput = "kill-whole-line"
+    case yank, undo
+    case historyPrevious = "previous-history"
+    case historyNext = "next-history"
+    case completeNext = "complete"
+    case completePrevious = "complete-backward"
     // Channels
-    case nextChannel = "next-channel", previousChannel = "previous-channel", nextActivity = "next-activity", switcher = "switch-channel"
-    case jump1 = "jump-1", jump2 = "jump-2", jump3 = "jump-3", jump4 = "jump-4", jump5 = "jump-5"
-    case jump6 = "jump-6", jump7 = "jump-7", jump8 = "jump-8", jump9 = "jump-9", jump10 = "jump-10"
+    case nextChannel = "next-channel"
+    case previousChannel = "previous-channel"
+    case nextActivity = "next-activity"
+    case switcher = "switch-channel"
+    case jump1 = "jump-1"
+    case jump2 = "jump-2"
+    case jump3 = "jump-3"
+    case jump4 = "jump-4"
+    case jump5 = "jump-5"
+    case jump6 = "jump-6"
+    case jump7 = "jump-7"
+    case jump8 = "jump-8"
+    case jump9 = "jump-9"
+    case jump10 = "jump-10"
     // The message pane
-    case scrollUp = "page-up", scrollDown = "page-down", lineUp = "line-up", lineDown = "line-down"
-    case halfPageUp = "half-page-up", halfPageDown = "half-page-down", scrollTop = "scroll-top", scrollBottom = "scroll-bottom"
-    case pickMessage = "pick-message", editLast = "edit-last", search, openImage = "open-image"
+    case scrollUp = "page-up"
+    case scrollDown = "page-down"
+    case lineUp = "line-up"
+    case lineDown = "line-down"
+    case halfPageUp = "half-page-up"
+    case halfPageDown = "half-page-down"
+    case scrollTop = "scroll-top"
+    case scrollBottom = "scroll-bottom"
+    case pickMessage = "pick-message"
+    case editLast = "edit-last"
+    case search
+    case openImage = "open-image"
     // Views
-    case help, channelInfo = "channel-info", browseChannels = "browse-channels", togglePeople = "people-pane", redraw, quit
+    case help
+    case channelInfo = "channel-info"
+    case browseChannels = "browse-channels"
+    case togglePeople = "people-pane"
+    case redraw, quit
     // vi modes
-    case normalMode = "normal-mode", insertMode = "insert-mode", insertAfter = "append", insertAtStart = "insert-at-start"
-    case appendAtEnd = "append-at-end", commandLine = "command-line", searchPrompt = "search-prompt", changeToEnd = "change-line"
-    case wordEnd = "end-of-word", deleteCharUnder = "vi-delete-char", deleteCharBefore = "vi-delete-char-before"
+    case normalMode = "normal-mode"
+    case insertMode = "insert-mode"
+    case insertAfter = "append"
+    case insertAtStart = "insert-at-start"
+    case appendAtEnd = "append-at-end"
+    case commandLine = "command-line"
+    case searchPrompt = "search-prompt"
+    case changeToEnd = "change-line"
+    case wordEnd = "end-of-word"
+    case deleteCharUnder = "vi-delete-char"
+    case deleteCharBefore = "vi-delete-char-before"
 
     /// The channel number a jump command goes to (1…10).
     public var jumpNumber: Int? {
@@ -219,7 +265,10 @@ public struct KeyTable: Sendable, Equatable {
     public func table(_ mode: Mode) -> [[Key]: Command] { mode == .normal && preset == .vi ? normal : bindings }
 
     /// The command for a sequence in a mode; `.prefix` when the sequence starts a longer binding.
-    public enum Match: Equatable { case command(Command), prefix, none }
+    public enum Match: Equatable {
+        case command(Command)
+        case prefix, none
+    }
 
     public func match(_ keys: [Key], mode: Mode) -> Match {
         let t = table(mode)
@@ -266,7 +315,9 @@ public struct KeyTable: Sendable, Equatable {
 
     static func parseKey(_ word: String) throws -> Key {
         var rest = Substring(word)
-        var ctrl = false, alt = false, shift = false
+        var ctrl = false
+        var alt = false
+        var shift = false
         while rest.count > 2 {
             let lower = rest.lowercased()
             if lower.hasPrefix("c-") {

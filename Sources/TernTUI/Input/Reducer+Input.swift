@@ -31,7 +31,9 @@ extension Reducer {
     func mouse(_ e: MouseEvent, _ state: inout AppState) -> [Effect] {
         var effects = becomePresent(&state)
         guard state.settings.mouse, state.terminal.width > 0 else { return effects }
-        let overlay = state.showHelp || state.sheet != nil || state.people != nil || state.browser != nil || state.info != nil || state.search != nil || state.switcher != nil
+        let overlay =
+            state.showHelp || state.sheet != nil || state.people != nil || state.browser != nil || state.info != nil || state.search != nil
+            || state.switcher != nil
         switch e.kind {
         case .wheelUp where !overlay:
             effects += scrollLines(3, &state)
@@ -387,7 +389,9 @@ extension Reducer {
                 }
                 if inside { return (.substring, 0) }
             }
-            var j = 0, score = 0, last = -2
+            var j = 0
+            var score = 0
+            var last = -2
             for (k, ch) in chars.enumerated() where j < qs.count && ch == qs[j] {
                 score += k == 0 ? 30 : (k == last + 1 ? 10 : (!isWord(chars[k - 1]) ? 8 : 1))
                 last = k

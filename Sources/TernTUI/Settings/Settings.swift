@@ -58,7 +58,8 @@ public struct Settings: Sendable, Equatable {
                     let close = Command.suggestions(for: name).prefix(5)
                     let hint = close.isEmpty ? "" : "did you mean \(close.joined(separator: ", "))? "
                     throw SettingsError(
-                        line: nil, message: "keys: unknown command \"\(name)\" for \"\(seq)\" (\(hint)tern --help lists every command under KEY COMMANDS)",
+                        line: nil,
+                        message: "keys: unknown command \"\(name)\" for \"\(seq)\" (\(hint)tern --help lists every command under KEY COMMANDS)",
                         key: seq)
                 }
                 do { try t.bind(seq, to: command, mode: mode) } catch let e as KeyTable.BindingError {
@@ -305,7 +306,8 @@ public struct Settings: Sendable, Equatable {
                 continue
             }
             guard section.isEmpty ? current.isEmpty : (current == section || current.hasPrefix(section + ".")) else { continue }
-            let name = l.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            let name = l.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\"'"))
             if name == key { return i + 1 }
             if section.isEmpty, l.hasPrefix("[" + key) { return i + 1 }
         }

@@ -102,7 +102,9 @@ extension Reducer {
     /// The server stored a message (it takes its place in time) or refused it (it stays, marked).
     func applySent(_ m: Message, _ state: inout AppState) {
         if let id = m.requestId, let upload = state.uploads.removeValue(forKey: id) {
-            state.notice = m.status == .succeeded ? "\(upload.name) sent" : "\(upload.name): " + (m.error.map { ErrorText.describe($0, .upload(upload.name)) } ?? "not sent")
+            state.notice =
+                m.status == .succeeded
+                ? "\(upload.name) sent" : "\(upload.name): " + (m.error.map { ErrorText.describe($0, .upload(upload.name)) } ?? "not sent")
         }
         var list = state.messages[m.channelUrl] ?? []
         if m.status == .succeeded {

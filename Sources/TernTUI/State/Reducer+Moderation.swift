@@ -72,7 +72,10 @@ extension Reducer {
             target = .user(u, channelUrl: url)
             rest.removeFirst(2)
         } else if rest.first == "message" {
-            guard let m = Self.visibleMessages(state).last(where: { $0.status == .succeeded && $0.sender?.userId != state.me.userId && $0.kind != .admin })
+            guard
+                let m = Self.visibleMessages(state).last(where: {
+                    $0.status == .succeeded && $0.sender?.userId != state.me.userId && $0.kind != .admin
+                })
             else {
                 state.notice = "no message of someone else here to report"
                 return []
@@ -282,7 +285,8 @@ extension Reducer {
         if url == state.selected { state.notice = text }
         guard state.messages[url] != nil else { return }
         state.localEvents += 1
-        var line = Message(messageId: 0, requestId: "tern.event.\(state.localEvents)", channelUrl: url, kind: .admin, text: text, sender: nil, createdAt: now)
+        var line = Message(
+            messageId: 0, requestId: "tern.event.\(state.localEvents)", channelUrl: url, kind: .admin, text: text, sender: nil, createdAt: now)
         line.customType = Self.localEventType
         state.messages[url]!.append(line)
     }

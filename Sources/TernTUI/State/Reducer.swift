@@ -85,7 +85,8 @@ public struct Reducer: Sendable {
             if state.pane.width > 0 { state.scroll = min(state.scroll, maxScroll(state)) }
             return []
 
-        case .key(.alt(let c)) where keys.match([.alt(c)], mode: state.mode) == .none && state.pendingKeys.isEmpty
+        case .key(.alt(let c))
+        where keys.match([.alt(c)], mode: state.mode) == .none && state.pendingKeys.isEmpty
             && !(state.switcher != nil && c == "j"):
             // Esc and a key typed right after it arrive like an Alt key; one nothing is bound to is read as the two.
             return reduceAction(&state, .key(.escape)) + reduceAction(&state, .key(.char(c)))
@@ -195,7 +196,8 @@ public struct Reducer: Sendable {
             state.search = SearchView()
             return []
         case .openImage:
-            guard let m = Self.visibleMessages(state).last(where: { $0.files.contains { $0.type.hasPrefix("image/") } && $0.status == .succeeded }) else {
+            guard let m = Self.visibleMessages(state).last(where: { $0.files.contains { $0.type.hasPrefix("image/") } && $0.status == .succeeded })
+            else {
                 state.notice = "no image here"
                 return []
             }
@@ -531,7 +533,8 @@ public struct Reducer: Sendable {
         }
         // Invitations first, then by latest activity.
         state.channels.sort { a, b in
-            let ai = a.myMemberState == "invited", bi = b.myMemberState == "invited"
+            let ai = a.myMemberState == "invited"
+            let bi = b.myMemberState == "invited"
             if ai != bi { return ai }
             return a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
         }

@@ -217,7 +217,11 @@ public struct Upload: Sendable, Equatable {
 public struct PeopleView: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// A group channel's members (operators first), or an open channel's participants.
-        case members(String), participants(String), operators(String), banned(String), muted(String)
+        case members(String)
+        case participants(String)
+        case operators(String)
+        case banned(String)
+        case muted(String)
         /// The application's users, filtered by the query (a nickname prefix, `key:value` metadata).
         case users
     }
@@ -415,7 +419,8 @@ public enum Effect: Sendable, Equatable {
 
 /// `/op`, `/deop`, `/ban`, `/unban`, `/mute`, `/unmute`.
 public enum Moderation: Sendable, Equatable {
-    case op(String), deop(String)
+    case op(String)
+    case deop(String)
     /// Seconds: -1 for ever.
     case ban(String, seconds: Int, reason: String)
     case unban(String)

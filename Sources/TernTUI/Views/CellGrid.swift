@@ -15,7 +15,10 @@ public struct Style: Hashable, Sendable {
     public var underline = false
     public var reverse = false
 
-    public init(fg: Color = .default, bg: Color = .default, bold: Bool = false, dim: Bool = false, italic: Bool = false, underline: Bool = false, reverse: Bool = false) {
+    public init(
+        fg: Color = .default, bg: Color = .default, bold: Bool = false, dim: Bool = false, italic: Bool = false, underline: Bool = false,
+        reverse: Bool = false
+    ) {
         self.fg = fg
         self.bg = bg
         self.bold = bold

@@ -33,7 +33,8 @@ extension Screen {
                 let unread = c.unreadMessageCount
                 let mentions = c.unreadMentionCount
                 let active = unread > 0 || mentions > 0
-                var style = theme.style(isSelected ? "roomlist.selected" : active ? (mentions > 0 ? "roomlist.mention" : "roomlist.unread") : "roomlist")
+                var style = theme.style(
+                    isSelected ? "roomlist.selected" : active ? (mentions > 0 ? "roomlist.mention" : "roomlist.unread") : "roomlist")
                 if isSelected && active { style.bold = true }
                 g.fill(x: 0, y: y, width: width, height: 1, style: style)
                 let badge = Self.badge(unread: unread, mentions: mentions)
@@ -51,7 +52,9 @@ extension Screen {
 
     /// The channel list's rows: invitations in their own section first, then the channels, then open channels.
     public enum ListRow: Sendable {
-        case header(String), channel(GroupChannel), open(OpenChannel)
+        case header(String)
+        case channel(GroupChannel)
+        case open(OpenChannel)
         public var url: String? {
             switch self {
             case .channel(let c): c.url

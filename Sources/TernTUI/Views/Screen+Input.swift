@@ -48,7 +48,9 @@ extension Screen {
             g.write(more, x: x, y: y + rows - 1, style: theme.style("timeline.event"))
         }
         if !counter.isEmpty {
-            g.write(counter, x: x + width - CellWidth.of(counter), y: y, style: theme.style(state.input.count > Reducer.messageLimit ? "timeline.failed" : "timeline.event"))
+            g.write(
+                counter, x: x + width - CellWidth.of(counter), y: y,
+                style: theme.style(state.input.count > Reducer.messageLimit ? "timeline.failed" : "timeline.event"))
         }
     }
 

@@ -33,7 +33,8 @@ extension Screen {
             out.append(Line(parts: [("— beginning of the conversation —", theme.style("timeline.event"))]))
         }
         if start == 0, let t = state.thread {
-            let label = "── thread: \(t.parent.sender?.displayName ?? "*") · \(t.replies.count) \(t.replies.count == 1 ? "reply" : "replies") · Esc: back "
+            let label =
+                "── thread: \(t.parent.sender?.displayName ?? "*") · \(t.replies.count) \(t.replies.count == 1 ? "reply" : "replies") · Esc: back "
             out.append(rule(label, "timeline.thread", width: width))
             if t.loading { out.append(Line(parts: [("loading the thread…", theme.style("timeline.event"))])) }
         }
@@ -94,7 +95,13 @@ extension Screen {
             var parts: [(String, Style)] = []
             if i == 0 {
                 parts.append((stamp, theme.style("timeline.timestamp")))
-                parts.append((nick, mine ? theme.style("timeline.nick.self") : nickColors && m.kind != .admin ? theme.nickStyle(m.sender?.userId ?? nick) : theme.style("timeline.nick")))
+                parts.append(
+                    (
+                        nick,
+                        mine
+                            ? theme.style("timeline.nick.self")
+                            : nickColors && m.kind != .admin ? theme.nickStyle(m.sender?.userId ?? nick) : theme.style("timeline.nick")
+                    ))
                 parts.append((": ", theme.style("timeline.text")))
             } else {
                 parts.append((String(repeating: " ", count: min(indent, width - 1)), theme.style("timeline")))
@@ -196,12 +203,15 @@ extension Screen {
     public static func progressBar(sent: Int64, total: Int64, width: Int) -> String {
         let fraction = total > 0 ? min(1, max(0, Double(sent) / Double(total))) : 0
         let filled = Int((fraction * Double(width)).rounded(.down))
-        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(Int((fraction * 100).rounded(.down)))%"
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            + "] \(Int((fraction * 100).rounded(.down)))%"
     }
 
     func drawMessages(_ state: AppState, _ g: inout CellGrid, x: Int, width: Int, height: Int, now: Millis) {
         guard state.selected != nil else {
-            g.write("Welcome to Tern. /dm USER opens a conversation; /help lists keys and commands.", x: x + 1, y: 0, style: theme.style("timeline.event"))
+            g.write(
+                "Welcome to Tern. /dm USER opens a conversation; /help lists keys and commands.", x: x + 1, y: 0, style: theme.style("timeline.event")
+            )
             return
         }
         if let c = state.selectedChannel, c.myMemberState == "invited" {

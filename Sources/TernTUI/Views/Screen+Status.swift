@@ -17,7 +17,9 @@ extension Screen {
         if let c = state.selectedChannel {
             col = g.write(" │ #" + c.displayName(me: state.me.userId), x: col, y: y, style: theme.style("status"))
             if c.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }
-            if c.myMemberState == "invited" { col = g.write(" [invited: Ctrl-O, then a accepts, d declines]", x: col, y: y, style: theme.style("status.activity")) }
+            if c.myMemberState == "invited" {
+                col = g.write(" [invited: Ctrl-O, then a accepts, d declines]", x: col, y: y, style: theme.style("status.activity"))
+            }
         } else if let o = state.selectedOpenChannel {
             col = g.write(" │ #" + o.displayName + " · \(o.participantCount) here", x: col, y: y, style: theme.style("status"))
             if o.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }

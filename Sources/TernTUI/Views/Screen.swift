@@ -108,7 +108,9 @@ public struct Screen: Sendable {
                     a.isOperator != b.isOperator
                         ? a.isOperator : (a.user.displayName.lowercased(), a.userId) < (b.user.displayName.lowercased(), b.userId)
                 }
-                .map { PeopleView.Row(user: $0.user, online: $0.isOnline || $0.userId == state.me.userId, isOperator: $0.isOperator, isMuted: $0.isMuted) }
+                .map {
+                    PeopleView.Row(user: $0.user, online: $0.isOnline || $0.userId == state.me.userId, isOperator: $0.isOperator, isMuted: $0.isMuted)
+                }
         }
         guard let o = state.selectedOpenChannel else { return [] }
         let ops = Set(o.operators.map(\.userId))
@@ -138,7 +140,8 @@ public struct Screen: Sendable {
                 g.write(" … \(rows.count - room + 1) more", x: x, y: y, style: theme.style("timeline.event"), limit: x + width)
                 break
             }
-            var col = g.write(r.online == true ? " ●" : " ○", x: x, y: y, style: theme.style(r.online == true ? "status.connected" : "timeline.event"))
+            var col = g.write(
+                r.online == true ? " ●" : " ○", x: x, y: y, style: theme.style(r.online == true ? "status.connected" : "timeline.event"))
             col = g.write(r.isOperator ? "★" : " ", x: col, y: y, style: theme.style("status.activity"))
             let name = r.user.displayName + (r.isMuted ? " (muted)" : "")
             g.write(name, x: col, y: y, style: theme.style(r.user.userId == state.me.userId ? "timeline.nick.self" : "roomlist"), limit: x + width)

@@ -216,7 +216,9 @@ public struct Theme: Sendable, Equatable {
         if let i = Int(lower), (0...255).contains(i) { return .index(i) }
         if lower.hasPrefix("#"), lower.count == 7, let rgb = Int(lower.dropFirst(), radix: 16) {
             // Downsampled to the 6×6×6 cube of the 256-colour palette.
-            let r = (rgb >> 16) & 255, g = (rgb >> 8) & 255, b = rgb & 255
+            let r = (rgb >> 16) & 255
+            let g = (rgb >> 8) & 255
+            let b = rgb & 255
             func level(_ v: Int) -> Int { v < 48 ? 0 : v < 115 ? 1 : (v - 35) / 40 }
             return .index(16 + 36 * level(r) + 6 * level(g) + level(b))
         }

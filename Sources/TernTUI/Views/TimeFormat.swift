@@ -4,7 +4,10 @@ public import Foundation
 /// `'quoted'` text) without DateFormatter: its ICU calendar machinery costs megabytes of memory and
 /// tens of microseconds a call, for English month and day names and a time zone offset.
 public struct TimeFormat: Sendable {
-    enum Token: Sendable { case literal(String), field(Character, Int) }
+    enum Token: Sendable {
+        case literal(String)
+        case field(Character, Int)
+    }
     let tokens: [Token]
     let timeZone: TimeZone
 
@@ -55,7 +58,9 @@ public struct TimeFormat: Sendable {
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (4)
-        let hour = secondOfDay / 3600, minute = secondOfDay / 60 % 60, second = secondOfDay % 60
+        let hour = secondOfDay / 3600
+        let minute = secondOfDay / 60 % 60
+        let second = secondOfDay % 60
         func pad(_ v: Int, _ n: Int) -> String {
             let s = String(v)
             return s.count >= n ? s : String(repeating: "0", count: n - s.count) + s

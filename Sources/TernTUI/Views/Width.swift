@@ -1,4 +1,5 @@
 import Synchronization
+
 /// How many terminal cells text takes: per scalar, like `wcwidth`, with the overrides terminals
 /// agree on today (emoji presentation and VS16 are two cells, ZWJ sequences one glyph).
 public enum CellWidth {

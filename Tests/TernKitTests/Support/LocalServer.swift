@@ -20,7 +20,9 @@ final class LocalServer: Sendable {
     var port: Int { server.port }
     var address: ServerAddress { ServerAddress(apiBase: "http://127.0.0.1:\(port)", webSocketBase: "ws://127.0.0.1:\(port)") }
 
-    static func start(port: Int = 0, dataDirectory: String? = nil, apiToken: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> LocalServer {
+    static func start(
+        port: Int = 0, dataDirectory: String? = nil, apiToken: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> LocalServer {
         let dir = dataDirectory ?? Self.tempDirectory()
         let token = apiToken ?? "kit-test-\(UUID().uuidString)"
         var config = ServerConfiguration(port: port, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)

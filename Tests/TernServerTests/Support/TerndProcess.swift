@@ -35,7 +35,9 @@ final class TerndProcess: @unchecked Sendable {
             extra += ["--database", try PostgresTestCluster.sharedBlocking().database(for: dataDirectory)]
         }
         let p = Process()
-        let args = ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory, "--api-token", apiToken, "--max-messages-per-second", "0"] + extra
+        let args =
+            ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory, "--api-token", apiToken, "--max-messages-per-second", "0"]
+            + extra
         if let openFileLimit {
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
             p.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", binary] + args

@@ -3,8 +3,8 @@ import HTTPTypes
 import Logging
 import Synchronization
 import TernProtocol
-import WSClient
 import TernTestSupport
+import WSClient
 
 /// A WebSocket client speaking the Sendbird frame protocol, for tests: frames received are
 /// collected, and `next(_:)` waits (with a timeout) for the next one matching a condition.

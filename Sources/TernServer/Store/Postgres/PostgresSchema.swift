@@ -533,7 +533,8 @@ enum PostgresSchema {
             let db = PGConnection(conn: conn, logger: store.logger)
             try await db.execute("SELECT pg_advisory_lock(7347)")
             do {
-                try await db.execute("CREATE TABLE IF NOT EXISTS tern_migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+                try await db.execute(
+                    "CREATE TABLE IF NOT EXISTS tern_migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
                 let done = Set(try await db.column("SELECT name FROM tern_migrations", as: String.self))
                 for m in migrations where !done.contains(m.name) {
                     try await db.execute("BEGIN")

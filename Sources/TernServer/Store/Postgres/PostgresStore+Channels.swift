@@ -287,7 +287,9 @@ extension PostgresStore {
                 """,
                 [userId, c.ts, c.ts, c.url, limit]
             ).map { (url: try $0["url"] as String, at: try $0["at"] as Int64) }
-            let deleted = try await db.fetchAll(ChangelogSQL.deletedChannels(userId: userId, after: c, limit: limit, dialect: .postgres)).map { (url: try $0["channel_url"] as String, at: try $0["deleted_at"] as Int64) }
+            let deleted = try await db.fetchAll(ChangelogSQL.deletedChannels(userId: userId, after: c, limit: limit, dialect: .postgres)).map {
+                (url: try $0["channel_url"] as String, at: try $0["deleted_at"] as Int64)
+            }
             return (updated, deleted)
         }
     }
@@ -308,4 +310,3 @@ extension PostgresStore {
             [url, url, url])
     }
 }
-

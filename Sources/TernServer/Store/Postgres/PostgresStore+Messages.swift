@@ -113,8 +113,12 @@ extension PostgresStore {
                 WHERE g.channel_url = v.url
                 """, [keys, keys.map { String(newest[$0]!.id) }, keys.map { String(newest[$0]!.ts) }])
         }
-        var urlsOut: [String] = [], ids: [String] = [], unread: [String] = [], mentions: [String] = []
-        var hidden: [String] = [], readTs: [String] = []
+        var urlsOut: [String] = []
+        var ids: [String] = []
+        var unread: [String] = []
+        var mentions: [String] = []
+        var hidden: [String] = []
+        var readTs: [String] = []
         for url in groups {
             for (id, m) in ledger.channels[url]?.members ?? [:] where m.changed {
                 urlsOut.append(url)
@@ -154,9 +158,10 @@ extension PostgresStore {
             reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
         // A reply: its parent is in this channel and is not a reply itself.
         if m.parentMessageId != 0 {
-            guard let parent = try await db.fetchOne(
-                "SELECT parent_message_id FROM messages WHERE message_id = ? AND channel_url = ?",
-                [m.parentMessageId, m.channelUrl])
+            guard
+                let parent = try await db.fetchOne(
+                    "SELECT parent_message_id FROM messages WHERE message_id = ? AND channel_url = ?",
+                    [m.parentMessageId, m.channelUrl])
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(m.parentMessageId) (the parent).") }
             if (try parent["parent_message_id"] as Int64) != 0 {
                 throw SendbirdError(.invalidValue, "Invalid value: a reply cannot be a parent (\(m.parentMessageId) is a reply).")
@@ -197,8 +202,9 @@ extension PostgresStore {
             if channel != nil { newest[m.channelUrl] = (id, m.createdAt) }
         } else {
             // Ephemeral: an id from the same sequence so ids stay unique, but no row is kept.
-            guard let id = try await db.scalar(
-                "SELECT nextval(pg_get_serial_sequence('messages', 'message_id'))", [], as: Int64.self)
+            guard
+                let id = try await db.scalar(
+                    "SELECT nextval(pg_get_serial_sequence('messages', 'message_id'))", [], as: Int64.self)
             else { throw SendbirdError(.internalError, "No message id.") }
             record.messageId = id
         }
@@ -320,8 +326,9 @@ extension PostgresStore {
     public func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord) {
         try await write { db in
             try await Self.lockChannel(db, channelUrl)
-            guard let old = try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
-                .map(Self.messageRecord)
+            guard
+                let old = try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
+                    .map(Self.messageRecord)
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
             let new = old.applying(change)
             try await db.execute(
@@ -340,8 +347,9 @@ extension PostgresStore {
     public func deleteMessage(_ channelUrl: String, id: Int64, at ms: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?) {
         try await write { db in
             try await Self.lockChannel(db, channelUrl)
-            guard let m = try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
-                .map(Self.messageRecord)
+            guard
+                let m = try await db.fetchOne("SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", [channelUrl, id])
+                    .map(Self.messageRecord)
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
             try await db.execute("DELETE FROM messages WHERE message_id = ?", [id])
             // Kept for message changelogs: clients that were away learn of the deletion.
@@ -370,9 +378,10 @@ extension PostgresStore {
 
     public func addReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
         try await write { db in
-            let changed = try await db.execute(
-                "INSERT INTO reactions(message_id, key, user_id, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [messageId, key, userId, ms]) > 0
+            let changed =
+                try await db.execute(
+                    "INSERT INTO reactions(message_id, key, user_id, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    [messageId, key, userId, ms]) > 0
             if changed { try await Self.touchMessage(db, messageId, at: ms) }
             return changed
         }
@@ -380,8 +389,9 @@ extension PostgresStore {
 
     public func deleteReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
         try await write { db in
-            let changed = try await db.execute(
-                "DELETE FROM reactions WHERE message_id = ? AND key = ? AND user_id = ?", [messageId, key, userId]) > 0
+            let changed =
+                try await db.execute(
+                    "DELETE FROM reactions WHERE message_id = ? AND key = ? AND user_id = ?", [messageId, key, userId]) > 0
             if changed { try await Self.touchMessage(db, messageId, at: ms) }
             return changed
         }
@@ -430,7 +440,9 @@ extension PostgresStore {
     {
         try await read { db in
             let updated = try await db.fetchAll(ChangelogSQL.updatedMessages(channelUrl, after: c, limit: limit)).map(Self.messageRecord)
-            let deleted = try await db.fetchAll(ChangelogSQL.deletedMessages(channelUrl, after: c, limit: limit)).map { (id: try $0["message_id"] as Int64, at: try $0["deleted_at"] as Int64) }
+            let deleted = try await db.fetchAll(ChangelogSQL.deletedMessages(channelUrl, after: c, limit: limit)).map {
+                (id: try $0["message_id"] as Int64, at: try $0["deleted_at"] as Int64)
+            }
             return (updated, deleted)
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
-public import TernProtocol
 import Synchronization
+public import TernProtocol
 
 /// Read and delivery receipts, unread counts and count preferences (``ReceiptStore``) on PostgreSQL.
 extension PostgresStore {

@@ -253,13 +253,27 @@ struct PGSearchExpression: Sendable {
                 }
                 if !closed { throw Self.syntaxError(String(value)) }
                 tokens.append(.string(String(value)))
-            case "(": tokens.append(.open); i += 1
-            case ")": tokens.append(.close); i += 1
-            case ":": tokens.append(.colon); i += 1
-            case "*": tokens.append(.star); i += 1
-            case "-": tokens.append(.minus); i += 1
-            case "{": tokens.append(.lbrace); i += 1
-            case "}": tokens.append(.rbrace); i += 1
+            case "(":
+                tokens.append(.open)
+                i += 1
+            case ")":
+                tokens.append(.close)
+                i += 1
+            case ":":
+                tokens.append(.colon)
+                i += 1
+            case "*":
+                tokens.append(.star)
+                i += 1
+            case "-":
+                tokens.append(.minus)
+                i += 1
+            case "{":
+                tokens.append(.lbrace)
+                i += 1
+            case "}":
+                tokens.append(.rbrace)
+                i += 1
             default:
                 if isBare(s) {
                     var value = String.UnicodeScalarView()

@@ -12,7 +12,7 @@ extension PostgresStore {
             }
             do {
                 try await Self.insertUser(db, user)
-            } catch where Self.sqlState(error) == "23505" {
+            } catch  where Self.sqlState(error) == "23505" {
                 // Created meanwhile by another connection (SQLite's single writer cannot see this race).
                 // The transaction is rolled back as this throws.
                 throw SendbirdError(.alreadyExists, "\"user_id\" violates a unique constraint: \(user.userId) already exists.")
@@ -30,7 +30,7 @@ extension PostgresStore {
                 hasEverLoggedIn: false, isActive: true)
             do {
                 try await db.inSavepoint { try await Self.insertUser(db, u) }
-            } catch where Self.sqlState(error) == "23505" {
+            } catch  where Self.sqlState(error) == "23505" {
                 // Another connection created it since: return theirs, as SQLite's next writer would
                 // (READ COMMITTED: this statement sees the row they committed).
                 if let existing = try await Self.fetchUser(db, userId) { return existing }
@@ -199,16 +199,18 @@ extension PostgresStore {
     public func blocked(by blocker: String, among userIds: [String]) async throws -> Set<String> {
         if userIds.isEmpty { return [] }
         return try await read { db in
-            Set(try await db.column(
-                "SELECT blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id = ANY(?)", [blocker, userIds], as: String.self))
+            Set(
+                try await db.column(
+                    "SELECT blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id = ANY(?)", [blocker, userIds], as: String.self))
         }
     }
 
     public func blockers(of blocked: String, among userIds: [String]) async throws -> Set<String> {
         if userIds.isEmpty { return [] }
         return try await read { db in
-            Set(try await db.column(
-                "SELECT blocker_id FROM blocks WHERE blocked_id = ? AND blocker_id = ANY(?)", [blocked, userIds], as: String.self))
+            Set(
+                try await db.column(
+                    "SELECT blocker_id FROM blocks WHERE blocked_id = ? AND blocker_id = ANY(?)", [blocked, userIds], as: String.self))
         }
     }
 
@@ -233,4 +235,3 @@ extension PostgresStore {
         try await db.fetchOne("SELECT * FROM users WHERE user_id = ?", [id]).map(userRecord)
     }
 }
-

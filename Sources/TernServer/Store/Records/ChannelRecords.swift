@@ -110,7 +110,12 @@ public struct ChannelCursor: Sendable, Equatable, Codable {
         self.text = text
         self.url = url
     }
-    enum CodingKeys: String, CodingKey { case snapshot = "t", number = "n", text = "s", url = "u" }
+    enum CodingKeys: String, CodingKey {
+        case snapshot = "t"
+        case number = "n"
+        case text = "s"
+        case url = "u"
+    }
 }
 
 /// Filters of the channel list queries (my channels, public channels, all channels).

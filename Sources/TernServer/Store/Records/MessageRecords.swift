@@ -181,7 +181,10 @@ public struct UnreadItems: Sendable, Equatable {
 
 /// A page request over message history around a timestamp or a message id.
 public struct MessageQuery: Sendable {
-    public enum Anchor: Sendable { case timestamp(Int64), messageId(Int64) }
+    public enum Anchor: Sendable {
+        case timestamp(Int64)
+        case messageId(Int64)
+    }
     public var anchor: Anchor
     public var prevLimit: Int
     public var nextLimit: Int

@@ -105,8 +105,9 @@ extension SQLiteStore {
             let lastTs = try Int64.fetchOne(db, sql: "SELECT last_message_ts FROM group_channels WHERE channel_url = ?", arguments: [channelUrl]) ?? 0
             var added: [MemberRecord] = []
             for a in adds {
-                let exists = try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, a.userId]) ?? false
+                let exists =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT 1 FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, a.userId]) ?? false
                 if exists { continue }
                 // Seed 002: a new member's read receipt is the last message's time with chat history, else 0
                 // (and without chat history what came before is hidden from them). Nothing before is unread.
@@ -231,7 +232,9 @@ extension SQLiteStore {
                 arguments: [userId, c.ts, c.ts, c.url, limit]
             ).map { (url: $0["url"] as String, at: $0["at"] as Int64) }
             let gone = ChangelogSQL.deletedChannels(userId: userId, after: c, limit: limit, dialect: .sqlite)
-            let deleted = try Row.fetchAll(db, sql: gone.sql, arguments: gone.arguments).map { (url: $0["channel_url"] as String, at: $0["deleted_at"] as Int64) }
+            let deleted = try Row.fetchAll(db, sql: gone.sql, arguments: gone.arguments).map {
+                (url: $0["channel_url"] as String, at: $0["deleted_at"] as Int64)
+            }
             return (updated, deleted)
         }
     }

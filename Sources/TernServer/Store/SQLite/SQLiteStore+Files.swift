@@ -43,7 +43,9 @@ extension SQLiteStore {
 
     public func ogCache(_ url: String) async throws -> (json: String?, fetchedAt: Int64)? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT og_tag, fetched_at FROM og_cache WHERE url = ?", arguments: [url]).map { ($0["og_tag"], $0["fetched_at"]) }
+            try Row.fetchOne(db, sql: "SELECT og_tag, fetched_at FROM og_cache WHERE url = ?", arguments: [url]).map {
+                ($0["og_tag"], $0["fetched_at"])
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import TernProtocol
 import Synchronization
+import TernProtocol
 
 /// Messages (``MessageStore``) on SQLite: the send path (``insert(_:_:)``: the idempotency check,
 /// the row, and the counters it moves, in the sender's transaction), history, threads, edits,
@@ -85,9 +85,10 @@ extension SQLiteStore {
     /// A reply: its parent is in this channel and is not a reply itself.
     static func checkParent(_ db: Database, _ m: NewMessage) throws {
         if m.parentMessageId != 0 {
-            guard let parent = try Row.fetchOne(
-                db, sql: "SELECT parent_message_id FROM messages WHERE message_id = ? AND channel_url = ?",
-                arguments: [m.parentMessageId, m.channelUrl])
+            guard
+                let parent = try Row.fetchOne(
+                    db, sql: "SELECT parent_message_id FROM messages WHERE message_id = ? AND channel_url = ?",
+                    arguments: [m.parentMessageId, m.channelUrl])
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(m.parentMessageId) (the parent).") }
             if (parent["parent_message_id"] as Int64) != 0 {
                 throw SendbirdError(.invalidValue, "Invalid value: a reply cannot be a parent (\(m.parentMessageId) is a reply).")
@@ -124,7 +125,8 @@ extension SQLiteStore {
     static func storeRow(_ db: Database, _ m: NewMessage, hiddenFor: String?) throws -> Int64 {
         if m.persist {
             try Self.exec(
-                db, sql: """
+                db,
+                sql: """
                     INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
                       mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
                       parent_message_id, reply_to_channel, files, og_tag)
@@ -160,7 +162,8 @@ extension SQLiteStore {
             // The rows are not read back (RETURNING over a whole channel costs more than the
             // update): the cached totals move for the members the roster says count.
             try Self.exec(
-                db, sql: """
+                db,
+                sql: """
                     UPDATE members SET unread_count = unread_count + 1
                     WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
                       AND count_preference IN ('all', 'unread_message_count_only')
@@ -212,7 +215,8 @@ extension SQLiteStore {
     /// Brings back the channel for members who hid it with auto-unhide (silent messages too).
     static func autoUnhide(_ db: Database, _ m: NewMessage, blockedBy: String) throws {
         try Self.exec(
-            db, sql: """
+            db,
+            sql: """
                 UPDATE members SET hidden_state = 'unhidden'
                 WHERE channel_url = ? AND hidden_state = 'hidden_allow_auto_unhide' AND state = 'joined' AND user_id IS NOT ?
                   AND user_id NOT IN (SELECT value FROM json_each(?))
@@ -226,12 +230,16 @@ extension SQLiteStore {
         let mentionable = "count_preference IN ('all', 'unread_mention_count_only') AND user_id NOT IN (SELECT value FROM json_each(?))"
         if m.mentionType == "channel" {
             try Self.exec(
-                db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ? AND \(mentionable)",
+                db,
+                sql:
+                    "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ? AND \(mentionable)",
                 arguments: [m.channelUrl, m.senderId, blockedBy])
         } else {
             for uid in Set(m.mentionedUserIds) where uid != m.senderId {
                 try Self.exec(
-                    db, sql: "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined' AND \(mentionable)",
+                    db,
+                    sql:
+                        "UPDATE members SET unread_mention_count = unread_mention_count + 1 WHERE channel_url = ? AND user_id = ? AND state = 'joined' AND \(mentionable)",
                     arguments: [m.channelUrl, uid, blockedBy])
             }
         }
@@ -273,7 +281,8 @@ extension SQLiteStore {
     public func lastVisibleMessage(_ channelUrl: String, viewer: String, after: Int64) async throws -> MessageRecord? {
         try await pool.read { db in
             try Row.fetchOne(
-                db, sql: """
+                db,
+                sql: """
                     SELECT * FROM messages WHERE channel_url = ? AND created_at > ? AND (hidden_for IS NULL OR hidden_for <> ?)
                     ORDER BY created_at DESC, message_id DESC LIMIT 1
                     """,
@@ -347,7 +356,8 @@ extension SQLiteStore {
         let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE parent_message_id = ?", arguments: [parentId]) ?? 0
         let last = try Int64.fetchOne(db, sql: "SELECT MAX(created_at) FROM messages WHERE parent_message_id = ?", arguments: [parentId]) ?? 0
         let senders = try String.fetchAll(
-            db, sql: """
+            db,
+            sql: """
                 SELECT sender_id FROM messages WHERE parent_message_id = ? AND sender_id IS NOT NULL
                 GROUP BY sender_id ORDER BY MAX(created_at) DESC LIMIT 10
                 """,
@@ -360,8 +370,9 @@ extension SQLiteStore {
 
     public func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord) {
         try await pool.write { db in
-            guard let old = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
-                .map(Self.messageRecord)
+            guard
+                let old = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
+                    .map(Self.messageRecord)
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
             let new = old.applying(change)
             try db.execute(
@@ -379,8 +390,9 @@ extension SQLiteStore {
 
     public func deleteMessage(_ channelUrl: String, id: Int64, at ms: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?) {
         try await pool.write { db in
-            guard let m = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
-                .map(Self.messageRecord)
+            guard
+                let m = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
+                    .map(Self.messageRecord)
             else { throw SendbirdError(.notFound, "\"Message\" not found: \(id).") }
             try db.execute(sql: "DELETE FROM messages WHERE message_id = ?", arguments: [id])
             // Kept for message changelogs: clients that were away learn of the deletion.
@@ -392,7 +404,8 @@ extension SQLiteStore {
                 db, sql: "SELECT message_id, created_at FROM messages WHERE channel_url = ? ORDER BY created_at DESC, message_id DESC LIMIT 1",
                 arguments: [channelUrl])
             try db.execute(
-                sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ? AND (last_message_id = ? OR last_message_id IS NULL)",
+                sql:
+                    "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ? AND (last_message_id = ? OR last_message_id IS NULL)",
                 arguments: [last?["message_id"] as Int64?, (last?["created_at"] as Int64?) ?? 0, channelUrl, id])
             let parent = m.parentMessageId != 0 ? try Self.recountThread(db, parentId: m.parentMessageId, at: ms) : nil
             return (m, parent)
@@ -431,7 +444,9 @@ extension SQLiteStore {
             let changed = ChangelogSQL.updatedMessages(channelUrl, after: c, limit: limit)
             let updated = try Row.fetchAll(db, sql: changed.sql, arguments: changed.arguments).map(Self.messageRecord)
             let gone = ChangelogSQL.deletedMessages(channelUrl, after: c, limit: limit)
-            let deleted = try Row.fetchAll(db, sql: gone.sql, arguments: gone.arguments).map { (id: $0["message_id"] as Int64, at: $0["deleted_at"] as Int64) }
+            let deleted = try Row.fetchAll(db, sql: gone.sql, arguments: gone.arguments).map {
+                (id: $0["message_id"] as Int64, at: $0["deleted_at"] as Int64)
+            }
             return (updated, deleted)
         }
     }
@@ -459,7 +474,8 @@ extension SQLiteStore {
 
     public func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord? {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE messages SET og_tag = ?, changed_at = max(changed_at, ?) WHERE message_id = ?", arguments: [json, updatedAt, messageId])
+            try db.execute(
+                sql: "UPDATE messages SET og_tag = ?, changed_at = max(changed_at, ?) WHERE message_id = ?", arguments: [json, updatedAt, messageId])
             return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [messageId]).map(Self.messageRecord)
         }
     }

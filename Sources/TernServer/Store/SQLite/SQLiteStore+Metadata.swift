@@ -41,7 +41,8 @@ extension SQLiteStore {
                 for (k, v) in items {
                     if try existing(k) { result.updated[k] = v } else { result.created[k] = v }
                     try db.execute(
-                        sql: "INSERT INTO channel_metadata(channel_url, key, value) VALUES (?, ?, ?) ON CONFLICT(channel_url, key) DO UPDATE SET value = excluded.value",
+                        sql:
+                            "INSERT INTO channel_metadata(channel_url, key, value) VALUES (?, ?, ?) ON CONFLICT(channel_url, key) DO UPDATE SET value = excluded.value",
                         arguments: [channelUrl, k, v])
                 }
             case .delete(let keys):
@@ -69,7 +70,8 @@ extension SQLiteStore {
             }
             func write(_ key: String, _ value: Int64) throws {
                 try db.execute(
-                    sql: "INSERT INTO channel_metacounters(channel_url, key, value) VALUES (?, ?, ?) ON CONFLICT(channel_url, key) DO UPDATE SET value = excluded.value",
+                    sql:
+                        "INSERT INTO channel_metacounters(channel_url, key, value) VALUES (?, ?, ?) ON CONFLICT(channel_url, key) DO UPDATE SET value = excluded.value",
                     arguments: [channelUrl, key, value])
             }
             var result = MetacounterResult()

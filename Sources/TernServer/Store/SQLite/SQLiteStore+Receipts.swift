@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-public import TernProtocol
 import Synchronization
+public import TernProtocol
 
 /// Read and delivery receipts, unread counts and count preferences (``ReceiptStore``) on SQLite.
 extension SQLiteStore {
@@ -35,13 +35,14 @@ extension SQLiteStore {
         }
         for chunk in stride(from: 0, to: missing.count, by: 500).map({ Array(missing[$0..<min($0 + 500, missing.count)]) }) {
             let rows = try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT m.user_id AS u, c.custom_type AS t,
-                      SUM(CASE WHEN c.is_super = 1 THEN min(m.unread_count, 100) ELSE m.unread_count END) AS n
-                    FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
-                    WHERE m.user_id IN (\(Self.placeholders(chunk.count))) AND m.state = 'joined' AND m.unread_count > 0
-                    GROUP BY m.user_id, c.custom_type
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT m.user_id AS u, c.custom_type AS t,
+                          SUM(CASE WHEN c.is_super = 1 THEN min(m.unread_count, 100) ELSE m.unread_count END) AS n
+                        FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
+                        WHERE m.user_id IN (\(Self.placeholders(chunk.count))) AND m.state = 'joined' AND m.unread_count > 0
+                        GROUP BY m.user_id, c.custom_type
+                        """),
                 arguments: StatementArguments(chunk))
             for row in rows {
                 let u: String = row["u"]
@@ -62,7 +63,8 @@ extension SQLiteStore {
         try await pool.write { db in
             self.forgetTotals(userId)
             try Self.exec(
-                db, sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
+                db,
+                sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                 arguments: [ts, channelUrl, userId])
             return try self.totals(db, [userId], hint: ts)[userId] ?? UnreadCount(all: 0, ts: ts)
         }
@@ -80,7 +82,8 @@ extension SQLiteStore {
             let urls = channelUrls?.isEmpty == true ? [] : try String.fetchAll(db, sql: sql, arguments: StatementArguments(args))
             for url in urls {
                 try db.execute(
-                    sql: "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
+                    sql:
+                        "UPDATE members SET read_ts = max(read_ts, ?), unread_count = 0, unread_mention_count = 0 WHERE channel_url = ? AND user_id = ?",
                     arguments: [ts, url, userId])
             }
             return (urls, try self.totals(db, [userId], hint: ts)[userId] ?? UnreadCount(all: 0, ts: ts))
@@ -115,7 +118,8 @@ extension SQLiteStore {
                 args += types
             }
             let rows = try Row.fetchAll(
-                db, sql: """
+                db,
+                sql: """
                     SELECT c.is_super AS s,
                       SUM(CASE WHEN m.state = 'joined' THEN (CASE WHEN c.is_super = 1 THEN min(m.unread_count, 100) ELSE m.unread_count END) ELSE 0 END) AS msgs,
                       SUM(CASE WHEN m.state = 'joined' THEN m.unread_mention_count ELSE 0 END) AS mentions,

@@ -28,7 +28,8 @@ extension SQLiteStore {
             case .word(let w):
                 return try String.fetchAll(db, sql: "SELECT term FROM messages_fts_vocab WHERE term = ?", arguments: [w])
             case .glob(let g):
-                return try String.fetchAll(db, sql: "SELECT term FROM messages_fts_vocab WHERE term GLOB ? ORDER BY doc DESC LIMIT 200", arguments: [g])
+                return try String.fetchAll(
+                    db, sql: "SELECT term FROM messages_fts_vocab WHERE term GLOB ? ORDER BY doc DESC LIMIT 200", arguments: [g])
             case .fuzzy(let w):
                 let d = SearchQuery.fuzzyDistance(w)
                 if d == 0 { return try String.fetchAll(db, sql: "SELECT term FROM messages_fts_vocab WHERE term = ?", arguments: [w]) }

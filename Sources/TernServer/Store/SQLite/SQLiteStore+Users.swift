@@ -178,9 +178,10 @@ extension SQLiteStore {
     private func blocks(side: String, other: String, is user: String, among userIds: [String]) async throws -> Set<String> {
         if userIds.isEmpty { return [] }
         return try await pool.read { db in
-            Set(try String.fetchAll(
-                db, sql: "SELECT \(side) FROM blocks WHERE \(other) = ? AND \(side) IN (SELECT value FROM json_each(?))",
-                arguments: [user, Self.json(userIds)]))
+            Set(
+                try String.fetchAll(
+                    db, sql: "SELECT \(side) FROM blocks WHERE \(other) = ? AND \(side) IN (SELECT value FROM json_each(?))",
+                    arguments: [user, Self.json(userIds)]))
         }
     }
 }

@@ -13,7 +13,9 @@ extension Screen {
         if p.kind == .users {
             g.write("Filter: ", x: box.x, y: box.y, style: theme.style("help.key"))
             g.write(p.query + "▏", x: box.x + 8, y: box.y, style: theme.style("input"), limit: box.x + box.w)
-            g.write("a nickname prefix; key:value,value filters by metadata", x: box.x, y: box.y + 1, style: theme.style("timeline.event"), limit: box.x + box.w)
+            g.write(
+                "a nickname prefix; key:value,value filters by metadata", x: box.x, y: box.y + 1, style: theme.style("timeline.event"),
+                limit: box.x + box.w)
             top += 3
         }
         let rows = box.y + box.h - top

@@ -15,7 +15,8 @@ extension Screen {
             col = g.write("  ", x: col, y: box.y + 1, style: theme.style("help"), limit: box.x + box.w)
         }
         if selected < Reducer.reactions.count {
-            g.write(":" + Reducer.reactions[selected].key + ":", x: box.x + 1, y: box.y + 2, style: theme.style("timeline.event"), limit: box.x + box.w)
+            g.write(
+                ":" + Reducer.reactions[selected].key + ":", x: box.x + 1, y: box.y + 2, style: theme.style("timeline.event"), limit: box.x + box.w)
         }
     }
 }
