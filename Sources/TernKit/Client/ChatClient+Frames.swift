@@ -404,9 +404,10 @@ extension ChatClient {
             if store[url] != nil { removeFromList(url, .hidden) }
             return
         }
+        let before = store[url]
         let isNew = store.upsert(channel)
         if let c = store[url] { emit(isNew ? .channelAdded(c) : .channelUpdated(c)) }
-        if isNew, let c = store[url], c.unreadMessageCount > 0 {
+        if let c = store[url], isNew ? c.unreadMessageCount > 0 : before?.unreadMessageCount != c.unreadMessageCount {
             emit(
                 .unreadCountChanged(
                     channelUrl: url, unreadMessageCount: c.unreadMessageCount, unreadMentionCount: c.unreadMentionCount, total: store.totalUnread))
@@ -416,6 +417,13 @@ extension ChatClient {
     /// Reads a channel again after an event. The server's answer decides: a channel that is hidden, or that the
     /// user is no longer in, leaves the list (`removal` says why); one removed meanwhile stays removed.
     func refreshChannel(_ url: String, removal: ChannelRemoval? = nil) {
+        // A channel the list lacks (an invitation names it first) has one read path, the fetch: a message
+        // that names it while that read is on its way then reads it again, instead of a second read in
+        // parallel whose older answer could land last.
+        if removal == nil, store[url] == nil {
+            fetchUnknownChannel(url)
+            return
+        }
         let generation = channelReads.startRefresh(url)
         Task {
             let outcome: Result<GroupChannel, any Error>

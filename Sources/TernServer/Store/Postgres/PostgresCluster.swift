@@ -147,14 +147,15 @@ public final class PostgresCluster: ClusterLink, Service {
                 let conn = try await PostgresConnection.connect(
                     on: MultiThreadedEventLoopGroup.singleton.next(), configuration: config, id: 1, logger: store.logger)
                 defer { Task { try? await conn.close() } }
-                let notifications = try await conn.listen("tern_events")
-                if failures > 0 { logger.info("cluster: listener reconnected") }
-                failures = 0
-                wake.yield()
-                try await withTaskCancellationHandler {
-                    for try await _ in notifications { wake.yield() }
-                } onCancel: {
-                    let _: EventLoopFuture<Void> = conn.close()
+                try await conn.listen(on: "tern_events") { notifications in
+                    if failures > 0 { logger.info("cluster: listener reconnected") }
+                    failures = 0
+                    wake.yield()
+                    try await withTaskCancellationHandler {
+                        for try await _ in notifications { wake.yield() }
+                    } onCancel: {
+                        let _: EventLoopFuture<Void> = conn.close()
+                    }
                 }
                 if Task.isCancelled { return }
             } catch {
