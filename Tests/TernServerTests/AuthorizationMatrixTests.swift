@@ -602,6 +602,17 @@ struct AuthorizationMatrixTests {
                     sock.send("PING", ["id": pingId])
                     let fence = pingId
                     _ = await sock.next("PONG") { ($0["id"] as? Int) == fence }
+                    if command == "MESG" || command == "FILE" {
+                        // A send does not hold up the socket's other commands (a slow one would hold up
+                        // its pings): it is answered by its own acknowledgement or error.
+                        for _ in 0..<400 {
+                            let answered =
+                                sock.all("EROR").contains { ($0["req_id"] as? String) == reqId }
+                                || sock.all(command).contains { ($0["req_id"] as? String) == reqId }
+                            if answered { break }
+                            try await Task.sleep(for: .milliseconds(25))
+                        }
+                    }
                     let errors = sock.all("EROR").dropFirst(errorsBefore).filter { ($0["req_id"] as? String) == reqId || $0["req_id"] == nil }
                     let codes = errors.compactMap { $0["code"] as? Int }
                     cells += 1
