@@ -367,6 +367,13 @@ struct ClusterTests {
 
     // MARK: - Faults
 
+    /// A fault proxy in front of PostgreSQL at `postgresPort`, and `database`'s URL through it.
+    static func proxied(_ database: String, postgresPort: Int) async throws -> (proxy: FaultProxy, url: String) {
+        let proxy = FaultProxy(targetPort: postgresPort)
+        let port = try await proxy.start()
+        return (proxy, database.replacingOccurrences(of: "127.0.0.1:\(postgresPort)/", with: "127.0.0.1:\(port)/"))
+    }
+
     static func messageIds(_ frames: [[String: Any]], reqIds: Bool) -> [Int64] {
         frames.filter { ($0["req_id"] != nil) == reqIds }.compactMap { ($0["message_id"] as? NSNumber)?.int64Value }
     }
@@ -376,9 +383,7 @@ struct ClusterTests {
         let cluster = try await PostgresTestCluster.shared()
         let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
         // Node A talks to PostgreSQL through a proxy that can cut its link; node B directly.
-        let proxy = FaultProxy(targetPort: cluster.port)
-        let proxyPort = try await proxy.start()
-        let viaProxy = db.replacingOccurrences(of: "127.0.0.1:\(cluster.port)/", with: "127.0.0.1:\(proxyPort)/")
+        let (proxy, viaProxy) = try await Self.proxied(db, postgresPort: cluster.port)
         let a = try await Self.startNodes(1, database: viaProxy)[0]
         let b = try await Self.startNodes(1, database: db)[0]
         do {

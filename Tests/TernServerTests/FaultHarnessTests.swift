@@ -57,9 +57,7 @@ extension FaultHarnessTests {
         let cluster = try await PostgresTestCluster.shared()
         let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
         // Node B talks to PostgreSQL through a proxy that freezes its link mid-transaction.
-        let proxy = FaultProxy(targetPort: cluster.port)
-        let proxyPort = try await proxy.start()
-        let viaProxy = db.replacingOccurrences(of: "127.0.0.1:\(cluster.port)/", with: "127.0.0.1:\(proxyPort)/")
+        let (proxy, viaProxy) = try await ClusterTests.proxied(db, postgresPort: cluster.port)
         let a = try await ClusterTests.startNodes(1, database: db)[0]
         let b = try await ClusterTests.startNodes(1, database: viaProxy)[0]
         do {
@@ -282,9 +280,7 @@ final class FaultHarness: @unchecked Sendable {
         let token = "harness-\(UUID().uuidString)"
         var nodes: [HarnessNode] = []
         for name in ["A", "B"] {
-            let proxy = FaultProxy(targetPort: postgresPort)
-            let port = try await proxy.start()
-            let viaProxy = database.replacingOccurrences(of: "127.0.0.1:\(postgresPort)/", with: "127.0.0.1:\(port)/")
+            let (proxy, viaProxy) = try await ClusterTests.proxied(database, postgresPort: postgresPort)
             let node = HarnessNode(name: name, proxy: proxy, database: viaProxy, token: token)
             nodes.append(node)
             try await node.launch()

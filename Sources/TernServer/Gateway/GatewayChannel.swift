@@ -463,7 +463,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         while true {
             var malformed: [String] = []
             var handOff = false
-            let next = state.withLock { s -> (Frame, Int64, Session)? in
+            let next = state.withLock { s -> (Frame, Int64, Session, String?)? in
                 guard let session = s.session else {
                     s.running = false
                     return nil
@@ -496,16 +496,16 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
                         if s.lanes[channel] == nil { s.lanes[channel] = [] }
                         handOff = true
                     }
-                    return (frame, at, session)
+                    return (frame, at, session, channel)
                 }
                 s.running = false
                 return nil
             }
             if !malformed.isEmpty, let conn = state.withLock({ $0.session?.conn }) { for m in malformed { conn.send(m) } }
-            guard let (frame, arrived, session) = next else { return }
+            guard let (frame, arrived, session, sentTo) = next else { return }
             if handOff { Task { await self.runCommands() } }
             await gateway.dispatch(frame, conn: session.conn, user: session.user, session: session.end, arrived: arrived)
-            guard let channel = Self.sendChannel(frame) else { continue }
+            guard let channel = sentTo else { continue }
             let tookOver = state.withLock { s -> Bool in
                 if s.sendingTo == channel {
                     s.sendingTo = nil
