@@ -88,6 +88,14 @@ struct RESTSupport: Sendable {
         return JSONBody(object: object)
     }
 
+    /// ``bodyOrForm(_:)`` decoded into `T` with ``SendbirdRequestDecoder``'s rules: a form's
+    /// fields are strings, which its readers take for booleans and numbers where one is asked for.
+    func decodeBodyOrForm<T: Decodable>(_ type: T.Type, _ request: Request, _ context: RESTRequestContext) async throws -> T {
+        guard FileRoutes.boundary(request) != nil else { return try await request.decode(as: T.self, context: context) }
+        let form = try await bodyOrForm(request)
+        return try SendbirdRequestDecoder.decode(T.self, from: try JSONSerialization.data(withJSONObject: form.object))
+    }
+
     /// The path's `user_id`, who must exist (400201), for the Platform API or that user
     /// themselves (400108).
     func pathUser(_ request: Request, _ context: RESTRequestContext) async throws -> UserRecord {

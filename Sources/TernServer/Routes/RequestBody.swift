@@ -12,7 +12,12 @@ public struct SendbirdRequestDecoder: RequestDecoder {
     public init() {}
 
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        var data = Data(buffer: try await request.body.collect(upTo: 1 << 20))
+        try Self.decode(T.self, from: Data(buffer: try await request.body.collect(upTo: 1 << 20)))
+    }
+
+    /// Decodes a body already read (an empty one is `{}`) with Sendbird's errors.
+    static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        var data = body
         if data.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) { data = Data("{}".utf8) }
         do {
             return try JSONDecoder().decode(T.self, from: data)
@@ -51,6 +56,64 @@ extension KeyedDecodingContainer {
         }
     }
 
+    /// A string that must be given (400104 when absent or `null`).
+    func requiredString(_ key: Key) throws -> String {
+        guard let s = try string(key) else { throw SendbirdError.missing(key.stringValue) }
+        return s
+    }
+
+    /// A whole number (a JSON number without a fraction, or a string of digits); not a boolean.
+    func int(_ key: Key) throws -> Int64? {
+        guard given(key) else { return nil }
+        if (try? decode(Bool.self, forKey: key)) != nil { throw SendbirdErrorFactory.wrongType(key.stringValue, "integer") }
+        if let i = try? decode(Int64.self, forKey: key) { return i }
+        if let d = try? decode(Double.self, forKey: key), d == d.rounded(), abs(d) < 9e18 { return Int64(d) }
+        if let s = try? decode(String.self, forKey: key), let i = Int64(s) { return i }
+        throw SendbirdErrorFactory.wrongType(key.stringValue, "integer")
+    }
+
+    /// An object of string values (metadata); each key is an identifier (one spelling).
+    func stringMap(_ key: Key) throws -> [String: String]? {
+        guard given(key) else { return nil }
+        guard let m = try? nestedContainer(keyedBy: AnyKey.self, forKey: key) else { throw SendbirdErrorFactory.wrongType(key.stringValue, "object") }
+        var out: [String: String] = [:]
+        for k in m.allKeys {
+            try Identifier.check(k.stringValue, field: "\(key.stringValue) key")
+            guard let s = try? m.decode(String.self, forKey: k) else {
+                throw SendbirdErrorFactory.wrongType("\(key.stringValue).\(k.stringValue)", "string")
+            }
+            out[k.stringValue] = s
+        }
+        return out
+    }
+
+    /// An object of whole-number values (counters); each key is an identifier (one spelling).
+    func intMap(_ key: Key) throws -> [String: Int64]? {
+        guard given(key) else { return nil }
+        guard let m = try? nestedContainer(keyedBy: AnyKey.self, forKey: key) else { throw SendbirdErrorFactory.wrongType(key.stringValue, "object") }
+        var out: [String: Int64] = [:]
+        for k in m.allKeys {
+            try Identifier.check(k.stringValue, field: "\(key.stringValue) key")
+            guard (try? m.decode(Bool.self, forKey: k)) == nil, let n = try? m.decode(Double.self, forKey: k), n == n.rounded(), abs(n) < 9e18
+            else { throw SendbirdErrorFactory.wrongType("\(key.stringValue).\(k.stringValue)", "integer") }
+            out[k.stringValue] = Int64(n)
+        }
+        return out
+    }
+
+    /// A nested `Decodable` value (an object or a list of them), or nil when absent or `null`;
+    /// a value of another shape is 400100 naming the field.
+    func nested<T: Decodable>(_ type: T.Type, _ key: Key, as what: String = "object") throws -> T? {
+        guard given(key) else { return nil }
+        do {
+            return try decode(T.self, forKey: key)
+        } catch let e as SendbirdError {
+            throw e
+        } catch {
+            throw SendbirdErrorFactory.wrongType(key.stringValue, what)
+        }
+    }
+
     /// A list of strings, or one string of comma-separated items.
     func stringArray(_ key: Key) throws -> [String]? {
         guard given(key) else { return nil }
@@ -65,6 +128,46 @@ extension KeyedDecodingContainer {
         if Identifier.keys.contains(key.stringValue) { try Identifier.check(list, field: key.stringValue) }
         return list
     }
+}
+
+/// A coding key for any name: the keys of a metadata object, or a body read by the names a
+/// caller chooses.
+struct AnyKey: CodingKey {
+    let stringValue: String
+    init(stringValue: String) { self.stringValue = stringValue }
+    init(_ name: String) { stringValue = name }
+    var intValue: Int? { nil }
+    init?(intValue: Int) { nil }
+}
+
+/// The user ids a membership body names: `user_ids` (a list, or comma-separated), and for the
+/// Python SDK `users`, a list of ids or of objects with `user_id`.
+struct UserIdsBody: Decodable {
+    var ids: [String] = []
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        ids = try c.stringArray(AnyKey("user_ids")) ?? []
+        if let users = try? c.nestedUnkeyedContainer(forKey: AnyKey("users")) {
+            var list = users
+            while !list.isAtEnd {
+                if let s = try? list.decode(String.self) {
+                    ids.append(s)
+                } else if let o = try? list.nestedContainer(keyedBy: AnyKey.self), let id = try? o.decode(String.self, forKey: AnyKey("user_id")) {
+                    ids.append(id)
+                } else {
+                    let at = list.currentIndex
+                    _ = try? list.decode(IgnoredValue.self)
+                    if list.currentIndex == at { break }
+                }
+            }
+        }
+        try Identifier.check(ids, field: "user_ids")
+    }
+}
+
+/// Any JSON value, skipped.
+struct IgnoredValue: Decodable {
+    init(from decoder: any Decoder) throws {}
 }
 
 /// `PUT …/{group_channels|open_channels}/{url}/freeze`: `{"freeze": true|false}`, required.
