@@ -133,6 +133,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            // Fixtures/ (an old release's data directories and the migrations lock) are read from the
+            // source tree by path, not bundled.
+            exclude: ["Fixtures"],
             resources: [.copy("Python")]
         ),
         // Unit tests of the engine's value types, and the engine against a real in-process ternd.

@@ -34,46 +34,6 @@ public struct MessageThread: Sendable, Equatable {
     public var hasMore: Bool
 }
 
-struct ReactionChangeEvent: Decodable {
-    var channelUrl: String
-    var msgId: Int64
-    var reaction: String
-    var userId: String
-    var operation: String
-    enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url"
-        case msgId = "msg_id"
-        case reaction
-        case userId = "user_id"
-        case operation
-    }
-}
-
-struct ThreadInfoChangeEvent: Decodable {
-    var channelUrl: String
-    var parentMessageId: Int64
-    var threadInfo: ThreadInfo
-    enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url"
-        case parentMessageId = "parent_message_id"
-        case threadInfo = "thread_info"
-    }
-}
-
-struct DeletedMessageEvent: Decodable {
-    var channelUrl: String
-    var msgId: Int64
-    enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url"
-        case msgId = "msg_id"
-    }
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        channelUrl = try c.decode(String.self, forKey: .channelUrl)
-        msgId = try c.decode(FlexibleInt64.self, forKey: .msgId).value
-    }
-}
-
 extension ChatClient {
     func messagePath(_ url: String, _ id: Int64, _ suffix: String = "") -> String {
         channelBase(url) + "/messages/\(id)" + suffix
@@ -197,15 +157,15 @@ extension ChatClient {
             m.requestId = nil
             applyUpdated(m)
         case .deleteMessage:
-            guard let e = try? frame.decode(DeletedMessageEvent.self) else { return }
+            guard let e = try? frame.decode(DeleteMessageEvent.self) else { return }
             applyDeleted(url: e.channelUrl, id: e.msgId)
         case .reaction:
-            guard let e = try? frame.decode(ReactionChangeEvent.self) else { return }
+            guard let e = try? frame.decode(ReactionEvent.self) else { return }
             emit(
                 .reactionUpdated(
-                    channelUrl: e.channelUrl, messageId: e.msgId, key: e.reaction, userId: e.userId, added: e.operation.uppercased() == "ADD"))
+                    channelUrl: e.channelUrl, messageId: e.msgId, key: e.reaction, userId: e.userId, added: e.added))
         case .threadInfo:
-            guard let e = try? frame.decode(ThreadInfoChangeEvent.self) else { return }
+            guard let e = try? frame.decode(ThreadInfoEvent.self) else { return }
             emit(.threadInfoUpdated(channelUrl: e.channelUrl, parentMessageId: e.parentMessageId, ThreadSummary(e.threadInfo)))
         default:
             break

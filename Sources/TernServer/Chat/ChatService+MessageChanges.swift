@@ -1,56 +1,6 @@
 import Foundation
 public import TernProtocol
 
-/// `MTHD`: a parent's thread changed.
-struct ThreadInfoEvent: Encodable, Sendable {
-    let channelUrl: String
-    var channelType = "group"
-    let parentMessageId: Int64
-    let threadInfo: ThreadInfo
-    enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url"
-        case channelType = "channel_type"
-        case parentMessageId = "parent_message_id"
-        case threadInfo = "thread_info"
-    }
-}
-
-/// `DELM`: a message was deleted.
-struct DeleteMessageEvent: Encodable, Sendable {
-    let channelUrl: String
-    var channelType = "group"
-    let msgId: Int64
-    let messageId: Int64
-    enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url"
-        case channelType = "channel_type"
-        case msgId = "msg_id"
-        case messageId = "message_id"
-    }
-}
-
-/// `MRCT` and the REST answer of a reaction change.
-public struct ReactionEvent: Codable, Sendable, Equatable {
-    public var channelUrl: String
-    public var channelType = "group"
-    public var msgId: Int64
-    public var reaction: String
-    public var userId: String
-    public var operation: String
-    public var success = true
-    public var updatedAt: Int64
-    enum CodingKeys: String, CodingKey {
-        case channelUrl = "channel_url"
-        case channelType = "channel_type"
-        case msgId = "msg_id"
-        case reaction
-        case userId = "user_id"
-        case operation
-        case success
-        case updatedAt = "updated_at"
-    }
-}
-
 /// What to add to presented messages.
 public struct MessageExtras: Sendable, OptionSet {
     public let rawValue: Int
@@ -163,11 +113,10 @@ extension ChatService {
     /// Deletes a message: every member hears `DELM`, the one who deleted it included; a reply's
     /// parent has its thread recounted (`MTHD`).
     public func deleteMessage(channelUrl: String, id: Int64, by: String?, origin: RequestOrigin) async throws {
-        let (roster, m) = try await changeableMessage(channelUrl: channelUrl, id: id, by: by, origin: origin)
+        let (roster, _) = try await changeableMessage(channelUrl: channelUrl, id: id, by: by, origin: origin)
         try await sendQueue.run(channelUrl) {
             let (deleted, parent) = try await store.deleteMessage(channelUrl, id: id, at: now())
-            var event = DeleteMessageEvent(channelUrl: channelUrl, msgId: id, messageId: id)
-            event.channelType = roster.channel.channelType
+            let event = DeleteMessageEvent(channelUrl: channelUrl, channelType: roster.channel.channelType, msgId: id)
             broadcast(Self.frameText(.deleteMessage, event), in: roster)
             if let parent { try await pushThreadInfo(parent, in: roster) }
             await webhookMessage("message_delete", deleted, roster: roster)
@@ -177,8 +126,8 @@ extension ChatService {
     /// `MTHD` with the parent's thread as it is now.
     func pushThreadInfo(_ parent: MessageRecord, in roster: ChannelRoster) async throws {
         let info = try await threadInfo(parent)
-        var event = ThreadInfoEvent(channelUrl: parent.channelUrl, parentMessageId: parent.messageId, threadInfo: info)
-        event.channelType = roster.channel.channelType
+        let event = ThreadInfoEvent(
+            channelUrl: parent.channelUrl, channelType: roster.channel.channelType, parentMessageId: parent.messageId, threadInfo: info)
         broadcast(Self.frameText(.threadInfo, event), in: roster)
     }
 
@@ -263,9 +212,9 @@ extension ChatService {
                 add
                 ? try await store.addReaction(id, key: key, userId: userId, at: t)
                 : try await store.deleteReaction(id, key: key, userId: userId, at: t)
-            var event = ReactionEvent(
-                channelUrl: channelUrl, msgId: id, reaction: key, userId: userId, operation: add ? "ADD" : "DELETE", updatedAt: t)
-            event.channelType = roster.channel.channelType
+            let event = ReactionEvent(
+                channelUrl: channelUrl, channelType: roster.channel.channelType, msgId: id, reaction: key, userId: userId,
+                operation: add ? "ADD" : "DELETE", updatedAt: t)
             if changed { broadcast(Self.frameText(.reaction, event), in: roster) { $0 != m.hiddenFor } }
             return event
         }
