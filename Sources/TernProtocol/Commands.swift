@@ -470,11 +470,12 @@ public struct LeaveEventData: Encodable, Sendable {
 
 /// S→C `MCNT`: member counts of channels that changed.
 public struct MemberCountFrame: Codable, Sendable, Equatable {
+    /// A group channel's counts; a client keeps the count it has where one is left out.
     public struct Group: Codable, Sendable, Equatable {
         public var channelUrl: String
-        public var memberCount: Int
-        public var joinedMemberCount: Int
-        public init(channelUrl: String, memberCount: Int, joinedMemberCount: Int) {
+        public var memberCount: Int?
+        public var joinedMemberCount: Int?
+        public init(channelUrl: String, memberCount: Int?, joinedMemberCount: Int?) {
             self.channelUrl = channelUrl
             self.memberCount = memberCount
             self.joinedMemberCount = joinedMemberCount
@@ -484,13 +485,20 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
             case memberCount = "member_count"
             case joinedMemberCount = "joined_member_count"
         }
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                channelUrl: try c.decode(String.self, forKey: .channelUrl), memberCount: c.lenient(.memberCount, nil),
+                joinedMemberCount: c.lenient(.joinedMemberCount, nil))
+        }
     }
+    /// An open channel's participant count.
     public struct Open: Codable, Sendable, Equatable {
         public var channelUrl: String
-        public var participantCount: Int
+        public var participantCount: Int?
         /// When the count was taken (the SDKs keep only a count newer than the one they hold).
         public var ts: Int64?
-        public init(channelUrl: String, participantCount: Int, ts: Int64? = nil) {
+        public init(channelUrl: String, participantCount: Int?, ts: Int64? = nil) {
             self.channelUrl = channelUrl
             self.participantCount = participantCount
             self.ts = ts
@@ -499,6 +507,12 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
             case channelUrl = "channel_url"
             case participantCount = "participant_count"
             case ts
+        }
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                channelUrl: try c.decode(String.self, forKey: .channelUrl), participantCount: c.lenient(.participantCount, nil),
+                ts: c.lenient(.ts, nil))
         }
     }
     public var groupChannels: [Group]
@@ -513,5 +527,11 @@ public struct MemberCountFrame: Codable, Sendable, Equatable {
         case groupChannels = "group_channels"
         case openChannels = "open_channels"
         case ts
+    }
+    /// Either list may be left out.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(groupChannels: c.lenient(.groupChannels, []), ts: c.lenientInt64(.ts))
+        openChannels = c.lenient(.openChannels, [])
     }
 }

@@ -56,15 +56,6 @@ public struct TernServerApp: Sendable {
 struct ShutdownNotice: Service {
     let service: ChatService
 
-    struct Busy: Encodable {
-        let retryAfter: Double
-        let message: String
-        enum CodingKeys: String, CodingKey {
-            case retryAfter = "retry_after"
-            case message
-        }
-    }
-
     func run() async throws {
         try? await gracefulShutdown()
         // From now on upgrades are refused and logins in progress dropped (the listener is
@@ -72,7 +63,7 @@ struct ShutdownNotice: Service {
         service.shuttingDown.store(true, ordering: .relaxed)
         let retry = service.config.busyRetryAfter
         if retry > 0 {
-            let frame = ChatService.frameText(.busy, Busy(retryAfter: retry, message: "The server is restarting."))
+            let frame = ChatService.frameText(.busy, BusyNotice(retryAfter: retry, message: "The server is restarting."))
             for conn in service.registry.all() { conn.send(frame) }
         }
         // WebSocket connections live on NIO handlers, not in the HTTP server's tasks: each is

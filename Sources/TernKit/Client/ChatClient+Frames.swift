@@ -1,26 +1,6 @@
 import Foundation
 import TernProtocol
 
-/// `EXPR`: the session expires in `expires_in` s (or is over, for 400310 / a negative value).
-struct SessionExpiring: Decodable {
-    var expiresIn: Double?
-    var reason: Int?
-    enum CodingKeys: String, CodingKey {
-        case expiresIn = "expires_in"
-        case reason
-    }
-}
-
-/// `BUSY`: come back after `retry_after` s.
-struct BusyPayload: Decodable {
-    var retryAfter: Double?
-    var message: String?
-    enum CodingKeys: String, CodingKey {
-        case retryAfter = "retry_after"
-        case message
-    }
-}
-
 /// `SYEV` as the engine reads it: `data` stays loose because its shape depends on `cat`.
 struct SystemEvent: Decodable {
     var cat: Int
@@ -117,34 +97,6 @@ struct ChannelEventData: Decodable {
     }
 }
 
-/// `MCNT`: member counts of group channels.
-struct MemberCountEvent: Decodable {
-    struct Group: Decodable {
-        var channelUrl: String
-        var memberCount: Int?
-        var joinedMemberCount: Int?
-        enum CodingKeys: String, CodingKey {
-            case channelUrl = "channel_url"
-            case memberCount = "member_count"
-            case joinedMemberCount = "joined_member_count"
-        }
-    }
-    struct Open: Decodable {
-        var channelUrl: String
-        var participantCount: Int?
-        enum CodingKeys: String, CodingKey {
-            case channelUrl = "channel_url"
-            case participantCount = "participant_count"
-        }
-    }
-    var groupChannels: [Group]?
-    var openChannels: [Open]?
-    enum CodingKeys: String, CodingKey {
-        case groupChannels = "group_channels"
-        case openChannels = "open_channels"
-    }
-}
-
 /// Any frame's `unread_cnt`, when a server sends one.
 struct UnreadCarrier: Decodable {
     var unreadCnt: UnreadCount?
@@ -184,9 +136,9 @@ extension ChatClient {
             }
         case .systemEvent: handleSystemEvent(frame, now: now, server: serverTotal)
         case .memberCount:
-            guard let e = try? frame.decode(MemberCountEvent.self) else { return }
-            applyParticipantCounts(e.openChannels ?? [])
-            for g in e.groupChannels ?? [] {
+            guard let e = try? frame.decode(MemberCountFrame.self) else { return }
+            applyParticipantCounts(e.openChannels)
+            for g in e.groupChannels {
                 guard let old = store[g.channelUrl] else { continue }
                 if store.applyMemberCount(
                     url: g.channelUrl, memberCount: g.memberCount ?? old.memberCount, joinedMemberCount: g.joinedMemberCount ?? old.joinedMemberCount),
@@ -197,10 +149,10 @@ extension ChatClient {
             }
         case .error: handleError(frame, now: now)
         case .busy:
-            let b = try? frame.decode(BusyPayload.self)
+            let b = try? frame.decode(BusyNotice.self)
             apply(machine.handle(.busy(retryAfter: b?.retryAfter ?? 5), now: now))
         case .expiring:
-            let e = try? frame.decode(SessionExpiring.self)
+            let e = try? frame.decode(SessionExpiry.self)
             if e?.reason == ErrorCode.sessionTokenRevoked.rawValue || (e?.expiresIn ?? 0) < 0 {
                 apply(machine.handle(.sessionRevoked(SendbirdError(.sessionTokenRevoked, "the session was revoked")), now: now))
             } else {

@@ -150,7 +150,7 @@ extension ChatClient {
     }
 
     /// `MCNT` for open channels.
-    func applyParticipantCounts(_ counts: [MemberCountEvent.Open]) {
+    func applyParticipantCounts(_ counts: [MemberCountFrame.Open]) {
         for o in counts {
             if let n = o.participantCount, let c = openChannels.participantCount(n, in: o.channelUrl) { emit(.openChannelUpdated(c)) }
         }

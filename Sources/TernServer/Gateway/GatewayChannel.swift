@@ -331,7 +331,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         service.userConnectionsChanged(user.userId)
         let end = SessionEnd(0)
         let timer = SessionTimer(session: end, loop: channel.eventLoop, now: { service.now() }) {
-            conn.send(ChatService.frameText(.expiring, WebSocketGateway.SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
+            conn.send(ChatService.frameText(.expiring, SessionExpiry(expiresIn: 0, reason: ErrorCode.sessionKeyExpired.rawValue)))
         } close: {
             outbox.close()
         }

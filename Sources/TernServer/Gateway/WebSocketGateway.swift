@@ -107,16 +107,6 @@ struct WebSocketGateway: Sendable {
         return Login(user: try await service.ensureUser(userId, nickname: c.nickname ?? ""))
     }
 
-    /// `EXPR`: the session key has `expires_in` s left (0: it has ended), and why.
-    struct SessionExpiry: Encodable {
-        let expiresIn: Int
-        let reason: Int
-        enum CodingKeys: String, CodingKey {
-            case expiresIn = "expires_in"
-            case reason
-        }
-    }
-
     /// Runs `body`, or throws 500901 when it has not finished after `seconds` (it then goes on
     /// alone and its result is dropped).
     static func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
