@@ -224,12 +224,22 @@ struct PGSearchExpression: Sendable {
         s.value >= 0x80 || s.value == 0x1A || s == "_" || ("0"..."9").contains(s) || ("a"..."z").contains(s) || ("A"..."Z").contains(s)
     }
 
+    /// The one-character tokens.
+    static let punctuation: [Unicode.Scalar: Token] = [
+        "(": .open, ")": .close, ":": .colon, "*": .star, "-": .minus, "{": .lbrace, "}": .rbrace,
+    ]
+
     static func tokenize(_ text: String) throws -> [Token] {
         var tokens: [Token] = []
         let scalars = Array(text.unicodeScalars)
         var i = 0
         while i < scalars.count {
             let s = scalars[i]
+            if let one = punctuation[s] {
+                tokens.append(one)
+                i += 1
+                continue
+            }
             switch s {
             case " ", "\t", "\n", "\r", "\u{0C}":
                 i += 1
@@ -253,27 +263,6 @@ struct PGSearchExpression: Sendable {
                 }
                 if !closed { throw Self.syntaxError(String(value)) }
                 tokens.append(.string(String(value)))
-            case "(":
-                tokens.append(.open)
-                i += 1
-            case ")":
-                tokens.append(.close)
-                i += 1
-            case ":":
-                tokens.append(.colon)
-                i += 1
-            case "*":
-                tokens.append(.star)
-                i += 1
-            case "-":
-                tokens.append(.minus)
-                i += 1
-            case "{":
-                tokens.append(.lbrace)
-                i += 1
-            case "}":
-                tokens.append(.rbrace)
-                i += 1
             default:
                 if isBare(s) {
                     var value = String.UnicodeScalarView()
