@@ -343,7 +343,12 @@ final class FaultHarness: @unchecked Sendable {
         try await phase(6, "a client (u1) drops its connection mid-send and resends") {
             try await self.reconnect("u1", to: a)
         }
-        try await phase(7, "steady load again") {}
+        try await phase(7, "A's database replies held for 3 s (one-way partition: PostgreSQL runs A's queries, A hears nothing)") {
+            a.proxy.holdReplies()
+            try await Task.sleep(for: .seconds(3))
+            a.proxy.heal()
+        }
+        try await phase(8, "steady load again") {}
         loadOn.store(false, ordering: .relaxed)
         await load.value
 

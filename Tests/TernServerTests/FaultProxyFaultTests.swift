@@ -141,6 +141,36 @@ struct FaultProxyFaultTests {
     }
 }
 
+extension FaultProxyFaultTests {
+    @Test("Replies held (a one-way partition): the client's MESG reaches the server and is stored; its answer waits until healed")
+    func repliesHeld() async throws {
+        try await withProxy { s, proxy, port in
+            try await s.createUsers(["alice", "bob"])
+            let url = try await s.createChannel(["alice", "bob"])
+            let bob = socket(port, "bob")
+            #expect(await bob.next("LOGI")?["key"] as? String != nil)
+
+            proxy.holdReplies()
+            bob.send("MESG", ["channel_url": url, "message": "one way", "req_id": "r1"])
+            // The server has it (stored, listed for alice), while bob's answer waits in the proxy.
+            var stored = false
+            for _ in 0..<200 where !stored {
+                let page = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=9999999999999&prev_limit=5")
+                stored = (page.json["messages"] as? [[String: Any]] ?? []).contains { $0["message"] as? String == "one way" }
+                if !stored { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(stored, "the request went through")
+            #expect(await eventually { proxy.heldBytes > 0 })
+            #expect(bob.all("MESG").isEmpty, "no reply passes while held")
+            proxy.heal()
+            let ack = await bob.next("MESG")
+            #expect(ack?["message"] as? String == "one way" && ack?["req_id"] as? String == "r1")
+            #expect(await eventually { proxy.heldBytes == 0 })
+            await bob.close()
+        }
+    }
+}
+
 /// A plain blocking TCP client, so a test sees how a connection ended: an orderly close (FIN, `end`) or a
 /// reset (RST, `reset`). Reads run on their own thread, not on the concurrency pool.
 final class RawConnection: @unchecked Sendable {

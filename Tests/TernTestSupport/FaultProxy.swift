@@ -6,7 +6,8 @@ import Synchronization
 /// A TCP proxy on 127.0.0.1 between a client and a server, with faults a test switches on and off
 /// while traffic flows: `drop` (close every connection and refuse new ones), `stall` (hold every
 /// byte both ways, delivered in order on `heal`), `reset` (close with RST), `delay` (latency on
-/// every chunk, order kept). Each accepted connection is piped to `target` on a new connection.
+/// every chunk, order kept), `holdReplies` (hold the server's replies only, a one-way partition).
+/// Each accepted connection is piped to `target` on a new connection.
 public final class FaultProxy: Sendable {
     public let targetHost: String
     /// Where new connections go (``retarget(port:)`` moves it: a server started again elsewhere).
@@ -20,6 +21,7 @@ public final class FaultProxy: Sendable {
         var targetPort: Int
         var dropping = false
         var stalled = false
+        var repliesHeld = false
         var delayMs: Int64 = 0
         var pipes: [ObjectIdentifier: Pipe] = [:]
         /// Connections accepted so far (tests check the clients really went through the proxy).
@@ -77,6 +79,13 @@ public final class FaultProxy: Sendable {
     /// Holds every byte, both ways, until ``heal()`` (then they go, in order).
     public func stall() {
         state.withLock { $0.stalled = true }
+    }
+
+    /// One direction only: the server's replies are held until ``heal()`` (then they go, in order),
+    /// while the client's bytes still reach the server — a one-way partition, which TCP rides out
+    /// by retransmitting: the database runs (and commits) what a node sends, the node hears nothing.
+    public func holdReplies() {
+        state.withLock { $0.repliesHeld = true }
     }
 
     /// Closes every current connection with a TCP reset (new ones are accepted).
@@ -138,6 +147,7 @@ public final class FaultProxy: Sendable {
         let pipes = state.withLock { s -> [Pipe] in
             s.dropping = false
             s.stalled = false
+            s.repliesHeld = false
             s.delayMs = 0
             return Array(s.pipes.values)
         }
@@ -157,7 +167,7 @@ public final class FaultProxy: Sendable {
 
     // MARK: - Plumbing
 
-    var faults: (stalled: Bool, delayMs: Int64) { state.withLock { ($0.stalled, $0.delayMs) } }
+    var faults: (stalled: Bool, repliesHeld: Bool, delayMs: Int64) { state.withLock { ($0.stalled, $0.repliesHeld, $0.delayMs) } }
 
     func accept(_ inbound: any Channel) {
         let refuse = state.withLock { s -> Bool in
@@ -255,8 +265,9 @@ final class Pipe: @unchecked Sendable {
             }
             return
         }
-        let (stalled, delay) = proxy.faults
-        if stalled || outbound == nil || !held.isEmpty {
+        let (stalled, repliesHeld, delay) = proxy.faults
+        // Each direction keeps its own order: a chunk waits behind what waits in its direction.
+        if stalled || outbound == nil || (repliesHeld && !toServer) || held.contains(where: { $0.toServer == toServer }) {
             held.append((toServer, bytes))
             proxy.holding(bytes.readableBytes)
             if !stalled { flushHeld() }
@@ -279,10 +290,11 @@ final class Pipe: @unchecked Sendable {
     }
 
     func flushHeld() {
-        guard outbound != nil, !proxy.faults.stalled else { return }
-        let delay = proxy.faults.delayMs
-        let queued = held
-        held = []
+        let (stalled, repliesHeld, delay) = proxy.faults
+        guard outbound != nil, !stalled else { return }
+        // Replies still held stay, in order; everything else goes.
+        let queued = held.filter { $0.toServer || !repliesHeld }
+        held = held.filter { !$0.toServer && repliesHeld }
         proxy.holding(-queued.reduce(0) { $0 + $1.bytes.readableBytes })
         for (toServer, bytes) in queued { send(bytes, toServer: toServer, delayMs: delay) }
     }
