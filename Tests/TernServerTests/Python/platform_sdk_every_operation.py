@@ -72,8 +72,8 @@ OPS = {}  # operation -> discovered record (api_class, module, method, path)
 _APIS = {}
 
 
-def discover():
-    data = platform_endpoints.sdk_operations("installed")
+def discover(sdk_dir="installed"):
+    data = platform_endpoints.sdk_operations(sdk_dir)
     for o in data["operations"]:
         if o["operation"] in OPS:
             sys.exit("FAIL setup: two API classes have an operation %s" % o["operation"])
@@ -333,16 +333,18 @@ def summary(exc):
     return "%s: %s" % (type(exc).__name__, text[:1200])
 
 
-def main():
-    version = discover()
-    plan = steps()
+def main(plan_steps=None, allowed=None, sdk_dir="installed"):
+    """Runs every step; the legacy script (platform_sdk_every_operation_legacy.py) passes its own."""
+    plan_steps, allowed = plan_steps or steps, ALLOWED if allowed is None else allowed
+    version = discover(sdk_dir)
+    plan = plan_steps()
     planned = [op for op, _ in plan]
     dupes = sorted({op for op in planned if planned.count(op) > 1})
     unknown = sorted(set(planned) - set(OPS))
     if dupes or unknown:
         print("FAIL setup: steps twice %s, steps for no SDK operation %s" % (dupes, unknown))
         return 2
-    stale = sorted(set(ALLOWED) - set(OPS))
+    stale = sorted(set(allowed) - set(OPS))
     results = {}
     for op, fn in plan:
         client.last_response = None
@@ -352,7 +354,7 @@ def main():
             print("ok %s" % op)
         except Exception as exc:  # noqa: BLE001 - reported per operation
             results[op] = summary(exc)
-            word = "allowed" if op in ALLOWED else "FAIL"
+            word = "allowed" if op in allowed else "FAIL"
             print("%s %s: %s" % (word, op, results[op]))
             if os.environ.get("TERND_TEST_TRACEBACK"):
                 traceback.print_exc()
@@ -360,14 +362,14 @@ def main():
         results[op] = "this script has no call for it"
         print("FAIL %s: %s" % (op, results[op]))
     ok = sum(1 for r in results.values() if r is None)
-    bad = [op for op, r in results.items() if r is not None and op not in ALLOWED]
-    passing_allowed = sorted(op for op in ALLOWED if results.get(op, "") is None)
+    bad = [op for op, r in results.items() if r is not None and op not in allowed]
+    passing_allowed = sorted(op for op in allowed if results.get(op, "") is None)
     for op in passing_allowed:
-        print("FAIL %s: in ALLOWED (%s) but succeeded; strike it" % (op, ALLOWED[op]))
+        print("FAIL %s: in ALLOWED (%s) but succeeded; strike it" % (op, allowed[op]))
     for op in stale:
         print("FAIL %s: in ALLOWED but not an operation of SDK %s" % (op, version))
     print("%d/%d operations succeeded through the SDK (sendbird-platform-sdk %s); %d allowed to fail: %s" % (
-        ok, len(OPS), version, len(ALLOWED), ", ".join(sorted(ALLOWED)) or "none"))
+        ok, len(OPS), version, len(allowed), ", ".join(sorted(allowed)) or "none"))
     return 1 if bad or passing_allowed or stale else 0
 
 
