@@ -205,6 +205,10 @@ public enum OutboundHTTP {
         _ t: Target, address: SocketAddress, headers extra: [(String, String)], limits: Limits, deadline: NIODeadline,
         group: any EventLoopGroup
     ) async throws -> Response {
+        // Past the deadline (a slow earlier hop) nothing starts; the promise is made only after
+        // this, so every promise made is completed (NIO traps on one that is dropped).
+        let remaining = deadline - .now()
+        guard remaining > .zero else { throw FetchError.deadline }
         let loop = group.next()
         let promise = loop.makePromise(of: Response.self)
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: t.pathAndQuery)
@@ -214,8 +218,6 @@ public enum OutboundHTTP {
         for (k, v) in extra { head.headers.add(name: k, value: v) }
         let url = (t.tls ? "https://" : "http://") + t.hostHeader + t.pathAndQuery
         let requestHead = head
-        let remaining = deadline - .now()
-        guard remaining > .zero else { throw FetchError.deadline }
         let serverName = PrivateAddresses.parse(t.host) == nil ? t.host : nil
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(remaining)
