@@ -150,7 +150,7 @@ struct GroupChannelRoutes: Sendable {
 
     func hide(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        let body = try await req.decode(as: HideBody.self, context: ctx)
+        let body = try await req.decode(as: HideBody.self, for: caller, context: ctx)
         let user = try actingUser(caller, body.userId)
         let offset = try await service.hide(
             channelUrl: try rest.param(ctx, "channel_url"), userId: user, hidePreviousMessages: body.hidePreviousMessages,

@@ -311,7 +311,7 @@ struct MessageRoutes: Sendable {
         let userId: String
         let key: String
         if add {
-            let body = try await req.decode(as: ReactionBody.self, context: ctx)
+            let body = try await req.decode(as: ReactionBody.self, for: caller, context: ctx)
             userId = try actingUser(caller, body.userId)
             guard let reaction = body.reaction else { throw SendbirdError.missing("reaction") }
             key = reaction
@@ -345,7 +345,7 @@ struct MessageRoutes: Sendable {
     func send(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await req.decode(as: SendMessageBody.self, context: ctx)
+        let b = try await req.decode(as: SendMessageBody.self, for: caller, context: ctx)
         switch b.messageType {
         case "ADMM":
             try caller.requirePlatform()

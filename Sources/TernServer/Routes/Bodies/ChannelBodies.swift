@@ -2,9 +2,11 @@ import Foundation
 import Hummingbird
 import TernProtocol
 
-/// A body with fields only the Platform API's requests read (`inviter_id`, a list of
-/// `user_ids`): an SDK user's request leaves them unread, so a wrong value there is no error.
-/// `init(from:)` is the Platform API's reading; ``Request/decode(as:for:context:)`` picks one.
+/// A body read one way for the Platform API and another for an SDK user: fields only the
+/// Platform API's requests read (`inviter_id`, a list of `user_ids`; an SDK user's wrong value
+/// there is no error), or that only it must give (`user_id`; an SDK user's is checked against
+/// the caller first, by the handler). `init(from:)` is the Platform API's reading;
+/// ``Request/decode(as:for:context:)`` picks one.
 protocol PlatformFieldsBody: Decodable {
     init(from decoder: any Decoder, platform: Bool) throws
 }
@@ -104,9 +106,9 @@ struct LeaveBody: PlatformFieldsBody {
     }
 }
 
-/// `PUT /v3/group_channels/{url}/hide`: ``MemberBody``'s `user_id`, then
-/// `hide_previous_messages` (false) and `allow_auto_unhide` (true).
-struct HideBody: Decodable {
+/// `PUT /v3/group_channels/{url}/hide`: ``MemberBody``'s `user_id` (required of the Platform
+/// API), then `hide_previous_messages` (false) and `allow_auto_unhide` (true).
+struct HideBody: PlatformFieldsBody {
     let userId: String?
     let hidePreviousMessages: Bool
     let allowAutoUnhide: Bool
@@ -115,8 +117,11 @@ struct HideBody: Decodable {
         case allowAutoUnhide = "allow_auto_unhide"
     }
 
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws { try self.init(from: decoder, platform: true) }
+
+    init(from decoder: any Decoder, platform: Bool) throws {
         userId = try MemberBody(from: decoder).userId
+        if platform && userId == nil { throw SendbirdError.missing("user_id") }
         let c = try decoder.container(keyedBy: CodingKeys.self)
         hidePreviousMessages = try c.bool(.hidePreviousMessages) ?? false
         allowAutoUnhide = try c.bool(.allowAutoUnhide) ?? true

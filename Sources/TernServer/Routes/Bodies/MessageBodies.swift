@@ -93,12 +93,13 @@ struct MessageUpdateBody: Decodable {
 }
 
 /// `POST /v3/{group_channels|open_channels}/{url}/messages`: `message_type` (`MESG`, the
-/// default, or `ADMM`), then what that type reads. `ADMM`: `message`, `custom_type`, `data`.
-/// `MESG`: `user_id` (the sender; the Platform API must give it), `message`, `custom_type`,
-/// `data`, `mention_type` (`users`), `mentioned_user_ids` (else `mentioned_users`), `is_silent`,
-/// `dedup_id`, `sorted_metaarray`, `parent_message_id`, `reply_to_channel`. `message` is
-/// required of both; the handler says so after its checks of the caller.
-struct SendMessageBody: Decodable {
+/// default, or `ADMM`), then what that type reads. `ADMM` (the Platform API's only; an SDK
+/// user's is not read): `message`, required, `custom_type`, `data`. `MESG`: `user_id` (the
+/// sender, required of the Platform API), `message`, required, `custom_type`, `data`,
+/// `mention_type` (`users`), `mentioned_user_ids` (else `mentioned_users`), `is_silent`,
+/// `dedup_id`, `sorted_metaarray`, `parent_message_id`, `reply_to_channel`. From an SDK user,
+/// the handler requires `message` after it has checked `user_id`.
+struct SendMessageBody: PlatformFieldsBody {
     var messageType = "MESG"
     var userId: String?
     var message: String?
@@ -127,12 +128,14 @@ struct SendMessageBody: Decodable {
         case replyToChannel = "reply_to_channel"
     }
 
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws { try self.init(from: decoder, platform: true) }
+
+    init(from decoder: any Decoder, platform: Bool) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         messageType = try c.string(.messageType) ?? "MESG"
-        guard messageType == "MESG" || messageType == "ADMM" else { return }
-        if messageType == "MESG" { userId = try c.string(.userId) }
-        message = try c.string(.message)
+        guard messageType == "MESG" || (messageType == "ADMM" && platform) else { return }
+        if messageType == "MESG" { userId = platform ? try c.requiredString(.userId) : try c.string(.userId) }
+        message = platform ? try c.requiredString(.message) : try c.string(.message)
         customType = try c.string(.customType) ?? ""
         data = try c.string(.data) ?? ""
         guard messageType == "MESG" else { return }
@@ -155,16 +158,23 @@ struct ActingUserBody: Decodable {
     init(from decoder: any Decoder) throws { userId = try decoder.container(keyedBy: CodingKeys.self).string(.userId) }
 }
 
-/// `POST …/messages/{id}/reactions`: ``ActingUserBody``'s `user_id`, then `reaction`, required
-/// (the handler says so after its checks of the caller).
-struct ReactionBody: Decodable {
+/// `POST …/messages/{id}/reactions`: `user_id` (``ActingUserBody``), then `reaction`; both
+/// required of the Platform API, `reaction` of an SDK user by the handler after it has checked
+/// `user_id`.
+struct ReactionBody: PlatformFieldsBody {
     let userId: String?
     let reaction: String?
-    enum CodingKeys: String, CodingKey { case reaction }
+    enum CodingKeys: String, CodingKey {
+        case userId = "user_id"
+        case reaction
+    }
 
-    init(from decoder: any Decoder) throws {
-        userId = try ActingUserBody(from: decoder).userId
-        reaction = try decoder.container(keyedBy: CodingKeys.self).string(.reaction)
+    init(from decoder: any Decoder) throws { try self.init(from: decoder, platform: true) }
+
+    init(from decoder: any Decoder, platform: Bool) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        userId = platform ? try c.requiredString(.userId) : try c.string(.userId)
+        reaction = platform ? try c.requiredString(.reaction) : try c.string(.reaction)
     }
 }
 
