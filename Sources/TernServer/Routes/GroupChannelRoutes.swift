@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import TernProtocol
 
-/// `/v3/group_channels…` and `/v3/users/{id}/my_group_channels`: create, read and list channels.
+/// `/v3/group_channels…` and `/v3/users/{id}/my_group_channels`: create, read and list channels,
+/// membership; and for both channel types, update, delete and freeze.
 struct GroupChannelRoutes: Sendable {
     let rest: RESTSupport
     var service: ChatService { rest.service }
@@ -10,33 +11,38 @@ struct GroupChannelRoutes: Sendable {
     func register(on api: RouterGroup<RESTRequestContext>) {
         api.post("/v3/group_channels", use: create)
         api.get("/v3/group_channels", use: list)
-        api.get("/v3/group_channels/:channel_url", use: get)
         api.get("/v3/sdk/group_channels/:channel_url", use: get)
-        api.get("/v3/group_channels/:channel_url/members", use: members)
-        api.get("/v3/users/:user_id/my_group_channels", use: myChannels)
-        api.get("/v3/users/:user_id/my_group_channels/changelogs", use: changelogs)
+        let channel = api.group("/v3/group_channels/:channel_url")
+        channel.get(use: get)
+        channel.get("/members", use: members)
+        channel.post("/invite", use: invite)
+        channel.put("/accept", use: accept)
+        channel.put("/decline", use: decline)
+        channel.put("/join", use: join)
+        channel.put("/leave", use: leave)
+        channel.put("/hide", use: hide)
+        channel.delete("/hide", use: unhide)
+        channel.put("/reset_user_history", use: resetHistory)
+        let user = api.group("/v3/users/:user_id")
+        user.get("/my_group_channels", use: myChannels)
+        user.get("/my_group_channels/changelogs", use: changelogs)
+        user.get("/channel_invitation_preference", use: invitationPreference)
+        user.put("/channel_invitation_preference", use: setInvitationPreference)
         api.get("/v3/sdk/users/:user_id/my_group_channels/changelogs", use: changelogs)
-        api.put("/v3/group_channels/:channel_url", use: update)
-        api.delete("/v3/group_channels/:channel_url", use: delete)
-        api.post("/v3/group_channels/:channel_url/invite", use: invite)
-        api.put("/v3/group_channels/:channel_url/accept", use: accept)
-        api.put("/v3/group_channels/:channel_url/decline", use: decline)
-        api.put("/v3/group_channels/:channel_url/join", use: join)
-        api.put("/v3/group_channels/:channel_url/leave", use: leave)
-        api.put("/v3/group_channels/:channel_url/freeze", use: freeze)
-        api.put("/v3/group_channels/:channel_url/hide", use: hide)
-        api.delete("/v3/group_channels/:channel_url/hide", use: unhide)
-        api.put("/v3/group_channels/:channel_url/reset_user_history", use: resetHistory)
-        api.get("/v3/users/:user_id/channel_invitation_preference", use: invitationPreference)
-        api.put("/v3/users/:user_id/channel_invitation_preference", use: setInvitationPreference)
+        // What both channel types do, once for each (``RESTSupport/eachChannelType(on:under:)``
+        // lists the group channels' routes first).
+        for (open, channel) in zip([false, true], rest.eachChannelType(on: api)) {
+            channel.put { req, ctx in try await update(req, ctx, open: open) }
+            channel.delete { req, ctx in try await delete(req, ctx, open: open) }
+            channel.put("/freeze") { req, ctx in try await freeze(req, ctx, open: open) }
+        }
     }
 
     // MARK: Membership and changes
 
     /// The user a membership call acts for: the SDK's own user (a `user_id` in the body must match it),
     /// or for the Platform API the body's `user_id`.
-    func actingUser(_ caller: Caller, _ b: JSONBody) throws -> String {
-        let given = try b.string("user_id").flatMap { $0.isEmpty ? nil : $0 }
+    func actingUser(_ caller: Caller, _ given: String?) throws -> String {
         switch caller {
         case .user(let me):
             if let given, given != me { throw SendbirdError(.unauthorizedRequest, "Unauthorized request: acting for \(given).") }
@@ -54,27 +60,22 @@ struct GroupChannelRoutes: Sendable {
     func invite(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        let inviter: String?
-        switch caller {
-        case .user(let me): inviter = me
-        case .platform: inviter = try b.string("inviter_id").flatMap { $0.isEmpty ? nil : $0 }
-        }
-        try await service.invite(channelUrl: url, userIds: try b.userIds(), inviter: inviter)
+        let body = try await req.decode(as: InviteBody.self, for: caller, context: ctx)
+        try await service.invite(channelUrl: url, userIds: body.userIds, inviter: caller.userId ?? body.inviterId)
         return try await presentChannel(url, viewer: caller.userId)
     }
 
     func accept(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let user = try actingUser(caller, try await rest.body(req))
+        let user = try actingUser(caller, try await req.decode(as: MemberBody.self, context: ctx).userId)
         try await service.acceptInvitation(channelUrl: url, userId: user)
         return try await presentChannel(url, viewer: user)
     }
 
     func decline(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        let user = try actingUser(caller, try await rest.body(req))
+        let user = try actingUser(caller, try await req.decode(as: MemberBody.self, context: ctx).userId)
         try await service.declineInvitation(channelUrl: try rest.param(ctx, "channel_url"), userId: user)
         return try rest.empty()
     }
@@ -82,7 +83,7 @@ struct GroupChannelRoutes: Sendable {
     func join(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let user = try actingUser(caller, try await rest.body(req))
+        let user = try actingUser(caller, try await req.decode(as: MemberBody.self, context: ctx).userId)
         try await service.join(channelUrl: url, userId: user)
         return try await presentChannel(url, viewer: user)
     }
@@ -90,36 +91,57 @@ struct GroupChannelRoutes: Sendable {
     func leave(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        if case .platform = caller, let many = try b.stringArray("user_ids"), !many.isEmpty {
-            for id in many { try await service.leave(channelUrl: url, userId: id) }
+        let body = try await req.decode(as: LeaveBody.self, for: caller, context: ctx)
+        if !body.userIds.isEmpty {
+            for id in body.userIds { try await service.leave(channelUrl: url, userId: id) }
         } else {
-            try await service.leave(channelUrl: url, userId: try actingUser(caller, b))
+            try await service.leave(channelUrl: url, userId: try actingUser(caller, body.userId))
         }
         return try rest.empty()
     }
 
-    func freeze(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let caller = try ctx.caller
-        let url = try rest.param(ctx, "channel_url")
-        let frozen = try await req.decode(as: FreezeBody.self, context: ctx).freeze
-        try await service.setFrozen(channelUrl: url, frozen: frozen, by: caller.userId)
-        return try await presentChannel(url, viewer: caller.userId)
-    }
+    // MARK: Both channel types
 
-    func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+    /// `PUT /v3/{group_channels|open_channels}/{url}`: ``ChannelChangesBody``, and an open
+    /// channel's operators (``OpenChannelUpdateBody``).
+    func update(_ req: Request, _ ctx: RESTRequestContext, open: Bool) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
+        if open {
+            let body = try await req.decode(as: OpenChannelUpdateBody.self, context: ctx)
+            let channel = try await service.updateOpenChannel(channelUrl: url, body.changes, operatorIds: body.operatorIds, by: caller.userId)
+            return try rest.json(try await service.presentOpen(channel))
+        }
         let body = try await req.decode(as: ChannelChangesBody.self, context: ctx)
         try await service.updateChannel(channelUrl: url, body.changes, by: caller.userId)
         return try await presentChannel(url, viewer: caller.userId)
     }
 
-    func delete(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+    /// `DELETE /v3/{group_channels|open_channels}/{url}`.
+    func delete(_ req: Request, _ ctx: RESTRequestContext, open: Bool) async throws -> Response {
         let caller = try ctx.caller
-        try await service.deleteChannel(channelUrl: try rest.param(ctx, "channel_url"), by: caller.userId)
+        let url = try rest.param(ctx, "channel_url")
+        if open {
+            try await service.deleteOpenChannel(channelUrl: url, by: caller.userId)
+        } else {
+            try await service.deleteChannel(channelUrl: url, by: caller.userId)
+        }
         return try rest.empty()
     }
+
+    /// `PUT /v3/{group_channels|open_channels}/{url}/freeze` (``FreezeBody``).
+    func freeze(_ req: Request, _ ctx: RESTRequestContext, open: Bool) async throws -> Response {
+        let caller = try ctx.caller
+        let url = try rest.param(ctx, "channel_url")
+        let frozen = try await req.decode(as: FreezeBody.self, context: ctx).freeze
+        if open {
+            return try rest.json(try await service.presentOpen(try await service.setOpenFrozen(channelUrl: url, frozen: frozen, by: caller.userId)))
+        }
+        try await service.setFrozen(channelUrl: url, frozen: frozen, by: caller.userId)
+        return try await presentChannel(url, viewer: caller.userId)
+    }
+
+    // MARK: One member's view
 
     struct MessageOffset: Encodable {
         let tsMessageOffset: Int64
@@ -128,11 +150,11 @@ struct GroupChannelRoutes: Sendable {
 
     func hide(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        let b = try await rest.body(req)
-        let user = try actingUser(caller, b)
+        let body = try await req.decode(as: HideBody.self, for: caller, context: ctx)
+        let user = try actingUser(caller, body.userId)
         let offset = try await service.hide(
-            channelUrl: try rest.param(ctx, "channel_url"), userId: user,
-            hidePreviousMessages: try b.bool("hide_previous_messages") ?? false, allowAutoUnhide: try b.bool("allow_auto_unhide") ?? true)
+            channelUrl: try rest.param(ctx, "channel_url"), userId: user, hidePreviousMessages: body.hidePreviousMessages,
+            allowAutoUnhide: body.allowAutoUnhide)
         return try rest.json(MessageOffset(tsMessageOffset: offset))
     }
 
@@ -152,7 +174,7 @@ struct GroupChannelRoutes: Sendable {
 
     func resetHistory(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        let user = try actingUser(caller, try await rest.body(req))
+        let user = try actingUser(caller, try await req.decode(as: MemberBody.self, context: ctx).userId)
         let offset = try await service.resetHistory(channelUrl: try rest.param(ctx, "channel_url"), userId: user)
         return try rest.json(MessageOffset(tsMessageOffset: offset))
     }
@@ -173,30 +195,17 @@ struct GroupChannelRoutes: Sendable {
         let id = try rest.param(ctx, "user_id")
         try ctx.caller.require(actingAs: id)
         try await service.requireUser(id)
-        guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
+        let auto = try await req.decode(as: InvitationPreferenceBody.self, context: ctx).autoAccept
         try await service.setInvitationAutoAccept(userId: id, auto)
         return try rest.json(InvitationPreference(autoAccept: auto))
     }
 
     func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        let b = try await rest.body(req)
-        var r = CreateGroupChannelRequest(userIds: try b.userIds())
-        r.name = try b.string("name") ?? ""
-        r.channelUrl = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
-        r.coverUrl = try b.string("cover_url") ?? ""
-        r.customType = try b.string("custom_type") ?? ""
-        r.data = try b.string("data") ?? ""
-        r.isDistinct = try b.bool("is_distinct") ?? false
-        r.isPublic = try b.bool("is_public") ?? false
-        r.isSuper = try b.bool("is_super") ?? false
-        r.isEphemeral = try b.bool("is_ephemeral") ?? false
-        r.operatorIds = try b.stringArray("operator_ids") ?? []
-        switch caller {
-        case .user(let me):
+        var r = try await req.decode(as: GroupChannelCreateBody.self, for: caller, context: ctx).request
+        if case .user(let me) = caller {
             r.creator = me
             r.honoursAutoAccept = true
-        case .platform: r.creator = try b.string("inviter_id").flatMap { $0.isEmpty ? nil : $0 }
         }
         let (channel, created) = try await service.createGroupChannel(r)
         var payload = try await service.present(channel, viewer: caller.userId)

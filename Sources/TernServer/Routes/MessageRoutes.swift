@@ -18,20 +18,22 @@ struct MessageRoutes: Sendable {
         api.get("/v3/sdk/group_channels/:channel_url/messages_gap", use: gap)
         // Both channel types: a URL of the other type is not found.
         for channel in rest.eachChannelType(on: api) {
-            channel.get("/messages", use: list)
-            channel.post("/messages", use: send)
-            channel.get("/messages/:message_id", use: get)
-            channel.put("/messages/:message_id", use: update)
-            channel.delete("/messages/:message_id", use: delete)
-            channel.post("/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: true) }
-            channel.delete("/messages/:message_id/reactions") { req, ctx in try await react(req, ctx, add: false) }
-            channel.get("/messages/:message_id/reactions", use: reactions)
-            channel.get("/messages/changelogs", use: changelogs)
-            channel.post("/messages/:message_id/translation", use: translate)
-            channel.get("/messages/total_count", use: totalCount)
-            channel.post("/messages/:message_id/sorted_metaarray") { req, ctx in try await metaArray(req, ctx, .add) }
-            channel.put("/messages/:message_id/sorted_metaarray") { req, ctx in try await metaArray(req, ctx, nil) }
-            channel.delete("/messages/:message_id/sorted_metaarray", use: removeMetaKeys)
+            let messages = channel.group("/messages")
+            messages.get(use: list)
+            messages.post(use: send)
+            messages.get("/changelogs", use: changelogs)
+            messages.get("/total_count", use: totalCount)
+            let message = messages.group("/:message_id")
+            message.get(use: get)
+            message.put(use: update)
+            message.delete(use: delete)
+            message.post("/reactions") { req, ctx in try await react(req, ctx, add: true) }
+            message.delete("/reactions") { req, ctx in try await react(req, ctx, add: false) }
+            message.get("/reactions", use: reactions)
+            message.post("/translation", use: translate)
+            message.post("/sorted_metaarray", use: addMetaArray)
+            message.put("/sorted_metaarray", use: changeMetaArray)
+            message.delete("/sorted_metaarray", use: removeMetaKeys)
         }
     }
 
@@ -115,23 +117,22 @@ struct MessageRoutes: Sendable {
         enum CodingKeys: String, CodingKey { case sortedMetaarray = "sorted_metaarray" }
     }
 
-    /// `POST` adds keys and values; `PUT` with `mode` add (default) or remove, and `upsert`.
-    func metaArray(_ req: Request, _ ctx: RESTRequestContext, _ fixed: MetaArrayChange.Mode?) async throws -> Response {
+    /// `POST …/sorted_metaarray` adds keys and values (``MetaArrayAddBody``), upserting.
+    func addMetaArray(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let items = try await req.decode(as: MetaArrayAddBody.self, context: ctx).items
+        return try await changeMetaArray(ctx, MetaArrayChange(items: items, mode: .add, upsert: true))
+    }
+
+    /// `PUT …/sorted_metaarray` adds or removes (``MetaArrayChangeBody``).
+    func changeMetaArray(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
+        let body = try await req.decode(as: MetaArrayChangeBody.self, context: ctx)
+        return try await changeMetaArray(ctx, MetaArrayChange(items: body.items, mode: body.mode, upsert: body.upsert))
+    }
+
+    func changeMetaArray(_ ctx: RESTRequestContext, _ change: MetaArrayChange) async throws -> Response {
         let caller = try ctx.caller
-        let b = try await rest.body(req)
-        guard let items = try Self.metaArray(b, "sorted_metaarray") else { throw SendbirdError.missing("sorted_metaarray") }
-        let mode: MetaArrayChange.Mode
-        if let fixed {
-            mode = fixed
-        } else {
-            switch try b.string("mode") ?? "add" {
-            case "add": mode = .add
-            case "remove": mode = .remove
-            default: throw SendbirdError(.invalidValue, "Invalid value: \"mode\" must be add or remove.")
-            }
-        }
         var u = MessageUpdate()
-        u.metaarray = MetaArrayChange(items: items, mode: mode, upsert: fixed != nil ? true : (try b.bool("upsert") ?? false))
+        u.metaarray = change
         let m = try await service.updateMessage(
             channelUrl: try rest.param(ctx, "channel_url"), id: try messageId(ctx), u, by: caller.userId, origin: caller.origin)
         return try rest.json(MetaArrayAnswer(sortedMetaarray: m.sortedMetaarray))
@@ -182,19 +183,6 @@ struct MessageRoutes: Sendable {
         let raw = try rest.param(ctx, "message_id")
         guard let id = Int64(raw) else { throw SendbirdErrorFactory.wrongType("message_id", "integer") }
         return id
-    }
-
-    /// `sorted_metaarray` / `metaarray`: `[{key, value: [..]}]`.
-    static func metaArray(_ b: JSONBody, _ key: String) throws -> [MetaArrayItem]? {
-        guard b.has(key) else { return nil }
-        guard let list = b.object[key] as? [Any] else { throw SendbirdErrorFactory.wrongType(key, "array") }
-        return try list.map { entry in
-            guard let o = entry as? [String: Any], let k = o["key"] as? String else {
-                throw SendbirdErrorFactory.wrongType(key, "array of {key, value}")
-            }
-            let values = (o["value"] as? [Any])?.compactMap { $0 as? String } ?? []
-            return MetaArrayItem(key: k, value: values)
-        }
     }
 
     /// What a list asks to add: `include_thread_info`, `include_parent_message_info`, `include_reactions`.
@@ -279,7 +267,7 @@ struct MessageRoutes: Sendable {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
         var message = try await service.getMessage(url, id: try messageId(ctx), viewer: caller.userId, extras: [])
-        let langs = try await rest.body(req).stringArray("target_langs") ?? []
+        let langs = try await req.decode(as: TranslateBody.self, context: ctx).targetLangs
         if langs.isEmpty { throw SendbirdError.missing("target_langs") }
         if langs.count > 10 { throw SendbirdError(.tooManyItems, "At most 10 target languages.") }
         for l in langs {
@@ -306,21 +294,7 @@ struct MessageRoutes: Sendable {
     func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        var u = MessageUpdate()
-        u.message = try b.string("message")
-        u.data = try b.string("data")
-        u.customType = try b.string("custom_type")
-        u.mentionType = try b.string("mention_type")
-        u.mentionedUserIds = try b.stringArray("mentioned_user_ids")
-        if let items = try Self.metaArray(b, "sorted_metaarray") {
-            // The Platform API replaces the whole metaarray unless a mode says otherwise.
-            switch try b.string("metaarray_mode") ?? "replace" {
-            case "add": u.metaarray = MetaArrayChange(items: items, mode: .add)
-            case "remove": u.metaarray = MetaArrayChange(items: items, mode: .remove)
-            default: u.metaarray = MetaArrayChange(items: items, mode: .replace)
-            }
-        }
+        let u = try await req.decode(as: MessageUpdateBody.self, context: ctx).update
         return try rest.json(try await service.updateMessage(channelUrl: url, id: try messageId(ctx), u, by: caller.userId, origin: caller.origin))
     }
 
@@ -337,9 +311,10 @@ struct MessageRoutes: Sendable {
         let userId: String
         let key: String
         if add {
-            let b = try await rest.body(req)
-            userId = try actingUser(caller, b)
-            key = try b.requiredString("reaction")
+            let body = try await req.decode(as: ReactionBody.self, for: caller, context: ctx)
+            userId = try actingUser(caller, body.userId)
+            guard let reaction = body.reaction else { throw SendbirdError.missing("reaction") }
+            key = reaction
         } else {
             let q = QueryParameters(req.uri.query)
             if let me = caller.userId {
@@ -370,28 +345,26 @@ struct MessageRoutes: Sendable {
     func send(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        let type = try b.string("message_type") ?? "MESG"
-        switch type {
+        let b = try await req.decode(as: SendMessageBody.self, for: caller, context: ctx)
+        switch b.messageType {
         case "ADMM":
             try caller.requirePlatform()
-            let payload = try await service.sendAdminMessage(
-                channelUrl: url, message: try b.requiredString("message"), customType: try b.string("custom_type") ?? "",
-                data: try b.string("data") ?? "")
+            guard let message = b.message else { throw SendbirdError.missing("message") }
+            let payload = try await service.sendAdminMessage(channelUrl: url, message: message, customType: b.customType, data: b.data)
             return try rest.json(payload)
         case "MESG":
-            let userId = try caller.userId ?? b.requiredString("user_id")
-            if let given = try b.string("user_id") { try caller.require(actingAs: given) }
-            var out = OutgoingMessage(channelUrl: url, message: try b.requiredString("message"))
-            out.customType = try b.string("custom_type") ?? ""
-            out.data = try b.string("data") ?? ""
-            out.mentionType = try b.string("mention_type") ?? "users"
-            out.mentionedUserIds = try b.stringArray("mentioned_user_ids") ?? b.stringArray("mentioned_users") ?? []
-            out.silent = try b.bool("is_silent") ?? false
-            out.reqId = try b.string("dedup_id")
-            out.sortedMetaarray = try Self.metaArray(b, "sorted_metaarray") ?? []
-            out.parentMessageId = try b.int("parent_message_id") ?? 0
-            out.replyToChannel = try b.bool("reply_to_channel") ?? false
+            let userId = try actingUser(caller, b.userId)
+            guard let message = b.message else { throw SendbirdError.missing("message") }
+            var out = OutgoingMessage(channelUrl: url, message: message)
+            out.customType = b.customType
+            out.data = b.data
+            out.mentionType = b.mentionType
+            out.mentionedUserIds = b.mentionedUserIds
+            out.silent = b.silent
+            out.reqId = b.dedupId
+            out.sortedMetaarray = b.sortedMetaarray
+            out.parentMessageId = b.parentMessageId
+            out.replyToChannel = b.replyToChannel
             try await service.requireUser(userId)
             var payload = try await service.sendUserMessage(from: userId, out, connection: nil, origin: caller.origin)
             payload.reqId = nil
@@ -403,18 +376,21 @@ struct MessageRoutes: Sendable {
         }
     }
 
-    func actingUser(_ caller: Caller, _ b: JSONBody) throws -> String {
+    /// The user a call acts for: the SDK's own user (a `user_id` given must be theirs), or the
+    /// Platform API's `user_id`, required.
+    func actingUser(_ caller: Caller, _ given: String?) throws -> String {
         if let me = caller.userId {
-            if let given = try b.string("user_id") { try caller.require(actingAs: given) }
+            if let given { try caller.require(actingAs: given) }
             return me
         }
-        return try b.requiredString("user_id")
+        guard let given else { throw SendbirdError.missing("user_id") }
+        return given
     }
 
     func markRead(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let userId = try actingUser(caller, try await rest.body(req))
+        let userId = try actingUser(caller, try await req.decode(as: ActingUserBody.self, context: ctx).userId)
         _ = try await service.requireChannel(url)
         try await service.markRead(userId: userId, channelUrl: url, connection: nil, reqId: nil, origin: caller.origin)
         return try rest.empty()
@@ -423,7 +399,7 @@ struct MessageRoutes: Sendable {
     func markDelivered(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let userId = try actingUser(caller, try await rest.body(req))
+        let userId = try actingUser(caller, try await req.decode(as: ActingUserBody.self, context: ctx).userId)
         let channel = try await service.requireChannel(url)
         _ = try await service.requireMember(channel, userId, code: .notAMember)
         let ts = service.now()

@@ -46,7 +46,7 @@ struct MetadataRoutes: Sendable {
     func createMetadata(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        guard let items = try await rest.body(req).stringMap("metadata") else { throw SendbirdError.missing("metadata") }
+        let items = try await req.decode(as: MetadataBody.self, context: ctx).metadata
         try await service.changeChannelMetadata(url, .create(items), by: caller.userId)
         return try answer(url, items)
     }
@@ -67,16 +67,14 @@ struct MetadataRoutes: Sendable {
     func updateMetadata(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        let upsert = try b.bool("upsert") ?? false
         if let key {
-            guard let value = try b.string("value") else { throw SendbirdError.missing("value") }
-            try await service.changeChannelMetadata(url, .update([key: value], upsert: upsert), by: caller.userId)
-            return try rest.json([key: value])
+            let body = try await req.decode(as: MetadataValueBody.self, context: ctx)
+            try await service.changeChannelMetadata(url, .update([key: body.value], upsert: body.upsert), by: caller.userId)
+            return try rest.json([key: body.value])
         }
-        guard let items = try b.stringMap("metadata") else { throw SendbirdError.missing("metadata") }
-        try await service.changeChannelMetadata(url, .update(items, upsert: upsert), by: caller.userId)
-        return try answer(url, items)
+        let body = try await req.decode(as: MetadataUpdateBody.self, context: ctx)
+        try await service.changeChannelMetadata(url, .update(body.metadata, upsert: body.upsert), by: caller.userId)
+        return try answer(url, body.metadata)
     }
 
     func deleteMetadata(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
@@ -90,7 +88,7 @@ struct MetadataRoutes: Sendable {
     func createCounters(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        guard let items = try await rest.body(req).intMap("metacounter") else { throw SendbirdError.missing("metacounter") }
+        let items = try await req.decode(as: MetacounterBody.self, context: ctx).metacounter
         let r = try await service.changeChannelMetacounters(url, .create(items), by: caller.userId)
         return try rest.json(r.created)
     }
@@ -108,18 +106,15 @@ struct MetadataRoutes: Sendable {
     func updateCounters(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        let mode = try b.string("mode") ?? "set"
-        let upsert = try b.bool("upsert") ?? false
-        let items: [String: Int64]
+        let change: MetacounterChange
         if let key {
-            guard let v = try b.int("value") else { throw SendbirdError.missing("value") }
-            items = [key: v]
+            let body = try await req.decode(as: MetacounterValueBody.self, context: ctx)
+            change = .update([key: body.value], mode: body.mode, upsert: body.upsert)
         } else {
-            guard let m = try b.intMap("metacounter") else { throw SendbirdError.missing("metacounter") }
-            items = m
+            let body = try await req.decode(as: MetacounterUpdateBody.self, context: ctx)
+            change = .update(body.metacounter, mode: body.mode, upsert: body.upsert)
         }
-        let r = try await service.changeChannelMetacounters(url, .update(items, mode: mode, upsert: upsert), by: caller.userId)
+        let r = try await service.changeChannelMetacounters(url, change, by: caller.userId)
         return try rest.json(r.created.merging(r.updated) { a, _ in a })
     }
 

@@ -44,8 +44,7 @@ struct ModerationRoutes: Sendable {
     func addOperators(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        guard let ids = try b.stringArray("operator_ids") ?? b.stringArray("operators") else { throw SendbirdError.missing("operator_ids") }
+        let ids = try await req.decode(as: AddOperatorsBody.self, context: ctx).ids
         try await service.addOperators(channelUrl: url, userIds: ids, by: caller.userId)
         return try rest.empty()
     }
@@ -56,7 +55,14 @@ struct ModerationRoutes: Sendable {
         let q = QueryParameters(req.uri.query)
         let all = try q.bool("delete_all", default: false)
         var ids = q.list("operator_ids") ?? []
-        if ids.isEmpty, let b = try? await rest.body(req) { ids = try b.stringArray("operator_ids") ?? [] }
+        if ids.isEmpty {
+            // A body that cannot be read is no body; one of the wrong shape is still refused.
+            do {
+                ids = try await req.decode(as: RemoveOperatorsBody.self, context: ctx).ids
+            } catch let e as SendbirdError where e.code != .invalidJSON {
+                throw e
+            } catch {}
+        }
         try await service.removeOperators(channelUrl: url, userIds: ids, all: all, by: caller.userId)
         return try rest.empty()
     }
@@ -112,18 +118,16 @@ struct ModerationRoutes: Sendable {
     func restrict(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
-        let b = try await rest.body(req)
-        var ids: [String] = []
+        let ids: [String]
+        let terms: RestrictionTermsBody
         if let id = try rest.optionalParam(ctx, "user_id", decode: QueryParameters.decode) {
             ids = [id]
-        } else if let one = try b.string("user_id"), !one.isEmpty {
-            ids = [one]
-        } else if let many = try b.stringArray("user_ids") ?? b.stringArray("banned_list") ?? b.stringArray("muted_list"), !many.isEmpty {
-            ids = many
+            terms = try await req.decode(as: RestrictionTermsBody.self, context: ctx)
+        } else {
+            let body = try await req.decode(as: RestrictBody.self, context: ctx)
+            (ids, terms) = (body.userIds, body.terms)
         }
-        if ids.isEmpty { throw SendbirdError.missing("user_id") }
-        let seconds = try b.int("seconds")
-        let description = try b.string("description") ?? ""
+        let (seconds, description) = (terms.seconds, terms.description)
         var results: [RestrictionRecord] = []
         for id in ids {
             results.append(
@@ -237,8 +241,7 @@ struct ModerationRoutes: Sendable {
     // MARK: Reports
 
     /// The reporter: the SDK's own user, or the body's `reporting_user_id` for the Platform API.
-    func reporter(_ caller: Caller, _ b: JSONBody) throws -> String? {
-        let given = try b.string("reporting_user_id").flatMap { $0.isEmpty ? nil : $0 }
+    func reporter(_ caller: Caller, _ given: String?) throws -> String? {
         if case .user(let me) = caller {
             if let given, given != me { throw SendbirdError(.unauthorizedRequest, "Unauthorized request: reporting as \(given).") }
             return me
@@ -248,28 +251,26 @@ struct ModerationRoutes: Sendable {
 
     func report(_ req: Request, _ ctx: RESTRequestContext, message: Bool) async throws -> Response {
         let caller = try ctx.caller
-        let b = try await rest.body(req)
         let url = try rest.param(ctx, "channel_url")
         var messageId: Int64?
         if message {
             guard let id = Int64(try rest.param(ctx, "message_id")) else { throw SendbirdError(.invalidValue, "Invalid value: \"message_id\".") }
             messageId = id
         }
+        let b = try await req.decode(as: ReportBody.self, context: ctx)
         let r = try await service.report(
-            category: try b.string("report_category") ?? "", description: try b.string("report_description") ?? "",
-            reporter: try reporter(caller, b), channelUrl: url, messageId: messageId,
-            offendingUserId: try b.string("offending_user_id").flatMap { $0.isEmpty ? nil : $0 })
+            category: b.category, description: b.description, reporter: try reporter(caller, b.reportingUserId), channelUrl: url,
+            messageId: messageId, offendingUserId: b.offendingUserId)
         return try rest.json(try await present([r])[0])
     }
 
     func reportUser(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
-        let b = try await rest.body(req)
         let offender = try rest.param(ctx, "user_id")
-        let url = try b.string("channel_url").flatMap { $0.isEmpty ? nil : $0 }
+        let b = try await req.decode(as: UserReportBody.self, context: ctx).report
         let r = try await service.report(
-            category: try b.string("report_category") ?? "", description: try b.string("report_description") ?? "",
-            reporter: try reporter(caller, b), channelUrl: url, messageId: nil, offendingUserId: offender)
+            category: b.category, description: b.description, reporter: try reporter(caller, b.reportingUserId), channelUrl: b.channelUrl,
+            messageId: nil, offendingUserId: offender)
         try await service.requireUser(offender)
         return try rest.json(try await present([r])[0])
     }

@@ -180,3 +180,9 @@ struct FreezeBody: Decodable {
         self.freeze = freeze
     }
 }
+
+extension KeyedDecodingContainer {
+    /// A message's `sorted_metaarray` (``MetaArrayList``), or nil when absent or `null`; not a
+    /// list is 400100.
+    func metaArray(_ key: Key) throws -> [MetaArrayItem]? { try nested(MetaArrayList.self, key, as: "array")?.items }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import TernProtocol
+
+/// `sorted_metaarray`: `[{key, value: [string]}]`. An item that is not an object with a string
+/// `key` is 400100; a `value` that is not a list, and its items that are not strings, are left out.
+struct MetaArrayList: Decodable {
+    let items: [MetaArrayItem]
+
+    init(from decoder: any Decoder) throws {
+        var list = try decoder.unkeyedContainer()
+        var items: [MetaArrayItem] = []
+        while !list.isAtEnd {
+            guard let o = try? list.nestedContainer(keyedBy: AnyKey.self), let key = try? o.decode(String.self, forKey: AnyKey("key")) else {
+                throw SendbirdErrorFactory.wrongType("sorted_metaarray", "array of {key, value}")
+            }
+            var values: [String] = []
+            if var v = try? o.nestedUnkeyedContainer(forKey: AnyKey("value")) {
+                while !v.isAtEnd {
+                    let at = v.currentIndex
+                    if let s = try? v.decode(String.self) { values.append(s) } else { _ = try? v.decode(IgnoredValue.self) }
+                    if v.currentIndex == at { break }
+                }
+            }
+            items.append(MetaArrayItem(key: key, value: values))
+        }
+        self.items = items
+    }
+}
+
+/// `POST …/messages/{id}/sorted_metaarray`: `sorted_metaarray`, the keys and values to add,
+/// required.
+struct MetaArrayAddBody: Decodable {
+    let items: [MetaArrayItem]
+    enum CodingKeys: String, CodingKey { case sortedMetaarray = "sorted_metaarray" }
+
+    init(from decoder: any Decoder) throws {
+        guard let items = try decoder.container(keyedBy: CodingKeys.self).metaArray(.sortedMetaarray) else {
+            throw SendbirdError.missing("sorted_metaarray")
+        }
+        self.items = items
+    }
+}
+
+/// `PUT …/messages/{id}/sorted_metaarray`: `sorted_metaarray` (``MetaArrayAddBody``), required;
+/// `mode` `add` (the default) or `remove`; `upsert` (false).
+struct MetaArrayChangeBody: Decodable {
+    let items: [MetaArrayItem]
+    let mode: MetaArrayChange.Mode
+    let upsert: Bool
+    enum CodingKeys: String, CodingKey { case mode, upsert }
+
+    init(from decoder: any Decoder) throws {
+        items = try MetaArrayAddBody(from: decoder).items
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        switch try c.string(.mode) ?? "add" {
+        case "add": mode = .add
+        case "remove": mode = .remove
+        default: throw SendbirdError(.invalidValue, "Invalid value: \"mode\" must be add or remove.")
+        }
+        upsert = try c.bool(.upsert) ?? false
+    }
+}
+
+/// `PUT …/messages/{id}`: what changes, all optional: `message`, `data`, `custom_type`,
+/// `mention_type`, `mentioned_user_ids`, and `sorted_metaarray` with `metaarray_mode` (`add`,
+/// `remove`, else the whole metaarray is replaced).
+struct MessageUpdateBody: Decodable {
+    var update = MessageUpdate()
+    enum CodingKeys: String, CodingKey {
+        case message, data
+        case customType = "custom_type"
+        case mentionType = "mention_type"
+        case mentionedUserIds = "mentioned_user_ids"
+        case sortedMetaarray = "sorted_metaarray"
+        case metaarrayMode = "metaarray_mode"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        update.message = try c.string(.message)
+        update.data = try c.string(.data)
+        update.customType = try c.string(.customType)
+        update.mentionType = try c.string(.mentionType)
+        update.mentionedUserIds = try c.stringArray(.mentionedUserIds)
+        if let items = try c.metaArray(.sortedMetaarray) {
+            switch try c.string(.metaarrayMode) ?? "replace" {
+            case "add": update.metaarray = MetaArrayChange(items: items, mode: .add)
+            case "remove": update.metaarray = MetaArrayChange(items: items, mode: .remove)
+            default: update.metaarray = MetaArrayChange(items: items, mode: .replace)
+            }
+        }
+    }
+}
+
+/// `POST /v3/{group_channels|open_channels}/{url}/messages`: `message_type` (`MESG`, the
+/// default, or `ADMM`), then what that type reads. `ADMM` (the Platform API's only; an SDK
+/// user's is not read): `message`, required, `custom_type`, `data`. `MESG`: `user_id` (the
+/// sender, required of the Platform API), `message`, required, `custom_type`, `data`,
+/// `mention_type` (`users`), `mentioned_user_ids` (else `mentioned_users`), `is_silent`,
+/// `dedup_id`, `sorted_metaarray`, `parent_message_id`, `reply_to_channel`. From an SDK user,
+/// the handler requires `message` after it has checked `user_id`.
+struct SendMessageBody: PlatformFieldsBody {
+    var messageType = "MESG"
+    var userId: String?
+    var message: String?
+    var customType = ""
+    var data = ""
+    var mentionType = "users"
+    var mentionedUserIds: [String] = []
+    var silent = false
+    var dedupId: String?
+    var sortedMetaarray: [MetaArrayItem] = []
+    var parentMessageId: Int64 = 0
+    var replyToChannel = false
+    enum CodingKeys: String, CodingKey {
+        case messageType = "message_type"
+        case userId = "user_id"
+        case message
+        case customType = "custom_type"
+        case data
+        case mentionType = "mention_type"
+        case mentionedUserIds = "mentioned_user_ids"
+        case mentionedUsers = "mentioned_users"
+        case isSilent = "is_silent"
+        case dedupId = "dedup_id"
+        case sortedMetaarray = "sorted_metaarray"
+        case parentMessageId = "parent_message_id"
+        case replyToChannel = "reply_to_channel"
+    }
+
+    init(from decoder: any Decoder) throws { try self.init(from: decoder, platform: true) }
+
+    init(from decoder: any Decoder, platform: Bool) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        messageType = try c.string(.messageType) ?? "MESG"
+        guard messageType == "MESG" || (messageType == "ADMM" && platform) else { return }
+        if messageType == "MESG" { userId = platform ? try c.requiredString(.userId) : try c.string(.userId) }
+        message = platform ? try c.requiredString(.message) : try c.string(.message)
+        customType = try c.string(.customType) ?? ""
+        data = try c.string(.data) ?? ""
+        guard messageType == "MESG" else { return }
+        mentionType = try c.string(.mentionType) ?? "users"
+        mentionedUserIds = try c.stringArray(.mentionedUserIds) ?? c.stringArray(.mentionedUsers) ?? []
+        silent = try c.bool(.isSilent) ?? false
+        dedupId = try c.string(.dedupId)
+        sortedMetaarray = try c.metaArray(.sortedMetaarray) ?? []
+        parentMessageId = try c.int(.parentMessageId) ?? 0
+        replyToChannel = try c.bool(.replyToChannel) ?? false
+    }
+}
+
+/// `PUT /v3/group_channels/{url}/messages/{mark_as_read,mark_as_delivered}`: `user_id`, the
+/// user acting: required of the Platform API; an SDK user's own id, if given.
+struct ActingUserBody: Decodable {
+    let userId: String?
+    enum CodingKeys: String, CodingKey { case userId = "user_id" }
+
+    init(from decoder: any Decoder) throws { userId = try decoder.container(keyedBy: CodingKeys.self).string(.userId) }
+}
+
+/// `POST …/messages/{id}/reactions`: `user_id` (``ActingUserBody``), then `reaction`; both
+/// required of the Platform API, `reaction` of an SDK user by the handler after it has checked
+/// `user_id`.
+struct ReactionBody: PlatformFieldsBody {
+    let userId: String?
+    let reaction: String?
+    enum CodingKeys: String, CodingKey {
+        case userId = "user_id"
+        case reaction
+    }
+
+    init(from decoder: any Decoder) throws { try self.init(from: decoder, platform: true) }
+
+    init(from decoder: any Decoder, platform: Bool) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        userId = platform ? try c.requiredString(.userId) : try c.string(.userId)
+        reaction = platform ? try c.requiredString(.reaction) : try c.string(.reaction)
+    }
+}
+
+/// `POST …/messages/{id}/translation`: `target_langs`, the languages (the handler requires one
+/// at least).
+struct TranslateBody: Decodable {
+    let targetLangs: [String]
+    enum CodingKeys: String, CodingKey { case targetLangs = "target_langs" }
+
+    init(from decoder: any Decoder) throws {
+        targetLangs = try decoder.container(keyedBy: CodingKeys.self).stringArray(.targetLangs) ?? []
+    }
+}
