@@ -37,22 +37,13 @@ struct ApplicationRoutes: Sendable {
     /// Changes the webhook settings: `enabled`, `url` (http or https), `include_members`,
     /// `include_unread_count`, `enabled_events` (categories, or `*` for all).
     func updateWebhook(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let b = try await rest.body(req)
+        let b = try await req.decode(as: WebhookChangesBody.self, context: ctx)
         var s = try await service.webhookSettings()
-        if let enabled = try b.bool("enabled") { s.enabled = enabled }
-        if let url = try b.string("url") {
-            if !url.isEmpty { try WebURL.check(url, field: "url") }
-            s.url = url
-        }
-        if let members = try b.bool("include_members") { s.includeMembers = members }
-        if let unread = try b.bool("include_unread_count") { s.includeUnreadCount = unread }
-        if let events = try b.stringArray("enabled_events") {
-            let known = Set(WebhookDispatcher.categories + ["*"])
-            if let bad = events.first(where: { !known.contains($0) }) {
-                throw SendbirdError(.invalidValue, "Invalid value: \"enabled_events\": unknown category \(bad).")
-            }
-            s.enabledEvents = events
-        }
+        if let enabled = b.enabled { s.enabled = enabled }
+        if let url = b.url { s.url = url }
+        if let members = b.includeMembers { s.includeMembers = members }
+        if let unread = b.includeUnreadCount { s.includeUnreadCount = unread }
+        if let events = b.enabledEvents { s.enabledEvents = events }
         if s.enabled && s.url.isEmpty { throw SendbirdError.missing("url") }
         try await service.saveWebhookSettings(s)
         return try rest.json(WebhookAnswer(webhook: .init(settings: s, allCategories: nil)))
@@ -262,7 +253,7 @@ extension ApplicationRoutes {
 
     /// The invitation preference new users start with (existing users keep theirs).
     func setDefaultInvitation(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
+        let auto = try await req.decode(as: InvitationDefaultBody.self, context: ctx).autoAccept
         try await service.setSetting(
             scope: "application", key: "default_channel_invitation_preference", json: auto ? "{\"auto_accept\":true}" : "{\"auto_accept\":false}")
         return try rest.json(InvitationDefault(autoAccept: auto))

@@ -204,14 +204,9 @@ struct ApplicationSettingsRoutes: Sendable {
     func updateTemplate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let name = try rest.param(ctx, "template_name")
         _ = try await template(name)
-        let b = try await rest.body(req)
+        let b = try await req.decode(as: PushTemplateChangesBody.self, context: ctx)
         var stored = try await rest.loadDocument("push_template_app", name) ?? [:]
-        for key in ["mesg", "file", "admm"] {
-            if let v = try b.string(key) {
-                try TextLimit.customType.check(v)
-                stored[key] = v
-            }
-        }
+        for (key, text) in b.texts { stored[key] = text }
         try await rest.saveDocument("push_template_app", name, stored)
         return try rest.document(["push_message_templates": [try await template(name)]])
     }
@@ -296,14 +291,14 @@ struct ApplicationSettingsRoutes: Sendable {
     }
 
     func addToAllowList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let add = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? []
+        let add = try await req.decode(as: IPAllowListBody.self, context: ctx).addresses
         if add.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
         return try rest.document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: add, remove: []).map(\.text)])
     }
 
     func removeFromAllowList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var remove = QueryParameters(req.uri.query).list("ip_whitelist_addresses") ?? []
-        if remove.isEmpty { remove = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? [] }
+        if remove.isEmpty { remove = try await req.decode(as: IPAllowListBody.self, context: ctx).addresses }
         if remove.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
         return try rest.document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: [], remove: remove).map(\.text)])
     }
