@@ -230,22 +230,10 @@ struct ApplicationSettingsRoutes: Sendable {
     func setFilter(_ req: Request, _ ctx: RESTRequestContext, type: String?) async throws -> Response {
         if let type { try TextLimit.customType.check(type) }
         let key = type.map { "type:" + $0 } ?? "global"
-        let b = try await rest.body(req)
-        let current = try await currentFilter(key)
-        var merged = (try JSONSerialization.jsonObject(with: try JSONEncoder().encode(current))) as? [String: Any] ?? [:]
-        for part in ["profanity_filter", "domain_filter"] {
-            guard let given = b.object[part], !(given is NSNull) else { continue }
-            guard let obj = given as? [String: Any] else { throw SendbirdErrorFactory.wrongType(part, "object") }
-            var into = merged[part] as? [String: Any] ?? [:]
-            for (k, v) in obj { into[k] = v }
-            merged[part] = into
-        }
-        var f: ContentFilter
-        do {
-            f = try JSONDecoder().decode(ContentFilter.self, from: try JSONSerialization.data(withJSONObject: merged))
-        } catch {
-            throw SendbirdError(.invalidValueType, "Invalid value type in the filter settings.")
-        }
+        let b = try await req.decode(as: FilterChangesBody.self, context: ctx)
+        var f = try await currentFilter(key)
+        b.profanity?.apply(to: &f.profanityFilter)
+        b.domains?.apply(to: &f.domainFilter)
         f.customType = nil
         try await service.saveContentFilter(f, key: key)
         f.customType = type

@@ -74,3 +74,66 @@ struct IPAllowListBody: Decodable {
         addresses = try decoder.container(keyedBy: CodingKeys.self).stringArray(.addresses) ?? []
     }
 }
+
+/// `PUT /v3/applications/settings_global[/{custom_type}]`: `profanity_filter` {keywords,
+/// regex_filters, type, should_check_global} and `domain_filter` {domains, type,
+/// should_check_global}, each optional; a part that is given must be an object, and what it gives
+/// replaces what is stored (what it does not give stays). A value of the wrong type (`null`
+/// among them) is 400100; the ranges are ``ContentFilter/validate()``'s.
+struct FilterChangesBody: Decodable {
+    let profanity: Words?
+    let domains: Domains?
+    enum CodingKeys: String, CodingKey {
+        case profanity = "profanity_filter"
+        case domains = "domain_filter"
+    }
+
+    static let wrongType = SendbirdError(.invalidValueType, "Invalid value type in the filter settings.")
+
+    struct Words: Decodable {
+        let keywords: [String]?
+        let regexFilters: [ContentFilter.Words.Regex]?
+        let type: Int?
+        let shouldCheckGlobal: Bool?
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: ContentFilter.Words.CodingKeys.self)
+            keywords = try c.exactly([String].self, .keywords, else: FilterChangesBody.wrongType)
+            regexFilters = try c.exactly([ContentFilter.Words.Regex].self, .regexFilters, else: FilterChangesBody.wrongType)
+            type = try c.exactly(Int.self, .type, else: FilterChangesBody.wrongType)
+            shouldCheckGlobal = try c.exactly(Bool.self, .shouldCheckGlobal, else: FilterChangesBody.wrongType)
+        }
+
+        func apply(to w: inout ContentFilter.Words) {
+            if let keywords { w.keywords = keywords }
+            if let regexFilters { w.regexFilters = regexFilters }
+            if let type { w.type = type }
+            if let shouldCheckGlobal { w.shouldCheckGlobal = shouldCheckGlobal }
+        }
+    }
+
+    struct Domains: Decodable {
+        let domains: [String]?
+        let type: Int?
+        let shouldCheckGlobal: Bool?
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: ContentFilter.Domains.CodingKeys.self)
+            domains = try c.exactly([String].self, .domains, else: FilterChangesBody.wrongType)
+            type = try c.exactly(Int.self, .type, else: FilterChangesBody.wrongType)
+            shouldCheckGlobal = try c.exactly(Bool.self, .shouldCheckGlobal, else: FilterChangesBody.wrongType)
+        }
+
+        func apply(to d: inout ContentFilter.Domains) {
+            if let domains { d.domains = domains }
+            if let type { d.type = type }
+            if let shouldCheckGlobal { d.shouldCheckGlobal = shouldCheckGlobal }
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        profanity = try c.nested(Words.self, .profanity)
+        domains = try c.nested(Domains.self, .domains)
+    }
+}
