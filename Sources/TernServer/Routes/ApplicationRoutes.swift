@@ -8,9 +8,11 @@ struct ApplicationRoutes: Sendable {
     var service: ChatService { rest.service }
 
     func register(on api: RouterGroup<RESTRequestContext>) {
-        api.get("/v3/applications/settings/webhook", use: webhook)
-        api.put("/v3/applications/settings/webhook", use: updateWebhook)
-        registerMore(on: api)
+        let app = api.group("/v3/applications")
+        app.get("settings/webhook", use: webhook)
+        app.put("settings/webhook", use: updateWebhook)
+        registerMore(on: app)
+        api.get("/v3/statistics/metric", use: metric)
     }
 
     struct WebhookAnswer: Encodable {
@@ -52,18 +54,18 @@ struct ApplicationRoutes: Sendable {
 
 /// Secondary API tokens, statistics and the default invitation preference.
 extension ApplicationRoutes {
-    func registerMore(on api: RouterGroup<RESTRequestContext>) {
-        api.post("/v3/applications/api_tokens", use: issueToken)
-        api.get("/v3/applications/api_tokens", use: listTokens)
-        api.get("/v3/applications/api_tokens/:api_token", use: viewToken)
-        api.delete("/v3/applications/api_tokens/:api_token", use: revokeToken)
-        api.get("/v3/applications/ccu", use: ccu)
-        api.get("/v3/applications/dau") { req, ctx in try await activeUsers(req, ctx, monthly: false) }
-        api.get("/v3/applications/mau") { req, ctx in try await activeUsers(req, ctx, monthly: true) }
-        api.get("/v3/applications/peak_connections", use: peakConnections)
-        api.get("/v3/statistics/metric", use: metric)
-        api.get("/v3/applications/default_channel_invitation_preference", use: defaultInvitation)
-        api.put("/v3/applications/default_channel_invitation_preference", use: setDefaultInvitation)
+    /// The routes under `/v3/applications` (`app`) besides the webhook's.
+    func registerMore(on app: RouterGroup<RESTRequestContext>) {
+        app.post("api_tokens", use: issueToken)
+        app.get("api_tokens", use: listTokens)
+        app.get("api_tokens/:api_token", use: viewToken)
+        app.delete("api_tokens/:api_token", use: revokeToken)
+        app.get("ccu", use: ccu)
+        app.get("dau") { req, ctx in try await activeUsers(req, ctx, monthly: false) }
+        app.get("mau") { req, ctx in try await activeUsers(req, ctx, monthly: true) }
+        app.get("peak_connections", use: peakConnections)
+        app.get("default_channel_invitation_preference", use: defaultInvitation)
+        app.put("default_channel_invitation_preference", use: setDefaultInvitation)
     }
 
     struct TokenInfo: Encodable {
