@@ -293,12 +293,12 @@ struct UserRoutes: Sendable {
     func block(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try ctx.caller.require(actingAs: id)
-        let b = try await req.decode(as: BlockBody.self, context: ctx)
-        if let many = b.userIds {
+        let body = try await req.decode(as: BlockBody.self, context: ctx)
+        if let many = body.userIds {
             let users = try await service.block(id, targets: many)
             return try rest.json(BlockedPage(users: users.map { present($0) }, next: ""))
         }
-        let users = try await service.block(id, targets: [b.targetId])
+        let users = try await service.block(id, targets: [body.targetId])
         // The Chat SDKs read the blocked user; the Platform API's clients read `users`: both are there.
         return try rest.json(BlockedUser(user: present(users[0])))
     }
