@@ -8,9 +8,11 @@ struct ApplicationRoutes: Sendable {
     var service: ChatService { rest.service }
 
     func register(on api: RouterGroup<RESTRequestContext>) {
-        api.get("/v3/applications/settings/webhook", use: webhook)
-        api.put("/v3/applications/settings/webhook", use: updateWebhook)
-        registerMore(on: api)
+        let app = api.group("/v3/applications")
+        app.get("settings/webhook", use: webhook)
+        app.put("settings/webhook", use: updateWebhook)
+        registerMore(on: app)
+        api.get("/v3/statistics/metric", use: metric)
     }
 
     struct WebhookAnswer: Encodable {
@@ -37,22 +39,13 @@ struct ApplicationRoutes: Sendable {
     /// Changes the webhook settings: `enabled`, `url` (http or https), `include_members`,
     /// `include_unread_count`, `enabled_events` (categories, or `*` for all).
     func updateWebhook(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let b = try await rest.body(req)
+        let b = try await req.decode(as: WebhookChangesBody.self, context: ctx)
         var s = try await service.webhookSettings()
-        if let enabled = try b.bool("enabled") { s.enabled = enabled }
-        if let url = try b.string("url") {
-            if !url.isEmpty { try WebURL.check(url, field: "url") }
-            s.url = url
-        }
-        if let members = try b.bool("include_members") { s.includeMembers = members }
-        if let unread = try b.bool("include_unread_count") { s.includeUnreadCount = unread }
-        if let events = try b.stringArray("enabled_events") {
-            let known = Set(WebhookDispatcher.categories + ["*"])
-            if let bad = events.first(where: { !known.contains($0) }) {
-                throw SendbirdError(.invalidValue, "Invalid value: \"enabled_events\": unknown category \(bad).")
-            }
-            s.enabledEvents = events
-        }
+        if let enabled = b.enabled { s.enabled = enabled }
+        if let url = b.url { s.url = url }
+        if let members = b.includeMembers { s.includeMembers = members }
+        if let unread = b.includeUnreadCount { s.includeUnreadCount = unread }
+        if let events = b.enabledEvents { s.enabledEvents = events }
         if s.enabled && s.url.isEmpty { throw SendbirdError.missing("url") }
         try await service.saveWebhookSettings(s)
         return try rest.json(WebhookAnswer(webhook: .init(settings: s, allCategories: nil)))
@@ -61,18 +54,18 @@ struct ApplicationRoutes: Sendable {
 
 /// Secondary API tokens, statistics and the default invitation preference.
 extension ApplicationRoutes {
-    func registerMore(on api: RouterGroup<RESTRequestContext>) {
-        api.post("/v3/applications/api_tokens", use: issueToken)
-        api.get("/v3/applications/api_tokens", use: listTokens)
-        api.get("/v3/applications/api_tokens/:api_token", use: viewToken)
-        api.delete("/v3/applications/api_tokens/:api_token", use: revokeToken)
-        api.get("/v3/applications/ccu", use: ccu)
-        api.get("/v3/applications/dau") { req, ctx in try await activeUsers(req, ctx, monthly: false) }
-        api.get("/v3/applications/mau") { req, ctx in try await activeUsers(req, ctx, monthly: true) }
-        api.get("/v3/applications/peak_connections", use: peakConnections)
-        api.get("/v3/statistics/metric", use: metric)
-        api.get("/v3/applications/default_channel_invitation_preference", use: defaultInvitation)
-        api.put("/v3/applications/default_channel_invitation_preference", use: setDefaultInvitation)
+    /// The routes under `/v3/applications` (`app`) besides the webhook's.
+    func registerMore(on app: RouterGroup<RESTRequestContext>) {
+        app.post("api_tokens", use: issueToken)
+        app.get("api_tokens", use: listTokens)
+        app.get("api_tokens/:api_token", use: viewToken)
+        app.delete("api_tokens/:api_token", use: revokeToken)
+        app.get("ccu", use: ccu)
+        app.get("dau") { req, ctx in try await activeUsers(req, ctx, monthly: false) }
+        app.get("mau") { req, ctx in try await activeUsers(req, ctx, monthly: true) }
+        app.get("peak_connections", use: peakConnections)
+        app.get("default_channel_invitation_preference", use: defaultInvitation)
+        app.put("default_channel_invitation_preference", use: setDefaultInvitation)
     }
 
     struct TokenInfo: Encodable {
@@ -262,7 +255,7 @@ extension ApplicationRoutes {
 
     /// The invitation preference new users start with (existing users keep theirs).
     func setDefaultInvitation(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        guard let auto = try await rest.body(req).bool("auto_accept") else { throw SendbirdError.missing("auto_accept") }
+        let auto = try await req.decode(as: InvitationDefaultBody.self, context: ctx).autoAccept
         try await service.setSetting(
             scope: "application", key: "default_channel_invitation_preference", json: auto ? "{\"auto_accept\":true}" : "{\"auto_accept\":false}")
         return try rest.json(InvitationDefault(autoAccept: auto))

@@ -17,34 +17,33 @@ struct ApplicationSettingsRoutes: Sendable {
     func register(on api: RouterGroup<RESTRequestContext>) {
         // One route per provider type (`{push_type}` in the SDKs): the router prefers a literal
         // segment and does not fall back to a parameter, so `push/fcm` cannot also be `push/:type`.
+        let push = api.group("/v3/applications/push")
         for type in ["fcm", "apns", "hms"] {
-            api.post("/v3/applications/push/\(type)") { req, ctx in try await addPush(req, ctx, type) }
-            api.get("/v3/applications/push/\(type)") { req, ctx in try await listPush(req, ctx, type) }
-            api.put("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await updatePush(req, ctx, type) }
-            api.get("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await viewPush(req, ctx, type) }
-            api.delete("/v3/applications/push/\(type)/:provider_id") { req, ctx in try await removePush(req, ctx, type) }
+            push.post("\(type)") { req, ctx in try await addPush(req, ctx, type) }
+            push.get("\(type)") { req, ctx in try await listPush(req, ctx, type) }
+            push.put("\(type)/:provider_id") { req, ctx in try await updatePush(req, ctx, type) }
+            push.get("\(type)/:provider_id") { req, ctx in try await viewPush(req, ctx, type) }
+            push.delete("\(type)/:provider_id") { req, ctx in try await removePush(req, ctx, type) }
         }
         // Sendbird's name for the HMS type in `remove_push_configuration_by_id`'s `push_type`.
-        api.delete("/v3/applications/push/huawei/:provider_id") { req, ctx in try await removePush(req, ctx, "hms") }
-        api.delete("/v3/applications/push/apns/cert/:provider_id", use: removeCertificate)
-        api.get("/v3/applications/push/message_templates") { req, ctx in try await templates(req, ctx, name: nil) }
-        api.get("/v3/applications/push/message_templates/:template_name") { req, ctx in
+        push.delete("huawei/:provider_id") { req, ctx in try await removePush(req, ctx, "hms") }
+        push.delete("apns/cert/:provider_id", use: removeCertificate)
+        push.get("message_templates") { req, ctx in try await templates(req, ctx, name: nil) }
+        push.get("message_templates/:template_name") { req, ctx in
             try await templates(req, ctx, name: try rest.param(ctx, "template_name"))
         }
-        api.put("/v3/applications/push/message_templates/:template_name", use: updateTemplate)
-        api.get("/v3/applications/settings_global") { req, ctx in try await filter(req, ctx, type: nil) }
-        api.put("/v3/applications/settings_global") { req, ctx in try await setFilter(req, ctx, type: nil) }
-        api.get("/v3/applications/settings_global/:custom_type") { req, ctx in
-            try await filter(req, ctx, type: try rest.param(ctx, "custom_type"))
-        }
-        api.put("/v3/applications/settings_global/:custom_type") { req, ctx in
-            try await setFilter(req, ctx, type: try rest.param(ctx, "custom_type"))
-        }
-        api.get("/v3/applications/settings/auto_event_message", use: autoEvents)
-        api.put("/v3/applications/settings/auto_event_message", use: updateAutoEvents)
-        api.get("/v3/applications/settings/ip_whitelist", use: allowList)
-        api.put("/v3/applications/settings/ip_whitelist", use: addToAllowList)
-        api.delete("/v3/applications/settings/ip_whitelist", use: removeFromAllowList)
+        push.put("message_templates/:template_name", use: updateTemplate)
+        let filters = api.group("/v3/applications/settings_global")
+        filters.get { req, ctx in try await filter(req, ctx, type: nil) }
+        filters.put { req, ctx in try await setFilter(req, ctx, type: nil) }
+        filters.get(":custom_type") { req, ctx in try await filter(req, ctx, type: try rest.param(ctx, "custom_type")) }
+        filters.put(":custom_type") { req, ctx in try await setFilter(req, ctx, type: try rest.param(ctx, "custom_type")) }
+        let settings = api.group("/v3/applications/settings")
+        settings.get("auto_event_message", use: autoEvents)
+        settings.put("auto_event_message", use: updateAutoEvents)
+        settings.get("ip_whitelist", use: allowList)
+        settings.put("ip_whitelist", use: addToAllowList)
+        settings.delete("ip_whitelist", use: removeFromAllowList)
     }
 
     // MARK: Documents
@@ -204,14 +203,9 @@ struct ApplicationSettingsRoutes: Sendable {
     func updateTemplate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let name = try rest.param(ctx, "template_name")
         _ = try await template(name)
-        let b = try await rest.body(req)
+        let b = try await req.decode(as: PushTemplateChangesBody.self, context: ctx)
         var stored = try await rest.loadDocument("push_template_app", name) ?? [:]
-        for key in ["mesg", "file", "admm"] {
-            if let v = try b.string(key) {
-                try TextLimit.customType.check(v)
-                stored[key] = v
-            }
-        }
+        for (key, text) in b.texts { stored[key] = text }
         try await rest.saveDocument("push_template_app", name, stored)
         return try rest.document(["push_message_templates": [try await template(name)]])
     }
@@ -235,22 +229,10 @@ struct ApplicationSettingsRoutes: Sendable {
     func setFilter(_ req: Request, _ ctx: RESTRequestContext, type: String?) async throws -> Response {
         if let type { try TextLimit.customType.check(type) }
         let key = type.map { "type:" + $0 } ?? "global"
-        let b = try await rest.body(req)
-        let current = try await currentFilter(key)
-        var merged = (try JSONSerialization.jsonObject(with: try JSONEncoder().encode(current))) as? [String: Any] ?? [:]
-        for part in ["profanity_filter", "domain_filter"] {
-            guard let given = b.object[part], !(given is NSNull) else { continue }
-            guard let obj = given as? [String: Any] else { throw SendbirdErrorFactory.wrongType(part, "object") }
-            var into = merged[part] as? [String: Any] ?? [:]
-            for (k, v) in obj { into[k] = v }
-            merged[part] = into
-        }
-        var f: ContentFilter
-        do {
-            f = try JSONDecoder().decode(ContentFilter.self, from: try JSONSerialization.data(withJSONObject: merged))
-        } catch {
-            throw SendbirdError(.invalidValueType, "Invalid value type in the filter settings.")
-        }
+        let b = try await req.decode(as: FilterChangesBody.self, context: ctx)
+        var f = try await currentFilter(key)
+        b.profanity?.apply(to: &f.profanityFilter)
+        b.domains?.apply(to: &f.domainFilter)
         f.customType = nil
         try await service.saveContentFilter(f, key: key)
         f.customType = type
@@ -296,14 +278,14 @@ struct ApplicationSettingsRoutes: Sendable {
     }
 
     func addToAllowList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let add = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? []
+        let add = try await req.decode(as: IPAllowListBody.self, context: ctx).addresses
         if add.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
         return try rest.document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: add, remove: []).map(\.text)])
     }
 
     func removeFromAllowList(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var remove = QueryParameters(req.uri.query).list("ip_whitelist_addresses") ?? []
-        if remove.isEmpty { remove = try await rest.body(req).stringArray("ip_whitelist_addresses") ?? [] }
+        if remove.isEmpty { remove = try await req.decode(as: IPAllowListBody.self, context: ctx).addresses }
         if remove.isEmpty { throw SendbirdError.missing("ip_whitelist_addresses") }
         return try rest.document(["ip_whitelist_addresses": try await service.changeIPAllowList(add: [], remove: remove).map(\.text)])
     }

@@ -9,15 +9,16 @@ struct BotRoutes: Sendable {
     var service: ChatService { rest.service }
 
     func register(on api: RouterGroup<RESTRequestContext>) {
-        api.post("/v3/bots", use: create)
-        api.get("/v3/bots", use: list)
-        api.get("/v3/bots/:bot_userid", use: view)
-        api.put("/v3/bots/:bot_userid", use: update)
-        api.delete("/v3/bots/:bot_userid", use: delete)
-        api.post("/v3/bots/:bot_userid/channels", use: join)
-        api.delete("/v3/bots/:bot_userid/channels") { req, ctx in try await leave(req, ctx, one: false) }
-        api.delete("/v3/bots/:bot_userid/channels/:channel_url") { req, ctx in try await leave(req, ctx, one: true) }
-        api.post("/v3/bots/:bot_userid/send", use: send)
+        let bots = api.group("/v3/bots")
+        bots.post(use: create)
+        bots.get(use: list)
+        bots.get(":bot_userid", use: view)
+        bots.put(":bot_userid", use: update)
+        bots.delete(":bot_userid", use: delete)
+        bots.post(":bot_userid/channels", use: join)
+        bots.delete(":bot_userid/channels") { req, ctx in try await leave(req, ctx, one: false) }
+        bots.delete(":bot_userid/channels/:channel_url") { req, ctx in try await leave(req, ctx, one: true) }
+        bots.post(":bot_userid/send", use: send)
     }
 
     struct BotAnswer: Encodable {
@@ -63,25 +64,15 @@ struct BotRoutes: Sendable {
     }
 
     func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let b = try await rest.body(req)
-        guard let id = try b.string("bot_userid"), !id.isEmpty else { throw SendbirdError.missing("bot_userid") }
-        try ChatService.checkUserId(id)
-        guard let nickname = try b.string("bot_nickname") else { throw SendbirdError.missing("bot_nickname") }
-        try ChatService.checkNickname(nickname)
-        guard let callback = try b.string("bot_callback_url"), !callback.isEmpty else { throw SendbirdError.missing("bot_callback_url") }
-        try WebURL.check(callback, field: "bot_callback_url")
-        let type = try b.string("bot_type") ?? ""
-        try TextLimit.customType.check(type)
-        let profile = try b.string("bot_profile_url") ?? ""
-        try TextLimit.profileUrl.check(profile)
+        let b = try await req.decode(as: BotCreateBody.self, context: ctx)
         let t = service.now()
         let user = UserRecord(
-            userId: id, nickname: nickname, profileUrl: profile, metadata: [:], createdAt: t / 1000, lastSeenAt: 0,
+            userId: b.botUserId, nickname: b.nickname, profileUrl: b.profileUrl, metadata: [:], createdAt: t / 1000, lastSeenAt: 0,
             hasEverLoggedIn: false, isActive: true)
         let bot = BotRecord(
-            botUserId: id, botType: type, callbackUrl: callback, isPrivacyMode: try b.bool("is_privacy_mode") ?? false,
-            enableMarkAsRead: try b.bool("enable_mark_as_read") ?? true, showMember: try b.bool("show_member") ?? false,
-            channelInvitationPreference: Int(try b.int("channel_invitation_preference") ?? 1), createdAt: t)
+            botUserId: b.botUserId, botType: b.type, callbackUrl: b.callbackUrl, isPrivacyMode: b.isPrivacyMode,
+            enableMarkAsRead: b.enableMarkAsRead, showMember: b.showMember, channelInvitationPreference: b.channelInvitationPreference,
+            createdAt: t)
         let token = try await service.createBot(bot, user: user)
         return try rest.json(try await answer(bot, token: token))
     }
@@ -108,24 +99,15 @@ struct BotRoutes: Sendable {
 
     func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var bot = try await requireBot(ctx)
-        let b = try await rest.body(req)
-        if let callback = try b.string("bot_callback_url") {
-            try WebURL.check(callback, field: "bot_callback_url")
-            bot.callbackUrl = callback
-        }
-        if let v = try b.bool("is_privacy_mode") { bot.isPrivacyMode = v }
-        if let v = try b.bool("enable_mark_as_read") { bot.enableMarkAsRead = v }
-        if let v = try b.bool("show_member") { bot.showMember = v }
-        if let v = try b.int("channel_invitation_preference") { bot.channelInvitationPreference = Int(v) }
+        let b = try await req.decode(as: BotChangesBody.self, context: ctx)
+        if let callback = b.callbackUrl { bot.callbackUrl = callback }
+        if let v = b.isPrivacyMode { bot.isPrivacyMode = v }
+        if let v = b.enableMarkAsRead { bot.enableMarkAsRead = v }
+        if let v = b.showMember { bot.showMember = v }
+        if let v = b.channelInvitationPreference { bot.channelInvitationPreference = v }
         if var user = try await service.user(bot.botUserId) {
-            if let n = try b.string("bot_nickname") {
-                try ChatService.checkNickname(n)
-                user.nickname = n
-            }
-            if let p = try b.string("bot_profile_url") {
-                try TextLimit.profileUrl.check(p)
-                user.profileUrl = p
-            }
+            if let n = b.nickname { user.nickname = n }
+            if let p = b.profileUrl { user.profileUrl = p }
             try await service.updateUser(user)
             // The bot's name shows in the cached rosters of its channels.
             service.invalidateAll()
@@ -145,9 +127,7 @@ struct BotRoutes: Sendable {
     /// Python SDK (2.1.5) reads the answer as (one `SendbirdGroupChannelDetail`).
     func join(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let bot = try await requireBot(ctx)
-        let urls = try await rest.body(req).stringArray("channel_urls") ?? []
-        if urls.isEmpty { throw SendbirdError.missing("channel_urls") }
-        try Identifier.check(urls, field: "channel_urls")
+        let urls = try await req.decode(as: BotJoinBody.self, context: ctx).channelUrls
         var out: [GroupChannelPayload] = []
         for url in urls {
             let channel = try await service.invite(channelUrl: url, userIds: [bot.botUserId], inviter: nil)
@@ -177,15 +157,10 @@ struct BotRoutes: Sendable {
     func send(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let bot = try await requireBot(ctx)
         // The official Platform SDK (2.1.5) always sends this one as multipart/form-data.
-        let b = try await rest.bodyOrForm(req)
-        guard let url = try b.string("channel_url"), !url.isEmpty else { throw SendbirdError.missing("channel_url") }
-        guard let text = try b.string("message") else { throw SendbirdError.missing("message") }
-        var out = OutgoingMessage(channelUrl: url, message: text)
-        out.customType = try b.string("custom_type") ?? ""
-        out.data = try b.string("data") ?? ""
-        out.mentionedUserIds = try b.stringArray("mentioned") ?? []
-        let payload = try await service.sendUserMessage(from: bot.botUserId, out, connection: nil, origin: .rest)
-        if bot.enableMarkAsRead, try b.bool("mark_as_read") ?? true {
+        let b = try await rest.decodeBodyOrForm(BotSendBody.self, req, ctx)
+        let payload = try await service.sendUserMessage(from: bot.botUserId, b.message, connection: nil, origin: .rest)
+        if bot.enableMarkAsRead, b.markAsRead {
+            let url = b.message.channelUrl
             _ = try? await service.markRead(userId: bot.botUserId, channelUrl: url, connection: nil, reqId: nil, origin: .rest)
         }
         return try rest.json(payload)

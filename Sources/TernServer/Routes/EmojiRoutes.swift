@@ -11,16 +11,18 @@ struct EmojiRoutes: Sendable {
     var service: ChatService { rest.service }
 
     func register(on api: RouterGroup<RESTRequestContext>) {
-        api.get("/v3/emoji_categories", use: listCategories)
-        api.post("/v3/emoji_categories", use: addCategories)
-        api.get("/v3/emoji_categories/:emoji_category_id", use: category)
-        api.put("/v3/emoji_categories/:emoji_category_id", use: updateCategory)
-        api.delete("/v3/emoji_categories/:emoji_category_id", use: deleteCategory)
-        api.get("/v3/emojis", use: listEmojis)
-        api.post("/v3/emojis", use: addEmojis)
-        api.get("/v3/emojis/:emoji_key", use: emoji)
-        api.put("/v3/emojis/:emoji_key", use: updateEmoji)
-        api.delete("/v3/emojis/:emoji_key", use: deleteEmoji)
+        let categories = api.group("/v3/emoji_categories")
+        categories.get(use: listCategories)
+        categories.post(use: addCategories)
+        categories.get(":emoji_category_id", use: category)
+        categories.put(":emoji_category_id", use: updateCategory)
+        categories.delete(":emoji_category_id", use: deleteCategory)
+        let emojis = api.group("/v3/emojis")
+        emojis.get(use: listEmojis)
+        emojis.post(use: addEmojis)
+        emojis.get(":emoji_key", use: emoji)
+        emojis.put(":emoji_key", use: updateEmoji)
+        emojis.delete(":emoji_key", use: deleteEmoji)
         api.put("/v3/applications/settings/use_default_emoji", use: useDefault)
         api.put("/v3/applications/settings/reactions", use: enableReactions)
     }
@@ -69,22 +71,16 @@ struct EmojiRoutes: Sendable {
             scope: "application", key: "emojis", json: String(decoding: try JSONEncoder().encode(c), as: UTF8.self))
     }
 
-    /// Emojis of a body (`emojis: [{key, url}]`), checked: keys unique in the catalog.
-    func newEmojis(_ b: JSONBody, _ catalog: inout Catalog) throws -> [Emoji] {
-        guard let raw = b.object["emojis"] else { throw SendbirdError.missing("emojis") }
-        guard let list = raw as? [[String: Any]] else { throw SendbirdErrorFactory.wrongType("emojis", "list of objects") }
+    /// The emojis of a body in the catalog, each with a new id; a key the catalog (or the body)
+    /// already has is refused.
+    func newEmojis(_ given: [NewEmojiBody], _ catalog: inout Catalog) throws -> [Emoji] {
         var taken = Set(catalog.categories.flatMap { $0.emojis.map(\.key) })
         var out: [Emoji] = []
-        for item in list {
-            let e = JSONBody(object: item)
-            guard let key = try e.string("key"), !key.isEmpty else { throw SendbirdError.missing("key") }
-            try TextLimit("key", characters: ChatService.maxReactionKeyLength).check(key)
-            guard let url = try e.string("url") else { throw SendbirdError.missing("url") }
-            try WebURL.check(url, field: "url")
-            guard taken.insert(key).inserted else {
-                throw SendbirdError(.alreadyExists, "\"key\" violates a unique constraint: \(key) already exists.")
+        for e in given {
+            guard taken.insert(e.key).inserted else {
+                throw SendbirdError(.alreadyExists, "\"key\" violates a unique constraint: \(e.key) already exists.")
             }
-            out.append(Emoji(id: catalog.takeId(), key: key, url: url))
+            out.append(Emoji(id: catalog.takeId(), key: e.key, url: e.url))
         }
         return out
     }
@@ -110,20 +106,12 @@ struct EmojiRoutes: Sendable {
 
     func addCategories(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         try ctx.caller.requirePlatform()
-        let b = try await rest.body(req)
-        guard let raw = b.object["emoji_categories"] else { throw SendbirdError.missing("emoji_categories") }
-        guard let list = raw as? [[String: Any]], !list.isEmpty else { throw SendbirdErrorFactory.wrongType("emoji_categories", "list of objects") }
+        let given = try await req.decode(as: NewEmojiCategoriesBody.self, context: ctx).categories
         var catalog = try await load()
         var added: [Category] = []
-        for item in list {
-            let c = JSONBody(object: item)
-            guard let name = try c.string("name"), !name.isEmpty else { throw SendbirdError.missing("name") }
-            try TextLimit.channelName.check(name)
-            let url = try c.string("url") ?? ""
-            if !url.isEmpty { try WebURL.check(url, field: "url") }
+        for c in given {
             let id = catalog.takeId()
-            let emojis = c.has("emojis") ? try newEmojis(c, &catalog) : []
-            let category = Category(id: id, name: name, url: url, emojis: emojis)
+            let category = Category(id: id, name: c.name, url: c.url, emojis: try newEmojis(c.emojis, &catalog))
             catalog.categories.append(category)
             added.append(category)
         }
@@ -148,14 +136,9 @@ struct EmojiRoutes: Sendable {
         try ctx.caller.requirePlatform()
         var catalog = try await load()
         let i = try categoryIndex(ctx, catalog)
-        let b = try await rest.body(req)
-        guard let url = try b.string("url") else { throw SendbirdError.missing("url") }
-        try WebURL.check(url, field: "url")
-        catalog.categories[i].url = url
-        if let name = try b.string("name"), !name.isEmpty {
-            try TextLimit.channelName.check(name)
-            catalog.categories[i].name = name
-        }
+        let b = try await req.decode(as: EmojiCategoryChangesBody.self, context: ctx)
+        catalog.categories[i].url = b.url
+        if let name = b.name { catalog.categories[i].name = name }
         try await save(catalog)
         return try rest.json(catalog.categories[i])
     }
@@ -177,13 +160,13 @@ struct EmojiRoutes: Sendable {
     /// Adds emojis to a category (`emoji_category_id`).
     func addEmojis(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         try ctx.caller.requirePlatform()
-        let b = try await rest.body(req)
-        guard let id = try b.int("emoji_category_id") else { throw SendbirdError.missing("emoji_category_id") }
+        let b = try await req.decode(as: NewEmojisBody.self, context: ctx)
+        let id = b.categoryId
         var catalog = try await load()
         guard let i = catalog.categories.firstIndex(where: { $0.id == Int(id) }) else {
             throw SendbirdError(.notFound, "\"Emoji category\" not found: \(id).")
         }
-        let emojis = try newEmojis(b, &catalog)
+        let emojis = try newEmojis(b.emojis, &catalog)
         catalog.categories[i].emojis += emojis
         try await save(catalog)
         return try rest.json(EmojiList(emojis: emojis))
@@ -207,9 +190,7 @@ struct EmojiRoutes: Sendable {
         try ctx.caller.requirePlatform()
         var catalog = try await load()
         let (ci, ei) = try emojiIndex(ctx, catalog)
-        guard let url = try await rest.body(req).string("url") else { throw SendbirdError.missing("url") }
-        try WebURL.check(url, field: "url")
-        catalog.categories[ci].emojis[ei].url = url
+        catalog.categories[ci].emojis[ei].url = try await req.decode(as: EmojiChangesBody.self, context: ctx).url
         try await save(catalog)
         return try rest.json(catalog.categories[ci].emojis[ei])
     }
@@ -230,7 +211,7 @@ struct EmojiRoutes: Sendable {
 
     func useDefault(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         try ctx.caller.requirePlatform()
-        guard let on = try await rest.body(req).bool("use_default_emoji") else { throw SendbirdError.missing("use_default_emoji") }
+        let on = try await req.decode(as: UseDefaultEmojiBody.self, context: ctx).on
         var catalog = try await load()
         catalog.useDefaultEmoji = on
         try await save(catalog)
@@ -242,7 +223,7 @@ struct EmojiRoutes: Sendable {
     /// Turns reactions on or off for the application: while off, adding one is refused (400111).
     func enableReactions(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         try ctx.caller.requirePlatform()
-        guard let on = try await rest.body(req).bool("enabled") else { throw SendbirdError.missing("enabled") }
+        let on = try await req.decode(as: ReactionsSwitchBody.self, context: ctx).enabled
         try await service.setReactionsEnabled(on)
         return try rest.json(Reactions(reactions: on))
     }

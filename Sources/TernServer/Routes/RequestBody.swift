@@ -186,3 +186,32 @@ extension KeyedDecodingContainer {
     /// list is 400100.
     func metaArray(_ key: Key) throws -> [MetaArrayItem]? { try nested(MetaArrayList.self, key, as: "array")?.items }
 }
+
+/// Lists of objects (emojis, categories, ban lists) and exact values (filter settings), read as
+/// the handlers read them by hand.
+extension KeyedDecodingContainer {
+    /// A list of objects decoded as `T`, or nil when the key is absent. `null`, a value that is not
+    /// a list, or a list with an item that is not an object is 400100 naming the field ("list of
+    /// objects"), found before any item is read; the items' own errors are theirs.
+    func objectList<T: Decodable>(_ type: T.Type, _ key: Key) throws -> [T]? {
+        guard contains(key) else { return nil }
+        guard (try? decode([ObjectShape].self, forKey: key)) != nil else { throw SendbirdErrorFactory.wrongType(key.stringValue, "list of objects") }
+        return try decode([T].self, forKey: key)
+    }
+
+    /// A value decoded exactly as `T` (a `null`, or a string for a number, is of the wrong type),
+    /// or nil when the key is absent; any value `T` does not decode from is `failure`.
+    func exactly<T: Decodable>(_ type: T.Type, _ key: Key, else failure: SendbirdError) throws -> T? {
+        guard contains(key) else { return nil }
+        do {
+            return try decode(T.self, forKey: key)
+        } catch {
+            throw failure
+        }
+    }
+}
+
+/// Any JSON object, skipped: decoding it fails for every other value.
+private struct ObjectShape: Decodable {
+    init(from decoder: any Decoder) throws { _ = try decoder.container(keyedBy: AnyKey.self) }
+}

@@ -8,28 +8,29 @@ struct UserRoutes: Sendable {
     var service: ChatService { rest.service }
 
     func register(on api: RouterGroup<RESTRequestContext>) {
-        api.post("/v3/users", use: create)
-        api.get("/v3/users", use: list)
-        api.get("/v3/users/:user_id", use: get)
-        api.put("/v3/users/:user_id", use: update)
-        api.delete("/v3/users/:user_id", use: delete)
-        api.post("/v3/users/:user_id/token", use: issueToken)
-        api.get("/v3/users/:user_id/unread_message_count", use: unreadMessages)
-        api.get("/v3/users/:user_id/unread_channel_count", use: unreadChannels)
-        api.put("/v3/users/:user_id/mark_as_read_all", use: markAllRead)
-        api.get("/v3/users/:user_id/unread_item_count", use: unreadItems)
-        api.post("/v3/users/:user_id/block", use: block)
-        api.get("/v3/users/:user_id/block", use: blockedList)
-        api.delete("/v3/users/:user_id/block/:target_id", use: unblock)
-        api.get("/v3/users/:user_id/count_preference/:channel_url", use: countPreference)
-        api.put("/v3/users/:user_id/count_preference/:channel_url", use: setCountPreference)
-        api.post("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .create) }
-        api.get("/v3/users/:user_id/metadata", use: getMetadata)
-        api.get("/v3/users/:user_id/metadata/:key", use: getMetadata)
-        api.put("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .update) }
-        api.put("/v3/users/:user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .update) }
-        api.delete("/v3/users/:user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .delete) }
-        api.delete("/v3/users/:user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .delete) }
+        let users = api.group("/v3/users")
+        users.post(use: create)
+        users.get(use: list)
+        users.get(":user_id", use: get)
+        users.put(":user_id", use: update)
+        users.delete(":user_id", use: delete)
+        users.post(":user_id/token", use: issueToken)
+        users.get(":user_id/unread_message_count", use: unreadMessages)
+        users.get(":user_id/unread_channel_count", use: unreadChannels)
+        users.put(":user_id/mark_as_read_all", use: markAllRead)
+        users.get(":user_id/unread_item_count", use: unreadItems)
+        users.post(":user_id/block", use: block)
+        users.get(":user_id/block", use: blockedList)
+        users.delete(":user_id/block/:target_id", use: unblock)
+        users.get(":user_id/count_preference/:channel_url", use: countPreference)
+        users.put(":user_id/count_preference/:channel_url", use: setCountPreference)
+        users.post(":user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .create) }
+        users.get(":user_id/metadata", use: getMetadata)
+        users.get(":user_id/metadata/:key", use: getMetadata)
+        users.put(":user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .update) }
+        users.put(":user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .update) }
+        users.delete(":user_id/metadata") { req, ctx in try await changeMetadata(req, ctx, .delete) }
+        users.delete(":user_id/metadata/:key") { req, ctx in try await changeMetadata(req, ctx, .delete) }
     }
 
     enum MetadataOperation { case create, update, delete }
@@ -55,35 +56,37 @@ struct UserRoutes: Sendable {
         let id = try rest.param(ctx, "user_id")
         try caller.require(actingAs: id)
         let key = try rest.optionalParam(ctx, "key", decode: QueryParameters.decode)
-        let b = op == .delete ? try JSONBody(Data()) : try await rest.body(req)
+        // What the body gives (a delete reads none); checked against the user in the queue.
+        let given: [String: String]
+        let upsert: Bool
+        switch (op, key) {
+        case (.create, _): (given, upsert) = (try await req.decode(as: NewUserMetadataBody.self, context: ctx).metadata, false)
+        case (.update, let key?):
+            let b = try await req.decode(as: UserMetadataValueBody.self, context: ctx)
+            (given, upsert) = ([key: b.value], b.upsert)
+        case (.update, nil):
+            let b = try await req.decode(as: UserMetadataChangesBody.self, context: ctx)
+            (given, upsert) = (b.metadata, b.upsert)
+        case (.delete, _): (given, upsert) = ([:], false)
+        }
         return try await service.sendQueue.run("user-metadata:" + id) {
             var u = try await service.requireUser(id)
             var changed: [String: String] = [:]
             switch op {
             case .create:
-                guard let m = try b.stringMap("metadata"), !m.isEmpty else { throw SendbirdError.missing("metadata") }
-                try Self.checkMetadata(m)
-                if let k = m.keys.first(where: { u.metadata[$0] != nil }) {
+                try Self.checkMetadata(given)
+                if let k = given.keys.first(where: { u.metadata[$0] != nil }) {
                     throw SendbirdError(.alreadyExists, "\"Metadata\" already exists: \(k).")
                 }
-                u.metadata.merge(m) { _, new in new }
-                changed = m
+                u.metadata.merge(given) { _, new in new }
+                changed = given
             case .update:
-                let upsert = try b.bool("upsert") ?? false
-                var m: [String: String]
-                if let key {
-                    guard let v = try b.string("value") else { throw SendbirdError.missing("value") }
-                    m = [key: v]
-                } else {
-                    guard let given = try b.stringMap("metadata"), !given.isEmpty else { throw SendbirdError.missing("metadata") }
-                    m = given
-                }
-                try Self.checkMetadata(m)
-                if !upsert, let k = m.keys.first(where: { u.metadata[$0] == nil }) {
+                try Self.checkMetadata(given)
+                if !upsert, let k = given.keys.first(where: { u.metadata[$0] == nil }) {
                     throw SendbirdError(.notFound, "\"Metadata\" not found: \(k).")
                 }
-                u.metadata.merge(m) { _, new in new }
-                changed = m
+                u.metadata.merge(given) { _, new in new }
+                changed = given
             case .delete:
                 if let key {
                     guard u.metadata.removeValue(forKey: key) != nil else { throw SendbirdError(.notFound, "\"Metadata\" not found: \(key).") }
@@ -99,21 +102,12 @@ struct UserRoutes: Sendable {
 
     func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         try ctx.caller.requirePlatform()
-        let b = try await rest.body(req)
-        let userId = try b.requiredString("user_id")
-        try ChatService.checkUserId(userId)
-        let nickname = try b.string("nickname") ?? ""
-        try ChatService.checkNickname(nickname)
-        let profileUrl = try b.string("profile_url") ?? ""
-        try TextLimit.profileUrl.check(profileUrl)
-        let metadata = try b.stringMap("metadata") ?? [:]
-        try Self.checkMetadata(metadata)
+        let b = try await req.decode(as: NewUserBody.self, context: ctx)
         let user = try await service.createUser(
             UserRecord(
-                userId: userId, nickname: nickname, profileUrl: profileUrl, metadata: metadata, createdAt: service.now() / 1000,
+                userId: b.userId, nickname: b.nickname, profileUrl: b.profileUrl, metadata: b.metadata, createdAt: service.now() / 1000,
                 lastSeenAt: 0, hasEverLoggedIn: false, isActive: true))
-        var token = ""
-        if try b.bool("issue_access_token") == true { token = try await service.issueAccessToken(userId: userId) }
+        let token = b.issueAccessToken ? try await service.issueAccessToken(userId: b.userId) : ""
         return try rest.json(Presenter.user(user, online: false, accessToken: token))
     }
 
@@ -171,24 +165,15 @@ struct UserRoutes: Sendable {
         let id = try rest.param(ctx, "user_id")
         try caller.require(actingAs: id)
         var u = try await service.requireUser(id)
-        let b = try await rest.body(req)
-        if let n = try b.string("nickname") {
-            try ChatService.checkNickname(n)
-            u.nickname = n
-        }
-        if let p = try b.string("profile_url") {
-            try TextLimit.profileUrl.check(p)
-            u.profileUrl = p
-        }
-        if let m = try b.stringMap("metadata") {
-            try Self.checkMetadata(m)
-            u.metadata = m
-        }
-        if let active = try b.bool("is_active") {
+        let b = try await req.decode(as: UserChangesBody.self, context: ctx)
+        if let n = b.nickname { u.nickname = n }
+        if let p = b.profileUrl { u.profileUrl = p }
+        if let m = b.metadata { u.metadata = m }
+        if let active = b.isActive {
             try caller.requirePlatform()
             u.isActive = active
         }
-        let reissue = try b.bool("issue_access_token") == true
+        let reissue = b.issueAccessToken
         if reissue { try caller.requirePlatform() }
         // A deactivated user is signed out everywhere at once (``ChatService/updateUser(_:)``).
         try await service.updateUser(u)
@@ -207,8 +192,7 @@ struct UserRoutes: Sendable {
         try ctx.caller.requirePlatform()
         let id = try rest.param(ctx, "user_id")
         _ = try await service.requireUser(id)
-        let b = try await rest.body(req)
-        let expiresAt = try b.int("expires_at") ?? 0
+        let expiresAt = try await req.decode(as: AccessTokenBody.self, context: ctx).expiresAt
         if expiresAt != 0 && expiresAt <= service.now() {
             throw SendbirdError(.invalidValue, "Invalid value: \"expires_at\" must be in the future (ms).")
         }
@@ -309,13 +293,12 @@ struct UserRoutes: Sendable {
     func block(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try ctx.caller.require(actingAs: id)
-        let b = try await rest.body(req)
-        if let many = try b.stringArray("user_ids") {
+        let body = try await req.decode(as: BlockBody.self, context: ctx)
+        if let many = body.userIds {
             let users = try await service.block(id, targets: many)
             return try rest.json(BlockedPage(users: users.map { present($0) }, next: ""))
         }
-        let target = try b.requiredString("target_id")
-        let users = try await service.block(id, targets: [target])
+        let users = try await service.block(id, targets: [body.targetId])
         // The Chat SDKs read the blocked user; the Platform API's clients read `users`: both are there.
         return try rest.json(BlockedUser(user: present(users[0])))
     }
@@ -368,16 +351,7 @@ struct UserRoutes: Sendable {
     func setCountPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try ctx.caller.require(actingAs: id)
-        let b = try await rest.body(req)
-        // Sendbird also accepts `false` for off.
-        let raw: String
-        if let s = try? b.string("count_preference") {
-            raw = s
-        } else if try b.bool("count_preference") == false {
-            raw = "off"
-        } else {
-            throw SendbirdError.missing("count_preference")
-        }
+        let raw = try await req.decode(as: CountPreferenceChangeBody.self, context: ctx).countPreference
         let value = try await service.setCountPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id, raw)
         return try rest.json(CountPreferenceBody(countPreference: CountPreference.spelled(value)))
     }
@@ -386,8 +360,8 @@ struct UserRoutes: Sendable {
         let id = try rest.param(ctx, "user_id")
         try ctx.caller.require(actingAs: id)
         _ = try await service.requireUser(id)
-        let b = try await rest.body(req)
-        try await service.markAllRead(userId: id, channelUrls: try b.stringArray("channel_urls"))
+        let channelUrls = try await req.decode(as: MarkAllReadBody.self, context: ctx).channelUrls
+        try await service.markAllRead(userId: id, channelUrls: channelUrls)
         return try rest.empty()
     }
 }

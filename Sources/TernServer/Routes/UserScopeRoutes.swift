@@ -20,13 +20,13 @@ struct UserScopeRoutes: Sendable {
         api.post("/v3/users/:user_id/banned_channel_custom_types") { req, ctx in try await restrictByTypes(req, ctx, .ban) }
         api.post("/v3/users/:user_id/muted_channel_custom_types") { req, ctx in try await restrictByTypes(req, ctx, .mute) }
         api.post("/v3/users/:user_id/operating_channel_custom_types", use: operateByTypes)
-        let byType = "/v3/applications/settings_by_channel_custom_type/:custom_type"
-        api.post("\(byType)/ban") { req, ctx in try await restrictInType(req, ctx, .ban) }
-        api.get("\(byType)/ban") { req, ctx in try await listInType(req, ctx, .ban) }
-        api.delete("\(byType)/ban") { req, ctx in try await liftInType(req, ctx, .ban) }
-        api.post("\(byType)/mute") { req, ctx in try await restrictInType(req, ctx, .mute) }
-        api.get("\(byType)/mute") { req, ctx in try await listInType(req, ctx, .mute) }
-        api.delete("\(byType)/mute") { req, ctx in try await liftInType(req, ctx, .mute) }
+        let byType = api.group("/v3/applications/settings_by_channel_custom_type/:custom_type")
+        byType.post("ban") { req, ctx in try await restrictInType(req, ctx, .ban) }
+        byType.get("ban") { req, ctx in try await listInType(req, ctx, .ban) }
+        byType.delete("ban") { req, ctx in try await liftInType(req, ctx, .ban) }
+        byType.post("mute") { req, ctx in try await restrictInType(req, ctx, .mute) }
+        byType.get("mute") { req, ctx in try await listInType(req, ctx, .mute) }
+        byType.delete("mute") { req, ctx in try await liftInType(req, ctx, .mute) }
     }
 
     struct MemberCheck: Encodable {
@@ -56,9 +56,7 @@ struct UserScopeRoutes: Sendable {
         try ctx.caller.requirePlatform()
         let url = try rest.param(ctx, "channel_url")
         _ = try await service.requireGroupChannel(url)
-        let users = try await rest.body(req).stringArray("user_ids") ?? []
-        if users.isEmpty { throw SendbirdError.missing("user_ids") }
-        try Identifier.check(users, field: "user_ids")
+        let users = try await req.decode(as: TypingUsersBody.self, context: ctx).userIds
         for id in users { try await service.typing(userId: id, channelUrl: url, start: start) }
         return try rest.empty()
     }
@@ -67,9 +65,8 @@ struct UserScopeRoutes: Sendable {
     /// (only those of `custom_type` when given).
     func leaveMine(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try await rest.pathUser(req, ctx).userId
-        let b = try await rest.body(req)
-        let type = try b.string("custom_type") ?? b.string("channel_custom_type")
-        for m in try await service.memberships(userId: id) where type == nil || type!.isEmpty || m.customType == type {
+        let type = try await req.decode(as: LeaveMyChannelsBody.self, context: ctx).customType
+        for m in try await service.memberships(userId: id) where type == nil || m.customType == type {
             try await service.leave(channelUrl: m.channelUrl, userId: id)
         }
         return try rest.empty()
@@ -154,26 +151,14 @@ struct UserScopeRoutes: Sendable {
         return try rest.json(RestrictedChannels(items: items, next: next, key: kind == .ban ? "banned_channels" : "muted_channels"))
     }
 
-    /// The custom types of a body (`channel_custom_types`), at least one.
-    func customTypes(_ b: JSONBody) throws -> [String] {
-        let types = try b.stringArray("channel_custom_types") ?? []
-        if types.isEmpty { throw SendbirdError.missing("channel_custom_types") }
-        for t in types { try TextLimit.customType.check(t) }
-        return types
-    }
-
     /// Bans or mutes one user in every group channel of these custom types.
     func restrictByTypes(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
         try ctx.caller.requirePlatform()
         let id = try rest.param(ctx, "user_id")
         try await service.requireUser(id)
-        let b = try await rest.body(req)
-        let types = try customTypes(b)
-        let seconds = try b.int("seconds")
-        let description = try b.string("description") ?? ""
-        _ = try ChatService.checkRestriction(seconds: seconds, description: description)
-        for url in try await service.channelUrls(customTypes: types, open: false) {
-            try await service.banOrMuteMember(kind, channelUrl: url, userId: id, seconds: seconds, description: description)
+        let b = try await req.decode(as: RestrictByTypesBody.self, context: ctx)
+        for url in try await service.channelUrls(customTypes: b.types, open: false) {
+            try await service.banOrMuteMember(kind, channelUrl: url, userId: id, seconds: b.seconds, description: b.description)
         }
         return try rest.empty()
     }
@@ -183,7 +168,7 @@ struct UserScopeRoutes: Sendable {
         try ctx.caller.requirePlatform()
         let id = try rest.param(ctx, "user_id")
         try await service.requireUser(id)
-        let types = try customTypes(try await rest.body(req))
+        let types = try await req.decode(as: ChannelCustomTypesBody.self, context: ctx).types
         for m in try await service.memberships(userId: id) where types.contains(m.customType) && m.state == "joined" {
             try await service.addOperators(channelUrl: m.channelUrl, userIds: [id], by: nil)
         }
@@ -196,30 +181,17 @@ struct UserScopeRoutes: Sendable {
     func restrictInType(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
         try ctx.caller.requirePlatform()
         let type = try rest.param(ctx, "custom_type")
-        let b = try await rest.body(req)
-        var entries: [(user: String, seconds: Int64?, description: String)] = []
-        let listKey = kind == .ban ? "banned_list" : "muted_list"
-        if let list = b.object[listKey] {
-            guard let items = list as? [[String: Any]] else { throw SendbirdErrorFactory.wrongType(listKey, "list of objects") }
-            for item in items {
-                let e = JSONBody(object: item)
-                guard let user = try e.string("user_id"), !user.isEmpty else { throw SendbirdError.missing("user_id") }
-                entries.append((user, try e.int("seconds"), try e.string("description") ?? ""))
-            }
-        } else {
-            let seconds = try b.int("seconds")
-            let description = try b.string("description") ?? ""
-            for user in try b.stringArray("user_ids") ?? [] { entries.append((user, seconds, description)) }
-        }
-        if entries.isEmpty { throw SendbirdError.missing(listKey) }
+        let entries =
+            kind == .ban
+            ? try await req.decode(as: BanInTypeBody.self, context: ctx).entries : try await req.decode(as: MuteInTypeBody.self, context: ctx).entries
         for e in entries {
-            try Identifier.check(e.user, field: "user_id")
+            try Identifier.check(e.userId, field: "user_id")
             _ = try ChatService.checkRestriction(seconds: e.seconds, description: e.description)
-            try await service.requireUser(e.user)
+            try await service.requireUser(e.userId)
         }
         for url in try await service.channelUrls(customTypes: [type], open: false) {
             for e in entries {
-                try await service.banOrMuteMember(kind, channelUrl: url, userId: e.user, seconds: e.seconds, description: e.description)
+                try await service.banOrMuteMember(kind, channelUrl: url, userId: e.userId, seconds: e.seconds, description: e.description)
             }
         }
         return try rest.empty()
@@ -276,7 +248,7 @@ struct UserScopeRoutes: Sendable {
         let type = try rest.param(ctx, "custom_type")
         let q = QueryParameters(req.uri.query)
         var users = q.list("user_ids") ?? []
-        if users.isEmpty { users = try await rest.body(req).stringArray("user_ids") ?? [] }
+        if users.isEmpty { users = try await req.decode(as: LiftInTypeBody.self, context: ctx).userIds }
         if users.isEmpty { throw SendbirdError.missing("user_ids") }
         try Identifier.check(users, field: "user_ids")
         for url in try await service.channelUrls(customTypes: [type], open: false) {
