@@ -70,11 +70,11 @@ struct ExportRoutes: Sendable {
     }
 
     /// The rows of an export, as JSON objects.
-    func rows(_ type: String, _ b: ExportBody, from: Int64, to: Int64) async throws -> [[String: Any]] {
+    func rows(_ type: String, _ filters: ExportBody, from: Int64, to: Int64) async throws -> [[String: Any]] {
         switch type {
         case "messages":
             let messages = try await service.exportMessages(
-                from: from, to: to, channelUrls: b.channelUrls, senderIds: b.senderIds, limit: Self.maxRows)
+                from: from, to: to, channelUrls: filters.channelUrls, senderIds: filters.senderIds, limit: Self.maxRows)
             return messages.map { m in
                 [
                     "message_id": m.messageId, "channel_url": m.channelUrl, "type": m.type, "sender_id": m.senderId ?? "",
@@ -83,7 +83,7 @@ struct ExportRoutes: Sendable {
                 ]
             }
         case "channels":
-            return try await service.exportChannels(channelUrls: b.channelUrls, limit: Self.maxRows)
+            return try await service.exportChannels(channelUrls: filters.channelUrls, limit: Self.maxRows)
                 .filter { $0.createdAt * 1000 >= from && $0.createdAt * 1000 <= to }
                 .map { c in
                     [
@@ -95,7 +95,7 @@ struct ExportRoutes: Sendable {
             var q = UserListQuery()
             q.limit = Self.maxRows
             q.activeMode = "all"
-            q.userIds = b.userIds
+            q.userIds = filters.userIds
             return try await service.listUsers(q).map { u in
                 [
                     "user_id": u.userId, "nickname": u.nickname, "profile_url": u.profileUrl, "metadata": u.metadata,
@@ -137,11 +137,11 @@ struct ExportRoutes: Sendable {
 
     func register(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let type = try dataType(ctx)
-        let b = try await req.decode(as: ExportBody.self, context: ctx)
-        let (from, to, format, delimiter, timezone) = (b.from, b.to, b.format, b.delimiter, b.timezone)
+        let body = try await req.decode(as: ExportBody.self, context: ctx)
+        let (from, to, format, delimiter, timezone) = (body.from, body.to, body.format, body.delimiter, body.timezone)
         let id = Credentials.randomToken(bytes: 12)
         let t = service.now()
-        let rows = try await rows(type, b, from: from, to: to)
+        let rows = try await rows(type, body, from: from, to: to)
         let data =
             format == "csv" ? Self.csv(rows, delimiter: delimiter) : try JSONSerialization.data(withJSONObject: [type: rows], options: [.sortedKeys])
         try await write(data, name: "\(type)-\(id).\(format)")
@@ -150,7 +150,7 @@ struct ExportRoutes: Sendable {
             "created_at": t, "start_ts": from, "end_ts": to, "rows": rows.count,
             "file": ["url": fileURL(req, type, id), "expires_at": t + Self.lifetime],
         ]
-        for (key, value) in [("channel_urls", b.channelUrls), ("sender_ids", b.senderIds), ("user_ids", b.userIds)] {
+        for (key, value) in [("channel_urls", body.channelUrls), ("sender_ids", body.senderIds), ("user_ids", body.userIds)] {
             if let v = value { record[key] = v }
         }
         try await rest.saveDocument("export", "\(type)/\(id)", record)
