@@ -10,10 +10,11 @@ struct AnnouncementRoutes: Sendable {
     var service: ChatService { rest.service }
 
     func register(on api: RouterGroup<RESTRequestContext>) {
-        api.post("/v3/announcements", use: create)
-        api.get("/v3/announcements", use: list)
-        api.get("/v3/announcements/:unique_id", use: view)
-        api.put("/v3/announcements/:unique_id", use: update)
+        let announcements = api.group("/v3/announcements")
+        announcements.post(use: create)
+        announcements.get(use: list)
+        announcements.get(":unique_id", use: view)
+        announcements.put(":unique_id", use: update)
         api.get("/v3/announcement_open_status/:unique_id", use: openStatus)
         api.get("/v3/announcement_open_rate/:unique_id") { req, ctx in try await openRate(req, ctx, group: false) }
         api.get("/v3/announcement_open_rate_by_group/:announcement_group") { req, ctx in try await openRate(req, ctx, group: true) }
@@ -42,15 +43,13 @@ struct AnnouncementRoutes: Sendable {
         return a
     }
 
-    /// Reads and checks the message and targets of a body into `a`.
-    func apply(_ b: JSONBody, to a: inout [String: Any]) async throws {
+    /// Checks the message and targets of a body, over what `a` has, into `a`.
+    func apply(_ b: AnnouncementBody, to a: inout [String: Any]) async throws {
         var message = a["message"] as? [String: Any] ?? ["type": "MESG"]
-        if let m = b.object["message"] as? [String: Any] {
-            for (k, v) in m where ["type", "user_id", "content"].contains(k) { message[k] = v }
-        }
-        if let t = try b.string("message_type") { message["type"] = t }
-        if let u = try b.string("user_id") { message["user_id"] = u }
-        if let c = try b.string("content") { message["content"] = c }
+        message.merge(b.message) { _, given in given }
+        if let t = b.messageType { message["type"] = t }
+        if let u = b.userId { message["user_id"] = u }
+        if let c = b.content { message["content"] = c }
         let type = (message["type"] as? String ?? "MESG").uppercased()
         guard ["MESG", "ADMM"].contains(type) else { throw SendbirdError(.invalidValue, "Invalid value: \"message.type\" must be MESG or ADMM.") }
         message["type"] = type
@@ -62,7 +61,7 @@ struct AnnouncementRoutes: Sendable {
             try await service.requireUser(sender)
         }
         a["message"] = message
-        if let t = try b.string("target_at") { a["target_at"] = t }
+        if let t = b.targetAt { a["target_at"] = t }
         let target = a["target_at"] as? String ?? "target_channels"
         guard ChatService.announcementTargets.contains(target) else {
             throw SendbirdError(.invalidValue, "Invalid value: \"target_at\" must be target_channels or sender_all_channels.")
@@ -71,33 +70,35 @@ struct AnnouncementRoutes: Sendable {
             throw SendbirdError(.invalidValue, "Invalid value: sender_all_channels needs a MESG with a sender.")
         }
         a["target_at"] = target
-        if let list = try b.stringArray("target_list") {
+        if let list = b.targetList {
             if list.count > 10_000 { throw SendbirdError(.tooManyItems, "At most 10,000 targets.") }
             try Identifier.check(list, field: "target_list")
             a["target_list"] = list
         }
         if target == "target_channels" && (a["target_list"] as? [String] ?? []).isEmpty { throw SendbirdError.missing("target_list") }
-        a["target_channel_type"] = try b.string("target_channel_type") ?? a["target_channel_type"] ?? "all"
-        if let g = try b.string("announcement_group") {
+        a["target_channel_type"] = b.targetChannelType ?? a["target_channel_type"] ?? "all"
+        if let g = b.announcementGroup {
             try TextLimit.customType.check(g)
             a["announcement_group"] = g
         }
-        for key in ["message_custom_type", "message_data"] {
-            if let v = try b.string(key) {
-                try (key == "message_data" ? TextLimit.data : TextLimit.customType).check(v)
+        for (key, value, limit) in [
+            ("message_custom_type", b.messageCustomType, TextLimit.customType), ("message_data", b.messageData, TextLimit.data),
+        ] {
+            if let v = value {
+                try limit.check(v)
                 a[key] = v
             }
         }
-        for key in ["enable_push", "mark_as_read", "create_channel"] { if let v = try b.bool(key) { a[key] = v } }
-        if let at = try b.int("scheduled_at") { a["scheduled_at"] = at }
-        if let end = try b.int("end_at") { a["end_at"] = end }
+        for (key, value) in [("enable_push", b.enablePush), ("mark_as_read", b.markAsRead), ("create_channel", b.createChannel)] {
+            if let v = value { a[key] = v }
+        }
+        if let at = b.scheduledAt { a["scheduled_at"] = at }
+        if let end = b.endAt { a["end_at"] = end }
     }
 
     func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let b = try await rest.body(req)
-        let id = try b.string("unique_id").flatMap { $0.isEmpty ? nil : $0 } ?? Credentials.randomToken(bytes: 12)
-        try TextLimit.customType.check(id)
-        try Identifier.check(id, field: "unique_id")
+        let body = try await req.decode(as: AnnouncementCreateBody.self, context: ctx)
+        let id = body.uniqueId ?? Credentials.randomToken(bytes: 12)
         if try await service.announcement(id) != nil {
             throw SendbirdError(.alreadyExists, "\"unique_id\" violates a unique constraint: \(id) already exists.")
         }
@@ -105,7 +106,7 @@ struct AnnouncementRoutes: Sendable {
             "unique_id": id, "status": "scheduled", "created_at": service.now(), "announcement_group": "", "enable_push": true,
             "mark_as_read": false, "message_custom_type": "", "message_data": "", "scheduled_at": service.now(),
         ]
-        try await apply(b, to: &a)
+        try await apply(body.fields, to: &a)
         try await service.saveAnnouncement(a)
         try await service.schedule(id)
         return try rest.document(try await present(try await service.announcement(id) ?? a))
@@ -134,9 +135,9 @@ struct AnnouncementRoutes: Sendable {
     func update(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         var a = try await requireAnnouncement(ctx)
         let id = a["unique_id"] as? String ?? ""
-        let b = try await rest.body(req)
+        let body = try await req.decode(as: AnnouncementUpdateBody.self, context: ctx)
         let status = a["status"] as? String ?? ""
-        if let action = try b.string("action") {
+        if let action = body.action {
             switch (action, status) {
             case ("pause", "scheduled"): a["status"] = "paused"
             case ("resume", "paused"): a["status"] = "scheduled"
@@ -145,11 +146,11 @@ struct AnnouncementRoutes: Sendable {
             default:
                 throw SendbirdError(.invalidValue, "Invalid value: \"\(action)\" cannot be done to an announcement that is \(status).")
             }
-        } else {
+        } else if let fields = body.fields {
             guard status == "scheduled" || status == "paused" else {
                 throw SendbirdError(.invalidValue, "Only a scheduled or paused announcement can be changed (this one is \(status)).")
             }
-            try await apply(b, to: &a)
+            try await apply(fields, to: &a)
         }
         try await service.saveAnnouncement(a)
         if a["status"] as? String == "scheduled" { try await service.schedule(id) }

@@ -19,15 +19,17 @@ struct ExportRoutes: Sendable {
     static let maxRows = 1_000_000
 
     func register(on api: RouterGroup<RESTRequestContext>) {
-        api.post("/v3/export/:data_type", use: register)
-        api.get("/v3/export/:data_type", use: list)
-        api.get("/v3/export/:data_type/:request_id", use: view)
-        api.get("/v3/export/:data_type/:request_id/file", use: download)
-        api.post("/v3/privacy/gdpr", use: gdpr)
+        let exports = api.group("/v3/export/:data_type")
+        exports.post(use: register)
+        exports.get(use: list)
+        exports.get(":request_id", use: view)
+        exports.get(":request_id/file", use: download)
+        let requests = api.group("/v3/privacy/gdpr")
+        requests.post(use: gdpr)
+        requests.get(use: gdprList)
+        requests.get(":request_id", use: gdprView)
+        requests.delete(":request_id", use: gdprCancel)
         api.post("/v3/migration/:target_channel_url", use: migrate)
-        api.get("/v3/privacy/gdpr", use: gdprList)
-        api.get("/v3/privacy/gdpr/:request_id", use: gdprView)
-        api.delete("/v3/privacy/gdpr/:request_id", use: gdprCancel)
         Task { await resumeScheduled() }
     }
 
@@ -68,11 +70,11 @@ struct ExportRoutes: Sendable {
     }
 
     /// The rows of an export, as JSON objects.
-    func rows(_ type: String, _ b: JSONBody, from: Int64, to: Int64) async throws -> [[String: Any]] {
+    func rows(_ type: String, _ filters: ExportBody, from: Int64, to: Int64) async throws -> [[String: Any]] {
         switch type {
         case "messages":
             let messages = try await service.exportMessages(
-                from: from, to: to, channelUrls: try b.stringArray("channel_urls"), senderIds: try b.stringArray("sender_ids"), limit: Self.maxRows)
+                from: from, to: to, channelUrls: filters.channelUrls, senderIds: filters.senderIds, limit: Self.maxRows)
             return messages.map { m in
                 [
                     "message_id": m.messageId, "channel_url": m.channelUrl, "type": m.type, "sender_id": m.senderId ?? "",
@@ -81,7 +83,7 @@ struct ExportRoutes: Sendable {
                 ]
             }
         case "channels":
-            return try await service.exportChannels(channelUrls: try b.stringArray("channel_urls"), limit: Self.maxRows)
+            return try await service.exportChannels(channelUrls: filters.channelUrls, limit: Self.maxRows)
                 .filter { $0.createdAt * 1000 >= from && $0.createdAt * 1000 <= to }
                 .map { c in
                     [
@@ -93,7 +95,7 @@ struct ExportRoutes: Sendable {
             var q = UserListQuery()
             q.limit = Self.maxRows
             q.activeMode = "all"
-            q.userIds = try b.stringArray("user_ids")
+            q.userIds = filters.userIds
             return try await service.listUsers(q).map { u in
                 [
                     "user_id": u.userId, "nickname": u.nickname, "profile_url": u.profileUrl, "metadata": u.metadata,
@@ -135,21 +137,11 @@ struct ExportRoutes: Sendable {
 
     func register(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let type = try dataType(ctx)
-        let b = try await rest.body(req)
-        guard let from = try b.int("start_ts") else { throw SendbirdError.missing("start_ts") }
-        guard let to = try b.int("end_ts") else { throw SendbirdError.missing("end_ts") }
-        if to < from { throw SendbirdError(.invalidValue, "Invalid value: \"end_ts\" is before \"start_ts\".") }
-        let format = (try b.string("format") ?? "json").lowercased()
-        guard ["json", "csv"].contains(format) else { throw SendbirdError(.invalidValue, "Invalid value: \"format\" must be json or csv.") }
-        let delimiter = try b.string("csv_delimiter") ?? ","
-        guard delimiter.count == 1, delimiter != "\"", delimiter != "\n" else {
-            throw SendbirdError(.invalidValue, "Invalid value: \"csv_delimiter\" is one character.")
-        }
-        let timezone = try b.string("timezone") ?? "UTC"
-        guard TimeZone(identifier: timezone) != nil else { throw SendbirdError(.invalidValue, "Invalid value: \"timezone\".") }
+        let body = try await req.decode(as: ExportBody.self, context: ctx)
+        let (from, to, format, delimiter, timezone) = (body.from, body.to, body.format, body.delimiter, body.timezone)
         let id = Credentials.randomToken(bytes: 12)
         let t = service.now()
-        let rows = try await rows(type, b, from: from, to: to)
+        let rows = try await rows(type, body, from: from, to: to)
         let data =
             format == "csv" ? Self.csv(rows, delimiter: delimiter) : try JSONSerialization.data(withJSONObject: [type: rows], options: [.sortedKeys])
         try await write(data, name: "\(type)-\(id).\(format)")
@@ -158,7 +150,9 @@ struct ExportRoutes: Sendable {
             "created_at": t, "start_ts": from, "end_ts": to, "rows": rows.count,
             "file": ["url": fileURL(req, type, id), "expires_at": t + Self.lifetime],
         ]
-        for key in ["channel_urls", "sender_ids", "user_ids"] { if let v = try b.stringArray(key) { record[key] = v } }
+        for (key, value) in [("channel_urls", body.channelUrls), ("sender_ids", body.senderIds), ("user_ids", body.userIds)] {
+            if let v = value { record[key] = v }
+        }
         try await rest.saveDocument("export", "\(type)/\(id)", record)
         return try rest.document(record)
     }
@@ -210,54 +204,44 @@ struct ExportRoutes: Sendable {
     func migrate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let url = try rest.param(ctx, "target_channel_url")
         let channel = try await service.requireChannel(url)
-        let b = try await rest.body(req)
-        guard let raw = b.object["messages"] else { throw SendbirdError.missing("messages") }
-        guard let items = raw as? [[String: Any]], !items.isEmpty else {
-            throw SendbirdErrorFactory.wrongType("messages", "non-empty list of objects")
-        }
-        if items.count > 100 { throw SendbirdError(.tooManyItems, "At most 100 messages a call.") }
+        let body = try await req.decode(as: MigrationBody.self, context: ctx)
         var out: [NewMessage] = []
-        for item in items {
-            let m = JSONBody(object: item)
-            let type = (try m.string("message_type") ?? "MESG").uppercased()
-            guard ["MESG", "ADMM", "FILE"].contains(type) else {
+        for m in body.messages {
+            let type = m.type
+            guard MigratedMessageBody.types.contains(type) else {
                 throw SendbirdError(.invalidValue, "Invalid value: \"message_type\" must be MESG, ADMM or FILE.")
             }
-            guard let ts = try m.int("timestamp"), ts > 0 else { throw SendbirdError.missing("timestamp") }
+            guard let ts = m.timestamp, ts > 0 else { throw SendbirdError.missing("timestamp") }
             if ts > service.now() { throw SendbirdError(.invalidValue, "Invalid value: \"timestamp\" is in the future.") }
             var sender: String?
             if type != "ADMM" {
-                guard let u = try m.string("user_id"), !u.isEmpty else { throw SendbirdError.missing("user_id") }
+                guard let u = m.userId, !u.isEmpty else { throw SendbirdError.missing("user_id") }
                 try Identifier.check(u, field: "user_id")
                 try await service.requireUser(u)
                 sender = u
             }
-            let text = try m.string("message") ?? ""
+            let text = m.message ?? ""
             if type != "FILE" && text.isEmpty { throw SendbirdError.missing("message") }
             try TextLimit.message(service.config.maxMessageLength).check(text)
-            let customType = try m.string("custom_type") ?? ""
+            let customType = m.customType ?? ""
             try TextLimit.customType.check(customType)
-            let data = try m.string("data") ?? ""
+            let data = m.data ?? ""
             try TextLimit.data.check(data)
-            let mentioned = try m.stringArray("mentioned_user_ids") ?? []
+            let mentioned = m.mentionedUserIds ?? []
             try Identifier.check(mentioned, field: "mentioned_user_ids")
             var files: String?
             if type == "FILE" {
-                guard let fileURL = try m.string("url"), let scheme = URL(string: fileURL)?.scheme?.lowercased(), ["http", "https"].contains(scheme)
-                else {
+                guard let fileURL = m.url, let scheme = URL(string: fileURL)?.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
                     throw SendbirdError(.invalidValue, "Invalid value: \"url\" must be an http(s) URL.")
                 }
                 try TextLimit.fileUrl.check(fileURL)
-                let file = FilePayload(
-                    url: fileURL, name: try m.string("file_name") ?? "", size: Int(try m.int("file_size") ?? 0),
-                    type: try m.string("file_type") ?? "",
-                    thumbnails: [])
+                let file = FilePayload(url: fileURL, name: m.fileName ?? "", size: Int(m.fileSize ?? 0), type: m.fileType ?? "", thumbnails: [])
                 files = String(decoding: try JSONEncoder().encode([file]), as: UTF8.self)
             }
             out.append(
                 NewMessage(
                     channelUrl: channel.channelUrl, type: type, senderId: sender, message: text, customType: customType, data: data,
-                    mentionType: try m.string("mention_type") == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
+                    mentionType: m.mentionType == "channel" ? "channel" : "users", mentionedUserIds: mentioned, silent: false,
                     isOpMsg: false, createdAt: ts, reqId: nil, persist: true, markSenderRead: false, files: files))
         }
         let ids = try await service.importMessages(channel.channelUrl, out)
@@ -271,16 +255,8 @@ struct ExportRoutes: Sendable {
     /// the answer says `done`). Scheduled requests survive a restart; on several nodes, the node
     /// that took the request carries it out.
     func gdpr(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let b = try await rest.body(req)
-        guard let action = try b.string("action"), ["access", "delete"].contains(action) else {
-            throw SendbirdError(.invalidValue, "Invalid value: \"action\" must be access or delete.")
-        }
-        guard let user = try b.string("user_id"), !user.isEmpty else { throw SendbirdError.missing("user_id") }
-        try Identifier.check(user, field: "user_id")
-        let option = try b.string("channel_delete_option") ?? "do_not_delete"
-        guard ["do_not_delete", "1_on_1_only", "all"].contains(option) else {
-            throw SendbirdError(.invalidValue, "Invalid value: \"channel_delete_option\" must be do_not_delete, 1_on_1_only or all.")
-        }
+        let body = try await req.decode(as: GDPRRequestBody.self, context: ctx)
+        let (action, user, option) = (body.action, body.userId, body.channelDeleteOption)
         _ = try await service.requireUser(user)
         let id = Credentials.randomToken(bytes: 12)
         let t = service.now()

@@ -17,19 +17,21 @@ struct PushRoutes: Sendable {
     static let channelTriggerOptions: Set<String> = ["default", "all", "mention_only", "off"]
 
     func register(on api: RouterGroup<RESTRequestContext>) {
-        api.post("/v3/users/:user_id/push/:token_type", use: addToken)
-        api.get("/v3/users/:user_id/push/:token_type", use: listTokens)
-        api.delete("/v3/users/:user_id/push/:token_type/:token", use: removeToken)
-        api.delete("/v3/users/:user_id/push", use: removeAllTokens)
+        let push = api.group("/v3/users/:user_id/push")
+        push.post(":token_type", use: addToken)
+        push.get(":token_type", use: listTokens)
+        push.delete(":token_type/:token", use: removeToken)
+        push.delete(use: removeAllTokens)
+        push.put("template", use: setTemplate)
+        push.get("template", use: getTemplate)
         api.get("/v3/push/device_tokens/:token_type/:token") { req, ctx in try await owners(req, ctx, remove: false) }
         api.delete("/v3/push/device_tokens/:token_type/:token") { req, ctx in try await owners(req, ctx, remove: true) }
-        api.put("/v3/users/:user_id/push/template", use: setTemplate)
-        api.get("/v3/users/:user_id/push/template", use: getTemplate)
-        api.get("/v3/users/:user_id/push_preference", use: preferences)
-        api.put("/v3/users/:user_id/push_preference", use: updatePreferences)
-        api.delete("/v3/users/:user_id/push_preference", use: resetPreferences)
-        api.get("/v3/users/:user_id/push_preference/:channel_url", use: channelPreference)
-        api.put("/v3/users/:user_id/push_preference/:channel_url", use: updateChannelPreference)
+        let preference = api.group("/v3/users/:user_id/push_preference")
+        preference.get(use: preferences)
+        preference.put(use: updatePreferences)
+        preference.delete(use: resetPreferences)
+        preference.get(":channel_url", use: channelPreference)
+        preference.put(":channel_url", use: updateChannelPreference)
     }
 
     // MARK: Plumbing
@@ -76,9 +78,7 @@ struct PushRoutes: Sendable {
     func addToken(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         let type = try tokenType(ctx)
-        let b = try await rest.body(req)
-        guard let token = try b.string(Self.tokenTypes[type]!), !token.isEmpty else { throw SendbirdError.missing(Self.tokenTypes[type]!) }
-        try TextLimit.pathParameter.check(token)
+        let token = try await req.decode(as: DeviceTokenBody.self, context: ctx).token(Self.tokenTypes[type]!)
         try await service.addDeviceToken(userId: user.userId, type: type, token: token)
         return try rest.json(TokenAnswer(token: token, type: type.uppercased(), user: BasicUser(user)))
     }
@@ -151,9 +151,7 @@ struct PushRoutes: Sendable {
 
     func setTemplate(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
-        guard let name = try await rest.body(req).string("name"), ["default", "alternative"].contains(name) else {
-            throw SendbirdError(.invalidValue, "Invalid value: \"name\" must be default or alternative.")
-        }
+        let name = try await req.decode(as: PushTemplateBody.self, context: ctx).name
         try await rest.saveDocument("push_template", user.userId, ["name": name])
         return try rest.json(Template(name: name))
     }
@@ -181,25 +179,23 @@ struct PushRoutes: Sendable {
     }
 
     /// Checks each given preference and merges it into the stored ones (400111 for a bad value).
-    static func merge(_ b: JSONBody, into current: [String: Any]) throws -> [String: Any] {
+    static func merge(_ b: PushPreferenceBody, into current: [String: Any]) throws -> [String: Any] {
         var p = current
-        if let t = try b.string("push_trigger_option") {
+        if let t = b.pushTriggerOption {
             guard triggerOptions.contains(t) else {
                 throw SendbirdError(.invalidValue, "Invalid value: \"push_trigger_option\" must be all, mention_only or off.")
             }
             p["push_trigger_option"] = t
         }
-        for key in ["do_not_disturb", "snooze_enabled", "block_push_from_bots", "enable_push_for_replies"] {
-            if let v = try b.bool(key) { p[key] = v }
-        }
-        for (key, range) in [("start_hour", 0...23), ("end_hour", 0...23), ("start_min", 0...59), ("end_min", 0...59)] {
-            if let v = try b.int(key) {
+        for key in PushPreferenceBody.switchKeys { if let v = b.switches[key] { p[key] = v } }
+        for (key, range) in PushPreferenceBody.clockKeys {
+            if let v = b.numbers[key] {
                 guard range.contains(Int(v)) else { throw SendbirdErrorFactory.outOfRange(key, range) }
                 p[key] = v
             }
         }
-        for key in ["snooze_start_ts", "snooze_end_ts"] {
-            if let v = try b.int(key) {
+        for key in PushPreferenceBody.snoozeKeys {
+            if let v = b.numbers[key] {
                 guard v >= 0 else { throw SendbirdError(.invalidValue, "Invalid value: \"\(key)\".") }
                 p[key] = v
             }
@@ -209,35 +205,30 @@ struct PushRoutes: Sendable {
         {
             throw SendbirdError(.invalidValue, "Invalid value: \"snooze_end_ts\" must not be before \"snooze_start_ts\".")
         }
-        if let tz = try b.string("timezone") {
+        if let tz = b.timezone {
             guard TimeZone(identifier: tz) != nil else { throw SendbirdError(.invalidValue, "Invalid value: \"timezone\" (an IANA time zone).") }
             p["timezone"] = tz
         }
-        if let sound = try b.string("push_sound") {
+        if let sound = b.pushSound {
             try TextLimit.customType.check(sound)
             p["push_sound"] = sound
         }
-        if let bots = try b.stringArray("push_blocked_bot_ids") {
+        if let bots = b.pushBlockedBotIds {
             try Identifier.check(bots, field: "push_blocked_bot_ids")
             p["push_blocked_bot_ids"] = bots
         }
-        if let schedules = b.object["dnd_schedules"], !(schedules is NSNull) {
-            guard let list = schedules as? [[String: Any]], list.count <= 7 else {
-                throw SendbirdErrorFactory.wrongType("dnd_schedules", "list of at most 7 objects")
-            }
-            for day in list {
-                let d = JSONBody(object: day)
-                guard let name = try d.string("day_of_week"), ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"].contains(name.uppercased()) else {
+        if let schedules = b.dndSchedules {
+            for day in schedules.days {
+                guard let name = day.dayOfWeek, ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"].contains(name.uppercased()) else {
                     throw SendbirdError(.invalidValue, "Invalid value: \"day_of_week\" must be MON … SUN.")
                 }
-                for window in day["time_windows"] as? [[String: Any]] ?? [] {
-                    let w = JSONBody(object: window)
-                    for (key, range) in [("start_hour", 0...23), ("end_hour", 0...23), ("start_min", 0...59), ("end_min", 0...59)] {
-                        guard let v = try w.int(key), range.contains(Int(v)) else { throw SendbirdErrorFactory.outOfRange(key, range) }
+                for window in day.timeWindows {
+                    for (key, range) in PushPreferenceBody.clockKeys {
+                        guard let v = window[key], range.contains(Int(v)) else { throw SendbirdErrorFactory.outOfRange(key, range) }
                     }
                 }
             }
-            p["dnd_schedules"] = list
+            p["dnd_schedules"] = schedules.given
         }
         return p
     }
@@ -245,7 +236,7 @@ struct PushRoutes: Sendable {
     func updatePreferences(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let user = try await subject(req, ctx)
         let current = try await rest.loadDocument("push_preference", user.userId) ?? Self.defaults
-        let merged = try Self.merge(try await rest.body(req), into: current)
+        let merged = try Self.merge(try await req.decode(as: PushPreferenceBody.self, context: ctx), into: current)
         try await rest.saveDocument("push_preference", user.userId, merged)
         return try rest.document(merged)
     }
@@ -277,21 +268,13 @@ struct PushRoutes: Sendable {
 
     func updateChannelPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let (_, key) = try await channelKey(req, ctx)
-        let b = try await rest.body(req)
+        let b = try await req.decode(as: ChannelPushPreferenceBody.self, context: ctx)
         var p = try await rest.loadDocument("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]
-        if let t = try b.string("push_trigger_option") {
-            guard Self.channelTriggerOptions.contains(t) else {
-                throw SendbirdError(.invalidValue, "Invalid value: \"push_trigger_option\" must be default, all, mention_only or off.")
-            }
-            p["push_trigger_option"] = t
-        }
-        if let enable = try b.bool("enable") {
+        if let t = b.pushTriggerOption { p["push_trigger_option"] = t }
+        if let enable = b.enable {
             p["push_trigger_option"] = enable ? (p["push_trigger_option"] as? String == "off" ? "default" : p["push_trigger_option"]) : "off"
         }
-        if let sound = try b.string("push_sound") {
-            try TextLimit.customType.check(sound)
-            p["push_sound"] = sound
-        }
+        if let sound = b.pushSound { p["push_sound"] = sound }
         try await rest.saveDocument("push_preference_channel", key, p)
         p["enable"] = (p["push_trigger_option"] as? String) != "off"
         return try rest.document(p)

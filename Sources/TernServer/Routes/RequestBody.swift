@@ -215,3 +215,44 @@ extension KeyedDecodingContainer {
 private struct ObjectShape: Decodable {
     init(from decoder: any Decoder) throws { _ = try decoder.container(keyedBy: AnyKey.self) }
 }
+
+/// Any JSON value as `JSONSerialization` reads it: `NSNull`, `Bool`, `Int64` (or `Double` when
+/// it has a fraction or is too large), `String`, `[Any]`, `[String: Any]`. For what a body hands
+/// on unread (a list stored as given) and for fields read leniently by their shape.
+struct AnyJSON: Decodable {
+    let value: Any
+
+    init(from decoder: any Decoder) throws {
+        if var list = try? decoder.unkeyedContainer() {
+            var out: [Any] = []
+            while !list.isAtEnd { out.append(try list.decode(AnyJSON.self).value) }
+            value = out
+        } else if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            var out: [String: Any] = [:]
+            for k in object.allKeys { out[k.stringValue] = try object.decode(AnyJSON.self, forKey: k).value }
+            value = out
+        } else {
+            let c = try decoder.singleValueContainer()
+            if c.decodeNil() {
+                value = NSNull()
+            } else if let b = try? c.decode(Bool.self) {
+                value = b
+            } else if let i = try? c.decode(Int64.self) {
+                value = i
+            } else if let d = try? c.decode(Double.self) {
+                value = d
+            } else {
+                value = try c.decode(String.self)
+            }
+        }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A field's JSON value as it is (``AnyJSON``), or nil when absent or `null`: for a value read
+    /// by its shape (`as? [[String: Any]]`) or kept as given.
+    func raw(_ key: Key) -> Any? {
+        guard contains(key), !((try? decodeNil(forKey: key)) ?? true) else { return nil }
+        return (try? decode(AnyJSON.self, forKey: key))?.value
+    }
+}
