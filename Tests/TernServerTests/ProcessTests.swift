@@ -192,7 +192,9 @@ extension ProcessTests {
         // A translation provider, so translate_message_into_other_languages has one (Sendbird translates itself).
         let server = try TerndProcess.start(dataDirectory: makeTempDirectory(), extra: ["--translation-command", "tr a-z A-Z"])
         defer { _ = server.stop() }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_every_operation_legacy.py").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Python/platform_sdk_every_operation_legacy.py"
+        ).path
         let (status, output) = try await runTool(
             ["python3", script],
             env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken, "SENDBIRD_PY_LEGACY": legacy])

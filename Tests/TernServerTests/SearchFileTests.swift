@@ -197,6 +197,50 @@ struct SearchFileTests {
         }
     }
 
+    @Test("Platform API file message by URL: stored and delivered as FILE with its name, size, type and thumbnails; bad fields refused")
+    func platformFileMessage() async throws {
+        try await withServer({ $0.linkPreviews = false }) { s in
+            try await s.createUsers(["alice", "bob"])
+            let url = try await s.createChannel(["alice", "bob"])
+            let (bob, _) = try await s.login("bob")
+            let sent = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages",
+                body: [
+                    "message_type": "FILE", "user_id": "alice", "url": "https://example.com/cat.png", "file_name": "cat.png",
+                    "file_type": "image/png", "file_size": 2048, "custom_field": "meta", "dedup_id": "d1",
+                    "thumbnails": ["https://example.com/cat-s.png", ["url": "https://example.com/cat-m.png", "width": 320, "height": 240]],
+                ])
+            #expect(sent.status == 200, "\(sent.text)")
+            #expect(sent.json["type"] as? String == "FILE" && sent.json["data"] as? String == "meta")
+            let file = sent.json["file"] as? [String: Any] ?? [:]
+            #expect(file["url"] as? String == "https://example.com/cat.png" && file["name"] as? String == "cat.png")
+            #expect(file["size"] as? Int == 2048 && file["type"] as? String == "image/png")
+            let thumbs = sent.json["thumbnails"] as? [[String: Any]] ?? []
+            #expect(thumbs.count == 2 && thumbs.last?["width"] as? Int == 320, "\(sent.text)")
+            let live = await bob.next("FILE")
+            #expect(live?["message_id"] as? Int == sent.json["message_id"] as? Int)
+            let page = try await s.request("GET", "/v3/group_channels/\(url)/messages?message_ts=9999999999999&prev_limit=5")
+            #expect((page.json["messages"] as? [[String: Any]] ?? []).last?["type"] as? String == "FILE")
+
+            // The same dedup_id is the same message.
+            let again = try await s.request(
+                "POST", "/v3/group_channels/\(url)/messages",
+                body: ["message_type": "FILE", "user_id": "alice", "url": "https://example.com/cat.png", "dedup_id": "d1"])
+            #expect(again.json["message_id"] as? Int == sent.json["message_id"] as? Int, "\(again.text)")
+
+            for (body, code) in [
+                (["message_type": "FILE", "user_id": "alice"], 400105),
+                (["message_type": "FILE", "user_id": "alice", "url": "https://example.com/a", "file_size": "big"], 400100),
+                (["message_type": "FILE", "user_id": "alice", "url": "ftp://example.com/a"], 400111),
+                (["message_type": "FILE", "url": "https://example.com/a"], 400105),
+            ] as [([String: Any], Int)] {
+                let r = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: body)
+                #expect(r.status == 400 && r.json["code"] as? Int == code, "\(body): \(r.text)")
+            }
+            await bob.close()
+        }
+    }
+
     @Test("Link previews: the page's og: tags arrive as an update; a cached URL comes with the first delivery")
     func linkPreviews() async throws {
         let page = """

@@ -345,6 +345,9 @@ struct MessageRoutes: Sendable {
     func send(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
+        // Read once: a file message reads the body again as its own fields.
+        var req = req
+        _ = try await req.collectBody(upTo: 1 << 20)
         let b = try await req.decode(as: SendMessageBody.self, for: caller, context: ctx)
         switch b.messageType {
         case "ADMM":
@@ -370,10 +373,30 @@ struct MessageRoutes: Sendable {
             payload.reqId = nil
             return try rest.json(payload)
         case "FILE":
-            throw SendbirdError(.invalidValue, "File messages are not supported by this server yet.")
+            return try await sendFile(req, ctx, channelUrl: url)
         default:
             throw SendbirdError(.invalidValue, "Invalid value: \"message_type\" must be MESG, FILE or ADMM.")
         }
+    }
+
+    /// A file message by URL (``FileMessageBody``): stored and delivered as the SDK's `FILE`.
+    func sendFile(_ req: Request, _ ctx: RESTRequestContext, channelUrl: String) async throws -> Response {
+        let caller = try ctx.caller
+        let b = try await req.decode(as: FileMessageBody.self, for: caller, context: ctx)
+        let userId = try actingUser(caller, b.userId)
+        var out = OutgoingFileMessage(channelUrl: channelUrl, files: [b.file])
+        out.customType = b.customType
+        out.data = b.data
+        out.mentionType = b.mentionType
+        out.mentionedUserIds = b.mentionedUserIds
+        out.reqId = b.dedupId
+        out.sortedMetaarray = b.sortedMetaarray
+        out.parentMessageId = b.parentMessageId
+        out.replyToChannel = b.replyToChannel
+        try await service.requireUser(userId)
+        var payload = try await service.sendFileMessage(from: userId, out, connection: nil, origin: caller.origin)
+        payload.reqId = nil
+        return try rest.json(payload)
     }
 
     /// The user a call acts for: the SDK's own user (a `user_id` given must be theirs), or the

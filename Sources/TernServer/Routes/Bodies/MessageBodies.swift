@@ -149,6 +149,84 @@ struct SendMessageBody: PlatformFieldsBody {
     }
 }
 
+/// `POST /v3/{channel_type}/{url}/messages` with `message_type` `FILE`: a file message by URL —
+/// `url` (required), `file_name`, `file_type`, `file_size`, `thumbnails` (URLs, or objects with
+/// `url`, `width`, `height`), `custom_type`, `custom_field` or `data`, `mention_type`,
+/// `mentioned_user_ids`, `dedup_id`, `sorted_metaarray`, `parent_message_id`,
+/// `reply_to_channel`; `user_id` as for ``SendMessageBody``.
+struct FileMessageBody: PlatformFieldsBody {
+    var userId: String?
+    var file = OutgoingFile(url: "", name: "", type: "", size: 0)
+    var customType = ""
+    var data = ""
+    var mentionType = "users"
+    var mentionedUserIds: [String] = []
+    var dedupId: String?
+    var sortedMetaarray: [MetaArrayItem] = []
+    var parentMessageId: Int64 = 0
+    var replyToChannel = false
+    enum CodingKeys: String, CodingKey {
+        case userId = "user_id"
+        case url
+        case fileName = "file_name"
+        case fileType = "file_type"
+        case fileSize = "file_size"
+        case thumbnails
+        case customType = "custom_type"
+        case customField = "custom_field"
+        case data
+        case mentionType = "mention_type"
+        case mentionedUserIds = "mentioned_user_ids"
+        case dedupId = "dedup_id"
+        case sortedMetaarray = "sorted_metaarray"
+        case parentMessageId = "parent_message_id"
+        case replyToChannel = "reply_to_channel"
+    }
+
+    /// A thumbnail given as its URL, or as an object.
+    struct Thumbnail: Decodable {
+        var payload: ThumbnailPayload
+        enum CodingKeys: String, CodingKey {
+            case url, width, height
+            case realWidth = "real_width"
+            case realHeight = "real_height"
+        }
+        init(from decoder: any Decoder) throws {
+            if let url = try? decoder.singleValueContainer().decode(String.self) {
+                payload = ThumbnailPayload(url: url, width: 0, height: 0, realWidth: 0, realHeight: 0)
+                return
+            }
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let width = Int(try c.int(.width) ?? 0)
+            let height = Int(try c.int(.height) ?? 0)
+            payload = ThumbnailPayload(
+                url: try c.requiredString(.url), width: width, height: height, realWidth: Int(try c.int(.realWidth) ?? Int64(width)),
+                realHeight: Int(try c.int(.realHeight) ?? Int64(height)))
+        }
+    }
+
+    init(from decoder: any Decoder) throws { try self.init(from: decoder, platform: true) }
+
+    init(from decoder: any Decoder, platform: Bool) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        userId = platform ? try c.requiredString(.userId) : try c.string(.userId)
+        let url = try c.requiredString(.url)
+        let name = try c.string(.fileName) ?? (URL(string: url)?.lastPathComponent ?? "")
+        let size = try c.int(.fileSize) ?? 0
+        guard size >= 0, size <= Int64(Int32.max) else { throw SendbirdErrorFactory.outOfRange("file_size", 0...Int(Int32.max)) }
+        let thumbnails = try c.nested([Thumbnail].self, .thumbnails, as: "list of thumbnails") ?? []
+        file = OutgoingFile(url: url, name: name, type: try c.string(.fileType) ?? "", size: Int(size), thumbnails: thumbnails.map(\.payload))
+        customType = try c.string(.customType) ?? ""
+        data = try c.string(.customField) ?? c.string(.data) ?? ""
+        mentionType = try c.string(.mentionType) ?? "users"
+        mentionedUserIds = try c.stringArray(.mentionedUserIds) ?? []
+        dedupId = try c.string(.dedupId)
+        sortedMetaarray = try c.metaArray(.sortedMetaarray) ?? []
+        parentMessageId = try c.int(.parentMessageId) ?? 0
+        replyToChannel = try c.bool(.replyToChannel) ?? false
+    }
+}
+
 /// `PUT /v3/group_channels/{url}/messages/{mark_as_read,mark_as_delivered}`: `user_id`, the
 /// user acting: required of the Platform API; an SDK user's own id, if given.
 struct ActingUserBody: Decodable {
