@@ -126,5 +126,9 @@ struct ConcurrencyPartsTests {
         #expect(throws: (any Error).self) { try QueryParameters("limit=500").int("limit", default: 10, range: 1...100) }
         #expect(throws: (any Error).self) { try QueryParameters("include=maybe").bool("include", default: false) }
         #expect(QueryParameters("name=a+b").string("name") == "a b")
+        // A key given several times (the legacy Python SDK's lists): every value counts for a list, the first for one value.
+        let repeated = QueryParameters("ip_whitelist_addresses=10.0.0.1&ip_whitelist_addresses=10.0.0.2%2C10.0.0.3&limit=5&limit=7")
+        #expect(repeated.list("ip_whitelist_addresses") == ["10.0.0.1", "10.0.0.2", "10.0.0.3"])
+        #expect(try repeated.int("limit", default: 10, range: 1...100) == 5)
     }
 }

@@ -43,6 +43,13 @@ struct MetadataRoutes: Sendable {
         try rest.json(MetadataAnswer(channelUrl: url, metadata: metadata, ts: service.now()))
     }
 
+    /// A read or an update of several keys: with `include_ts` (what the Chat SDKs ask for, and
+    /// read) the items under `metadata` with the time; without it the bare map, as Sendbird's
+    /// Platform API pages show and the official Platform SDK's models read.
+    func answer(_ url: String, _ metadata: [String: String], includeTs: Bool) throws -> Response {
+        includeTs ? try answer(url, metadata) : try rest.json(metadata)
+    }
+
     func createMetadata(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
@@ -61,7 +68,8 @@ struct MetadataRoutes: Sendable {
             return try rest.json([key: value])
         }
         let keys = (q.list("keys") ?? []) + (q.nonEmpty("key").map { [$0] } ?? [])
-        return try answer(url, try await service.channelMetadata(url, keys: keys.isEmpty ? nil : keys, by: caller.userId))
+        let found = try await service.channelMetadata(url, keys: keys.isEmpty ? nil : keys, by: caller.userId)
+        return try answer(url, found, includeTs: try q.bool("include_ts", default: false))
     }
 
     func updateMetadata(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {
@@ -74,7 +82,7 @@ struct MetadataRoutes: Sendable {
         }
         let body = try await req.decode(as: MetadataUpdateBody.self, context: ctx)
         try await service.changeChannelMetadata(url, .update(body.metadata, upsert: body.upsert), by: caller.userId)
-        return try answer(url, body.metadata)
+        return try answer(url, body.metadata, includeTs: body.includeTs)
     }
 
     func deleteMetadata(_ req: Request, _ ctx: RESTRequestContext, key: String?) async throws -> Response {

@@ -6,16 +6,23 @@ import Foundation
 /// (`custom_types=a%2Cb,c%20d`), so the raw value is split on literal commas first and each
 /// element decoded after. Booleans may be `true`/`false`, `True`/`False` (the Python SDK) or `1`/`0`.
 public struct QueryParameters: Sendable {
+    /// Each key's first raw value (a single value is read from it).
     let raw: [String: String]
+    /// Each key's raw values in order, for a key given more than once (`ip=a&ip=b`, as the legacy
+    /// Python SDK sends a list): ``list(_:)`` reads them all.
+    let repeated: [String: [String]]
 
     public init(_ query: String?) {
         var raw: [String: String] = [:]
+        var repeated: [String: [String]] = [:]
         for pair in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = Self.decode(String(parts[0]))
-            if raw[key] == nil { raw[key] = parts.count > 1 ? String(parts[1]) : "" }
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            if raw[key] == nil { raw[key] = value } else { repeated[key, default: [raw[key] ?? ""]].append(value) }
         }
         self.raw = raw
+        self.repeated = repeated
     }
 
     static func decode(_ s: String) -> String {
@@ -32,9 +39,19 @@ public struct QueryParameters: Sendable {
         return s
     }
 
-    /// A comma-separated list; nil when absent or empty.
+    /// A comma-separated list (or the key given several times, each value such a list); nil when
+    /// absent or empty.
     public func list(_ key: String) -> [String]? {
+        if let values = repeated[key] {
+            let all = values.flatMap { Self.items($0) }
+            return all.isEmpty ? nil : all
+        }
         guard let v = raw[key], !v.isEmpty else { return nil }
+        return Self.items(v)
+    }
+
+    /// One raw value's items.
+    static func items(_ v: String) -> [String] {
         if !v.contains(",") {
             // The Python Platform SDK encodes the joining commas too (`a%2Cb`): with no literal
             // comma, the decoded value's commas separate the elements.

@@ -34,8 +34,8 @@ ALLOWED = {
     "send_a_bot_message": "the 2.1.5 model (SendABotMessageResponse) wants the message nested as an object under `message`; "
                           "Sendbird's documented answer is the message itself, whose `message` is its text, so no answer "
                           "can satisfy both (SDK_NOTES.md section 7)",
-    "view_push_preferences_for_a_channel": "ternd defect: see findings",
-    "update_push_preferences_for_a_channel": "ternd defect: see findings",
+    "view_push_preferences_for_a_channel": "the 2.1.5 model (SendbirdPushTriggerOption) rejects \"default\", which Sendbird documents"
+    " (and the JS SDK reads) for a channel that follows the user's own setting",
 }
 
 try:

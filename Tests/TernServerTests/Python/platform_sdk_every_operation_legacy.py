@@ -72,11 +72,7 @@ ALLOWED = {
     "remove_registration_or_device_token_by_token": "the two official SDKs disagree on `token`: 0.0.16 wants a list ([str], as in "
                                                     "Sendbird's JSON example), 2.1.5 a string (as in Sendbird's property table); "
                                                     "ternd answers the string 2.1.5 reads",
-    # ternd answers wrongly (/tmp/sdk-every-op-findings-legacy.md; not fixed here)
-    "view_channel_metadata": "ternd defect: see findings",
-    "update_channel_metadata": "ternd defect: see findings",
-    "delete_allowed_ips_from_whitelist": "ternd defect: see findings",
-    "block_user": "ternd defect: see findings (and BlockUserResponse types `users` as [str] where Sendbird answers user objects)",
+    "block_user": "BlockUserResponse types `users` as [str] where Sendbird answers user objects",
 }
 
 UA, UB, UC, UD, UE, UF = ("legacy_%s_%s" % (c, SFX) for c in "abcdef")

@@ -13,15 +13,22 @@ struct MetadataBody: Decodable {
     }
 }
 
-/// `PUT …/{url}/metadata`: `upsert` (false), then `metadata` (``MetadataBody``), required.
+/// `PUT …/{url}/metadata`: `upsert` (false), then `metadata` (``MetadataBody``), required;
+/// `include_ts` (false) asks for the answer with its time, as the Chat SDKs do.
 struct MetadataUpdateBody: Decodable {
     let upsert: Bool
     let metadata: [String: String]
-    enum CodingKeys: String, CodingKey { case upsert }
+    let includeTs: Bool
+    enum CodingKeys: String, CodingKey {
+        case upsert
+        case includeTs = "include_ts"
+    }
 
     init(from decoder: any Decoder) throws {
-        upsert = try decoder.container(keyedBy: CodingKeys.self).bool(.upsert) ?? false
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        upsert = try c.bool(.upsert) ?? false
         metadata = try MetadataBody(from: decoder).metadata
+        includeTs = try c.bool(.includeTs) ?? false
     }
 }
 

@@ -110,9 +110,10 @@ struct ChannelPushPreferenceBody: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        pushTriggerOption = try c.string(.pushTriggerOption)
+        // `false` is `off`: the official Platform SDK 2.1.5 offers only that spelling of it.
+        pushTriggerOption = try c.string(.pushTriggerOption).map { $0 == "false" ? "off" : $0 }
         if let t = pushTriggerOption, !PushRoutes.channelTriggerOptions.contains(t) {
-            throw SendbirdError(.invalidValue, "Invalid value: \"push_trigger_option\" must be default, all, mention_only or off.")
+            throw SendbirdError(.invalidValue, "Invalid value: \"push_trigger_option\" must be default, all, mention_only or off (or false).")
         }
         enable = try c.bool(.enable)
         pushSound = try c.string(.pushSound)

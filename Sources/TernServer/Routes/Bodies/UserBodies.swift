@@ -128,8 +128,12 @@ struct BlockBody: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        userIds = try c.stringArray(.userIds)
-        targetId = userIds == nil ? try c.requiredString(.targetId) : ""
+        // An empty list beside a `target_id` is "not given" (the legacy Platform SDK always sends
+        // `user_ids: []` with its `target_id`).
+        let list = try c.stringArray(.userIds)
+        let target = try c.string(.targetId).flatMap { $0.isEmpty ? nil : $0 }
+        userIds = list?.isEmpty == true && target != nil ? nil : list
+        targetId = userIds == nil ? try target ?? c.requiredString(.targetId) : ""
     }
 }
 
