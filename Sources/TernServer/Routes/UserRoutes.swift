@@ -62,7 +62,7 @@ struct UserRoutes: Sendable {
         switch (op, key) {
         case (.create, _): (given, upsert) = (try await req.decode(as: NewUserMetadataBody.self, context: ctx).metadata, false)
         case (.update, let key?):
-            let b = try await req.decode(as: UserMetadataValueBody.self, context: ctx)
+            let b = try await req.decode(as: MetadataValueBody.self, context: ctx)
             (given, upsert) = ([key: b.value], b.upsert)
         case (.update, nil):
             let b = try await req.decode(as: UserMetadataChangesBody.self, context: ctx)

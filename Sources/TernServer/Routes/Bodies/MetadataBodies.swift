@@ -32,7 +32,8 @@ struct MetadataUpdateBody: Decodable {
     }
 }
 
-/// `PUT …/{url}/metadata/{key}`: `upsert` (false), then the key's `value`, a string, required.
+/// `PUT …/{url}/metadata/{key}` and `PUT /v3/users/{user_id}/metadata/{key}`: `upsert` (false:
+/// a missing key is 400201), then the key's `value`, a string, required.
 struct MetadataValueBody: Decodable {
     let upsert: Bool
     let value: String

@@ -100,21 +100,6 @@ struct UserMetadataChangesBody: Decodable {
     }
 }
 
-/// `PUT /v3/users/{user_id}/metadata/{key}`: `value` is required; `upsert` adds the key when it
-/// is missing.
-struct UserMetadataValueBody: Decodable {
-    let upsert: Bool
-    let value: String
-    enum CodingKeys: String, CodingKey { case upsert, value }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        upsert = try c.bool(.upsert) ?? false
-        guard let value = try c.string(.value) else { throw SendbirdError.missing("value") }
-        self.value = value
-    }
-}
-
 /// `POST /v3/users/{user_id}/block`: `user_ids` (several at once) or, when that is not given,
 /// `target_id` (required then).
 struct BlockBody: Decodable {
