@@ -66,7 +66,7 @@ struct ApplicationSettingsRoutes: Sendable {
             }
             return out
         }
-        return try await rest.body(req).object
+        return try SendbirdRequestDecoder.decode(DocumentBody.self, from: Data(buffer: try await req.body.collect(upTo: 1 << 20))).object
     }
 
     // MARK: Push configurations
@@ -256,7 +256,7 @@ struct ApplicationSettingsRoutes: Sendable {
 
     /// Which channel events post an automatic admin message (``ChatService/autoEventMessage(_:_:users:actor:)``).
     func updateAutoEvents(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
-        let b = try await rest.body(req)
+        let b = try await req.decode(as: DocumentBody.self, context: ctx)
         guard let given = b.object["auto_event_message"] as? [String: Any] else { throw SendbirdError.missing("auto_event_message") }
         var current = try await autoEventSettings()
         for (key, value) in given {

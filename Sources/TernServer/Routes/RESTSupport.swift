@@ -64,17 +64,13 @@ struct RESTSupport: Sendable {
         throw Self.noCredentials
     }
 
-    func body(_ request: Request) async throws -> JSONBody {
-        let buffer = try await request.body.collect(upTo: 1 << 20)
-        return try JSONBody(Data(buffer: buffer))
-    }
-
-    /// A JSON body, or the text fields of a `multipart/form-data` one read as a JSON object (the
-    /// official Platform SDK sends some requests as forms, a bot's message among them): each field
-    /// as a string (``JSONBody`` reads `"true"` as a boolean and `"12"` as an integer where one is
-    /// asked for), a field given more than once as a list. File parts are not read here.
-    func bodyOrForm(_ request: Request) async throws -> JSONBody {
-        guard let boundary = FileRoutes.boundary(request) else { return try await body(request) }
+    /// A `multipart/form-data` body (the official Platform SDK sends some requests as forms, a
+    /// bot's message among them) decoded into `T` with ``SendbirdRequestDecoder``'s rules, or a
+    /// JSON body as any other. A form's text fields are read as a JSON object, each field a string
+    /// (the readers take `"true"` for a boolean and `"12"` for an integer where one is asked for), a
+    /// field given more than once a list; file parts are not read here.
+    func decodeBodyOrForm<T: Decodable>(_ type: T.Type, _ request: Request, _ context: RESTRequestContext) async throws -> T {
+        guard let boundary = FileRoutes.boundary(request) else { return try await request.decode(as: T.self, context: context) }
         let buffer = try await request.body.collect(upTo: 1 << 20)
         var object: [String: Any] = [:]
         for part in try FileRoutes.parts(buffer, boundary: boundary) where part.filename == nil {
@@ -85,15 +81,7 @@ struct RESTSupport: Sendable {
             case let one?: object[part.name] = [one, value]
             }
         }
-        return JSONBody(object: object)
-    }
-
-    /// ``bodyOrForm(_:)`` decoded into `T` with ``SendbirdRequestDecoder``'s rules: a form's
-    /// fields are strings, which its readers take for booleans and numbers where one is asked for.
-    func decodeBodyOrForm<T: Decodable>(_ type: T.Type, _ request: Request, _ context: RESTRequestContext) async throws -> T {
-        guard FileRoutes.boundary(request) != nil else { return try await request.decode(as: T.self, context: context) }
-        let form = try await bodyOrForm(request)
-        return try SendbirdRequestDecoder.decode(T.self, from: try JSONSerialization.data(withJSONObject: form.object))
+        return try SendbirdRequestDecoder.decode(T.self, from: try JSONSerialization.data(withJSONObject: object))
     }
 
     /// The path's `user_id`, who must exist (400201), for the Platform API or that user

@@ -3,8 +3,7 @@ public import Hummingbird
 import NIOFoundationEssentialsCompat
 import TernProtocol
 
-/// Reads JSON request bodies into `Decodable` structs with Sendbird's errors, as ``JSONBody``
-/// reads them field by field: an empty body is `{}`, a body that is not JSON or not an object is
+/// Reads JSON request bodies into `Decodable` structs with Sendbird's errors: an empty body is `{}`, a body that is not JSON or not an object is
 /// 400403, more than 1 MB is refused; the fields' own rules are the ``KeyedDecodingContainer``
 /// readers below. Set as ``RESTRequestContext``'s `requestDecoder`, so a handler writes
 /// `try await req.decode(as: Body.self, context: ctx)`.
@@ -31,7 +30,7 @@ public struct SendbirdRequestDecoder: RequestDecoder {
     }
 }
 
-/// A body's fields, read leniently in shape but strictly in type (``JSONBody``'s rules): absent
+/// A body's fields, read leniently in shape but strictly in type: absent
 /// and `null` are "not given", a value of the wrong type is 400100, an identifier field
 /// (``Identifier/keys``) must have one spelling.
 extension KeyedDecodingContainer {
@@ -254,5 +253,27 @@ extension KeyedDecodingContainer {
     func raw(_ key: Key) -> Any? {
         guard contains(key), !((try? decodeNil(forKey: key)) ?? true) else { return nil }
         return (try? decode(AnyJSON.self, forKey: key))?.value
+    }
+}
+
+/// Builders for the validation errors every route shares.
+enum SendbirdErrorFactory {
+    static func wrongType(_ key: String, _ type: String) -> SendbirdError {
+        SendbirdError(.invalidValueType, "Invalid value type: \"\(key)\" must be a \(type).")
+    }
+    static func outOfRange(_ key: String, _ range: ClosedRange<Int>) -> SendbirdError {
+        SendbirdError(.invalidValue, "Invalid value: \"\(key)\" must be between \(range.lowerBound) and \(range.upperBound).")
+    }
+}
+
+/// A body kept as given: a settings document stored and answered unchanged (its keys are the
+/// caller's). Not an object: 400403.
+struct DocumentBody: Decodable {
+    let object: [String: Any]
+    init(from decoder: any Decoder) throws {
+        guard let object = try AnyJSON(from: decoder).value as? [String: Any] else {
+            throw SendbirdError(.invalidJSON, "The request body must be a JSON object.")
+        }
+        self.object = object
     }
 }

@@ -190,3 +190,23 @@ struct OpenChannelUpdateBody: Decodable {
         operatorIds = try OperatorIdsBody(from: decoder).ids
     }
 }
+
+/// The properties an update of either channel type may change (`PUT /v3/group_channels/{url}`
+/// and `PUT /v3/open_channels/{url}` read the same fields).
+struct ChannelChangesBody: Decodable {
+    var changes = ChatService.ChannelChanges()
+    enum CodingKeys: String, CodingKey {
+        case name
+        case coverUrl = "cover_url"
+        case data
+        case customType = "custom_type"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        changes.name = try c.string(.name)
+        changes.coverUrl = try c.string(.coverUrl)
+        changes.data = try c.string(.data)
+        changes.customType = try c.string(.customType)
+    }
+}
