@@ -14,7 +14,7 @@ import FoundationNetworking
 struct ClusterTerminalTests {
     @Test func twoClientsOnTwoNodesChatThroughFaults() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else { return }
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let pg = try await PostgresTestCluster.offPool { try PostgresTestCluster.start() }
         defer { pg.destroy() }

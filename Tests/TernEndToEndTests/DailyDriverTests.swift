@@ -235,7 +235,7 @@ extension TerminalEndToEndTests {
         }
 
         @Test func anImageMessageShowsAPreviewAndOpens() async throws {
-            let files = tempDirectory()
+            let files = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: files) }
             try FileManager.default.createDirectory(atPath: files + "/opened", withIntermediateDirectories: true)
             try TestImages.png(width: 120, height: 60).write(to: URL(fileURLWithPath: files + "/pic.png"))
@@ -270,7 +270,7 @@ extension TerminalEndToEndTests {
         }
 
         @Test func aMentionRingsAndSendsDesktopNotificationsThroughTmux() async throws {
-            let dir = tempDirectory()
+            let dir = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let config = "notify_style = [\"bell\", \"osc777\", \"osc9\"]\n"
             try await T.withTerminals(["alice"], configs: ["alice": config], rawOutput: dir + "/raw") { tmux, server in

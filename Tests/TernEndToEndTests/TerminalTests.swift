@@ -74,6 +74,7 @@ struct Tmux: Sendable {
         await enter(target, line)
     }
 
+    @discardableResult
     func waitScreen(_ target: String, _ what: String, timeout: Double = 30, _ ok: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
@@ -111,7 +112,7 @@ struct TerminalEndToEndTests {
             print("note: tmux is not installed: the terminal test was skipped")
             return
         }
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var server = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: "tui-\(UUID().uuidString)")
         let tmux = Tmux(socket: dir + "/tmux.sock", scratch: dir)
@@ -247,11 +248,11 @@ struct TerminalEndToEndTests {
     }
 
     @Test func repliesEditsReactionsFilesAndSearch() async throws {
-        let files = tempDirectory()
+        let files = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: files) }
         let upload = files + "/notes.txt"
         let content = "plans for the week\n"
-        FileManager.default.createFile(atPath: upload, contents: Data(content.utf8))
+        _ = FileManager.default.createFile(atPath: upload, contents: Data(content.utf8))
         try FileManager.default.createDirectory(atPath: files + "/saved", withIntermediateDirectories: true)
         try await Self.withTerminals(["alice", "bob"]) { tmux, _ in
             await tmux.enter("alice", "/create chat bob")

@@ -50,7 +50,7 @@ import FoundationNetworking
         #expect(try await get(port, "/v3/users", token: server.apiToken) == 200)
 
         // A WebSocket through it: a stall holds a message until it heals; a reset drops the socket.
-        let dir = LocalServer.tempDirectory()
+        let dir = makeTempDirectory()
         let bob = client("bob", port: port, cacheDir: dir)
         let log = EventLog(bob)
         try await bob.connect()
@@ -92,7 +92,7 @@ import FoundationNetworking
         var server = try await LocalServer.start { $0.busyRetryAfter = 0.2 }
         let proxy = FaultProxy(targetPort: server.port)
         let port = try await proxy.start()
-        let dir = LocalServer.tempDirectory()
+        let dir = makeTempDirectory()
         let users = ["ann", "ben", "cat"]
         for u in users { _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u, "profile_url": ""]) }
         let created = try await server.platform("POST", "/v3/group_channels", ["user_ids": users, "name": "chaos"])

@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func offlineStartShowsTheCacheAndSendsWhatWasWrittenOnceTheServerIsBack() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         var server = try await LocalServer.start()
         // Bob's address is a proxy's: the server can come back on another port without him knowing.
         let proxy = FaultProxy(targetPort: server.port)
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func aReconnectionFillsTheGapAndTheCacheMatchesTheServer() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         let server = try await LocalServer.start()
         // Bob reaches the server through a fault proxy: cut off, he cannot come back until it heals.
         let proxy = FaultProxy(targetPort: server.port)
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func moreThan300MissedIsAHugeGapThenPagingBackHasNoHoles() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         let server = try await LocalServer.start()
         defer { Task { await server.stop() } }
         let (alice, channel) = try await aliceWithChannel(server, "busy")
@@ -206,7 +206,7 @@ import Testing
     }
 
     @Test func collectionsShowTheCacheThenTheServerThenLiveChanges() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         let server = try await LocalServer.start()
         defer { Task { await server.stop() } }
         let (alice, channel) = try await aliceWithChannel(server, "crew")
@@ -297,7 +297,7 @@ final class EventLogBox<T: Sendable>: Sendable {
 
 extension OfflineEngineTests {
     @Test func messagesCutOffByALostConnectionGoAgainOnceEach() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         let server = try await LocalServer.start()
         defer { Task { await server.stop() } }
         let alice = cachedClient(server, "alice", cacheDir: cacheDir)
@@ -372,7 +372,7 @@ extension OfflineEngineTests {
 
 extension OfflineEngineTests {
     @Test func channelChangesWhileAwayArriveAsAChangelog() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         let server = try await LocalServer.start()
         let proxy = FaultProxy(targetPort: server.port)
         let proxyPort = try await proxy.start()

@@ -36,7 +36,7 @@ struct TLSClientTests {
             #expect(history.messages.map(\.text) == ["hello over TLS"])
 
             // A file goes up over https (with progress) and comes down again.
-            let dir = LocalServer.tempDirectory()
+            let dir = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let path = dir + "/report.txt"
             let content = Data(String(repeating: "secure ", count: 30_000).utf8)
@@ -56,7 +56,7 @@ struct TLSClientTests {
             var secured = sent
             secured.files[0].url = secured.files[0].url.replacingOccurrences(of: "http://127.0.0.1:", with: "https://127.0.0.1:")
             #expect(secured.files[0].url.hasPrefix("https://127.0.0.1:\(server.port)/"), "\(secured.files[0].url)")
-            let downloads = LocalServer.tempDirectory()
+            let downloads = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: downloads) }
             let saved = try await bob.download(secured, to: downloads)
             #expect(saved.count == 1 && FileManager.default.contents(atPath: saved[0]) == content)
@@ -140,7 +140,7 @@ struct TLSClientTests {
     }
 
     @Test func aMissingOrBadCAFileIsAClearError() async throws {
-        let dir = LocalServer.tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let notPEM = dir + "/not.pem"
         _ = FileManager.default.createFile(atPath: notPEM, contents: Data("just text\n".utf8))

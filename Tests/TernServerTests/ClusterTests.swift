@@ -504,11 +504,9 @@ struct ClusterTests {
         let a = try await Self.startNodes(1, database: db)[0]
         let dirB = makeTempDirectory()
         let token = a.apiToken
-        let b = try await PostgresTestCluster.offPool {
-            try TerndProcess.start(dataDirectory: dirB, apiToken: token, extra: ["--database", db, "--node-id", "killed-b"])
-        }
+        let b = try await TerndChild.start(dataDirectory: dirB, apiToken: token, extra: ["--database", db, "--node-id", "killed-b"])
         var killed = false
-        defer { if !killed { _ = b.stop() } }
+        defer { if !killed { b.stopBlocking() } }
         do {
             try await a.createUsers(["alice", "bob", "carol"])
             let url = try await a.createChannel(["alice", "bob", "carol"])
@@ -528,7 +526,7 @@ struct ClusterTests {
             #expect(live == (1...10).map { "m\($0)" })
             let lastTs = (bob.all("MESG").last?["created_at"] as? NSNumber)?.int64Value ?? 0
             // Node B dies without a word.
-            _ = try await PostgresTestCluster.offPool { b.stop(signal: SIGKILL) }
+            await b.stop(SIGKILL)
             killed = true
             #expect(await bob.waitClosed(), "bob's socket on the dead node closes")
             for i in 11...20 { alice.send("MESG", ["channel_url": url, "message": "m\(i)", "req_id": "a\(i)"]) }

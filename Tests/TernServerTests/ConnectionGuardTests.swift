@@ -97,9 +97,10 @@ struct ConnectionGuardTests {
     func descriptorExhaustion() async throws {
         let dir = makeTempDirectory()
         // A long handshake timeout: the flood stays until the gate makes room.
-        let server = try TerndProcess.start(dataDirectory: dir, extra: ["--handshake-timeout", "60"], openFileLimit: 64)
+        let server = try await TerndChild.start(
+            dataDirectory: dir, extra: ["--handshake-timeout", "60"], openFileLimit: 64, followingTestDatabase: true)
         defer {
-            _ = server.stop()
+            server.stopBlocking()
             try? FileManager.default.removeItem(atPath: dir)
         }
         var flood: [RawSocket] = []

@@ -1,16 +1,10 @@
 import Foundation
 import Synchronization
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
-
-/// A clock that stands still unless moved (the open-channel broadcast limit counts per second).
-final class StillClock: ServerClock {
-    let now = Mutex<Int64>(1_800_000_000_000)
-    func nowMs() -> Int64 { now.withLock { $0 } }
-    func advance(ms: Int64) { now.withLock { $0 += ms } }
-}
 
 /// BRIEF §5 F6 (open channels), F7 (moderation) and the user rules of F1 on the server.
 @Suite("Open channels, moderation, reports and users", .serialized)

@@ -39,22 +39,22 @@ struct ProcessTests {
     func acknowledgedMessagesSurvive() async throws {
         let dir = makeTempDirectory()
         for signal in [SIGTERM, SIGKILL] {
-            let first = try TerndProcess.start(dataDirectory: dir)
+            let first = try await TerndChild.start(dataDirectory: dir, followingTestDatabase: true)
             let (channel, acked) = try await sendAcknowledged(port: first.port, apiToken: first.apiToken, count: 40)
             #expect(acked.count == 40)
-            let status = first.stop(signal: signal)
+            let status = await first.stop(signal)
             if signal == SIGTERM { #expect(status == 0, "graceful shutdown exits 0") }
-            let second = try TerndProcess.start(dataDirectory: dir)
+            let second = try await TerndChild.start(dataDirectory: dir, followingTestDatabase: true)
             let stored = try await storedIds(port: second.port, apiToken: second.apiToken, channel: channel)
             #expect(Set(acked).isSubset(of: stored), "acknowledged messages lost after signal \(signal)")
-            _ = second.stop()
+            await second.stop()
         }
     }
 
     @Test("Without --api-token a token is generated into the data dir with mode 0600 and required")
     func generatedApiToken() async throws {
         let dir = makeTempDirectory()
-        guard let binary = TerndProcess.binary else { throw TestFailure("no ternd") }
+        guard let binary = TerndChild.binary else { throw TestFailure("no ternd") }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["serve", "--port", "0", "--data-dir", dir]
@@ -85,7 +85,7 @@ struct ProcessTests {
 
     @Test("ternd refuses a non-loopback address without --require-access-token or --insecure")
     func refusesOpenNonLoopback() throws {
-        guard let binary = TerndProcess.binary else { throw TestFailure("no ternd") }
+        guard let binary = TerndChild.binary else { throw TestFailure("no ternd") }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", makeTempDirectory(), "--api-token", "t"]
@@ -116,8 +116,8 @@ struct ProcessTests {
             }
             return
         }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
-        defer { _ = server.stop() }
+        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
+        defer { server.stopBlocking() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_test.py").path
         let (status, output) = try await runTool(
             ["python3", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken])
@@ -140,8 +140,8 @@ extension ProcessTests {
             }
             return
         }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
-        defer { _ = server.stop() }
+        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
+        defer { server.stopBlocking() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_moderation_test.py").path
         let (status, output) = try await runTool(
             ["python3", script],
@@ -162,8 +162,8 @@ extension ProcessTests {
             }
             return
         }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
-        defer { _ = server.stop() }
+        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
+        defer { server.stopBlocking() }
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python")
         let (status, output) = try await runTool(
             [
@@ -184,8 +184,9 @@ extension ProcessTests {
             print("skipping: the JS SDK is not at \(sdk) (see scripts/sdk-conformance/README.md)")
             return
         }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory(), extra: ["--max-messages-per-second", "5"])
-        defer { _ = server.stop() }
+        let server = try await TerndChild.start(
+            dataDirectory: makeTempDirectory(), extra: ["--max-messages-per-second", "5"], followingTestDatabase: true)
+        defer { server.stopBlocking() }
         // Issue 20: a webhook receiver on loopback gets signed events for what the SDK sends.
         let receiver = try await HookReceiver()
         defer { Task { await receiver.stop() } }

@@ -182,7 +182,7 @@ public final class PostgresTestCluster: Sendable {
             + ["-c", script]
         guard let pid = Self.spawn(argv) else { throw Unavailable(description: "could not start \(argv[0])") }
         wrapperPid.withLock { $0 = pid }
-        Self.running.withLock { $0.insert(pid) }
+        _ = Self.running.withLock { $0.insert(pid) }
         Self.directories.withLock { $0[pid] = dataDirectory }
         Self.installExitHandler()
         // Ready when it answers a query.

@@ -12,7 +12,7 @@ import FoundationNetworking
 
 /// A real `ternd` in this process on 127.0.0.1 (port 0 unless given) with its own data directory;
 /// it can be stopped and started again on the same port and data.
-final class LocalServer: Sendable {
+final class LocalServer: StoppableServer {
     let server: InProcessServer
     let apiToken: String
     let dataDirectory: String
@@ -23,7 +23,7 @@ final class LocalServer: Sendable {
     static func start(
         port: Int = 0, dataDirectory: String? = nil, apiToken: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> LocalServer {
-        let dir = dataDirectory ?? Self.tempDirectory()
+        let dir = dataDirectory ?? makeTempDirectory()
         let token = apiToken ?? "kit-test-\(UUID().uuidString)"
         var config = ServerConfiguration(port: port, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
         // A stop says BUSY: clients come back after this (short in tests).
@@ -60,12 +60,6 @@ final class LocalServer: Sendable {
         throw lastError ?? TestFailure("restart failed")
     }
 
-    static func tempDirectory() -> String {
-        let dir = NSTemporaryDirectory() + "ternkit-test-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     /// A Platform API call.
     @discardableResult
     func platform(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
@@ -97,15 +91,7 @@ final class LocalServer: Sendable {
 
 /// Runs `body` with a started server and always stops it.
 func withLocalServer<T>(_ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (LocalServer) async throws -> T) async throws -> T {
-    let server = try await LocalServer.start(configure)
-    do {
-        let r = try await body(server)
-        await server.stop()
-        return r
-    } catch {
-        await server.stop()
-        throw error
-    }
+    try await running(try await LocalServer.start(configure), body)
 }
 
 /// Collects a client's events so a test can wait for one that matches.
@@ -148,13 +134,6 @@ final class EventLog: Sendable {
     }
 
     deinit { task.cancel() }
-}
-
-/// The wall clock plus an offset a test can move forward.
-final class OffsetClock: EngineClock {
-    let offset = Mutex<Millis>(0)
-    func now() -> Millis { SystemEngineClock().now() + offset.withLock { $0 } }
-    func advance(_ ms: Millis) { offset.withLock { $0 += ms } }
 }
 
 /// Polls until `condition` holds (events travel over a real socket), or fails after `timeout` s.

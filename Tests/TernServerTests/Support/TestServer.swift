@@ -9,7 +9,7 @@ import FoundationNetworking
 #endif
 
 /// A real `ternd` (in-process) on 127.0.0.1, port 0, with a fresh data directory.
-final class TestServer: Sendable {
+final class TestServer: StoppableServer {
     let server: InProcessServer
     let apiToken: String
     let dataDirectory: String
@@ -80,34 +80,11 @@ final class TestServer: Sendable {
     }
 }
 
-func makeTempDirectory() -> String {
-    let dir = NSTemporaryDirectory() + "tern-test-" + UUID().uuidString
-    // 0700, as ternd asks of a data directory (otherwise every test logs its warning).
-    try? FileManager.default.createDirectory(
-        atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    return dir
-}
-
 /// Runs `body` with a started server and always stops it.
 func withServer<T>(
     _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(configure)
-    do {
-        let result = try await body(server)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
-    }
-}
-
-/// The wall clock plus an offset the test can move forward (to expire sessions without waiting).
-final class AdjustableClock: ServerClock {
-    let offset = Mutex<Int64>(0)
-    func nowMs() -> Int64 { SystemClock().nowMs() + offset.withLock { $0 } }
-    func advance(seconds: Int64) { offset.withLock { $0 += seconds * 1000 } }
+    try await running(try await TestServer.start(configure), body)
 }
 
 /// The two stores the store suite runs on.
