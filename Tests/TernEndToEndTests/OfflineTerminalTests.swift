@@ -1,9 +1,9 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import TernTestSupport
 #endif
 
 /// The real `tern` against a real `ternd` that dies and comes back: offline starts from the cache,

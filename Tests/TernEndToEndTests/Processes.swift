@@ -17,6 +17,23 @@ extension TerndChild {
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }
 
+    /// Creates users through the Platform API, each with its id capitalised as its nickname.
+    func createUsers(_ ids: [String]) async throws {
+        for u in ids { try await platform("POST", "/v3/users", ["user_id": u, "nickname": u.capitalized, "profile_url": ""]) }
+    }
+
+    /// Creates the group channel `url`, named `name`, of `users`, through the Platform API.
+    func createGroup(_ url: String, name: String, of users: [String]) async throws {
+        try await platform("POST", "/v3/group_channels", ["user_ids": users, "channel_url": url, "name": name])
+    }
+
+    /// Posts `text` as `user` in the group channel `url` (mentioning `mentioned`), through the Platform API.
+    func post(_ text: String, by user: String, in url: String, mentioning mentioned: [String] = []) async throws {
+        var body: [String: Any] = ["message_type": "MESG", "user_id": user, "message": text]
+        if !mentioned.isEmpty { body["mentioned_user_ids"] = mentioned }
+        try await platform("POST", "/v3/group_channels/\(url)/messages", body)
+    }
+
     /// A Platform API read.
     func get(_ path: String) async throws -> [String: Any] { try await platform("GET", path) }
 

@@ -1,9 +1,9 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import TernTestSupport
 #endif
 
 /// `ternd backup` and `ternd restore` as an operator runs them, against the real `ternd` binary.

@@ -28,7 +28,7 @@ struct ClusterTests {
             config.databaseURL = db
             config.nodeId = "node-\(i)-\(UUID().uuidString.prefix(6))"
             configure(&config)
-            nodes.append(TestServer(server: try await InProcessServer.start(config), apiToken: token, dataDirectory: dir))
+            nodes.append(try await InProcessServer.start(config))
         }
         return nodes
     }

@@ -1,11 +1,11 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernServer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import TernTestSupport
 #endif
 
 /// Tests against the real `ternd` binary.
@@ -127,19 +127,28 @@ struct ProcessTests {
 }
 
 extension ProcessTests {
-    @Test("The legacy official Python Platform SDK (0.0.16, the last with bans, mutes and reports) drives ternd's moderation")
-    func pythonModerationSDK() async throws {
+    /// The legacy official Python Platform SDK (0.0.16) when it is installed (`SENDBIRD_PY_LEGACY`,
+    /// or the cache). Without it, nil: an issue on CI (which installs it, .ci/run), a printed note
+    /// elsewhere; each message is made from the directory it looked in.
+    func legacyPythonSDK(onCI: (String) -> String, elsewhere: (String) -> String) -> String? {
         let env = ProcessInfo.processInfo.environment
         let legacy = env["SENDBIRD_PY_LEGACY"] ?? (NSHomeDirectory() + "/.cache/tern/sendbird-py-0.0.16")
-        guard FileManager.default.fileExists(atPath: legacy + "/sendbird_platform_sdk/api/report_api.py") else {
-            // CI installs it (.ci/run); elsewhere say how.
-            if env["CI"] != nil {
-                Issue.record("the legacy SDK is not in \(legacy): pip install --target \(legacy) sendbird-platform-sdk==0.0.16")
-            } else {
-                print("skipping: pip install --target \(legacy) sendbird-platform-sdk==0.0.16 to run the moderation conformance test")
-            }
-            return
+        if FileManager.default.fileExists(atPath: legacy + "/sendbird_platform_sdk/api/report_api.py") { return legacy }
+        if env["CI"] != nil {
+            Issue.record(Comment(rawValue: onCI(legacy)))
+        } else {
+            print(elsewhere(legacy))
         }
+        return nil
+    }
+
+    @Test("The legacy official Python Platform SDK (0.0.16, the last with bans, mutes and reports) drives ternd's moderation")
+    func pythonModerationSDK() async throws {
+        guard
+            let legacy = legacyPythonSDK(
+                onCI: { "the legacy SDK is not in \($0): pip install --target \($0) sendbird-platform-sdk==0.0.16" },
+                elsewhere: { "skipping: pip install --target \($0) sendbird-platform-sdk==0.0.16 to run the moderation conformance test" })
+        else { return }
         let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
         defer { server.stopBlocking() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_moderation_test.py").path
@@ -152,16 +161,10 @@ extension ProcessTests {
 
     @Test("Every Platform API endpoint of both official Python SDKs is answered, except exactly those listed as pending")
     func everyPlatformEndpoint() async throws {
-        let env = ProcessInfo.processInfo.environment
-        let legacy = env["SENDBIRD_PY_LEGACY"] ?? (NSHomeDirectory() + "/.cache/tern/sendbird-py-0.0.16")
-        guard FileManager.default.fileExists(atPath: legacy + "/sendbird_platform_sdk/api/report_api.py") else {
-            if env["CI"] != nil {
-                Issue.record("the legacy SDK is not in \(legacy)")
-            } else {
-                print("skipping: the legacy Python SDK is not installed")
-            }
-            return
-        }
+        guard
+            let legacy = legacyPythonSDK(
+                onCI: { "the legacy SDK is not in \($0)" }, elsewhere: { _ in "skipping: the legacy Python SDK is not installed" })
+        else { return }
         let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
         defer { server.stopBlocking() }
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python")

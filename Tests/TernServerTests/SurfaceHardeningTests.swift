@@ -63,8 +63,7 @@ struct SurfaceHardeningTests {
 
         // Through ternd: a user's link to A that redirects to B gets no preview, and B is not asked.
         try await withServer({ $0.linkPreviewsExceptions = ["127.0.0.1:\(a.port)"] }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
             alice.send("MESG", ["channel_url": url, "message": "\(base)/to-internal", "req_id": "r1"])
@@ -119,8 +118,7 @@ struct SurfaceHardeningTests {
 
         // Through ternd: five links to the 64 MB page from two users; every fetch stops at the limit.
         try await withServer({ $0.linkPreviewsExceptions = ["127.0.0.1:\(origin.port)"] }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
             let before = OutboundHTTP.totalBytesRead.load(ordering: .relaxed)
@@ -159,8 +157,7 @@ struct SurfaceHardeningTests {
             $0.linkPreviewsExceptions = ["127.0.0.1:\(origin.port)"]
             $0.linkPreviewLimits.timeout = .seconds(20)
         }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             for i in 0..<4 {
                 alice.send("MESG", ["channel_url": url, "message": "http://127.0.0.1:\(origin.port)/slow?\(i)", "req_id": "s\(i)"])
@@ -327,8 +324,7 @@ struct SurfaceHardeningTests {
     @Test("An uploaded HTML or SVG file is served as an attachment in a sandbox, with nosniff; an image stays inline")
     func activeUploads() async throws {
         try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, logi) = try await s.login("alice")
             let key = logi["key"] as? String ?? ""
             let ekey = logi["ekey"] as? String ?? ""

@@ -12,12 +12,9 @@ import FoundationNetworking
 
 /// A real `ternd` in this process on 127.0.0.1 (port 0 unless given) with its own data directory;
 /// it can be stopped and started again on the same port and data.
-final class LocalServer: StoppableServer {
-    let server: InProcessServer
-    let apiToken: String
-    let dataDirectory: String
+typealias LocalServer = InProcessServer
 
-    var port: Int { server.port }
+extension LocalServer {
     var address: ServerAddress { ServerAddress(apiBase: "http://127.0.0.1:\(port)", webSocketBase: "ws://127.0.0.1:\(port)") }
 
     static func start(
@@ -29,16 +26,8 @@ final class LocalServer: StoppableServer {
         // A stop says BUSY: clients come back after this (short in tests).
         config.busyRetryAfter = 0.3
         configure(&config)
-        return LocalServer(server: try await InProcessServer.start(config, label: "kit-test-ternd"), apiToken: token, dataDirectory: dir)
+        return try await InProcessServer.start(config, label: "kit-test-ternd")
     }
-
-    init(server: InProcessServer, apiToken: String, dataDirectory: String) {
-        self.server = server
-        self.apiToken = apiToken
-        self.dataDirectory = dataDirectory
-    }
-
-    func stop() async { await server.stop() }
 
     /// The same server again: same port, same data.
     func restart() async throws -> LocalServer {
@@ -92,6 +81,23 @@ final class LocalServer: StoppableServer {
 /// Runs `body` with a started server and always stops it.
 func withLocalServer<T>(_ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (LocalServer) async throws -> T) async throws -> T {
     try await running(try await LocalServer.start(configure), body)
+}
+
+/// Runs `body` with a started server and a fault proxy in front of it (`port` is the proxy's),
+/// and always stops both.
+func withLocalServerBehindProxy<T>(_ body: (LocalServer, FaultProxy, Int) async throws -> T) async throws -> T {
+    try await withLocalServer { server in
+        let proxy = FaultProxy(targetPort: server.port)
+        let port = try await proxy.start()
+        do {
+            let result = try await body(server, proxy, port)
+            await proxy.stop()
+            return result
+        } catch {
+            await proxy.stop()
+            throw error
+        }
+    }
 }
 
 /// Collects a client's events so a test can wait for one that matches.
