@@ -15,31 +15,8 @@ struct Tmux: Sendable {
         let outPath = scratch + "/tmux-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: outPath) }
         let argv = ["/usr/bin/tmux", "-S", socket, "-f", "/dev/null"] + args
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // The tmux server outlives the call: no other descriptor of this process goes with it
-        // (a pipe another thread is reading would never reach its end).
-        closeInheritedDescriptors(&actions)
-        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for a in cArgs { free(a) } }
-        // The calling thread blocks most signals (the Swift runtime's threads do); a tmux server spawned with that
-        // mask would never see SIGCHLD or SIGTERM, so the child starts with an empty mask and default handlers.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, environ) == 0 else { return "" }
+        // The tmux server outlives the call and must see SIGCHLD and SIGTERM: see spawnDetached.
+        guard let pid = spawnDetached(argv, output: outPath) else { return "" }
         let deadline = Date().addingTimeInterval(10)
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {

@@ -127,11 +127,7 @@ struct MessageEngineTests {
             _ = FileManager.default.createFile(atPath: path, contents: content)
             let progress = ProgressLog()
             let id = try await alice.sendFile(path: path, to: group.url) { sent, total in progress.add(sent, total) }
-            let sent = try await aliceLog.wait("file sent") { e -> Message? in
-                if case .messageSent(let m) = e, m.requestId == id { return m }
-                if case .messageFailed(let m) = e, m.requestId == id { return m }
-                return nil
-            }
+            let sent = try await aliceLog.outcome(of: id, "file sent")
             #expect(sent.status == .succeeded && sent.kind == .file && sent.files.first?.name == "notes.txt")
             #expect(sent.files.first?.size == content.count)
             #expect(progress.last?.0 == progress.last?.1 && (progress.last?.1 ?? 0) >= Int64(content.count), "progress reaches the whole body")
@@ -169,11 +165,7 @@ struct MessageEngineTests {
             _ = FileManager.default.createFile(atPath: mid, contents: Data(count: 2 * 1024 * 1024 - 4096))
             let cancelId = try await alice.sendFile(path: mid, to: group.url)
             let cancelled = await alice.cancelUpload(cancelId)
-            let outcome = try await aliceLog.wait("cancelled upload") { e -> Message? in
-                if case .messageFailed(let m) = e, m.requestId == cancelId { return m }
-                if case .messageSent(let m) = e, m.requestId == cancelId { return m }
-                return nil
-            }
+            let outcome = try await aliceLog.outcome(of: cancelId, "cancelled upload")
             // Either the cancel came while the upload ran (the message fails as cancelled), or the upload had
             // already finished (cancel says false and the message went): never both, never neither.
             if cancelled {

@@ -43,11 +43,7 @@ struct TLSClientTests {
             _ = FileManager.default.createFile(atPath: path, contents: content)
             let progress = ProgressLog()
             let id = try await alice.sendFile(path: path, to: channel.url) { sent, total in progress.add(sent, total) }
-            let sent = try await aliceLog.wait("file sent") { e -> Message? in
-                if case .messageSent(let m) = e, m.requestId == id { return m }
-                if case .messageFailed(let m) = e, m.requestId == id { return m }
-                return nil
-            }
+            let sent = try await aliceLog.outcome(of: id, "file sent")
             #expect(sent.status == .succeeded && sent.files.count == 1, "\(String(describing: sent.error))")
             #expect(progress.last?.0 == progress.last?.1 && (progress.last?.1 ?? 0) >= Int64(content.count))
             // The engine downloads from the URL the server names. ternd builds it from the request's

@@ -59,24 +59,25 @@ struct AuthorizationMatrixTests {
             ])
         f.group = g.json["channel_url"] as? String ?? ""
         _ = try await s.request("POST", "/v3/group_channels/\(f.group)/invite", body: ["user_ids": ["invited"]])
-        _ = try await s.request("POST", "/v3/group_channels/\(f.group)/ban", body: ["user_id": "banned"])
         _ = try await s.request("POST", "/v3/group_channels/\(f.group)/mute", body: ["user_id": "muted"])
-        let m = try await s.request(
-            "POST", "/v3/group_channels/\(f.group)/messages", body: ["message_type": "MESG", "user_id": "member", "message": "m"])
-        f.message = m.json["message_id"] as? Int ?? 0
-        _ = try await s.request("POST", "/v3/group_channels/\(f.group)/metadata", body: ["metadata": ["k": "v"]])
-        _ = try await s.request("POST", "/v3/group_channels/\(f.group)/metacounter", body: ["metacounter": ["k": 1]])
+        f.message = try await furnish(s, "/v3/group_channels/\(f.group)")
         let o = try await s.request("POST", "/v3/open_channels", body: ["name": "o", "channel_url": "o\(n)_matrix", "operator_ids": ["owner"]])
         f.open = o.json["channel_url"] as? String ?? ""
-        _ = try await s.request("POST", "/v3/open_channels/\(f.open)/ban", body: ["user_id": "banned"])
-        let mo = try await s.request(
-            "POST", "/v3/open_channels/\(f.open)/messages", body: ["message_type": "MESG", "user_id": "member", "message": "m"])
-        f.openMessage = mo.json["message_id"] as? Int ?? 0
-        _ = try await s.request("POST", "/v3/open_channels/\(f.open)/metadata", body: ["metadata": ["k": "v"]])
-        _ = try await s.request("POST", "/v3/open_channels/\(f.open)/metacounter", body: ["metacounter": ["k": 1]])
+        f.openMessage = try await furnish(s, "/v3/open_channels/\(f.open)")
         let up = try await upload(s, channel: f.group, headers: ["Session-Key": keys["member"] ?? ""])
         if let url = up.json["url"] as? String, let path = URL(string: url)?.path { f.filePath = path }
         return f
+    }
+
+    /// What both channels of the fixture have, at `base` (`/v3/group_channels/URL` or
+    /// `/v3/open_channels/URL`): `banned` banned, a message M from `member`, metadata and a
+    /// metacounter. M's id.
+    func furnish(_ s: TestServer, _ base: String) async throws -> Int {
+        _ = try await s.request("POST", "\(base)/ban", body: ["user_id": "banned"])
+        let m = try await s.request("POST", "\(base)/messages", body: ["message_type": "MESG", "user_id": "member", "message": "m"])
+        _ = try await s.request("POST", "\(base)/metadata", body: ["metadata": ["k": "v"]])
+        _ = try await s.request("POST", "\(base)/metacounter", body: ["metacounter": ["k": 1]])
+        return m.json["message_id"] as? Int ?? 0
     }
 
     static let boundary = "matrix-boundary-7f3a"

@@ -54,12 +54,8 @@ extension FaultHarnessTests {
         "A node frozen while it holds one channel's lock holds up that channel only: the other node's sends to other channels are acknowledged meanwhile"
     )
     func stalledLockHoldsOneChannel() async throws {
-        let cluster = try await PostgresTestCluster.shared()
-        let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
         // Node B talks to PostgreSQL through a proxy that freezes its link mid-transaction.
-        let (proxy, viaProxy) = try await ClusterTests.proxied(db, postgresPort: cluster.port)
-        let a = try await ClusterTests.startNodes(1, database: db)[0]
-        let b = try await ClusterTests.startNodes(1, database: viaProxy)[0]
+        let (a, b, proxy) = try await ClusterTests.twoNodes(proxying: .b)
         do {
             try await a.createUsers(["alice", "bob", "carol"])
             let x = try await a.createChannel(["alice", "bob"])

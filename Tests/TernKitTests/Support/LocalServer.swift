@@ -139,6 +139,15 @@ final class EventLog: Sendable {
         throw TestFailure("timed out waiting for \(what); saw \(all)")
     }
 
+    /// Waits for the outcome of the send `requestId`: its message, sent or failed.
+    func outcome(of requestId: String, _ what: String) async throws -> Message {
+        try await wait(what) { e -> Message? in
+            if case .messageSent(let m) = e, m.requestId == requestId { return m }
+            if case .messageFailed(let m) = e, m.requestId == requestId { return m }
+            return nil
+        }
+    }
+
     deinit { task.cancel() }
 }
 
