@@ -108,11 +108,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Test support shared by the server and engine tests: a real ternd in the test process, a TCP fault proxy.
+        // Test support shared by the test targets: a real ternd in the test process or as a child process,
+        // test clocks, a TCP fault proxy.
         .target(
             name: "TernTestSupport",
             dependencies: [
-                "TernServer",
+                "TernServer", "TernKit",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

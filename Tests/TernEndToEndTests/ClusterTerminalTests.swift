@@ -14,7 +14,7 @@ import FoundationNetworking
 struct ClusterTerminalTests {
     @Test func twoClientsOnTwoNodesChatThroughFaults() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else { return }
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let pg = try await PostgresTestCluster.offPool { try PostgresTestCluster.start() }
         defer { pg.destroy() }
@@ -43,20 +43,17 @@ struct ClusterTerminalTests {
             }
             for user in ["alice", "bob"] { try await tmux.waitScreen(user, "connected") { $0.contains("connected") } }
             // Alice (node A) opens a 1:1 with bob (node B) and writes: bob gets the unread badge.
-            await tmux.enter("alice", "/dm bob")
-            try await tmux.waitScreen("alice", "the 1:1 channel") { $0.contains("#bob") }
+            try await tmux.enter("alice", "/dm bob", thenSee: "the 1:1 channel") { $0.contains("#bob") }
             await tmux.enter("alice", "hello from node a")
             try await tmux.waitScreen("bob", "the unread badge") { s in
                 TerminalEndToEndTests.listRow(s, "alice")?.hasSuffix(" 1") == true
             }
             // Bob opens it (read): alice's message shows as read; bob types and alice sees it.
-            await tmux.keys("bob", "M-Down")
-            try await tmux.waitScreen("bob", "the message") { $0.contains("alice: hello from node a") }
+            try await tmux.press("bob", "M-Down", thenSee: "the message") { $0.contains("alice: hello from node a") }
             try await tmux.waitScreen("alice", "the read receipt") { $0.contains("hello from node a ✓✓ read") }
             await tmux.text("bob", "typing on node b")
             try await tmux.waitScreen("alice", "the typing line") { $0.contains("bob is typing…") }
-            await tmux.keys("bob", "Enter")
-            try await tmux.waitScreen("alice", "bob's message") { $0.contains("bob: typing on node b") }
+            try await tmux.press("bob", "Enter", thenSee: "bob's message", on: "alice") { $0.contains("bob: typing on node b") }
             // PostgreSQL restarts -m immediate mid-chat: messages sent around it all arrive.
             await tmux.enter("alice", "before the restart")
             try await PostgresTestCluster.offPool { pg.crash() }
@@ -83,8 +80,7 @@ struct ClusterTerminalTests {
             try await tmux.waitScreen("bob", "the message sent while he was away", timeout: 60) { s in
                 s.contains("alice: while node b is gone") && s.contains("connected")
             }
-            await tmux.enter("bob", "back through node a")
-            try await tmux.waitScreen("alice", "bob again") { $0.contains("bob: back through node a") }
+            try await tmux.enter("bob", "back through node a", thenSee: "bob again", on: "alice") { $0.contains("bob: back through node a") }
             // Nothing was lost: the history holds every message once, in order.
             let url = try await a.channelUrl(of: "alice", named: "")
             var req = URLRequest(url: URL(string: a.url + "/v3/group_channels/\(url)/messages?message_ts=0&prev_limit=0&next_limit=50")!)

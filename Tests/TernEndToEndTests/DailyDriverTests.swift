@@ -55,13 +55,9 @@ extension TerminalEndToEndTests {
                 """
             try await T.withTerminals(["alice", "bob"], configs: ["alice": config], env: "EDITOR='sed -i s/draft/edited/'", size: (100, 24)) {
                 tmux, server in
-                for u in ["carol"] {
-                    _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u.capitalized, "profile_url": ""])
-                }
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "team", "name": "team"])
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels/team/messages", ["message_type": "MESG", "user_id": "bob", "message": "morning"])
+                try await server.createUsers(["carol"])
+                try await server.createGroup("team", name: "team", of: ["alice", "bob", "carol"])
+                try await server.post("morning", by: "bob", in: "team")
                 try await tmux.waitScreen("alice", "team open") { $0.contains("bob: morning") }
                 try await tmux.waitScreen("bob", "team open") { $0.contains("bob: morning") }
                 // The theme from the config: dark's 256-colour background.
@@ -69,86 +65,72 @@ extension TerminalEndToEndTests {
                 // A highlight word from the config, in a channel not on screen, rings the bell.
                 let quiet = await tmux.run(["display", "-p", "-t", "alice", "#{window_bell_flag}"])
                 #expect(quiet.hasPrefix("0"))
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "ops-room", "name": "ops"])
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels/ops-room/messages", ["message_type": "MESG", "user_id": "bob", "message": "deploy at 5"])
+                try await server.createGroup("ops-room", name: "ops", of: ["alice", "bob", "carol"])
+                try await server.post("deploy at 5", by: "bob", in: "ops-room")
                 try await tmux.waitScreen("alice", "ops in the list, unread") { T.listRow($0, "ops")?.hasSuffix(" 1") == true }
                 #expect(await T.bellRings(tmux, "alice"), "a highlight word rings the bell")
 
                 // Readline keys: Ctrl-W kills words, Ctrl-Y puts the last one back, Alt-B/Ctrl-D edit inside, Ctrl-U clears.
                 await tmux.text("alice", "one two three")
                 await tmux.keys("alice", "C-w")
-                await tmux.keys("alice", "C-w")
-                try await tmux.waitScreen("alice", "two words killed") { Self.inputLine($0) == "one" }
-                await tmux.keys("alice", "C-y")
-                try await tmux.waitScreen("alice", "the kill yanked back") { Self.inputLine($0) == "one two" }
+                try await tmux.press("alice", "C-w", thenSee: "two words killed") { Self.inputLine($0) == "one" }
+                try await tmux.press("alice", "C-y", thenSee: "the kill yanked back") { Self.inputLine($0) == "one two" }
                 await tmux.keys("alice", "M-b")
-                await tmux.keys("alice", "C-d")
-                try await tmux.waitScreen("alice", "a character deleted under the cursor") { Self.inputLine($0) == "one wo" }
-                await tmux.keys("alice", "C-_")
-                try await tmux.waitScreen("alice", "undone") { Self.inputLine($0) == "one two" }
+                try await tmux.press("alice", "C-d", thenSee: "a character deleted under the cursor") { Self.inputLine($0) == "one wo" }
+                try await tmux.press("alice", "C-_", thenSee: "undone") { Self.inputLine($0) == "one two" }
                 await tmux.keys("alice", "C-e")
-                await tmux.keys("alice", "C-u")
-                try await tmux.waitScreen("alice", "the line cleared") { Self.inputLine($0).isEmpty }
+                try await tmux.press("alice", "C-u", thenSee: "the line cleared") { Self.inputLine($0).isEmpty }
 
                 // Tab completion: a nick, a command, an emoji.
                 await tmux.text("alice", "@bo")
-                await tmux.keys("alice", "Tab")
-                try await tmux.waitScreen("alice", "the nick completed") { Self.inputLine($0) == "@bob" }
+                try await tmux.press("alice", "Tab", thenSee: "the nick completed") { Self.inputLine($0) == "@bob" }
                 await tmux.keys("alice", "C-u")
                 await tmux.text("alice", "/the")
-                await tmux.keys("alice", "Tab")
-                try await tmux.waitScreen("alice", "the command completed") { Self.inputLine($0) == "/theme" }
+                try await tmux.press("alice", "Tab", thenSee: "the command completed") { Self.inputLine($0) == "/theme" }
                 await tmux.keys("alice", "C-u")
                 await tmux.text("alice", "nice :thumbsu")
-                await tmux.keys("alice", "Tab")
-                try await tmux.waitScreen("alice", "the emoji completed") { Self.inputLine($0) == "nice 👍" }
+                try await tmux.press("alice", "Tab", thenSee: "the emoji completed") { Self.inputLine($0) == "nice 👍" }
                 await tmux.keys("alice", "C-u")
 
                 // A multi-line paste (bracketed) is one message.
                 await tmux.run(["set-buffer", "-b", "p2", "first line\nsecond line"])
                 await tmux.run(["paste-buffer", "-p", "-b", "p2", "-t", "alice"])
                 try await tmux.waitScreen("alice", "two input rows") { $0.contains("> first line") && $0.contains("second line") }
-                await tmux.keys("alice", "Enter")
-                try await tmux.waitScreen("bob", "the two lines as one message") { $0.contains("alice: first line") && $0.contains("second line") }
+                try await tmux.press("alice", "Enter", thenSee: "the two lines as one message", on: "bob") {
+                    $0.contains("alice: first line") && $0.contains("second line")
+                }
                 #expect(try await server.lastText("team") == "first line\nsecond line")
                 // Longer than paste_confirm_lines: Enter asks first.
                 await tmux.run(["set-buffer", "-b", "p5", "a\nb\nc\nd\ne"])
                 await tmux.run(["paste-buffer", "-p", "-b", "p5", "-t", "alice"])
-                await tmux.keys("alice", "Enter")
-                try await tmux.waitScreen("alice", "the confirmation") { $0.contains("send 5 lines as one message?") }
-                await tmux.keys("alice", "y")
-                try await tmux.waitScreen("bob", "the five lines") { $0.contains("alice: a") && $0.contains("e") }
+                try await tmux.press("alice", "Enter", thenSee: "the confirmation") { $0.contains("send 5 lines as one message?") }
+                try await tmux.press("alice", "y", thenSee: "the five lines", on: "bob") { $0.contains("alice: a") && $0.contains("e") }
                 #expect(try await server.lastText("team") == "a\nb\nc\nd\ne")
 
                 // $EDITOR round trip (Ctrl-X Ctrl-E): the edited draft comes back to the input.
                 await tmux.text("alice", "my draft")
                 await tmux.keys("alice", "C-x")
-                await tmux.keys("alice", "C-e")
-                try await tmux.waitScreen("alice", "the edited draft") { Self.inputLine($0) == "my edited" }
-                await tmux.keys("alice", "Enter")
-                try await tmux.waitScreen("bob", "the edited message") { $0.contains("alice: my edited") }
+                try await tmux.press("alice", "C-e", thenSee: "the edited draft") { Self.inputLine($0) == "my edited" }
+                try await tmux.press("alice", "Enter", thenSee: "the edited message", on: "bob") { $0.contains("alice: my edited") }
 
                 // Activity elsewhere: the message in ops, a mention in news. Alt-A goes to the mention first, then the
                 // config's own key (M-n = next-activity) to ops. The title counts the unread.
-                _ = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "carol"], "channel_url": "news", "name": "news"])
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels/news/messages",
-                    ["message_type": "MESG", "user_id": "carol", "message": "@alice read this", "mentioned_user_ids": ["alice"]])
+                try await server.createGroup("news", name: "news", of: ["alice", "carol"])
+                try await server.post("@alice read this", by: "carol", in: "news", mentioning: ["alice"])
                 try await tmux.waitScreen("alice", "the hotlist") { $0.contains("Act:") && $0.contains("news@") && $0.contains("ops") }
                 let title = await tmux.run(["display", "-p", "-t", "alice", "#{pane_title}"])
                 #expect(title.contains("(2 in 2)") && title.contains("(@1)"), "the title counts unread messages and mentions: \(title)")
-                await tmux.keys("alice", "M-a")
-                try await tmux.waitScreen("alice", "the mention first") { $0.contains("│ #news") && $0.contains("Carol: @alice read this") }
-                await tmux.keys("alice", "M-n")
-                try await tmux.waitScreen("alice", "then ops") { $0.contains("│ #ops") && $0.contains("bob: deploy at 5") && !$0.contains("Act:") }
+                try await tmux.press("alice", "M-a", thenSee: "the mention first") {
+                    $0.contains("│ #news") && $0.contains("Carol: @alice read this")
+                }
+                try await tmux.press("alice", "M-n", thenSee: "then ops") {
+                    $0.contains("│ #ops") && $0.contains("bob: deploy at 5") && !$0.contains("Act:")
+                }
                 // Alt-3 jumps to the third channel of the list; the switcher (Alt-J) finds one by a fuzzy name.
                 await tmux.keys("alice", "M-j")
                 await tmux.text("alice", "tm")
                 try await tmux.waitScreen("alice", "the switcher") { $0.contains("Go to channel") && $0.contains("#team") }
-                await tmux.keys("alice", "Enter")
-                try await tmux.waitScreen("alice", "team again") { $0.contains("│ #team") && !$0.contains("Go to channel") }
+                try await tmux.press("alice", "Enter", thenSee: "team again") { $0.contains("│ #team") && !$0.contains("Go to channel") }
                 await tmux.keys("alice", "M-3")
                 try await tmux.waitScreen("alice", "channel 3 of the list") { s in
                     let rows = s.split(separator: "\n").filter { $0.contains("│") }.prefix(4).map(String.init)
@@ -156,11 +138,9 @@ extension TerminalEndToEndTests {
                 }
 
                 // /theme light switches at once; the help screen lists the live key map, the custom key too.
-                await tmux.enter("alice", "/theme light")
-                try await tmux.waitScreen("alice", "the light theme") { $0.contains("theme light") }
+                try await tmux.enter("alice", "/theme light", thenSee: "the light theme") { $0.contains("theme light") }
                 #expect(await Self.showsColour(tmux, "alice", "48;5;255"), "the light theme's background")
-                await tmux.keys("alice", "F1")
-                try await tmux.waitScreen("alice", "the help") { $0.contains("Keys and commands") }
+                try await tmux.press("alice", "F1", thenSee: "the help") { $0.contains("Keys and commands") }
                 var seen = await tmux.screen("alice")
                 for _ in 0..<12 where !seen.contains("Alt-n") {
                     await tmux.keys("alice", "NPage")
@@ -170,17 +150,15 @@ extension TerminalEndToEndTests {
                 #expect(seen.contains("Alt-n"), "the help lists the config's own key")
                 await tmux.keys("alice", "q")
                 // /save writes the settings back, the theme switched to included.
-                await tmux.enter("alice", "/save")
-                try await tmux.waitScreen("alice", "saved") { $0.contains("saved to") }
+                try await tmux.enter("alice", "/save", thenSee: "saved") { $0.contains("saved to") }
             }
         }
 
         @Test func viKeysAndReadsThatWaitForTheUser() async throws {
             try await T.withTerminals(["alice", "bob"], configs: ["bob": "keymap = \"vi\"\n"]) { tmux, server in
                 // A channel arrives and tern opens it by itself: a message there stays unread until bob is there.
-                _ = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "channel_url": "pair", "name": "pair"])
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels/pair/messages", ["message_type": "MESG", "user_id": "alice", "message": "are you there?"])
+                try await server.createGroup("pair", name: "pair", of: ["alice", "bob"])
+                try await server.post("are you there?", by: "alice", in: "pair")
                 try await tmux.waitScreen("bob", "the message on screen, unread") { s in
                     s.contains("alice: are you there?") && T.listRow(s, "pair")?.hasSuffix(" 1") == true
                 }
@@ -191,8 +169,7 @@ extension TerminalEndToEndTests {
                 try await tmux.waitScreen("bob", "read") { T.listRow($0, "pair")?.hasSuffix(" 1") == false }
                 // Focus out: a new message stays unread; focus in reads it.
                 await tmux.run(["send-keys", "-t", "bob", "-H", "1b", "5b", "4f"])
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels/pair/messages", ["message_type": "MESG", "user_id": "alice", "message": "hello?"])
+                try await server.post("hello?", by: "alice", in: "pair")
                 try await tmux.waitScreen("bob", "unread while away") { s in
                     s.contains("alice: hello?") && T.listRow(s, "pair")?.hasSuffix(" 1") == true
                 }
@@ -208,21 +185,19 @@ extension TerminalEndToEndTests {
                 await tmux.keys("bob", "A")
                 await tmux.text("bob", "!")
                 try await tmux.waitScreen("bob", "the edit") { Self.inputLine($0) == "ello vi!" }
-                await tmux.keys("bob", "Enter")
-                try await tmux.waitScreen("alice", "bob's message") { $0.contains("bob: ello vi!") }
+                try await tmux.press("bob", "Enter", thenSee: "bob's message", on: "alice") { $0.contains("bob: ello vi!") }
                 // Normal mode: ":" starts a command, "dd" clears, "u" undoes.
                 await Self.escape(tmux, "bob")
                 await tmux.keys("bob", ":")
-                await tmux.enter("bob", "theme high-contrast")
-                try await tmux.waitScreen("bob", "the theme switched by a : command") { $0.contains("theme high-contrast") }
+                try await tmux.enter("bob", "theme high-contrast", thenSee: "the theme switched by a : command") {
+                    $0.contains("theme high-contrast")
+                }
                 await Self.escape(tmux, "bob")
                 await tmux.text("bob", "isome text")
                 await Self.escape(tmux, "bob")
                 await tmux.keys("bob", "d")
-                await tmux.keys("bob", "d")
-                try await tmux.waitScreen("bob", "dd cleared the line") { $0.contains("[N] >") && Self.inputLine($0).isEmpty }
-                await tmux.keys("bob", "u")
-                try await tmux.waitScreen("bob", "u brought it back") { Self.inputLine($0) == "some text" }
+                try await tmux.press("bob", "d", thenSee: "dd cleared the line") { $0.contains("[N] >") && Self.inputLine($0).isEmpty }
+                try await tmux.press("bob", "u", thenSee: "u brought it back") { Self.inputLine($0) == "some text" }
             }
         }
 
@@ -235,18 +210,16 @@ extension TerminalEndToEndTests {
         }
 
         @Test func anImageMessageShowsAPreviewAndOpens() async throws {
-            let files = tempDirectory()
+            let files = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: files) }
             try FileManager.default.createDirectory(atPath: files + "/opened", withIntermediateDirectories: true)
             try TestImages.png(width: 120, height: 60).write(to: URL(fileURLWithPath: files + "/pic.png"))
             try await T.withTerminals(["alice", "bob"], env: "BROWSER='cp -t \(files)/opened'") { tmux, server in
-                _ = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "channel_url": "pics", "name": "pics"])
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels/pics/messages", ["message_type": "MESG", "user_id": "bob", "message": "send it"])
+                try await server.createGroup("pics", name: "pics", of: ["alice", "bob"])
+                try await server.post("send it", by: "bob", in: "pics")
                 try await tmux.waitScreen("alice", "pics open") { $0.contains("bob: send it") }
                 try await tmux.waitScreen("bob", "pics open") { $0.contains("bob: send it") }
-                await tmux.enter("alice", "/upload \(files)/pic.png")
-                try await tmux.waitScreen("bob", "the file message") { $0.contains("pic.png") }
+                try await tmux.enter("alice", "/upload \(files)/pic.png", thenSee: "the file message", on: "bob") { $0.contains("pic.png") }
                 // Under the file line: rows of coloured cells (256-colour backgrounds) — the preview.
                 var coloured = 0
                 for _ in 0..<100 {
@@ -260,8 +233,7 @@ extension TerminalEndToEndTests {
                 let shown = await DailyDriverTests.colours(tmux, "bob").replacingOccurrences(of: "\u{1B}", with: "^")
                 #expect(coloured >= 3, "the preview's rows are on bob's screen:\n\(shown)")
                 // Alt-O opens the image with $BROWSER (here: a copy into a directory).
-                await tmux.keys("bob", "M-o")
-                try await tmux.waitScreen("bob", "opened") { $0.contains("opened") }
+                try await tmux.press("bob", "M-o", thenSee: "opened") { $0.contains("opened") }
                 for _ in 0..<50 where !FileManager.default.fileExists(atPath: files + "/opened/pic.png") {
                     try await Task.sleep(for: .milliseconds(100))
                 }
@@ -270,23 +242,16 @@ extension TerminalEndToEndTests {
         }
 
         @Test func aMentionRingsAndSendsDesktopNotificationsThroughTmux() async throws {
-            let dir = tempDirectory()
+            let dir = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let config = "notify_style = [\"bell\", \"osc777\", \"osc9\"]\n"
             try await T.withTerminals(["alice"], configs: ["alice": config], rawOutput: dir + "/raw") { tmux, server in
-                for u in ["bob", "carol"] {
-                    _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u.capitalized, "profile_url": ""])
-                }
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "team", "name": "team"])
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels/team/messages", ["message_type": "MESG", "user_id": "carol", "message": "morning"])
+                try await server.createUsers(["bob", "carol"])
+                try await server.createGroup("team", name: "team", of: ["alice", "bob", "carol"])
+                try await server.post("morning", by: "carol", in: "team")
                 try await tmux.waitScreen("alice", "team") { $0.contains("Carol: morning") }
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "ops-room", "name": "ops"])
-                _ = try await server.platform(
-                    "POST", "/v3/group_channels/ops-room/messages",
-                    ["message_type": "MESG", "user_id": "bob", "message": "@alice can you look?", "mentioned_user_ids": ["alice"]])
+                try await server.createGroup("ops-room", name: "ops", of: ["alice", "bob", "carol"])
+                try await server.post("@alice can you look?", by: "bob", in: "ops-room", mentioning: ["alice"])
                 #expect(await T.bellRings(tmux, "alice"))
                 // What tern wrote: OSC 777 and OSC 9, wrapped for tmux's passthrough (Esc doubled inside), and the
                 // title with the unread counts.

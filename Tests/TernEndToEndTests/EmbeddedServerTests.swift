@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 /// The embedded local server: started by the first `tern`, found and reused by the next, stopped by `--stop-server`
@@ -24,7 +25,7 @@ struct EmbeddedServerTests {
     }
 
     @Test func startedOnceReusedAndStopped() async throws {
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let env = ["XDG_DATA_HOME": dir + "/data", "XDG_STATE_HOME": dir + "/state", "XDG_CONFIG_HOME": dir + "/config"]
         var started: Record?
@@ -74,7 +75,7 @@ struct EmbeddedServerTests {
     }
 
     @Test func exitsWhenIdle() async throws {
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Child(try builtBinary("ternd"), ["serve-embedded", "--data-dir", dir, "--idle-seconds", "1"])
         defer { server.signal(SIGKILL) }

@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -15,7 +16,7 @@ struct FirstHourTerminalTests {
     }
 
     final class Rig: @unchecked Sendable {
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         let tmux: Tmux
         let tern: String
 

@@ -1,9 +1,9 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import TernTestSupport
 #endif
 
 /// The real `tern` against a real `ternd` that dies and comes back: offline starts from the cache,
@@ -12,7 +12,7 @@ import TernTestSupport
 struct OfflineTerminalTests {
     /// A private tmux server and a ternd; `launch` (re)starts a user's `tern` with its own cache.
     final class Rig: @unchecked Sendable {
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         let tmux: Tmux
         var server: TerndChild
         let tern: String

@@ -1,13 +1,14 @@
 import Foundation
 import TernKit
 import TernProtocol
+import TernTestSupport
 import Testing
 
 /// `tern send` and `tern tail` as real processes against a real `ternd` process.
 @Suite("tern send / tern tail end to end", .serialized)
 struct ScriptingEndToEndTests {
     @Test func tailFollowsMessagesTypingReadsAndAServerKill() async throws {
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         let token = "e2e-\(UUID().uuidString)"
         var server = try await TerndChild.start(dataDirectory: dir, apiToken: token)
         let env = ["TERN_SERVER": server.url]
@@ -82,7 +83,7 @@ struct ScriptingEndToEndTests {
     }
 
     @Test func badInputGivesTheSendbirdCodeAndNonZeroExit() async throws {
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         let token = "e2e-\(UUID().uuidString)"
         let server = try await TerndChild.start(dataDirectory: dir, apiToken: token, extra: ["--require-access-token"])
         defer { server.child.signal(SIGKILL) }
@@ -127,7 +128,7 @@ struct ScriptingEndToEndTests {
     }
 
     @Test func sendInALoopWaitsForTheRateLimitInsteadOfFailing() async throws {
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // One message per second per user in a channel: six sends at once are over it whatever the timing.
         let server = try await TerndChild.start(dataDirectory: dir, apiToken: "loop-\(UUID().uuidString)", extra: ["--max-messages-per-second", "1"])

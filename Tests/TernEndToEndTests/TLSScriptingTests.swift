@@ -7,7 +7,7 @@ import Testing
 @Suite("tern send / tern tail over TLS", .serialized)
 struct TLSScriptingEndToEndTests {
     @Test func caFileOptionAndVariableTrustAPrivateCA() async throws {
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (caFile, cert, key) = try Self.makeCertificates(in: dir)
         let server = try await TerndChild.start(

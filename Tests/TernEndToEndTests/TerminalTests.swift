@@ -15,31 +15,8 @@ struct Tmux: Sendable {
         let outPath = scratch + "/tmux-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: outPath) }
         let argv = ["/usr/bin/tmux", "-S", socket, "-f", "/dev/null"] + args
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // The tmux server outlives the call: no other descriptor of this process goes with it
-        // (a pipe another thread is reading would never reach its end).
-        closeInheritedDescriptors(&actions)
-        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for a in cArgs { free(a) } }
-        // The calling thread blocks most signals (the Swift runtime's threads do); a tmux server spawned with that
-        // mask would never see SIGCHLD or SIGTERM, so the child starts with an empty mask and default handlers.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, environ) == 0 else { return "" }
+        // The tmux server outlives the call and must see SIGCHLD and SIGTERM: see spawnDetached.
+        guard let pid = spawnDetached(argv, output: outPath) else { return "" }
         let deadline = Date().addingTimeInterval(10)
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
@@ -62,6 +39,19 @@ struct Tmux: Sendable {
         await keys(target, "Enter")
     }
 
+    /// Types `line` and presses Enter in `target`, then waits until `screen` (`target` unless
+    /// given) shows what `ok` accepts: one step of a user at the keyboard.
+    func enter(_ target: String, _ line: String, thenSee what: String, on screen: String? = nil, _ ok: (String) -> Bool) async throws {
+        await enter(target, line)
+        try await waitScreen(screen ?? target, what, ok)
+    }
+
+    /// Presses `key` in `target`, then waits until `screen` (`target` unless given) shows what `ok` accepts.
+    func press(_ target: String, _ key: String, thenSee what: String, on screen: String? = nil, _ ok: (String) -> Bool) async throws {
+        await keys(target, key)
+        try await waitScreen(screen ?? target, what, ok)
+    }
+
     /// Ctrl-C in each of `targets`; each `tern` exits 0.
     func quit(_ targets: String...) async throws {
         for target in targets { await keys(target, "C-c") }
@@ -74,6 +64,7 @@ struct Tmux: Sendable {
         await enter(target, line)
     }
 
+    @discardableResult
     func waitScreen(_ target: String, _ what: String, timeout: Double = 30, _ ok: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
@@ -111,7 +102,7 @@ struct TerminalEndToEndTests {
             print("note: tmux is not installed: the terminal test was skipped")
             return
         }
-        let dir = tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var server = try await TerndChild.start(dataDirectory: dir + "/server", apiToken: "tui-\(UUID().uuidString)")
         let tmux = Tmux(socket: dir + "/tmux.sock", scratch: dir)
@@ -154,30 +145,21 @@ struct TerminalEndToEndTests {
 
     @Test func aMentionOffScreenRingsTheBellAPlainMessageDoesNot() async throws {
         try await Self.withTerminals(["alice"]) { tmux, server in
-            for u in ["bob", "carol"] {
-                _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u.capitalized, "profile_url": ""])
-            }
-            _ = try await server.platform(
-                "POST", "/v3/group_channels", ["user_ids": ["alice", "bob", "carol"], "channel_url": "team", "name": "team"])
-            _ = try await server.platform(
-                "POST", "/v3/group_channels/team/messages", ["message_type": "MESG", "user_id": "carol", "message": "morning"])
+            try await server.createUsers(["bob", "carol"])
+            try await server.createGroup("team", name: "team", of: ["alice", "bob", "carol"])
+            try await server.post("morning", by: "carol", in: "team")
             try await tmux.waitScreen("alice", "the team channel open") { $0.contains("Carol: morning") }
             // Another group, made from the keyboard, then left for "team" again: not on screen.
-            await tmux.enter("alice", "/create ops bob carol")
-            try await tmux.waitScreen("alice", "ops open") { $0.contains("#ops") }
+            try await tmux.enter("alice", "/create ops bob carol", thenSee: "ops open") { $0.contains("#ops") }
             let opsUrl = try await server.channelUrl(of: "alice", named: "ops")
-            await tmux.keys("alice", "C-n")
-            try await tmux.waitScreen("alice", "team open again") { $0.contains("#team") && $0.contains("Carol: morning") }
+            try await tmux.press("alice", "C-n", thenSee: "team open again") { $0.contains("#team") && $0.contains("Carol: morning") }
             // A plain message there shows as unread and stays quiet.
-            _ = try await server.platform(
-                "POST", "/v3/group_channels/\(opsUrl)/messages", ["message_type": "MESG", "user_id": "bob", "message": "deploy at 5"])
+            try await server.post("deploy at 5", by: "bob", in: opsUrl)
             try await tmux.waitScreen("alice", "ops unread in the list") { Self.listRow($0, "ops")?.hasSuffix(" 1") == true }
             let quiet = await tmux.run(["display", "-p", "-t", "alice", "#{window_bell_flag}"])
             #expect(quiet.hasPrefix("0"), "a plain group message off screen does not ring")
             // A mention there rings the terminal bell (the OSC 777 notification goes with it).
-            _ = try await server.platform(
-                "POST", "/v3/group_channels/\(opsUrl)/messages",
-                ["message_type": "MESG", "user_id": "bob", "message": "@alice can you look?", "mentioned_user_ids": ["alice"]])
+            try await server.post("@alice can you look?", by: "bob", in: opsUrl, mentioning: ["alice"])
             let rang = await Self.bellRings(tmux, "alice")
             #expect(rang, "a mention in a channel not on screen rings the bell")
         }
@@ -186,30 +168,24 @@ struct TerminalEndToEndTests {
     @Test func twoClientsSeeMessagesTypingAndUnread() async throws {
         try await Self.withTerminals(["alice", "bob"]) { tmux, server in
             // Alice opens the 1:1 with bob (created on the way; bob sees it once it has a message).
-            await tmux.enter("alice", "/dm bob")
-            try await tmux.waitScreen("alice", "the 1:1 channel") { $0.contains("#bob") }
+            try await tmux.enter("alice", "/dm bob", thenSee: "the 1:1 channel") { $0.contains("#bob") }
             // Bob creates a group with alice and writes there: alice's list gains it with an unread badge.
-            await tmux.enter("bob", "/create team alice")
-            try await tmux.waitScreen("bob", "the team channel") { $0.contains("#team") }
-            await tmux.enter("bob", "hi team")
-            try await tmux.waitScreen("bob", "his sent mark") { $0.contains("bob: hi team ✓") }
+            try await tmux.enter("bob", "/create team alice", thenSee: "the team channel") { $0.contains("#team") }
+            try await tmux.enter("bob", "hi team", thenSee: "his sent mark") { $0.contains("bob: hi team ✓") }
             try await tmux.waitScreen("alice", "the team badge") { s in
                 Self.listRow(s, "team")?.hasSuffix(" 1") == true && s.contains("1 unread in 1")
             }
             // Alice writes in the 1:1; bob, still in "team", gets a badge on it.
-            await tmux.enter("alice", "hello bob 你好 😀")
-            try await tmux.waitScreen("alice", "the sent mark") { $0.contains("alice: hello bob 你好 😀 ✓") }
+            try await tmux.enter("alice", "hello bob 你好 😀", thenSee: "the sent mark") { $0.contains("alice: hello bob 你好 😀 ✓") }
             try await tmux.waitScreen("bob", "the unread badge") { s in
                 Self.listRow(s, "alice")?.hasSuffix(" 1") == true && s.contains("1 unread in 1")
             }
             // Alice opens "team" (its unread count goes); bob types there and alice sees the typing line.
-            await tmux.keys("alice", "C-n")
-            try await tmux.waitScreen("alice", "the team channel opened") { $0.contains("#team") && $0.contains("bob: hi team") }
+            try await tmux.press("alice", "C-n", thenSee: "the team channel opened") { $0.contains("#team") && $0.contains("bob: hi team") }
             await tmux.text("bob", "typing something")
             try await tmux.waitScreen("alice", "the typing line") { $0.contains("bob is typing…") }
             // Bob opens the 1:1 with Alt-↓: he sees the message and the unread count is gone.
-            await tmux.keys("bob", "M-Down")
-            try await tmux.waitScreen("bob", "the message, read") { $0.contains("alice: hello bob 你好 😀") && !$0.contains("unread in") }
+            try await tmux.press("bob", "M-Down", thenSee: "the message, read") { $0.contains("alice: hello bob 你好 😀") && !$0.contains("unread in") }
             // A resize redraws the whole screen at the new size.
             await tmux.run(["resize-window", "-t", "bob", "-x", "60", "-y", "16"])
             let resized = try await tmux.waitScreen("bob", "a redraw at 60 columns") { s in
@@ -221,10 +197,8 @@ struct TerminalEndToEndTests {
             await tmux.keys("alice", "C-g")
             await tmux.text("alice", "pla type:town")
             try await tmux.waitScreen("alice", "the public channel in the browser") { $0.contains("Public channels") && $0.contains("plaza") }
-            await tmux.keys("alice", "Enter")
-            try await tmux.waitScreen("alice", "the joined channel") { $0.contains("#plaza") && !$0.contains("Public channels") }
-            await tmux.keys("alice", "C-o")
-            try await tmux.waitScreen("alice", "the info view") { $0.contains("public, type town") && $0.contains("you are a member") }
+            try await tmux.press("alice", "Enter", thenSee: "the joined channel") { $0.contains("#plaza") && !$0.contains("Public channels") }
+            try await tmux.press("alice", "C-o", thenSee: "the info view") { $0.contains("public, type town") && $0.contains("you are a member") }
             await tmux.keys("alice", "Escape")
             // The server dies: both clients say so and count down; it comes back on the same port and they recover.
             let port = server.port
@@ -235,59 +209,47 @@ struct TerminalEndToEndTests {
             try await tmux.waitScreen("alice", "connected again", timeout: 60) { $0.contains("│ connected │") }
             try await tmux.waitScreen("bob", "connected again", timeout: 60) { $0.contains("│ connected │") }
             await tmux.keys("bob", "C-u")
-            await tmux.enter("bob", "back again")
-            try await tmux.waitScreen("bob", "a message after the restart") { $0.contains("bob: back again ✓") }
+            try await tmux.enter("bob", "back again", thenSee: "a message after the restart") { $0.contains("bob: back again ✓") }
             // Quitting restores the terminal and exits 0: Ctrl-C for alice, /quit for bob.
-            await tmux.keys("alice", "C-c")
-            try await tmux.waitScreen("alice", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            try await tmux.press("alice", "C-c", thenSee: "a clean exit") { $0.contains("TERN-EXITED-0") }
             await tmux.keys("bob", "C-u")
-            await tmux.enter("bob", "/quit")
-            try await tmux.waitScreen("bob", "a clean exit") { $0.contains("TERN-EXITED-0") }
+            try await tmux.enter("bob", "/quit", thenSee: "a clean exit") { $0.contains("TERN-EXITED-0") }
         }
     }
 
     @Test func repliesEditsReactionsFilesAndSearch() async throws {
-        let files = tempDirectory()
+        let files = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: files) }
         let upload = files + "/notes.txt"
         let content = "plans for the week\n"
-        FileManager.default.createFile(atPath: upload, contents: Data(content.utf8))
+        _ = FileManager.default.createFile(atPath: upload, contents: Data(content.utf8))
         try FileManager.default.createDirectory(atPath: files + "/saved", withIntermediateDirectories: true)
         try await Self.withTerminals(["alice", "bob"]) { tmux, _ in
-            await tmux.enter("alice", "/create chat bob")
-            try await tmux.waitScreen("alice", "the new channel") { $0.contains("#chat") }
-            await tmux.enter("alice", "hello from alice")
-            try await tmux.waitScreen("bob", "alice's message") { $0.contains("alice: hello from alice") }
+            try await tmux.enter("alice", "/create chat bob", thenSee: "the new channel") { $0.contains("#chat") }
+            try await tmux.enter("alice", "hello from alice", thenSee: "alice's message", on: "bob") { $0.contains("alice: hello from alice") }
             // Bob picks the message (Ctrl-R) and replies (r): alice sees the reply with its quote.
-            await tmux.keys("bob", "C-r")
-            try await tmux.waitScreen("bob", "the picker's keys") { $0.contains("r reply") }
-            await tmux.keys("bob", "r")
-            try await tmux.waitScreen("bob", "the reply prompt") { $0.contains("↱ alice>") }
-            await tmux.enter("bob", "hi back")
-            try await tmux.waitScreen("alice", "the reply with its quote") { $0.contains("↱ alice: hello from alice") && $0.contains("bob: hi back") }
+            try await tmux.press("bob", "C-r", thenSee: "the picker's keys") { $0.contains("r reply") }
+            try await tmux.press("bob", "r", thenSee: "the reply prompt") { $0.contains("↱ alice>") }
+            try await tmux.enter("bob", "hi back", thenSee: "the reply with its quote", on: "alice") {
+                $0.contains("↱ alice: hello from alice") && $0.contains("bob: hi back")
+            }
             // Alice edits her last message (Alt-E): bob sees it changed.
-            await tmux.keys("alice", "M-e")
-            try await tmux.waitScreen("alice", "the edit prompt") { $0.contains("edit> hello from alice") }
+            try await tmux.press("alice", "M-e", thenSee: "the edit prompt") { $0.contains("edit> hello from alice") }
             await tmux.keys("alice", "C-u")
-            await tmux.enter("alice", "hello, edited")
-            try await tmux.waitScreen("bob", "the edit") { $0.contains("alice: hello, edited (edited)") }
+            try await tmux.enter("alice", "hello, edited", thenSee: "the edit", on: "bob") { $0.contains("alice: hello, edited (edited)") }
             // Bob reacts to the last message; alice sees the count.
-            await tmux.enter("bob", "/react thumbsup")
-            try await tmux.waitScreen("alice", "the reaction") { $0.contains("👍 1") }
+            try await tmux.enter("bob", "/react thumbsup", thenSee: "the reaction", on: "alice") { $0.contains("👍 1") }
             // Bob sends a file; alice saves it.
-            await tmux.enter("bob", "/upload \(upload)")
-            try await tmux.waitScreen("bob", "the upload done") { $0.contains("notes.txt sent") }
+            try await tmux.enter("bob", "/upload \(upload)", thenSee: "the upload done") { $0.contains("notes.txt sent") }
             try await tmux.waitScreen("alice", "the file message") { $0.contains("bob: 📎 notes.txt") }
-            await tmux.enter("alice", "/download \(files)/saved")
-            try await tmux.waitScreen("alice", "the file saved") { $0.contains("saved ") }
+            try await tmux.enter("alice", "/download \(files)/saved", thenSee: "the file saved") { $0.contains("saved ") }
             #expect(FileManager.default.contents(atPath: files + "/saved/notes.txt") == Data(content.utf8))
             // Alice searches (Ctrl-K) and jumps to the result.
-            await tmux.keys("alice", "C-s")
-            try await tmux.waitScreen("alice", "the search view") { $0.contains("Search messages") }
-            await tmux.enter("alice", "edited")
-            try await tmux.waitScreen("alice", "the result") { $0.contains("1 matches for \"edited\"") && $0.contains("alice: hello, edited") }
-            await tmux.keys("alice", "Enter")
-            try await tmux.waitScreen("alice", "back on the channel") { !$0.contains("Search messages") && $0.contains("hello, edited") }
+            try await tmux.press("alice", "C-s", thenSee: "the search view") { $0.contains("Search messages") }
+            try await tmux.enter("alice", "edited", thenSee: "the result") {
+                $0.contains("1 matches for \"edited\"") && $0.contains("alice: hello, edited")
+            }
+            try await tmux.press("alice", "Enter", thenSee: "back on the channel") { !$0.contains("Search messages") && $0.contains("hello, edited") }
             try await tmux.quit("alice", "bob")
         }
     }
@@ -295,27 +257,22 @@ struct TerminalEndToEndTests {
     @Test func invitationsAnsweredFromTheKeyboard() async throws {
         try await Self.withTerminals(["ann", "ben"]) { tmux, _ in
             // Ben wants to be asked; Ann creates a channel and invites him.
-            await tmux.enter("ben", "/autoaccept off")
-            try await tmux.waitScreen("ben", "the preference set") { $0.contains("invitations now wait") }
-            await tmux.enter("ann", "/create crew")
-            try await tmux.waitScreen("ann", "the new channel") { $0.contains("#crew") }
+            try await tmux.enter("ben", "/autoaccept off", thenSee: "the preference set") { $0.contains("invitations now wait") }
+            try await tmux.enter("ann", "/create crew", thenSee: "the new channel") { $0.contains("#crew") }
             await tmux.enter("ann", "/invite ben")
             try await tmux.waitScreen("ben", "the invitation") { s in
                 s.contains("Invitations") && s.contains("crew · ann") && s.contains("ann invited you to #crew")
             }
             // Ctrl-O, then a: accepted; the channel moves under Channels and can be read; Ann hears of it.
-            await tmux.keys("ben", "C-o")
-            try await tmux.waitScreen("ben", "the info view") { $0.contains("a accept the invitation") }
+            try await tmux.press("ben", "C-o", thenSee: "the info view") { $0.contains("a accept the invitation") }
             await tmux.keys("ben", "a")
             try await tmux.waitScreen("ben", "the accepted channel") { s in
                 !s.contains("Invitations") && s.contains("#crew") && !s.contains("[invited")
             }
             try await tmux.waitScreen("ann", "ben joining") { $0.contains("ben joined #crew") }
             // Ctrl-O, then l: ben leaves; the channel is gone from his list.
-            await tmux.keys("ben", "C-o")
-            try await tmux.waitScreen("ben", "the info view again") { $0.contains("l leave") }
-            await tmux.keys("ben", "l")
-            try await tmux.waitScreen("ben", "the channel gone") { !$0.contains("crew") }
+            try await tmux.press("ben", "C-o", thenSee: "the info view again") { $0.contains("l leave") }
+            try await tmux.press("ben", "l", thenSee: "the channel gone") { !$0.contains("crew") }
             try await tmux.waitScreen("ann", "ben leaving") { $0.contains("ben left #crew") }
             try await tmux.quit("ann", "ben")
         }
@@ -324,13 +281,12 @@ struct TerminalEndToEndTests {
     @Test func openChannelModerationFromTheKeyboard() async throws {
         try await Self.withTerminals(["ann", "ben"]) { tmux, _ in
             // Ann opens a room she operates; Ben enters it by name.
-            await tmux.enter("ann", "/create-open stage")
-            try await tmux.waitScreen("ann", "the new open channel") { s in s.contains("Open") && s.contains("#stage · 1 here [operator]") }
-            await tmux.enter("ben", "/enter stage")
-            try await tmux.waitScreen("ben", "entered") { $0.contains("#stage · 2 here") }
+            try await tmux.enter("ann", "/create-open stage", thenSee: "the new open channel") { s in
+                s.contains("Open") && s.contains("#stage · 1 here [operator]")
+            }
+            try await tmux.enter("ben", "/enter stage", thenSee: "entered") { $0.contains("#stage · 2 here") }
             try await tmux.waitScreen("ann", "the count") { $0.contains("#stage · 2 here") }
-            await tmux.enter("ben", "hello stage")
-            try await tmux.waitScreen("ann", "ben's message") { $0.contains("ben: hello stage") }
+            try await tmux.enter("ben", "hello stage", thenSee: "ben's message", on: "ann") { $0.contains("ben: hello stage") }
             // The participants list: online dots and the operator mark.
             await tmux.enter("ann", "/members")
             try await tmux.waitScreen("ann", "the participants") { s in
@@ -338,29 +294,24 @@ struct TerminalEndToEndTests {
             }
             await tmux.keys("ann", "Escape")
             // A mute: shown in the channel on both sides; Ben's message is refused with the code.
-            await tmux.enter("ann", "/mute ben 120 calm down")
-            try await tmux.waitScreen("ben", "the mute") { $0.contains("you muted for 2m") }
+            try await tmux.enter("ann", "/mute ben 120 calm down", thenSee: "the mute", on: "ben") { $0.contains("you muted for 2m") }
             try await tmux.waitScreen("ann", "the mute line") { $0.contains("ben muted for 2m") }
-            await tmux.enter("ben", "am I muted")
-            try await tmux.waitScreen("ben", "the refusal") { $0.contains("am I muted ✗ not sent: you are muted (900041)") }
-            await tmux.enter("ann", "/unmute ben")
-            try await tmux.waitScreen("ben", "the unmute") { $0.contains("you unmuted") }
+            try await tmux.enter("ben", "am I muted", thenSee: "the refusal") { $0.contains("am I muted ✗ not sent: you are muted (900041)") }
+            try await tmux.enter("ann", "/unmute ben", thenSee: "the unmute", on: "ben") { $0.contains("you unmuted") }
             // A ban puts Ben out; entering again is refused.
-            await tmux.enter("ann", "/ban ben 300 spam")
-            try await tmux.waitScreen("ben", "banned") { s in s.contains("you were banned from #stage") && !s.contains("#stage ·") }
-            await tmux.enter("ben", "/enter stage")
-            try await tmux.waitScreen("ben", "refused") { $0.contains("enter: you are banned from this channel (900100)") }
+            try await tmux.enter("ann", "/ban ben 300 spam", thenSee: "banned", on: "ben") { s in
+                s.contains("you were banned from #stage") && !s.contains("#stage ·")
+            }
+            try await tmux.enter("ben", "/enter stage", thenSee: "refused") { $0.contains("enter: you are banned from this channel (900100)") }
             try await tmux.waitScreen("ann", "the count after the ban") { $0.contains("#stage · 1 here") }
             // Who is Ben? And the banned list.
-            await tmux.enter("ann", "/whois ben")
-            try await tmux.waitScreen("ann", "whois") { $0.contains("ben · online") }
+            try await tmux.enter("ann", "/whois ben", thenSee: "whois") { $0.contains("ben · online") }
             await tmux.enter("ann", "/banned")
             try await tmux.waitScreen("ann", "the banned list") { s in
                 s.contains("Banned of #stage") && s.contains("banned until") && s.contains("spam")
             }
             await tmux.keys("ann", "Escape")
-            await tmux.enter("ann", "/exit")
-            try await tmux.waitScreen("ann", "left") { $0.contains("left #stage") }
+            try await tmux.enter("ann", "/exit", thenSee: "left") { $0.contains("left #stage") }
             try await tmux.quit("ann", "ben")
         }
     }

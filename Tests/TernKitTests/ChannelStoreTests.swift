@@ -36,20 +36,11 @@ struct ChannelStoreTests {
         #expect(s.ordered.map(\.url) == ["d", "c"])
         #expect(s.unreadChannelCount == 1)
         // Reading on any device clears the channel and takes it off the total.
-        do {
-            let ok = s.applyRead(url: "c", userId: "me", ts: 500)
-            #expect(ok)
-        }
+        expectTrue(s.applyRead(url: "c", userId: "me", ts: 500))
         #expect(s["c"]?.unreadMessageCount == 0 && s["c"]?.unreadMentionCount == 0 && s.totalUnread == 0)
         // An older server total is ignored, a newer one is taken.
-        do {
-            let ok = !s.setTotal(UnreadCount(all: 9, ts: 50))
-            #expect(ok)
-        }
-        do {
-            let ok = s.setTotal(UnreadCount(all: 4, ts: 600)) && s.totalUnread == 4
-            #expect(ok)
-        }
+        expectTrue(!s.setTotal(UnreadCount(all: 9, ts: 50)))
+        expectTrue(s.setTotal(UnreadCount(all: 4, ts: 600)) && s.totalUnread == 4)
     }
 
     @Test func serverTotalsReplaceLocalCountingAndNeverGoBack() {
@@ -130,25 +121,16 @@ struct ChannelStoreTests {
         let m = message(7, from: "alice", in: "g", at: 1000)
         s.applySent(m)
         #expect(s["g"]?.unreadMemberCount(of: m, me: "alice") == 2)
-        do {
-            let ok = s.applyRead(url: "g", userId: "bob", ts: 1000)
-            #expect(ok)
-        }
+        expectTrue(s.applyRead(url: "g", userId: "bob", ts: 1000))
         #expect(s["g"]?.unreadMemberCount(of: m, me: "alice") == 1)
         #expect(s["g"]?.readMembers(of: m, me: "alice").map(\.userId) == ["bob"])
         #expect(s["g"]?.unreadMembers(of: m, me: "alice").map(\.userId) == ["carol"])
         // A receipt never moves back.
-        do {
-            let ok = !s.applyRead(url: "g", userId: "bob", ts: 10)
-            #expect(ok)
-        }
+        expectTrue(!s.applyRead(url: "g", userId: "bob", ts: 10))
         #expect(s["g"]?.readReceipt["bob"] == 1000)
         // Delivery.
         #expect(s["g"]?.undeliveredMemberCount(of: m, me: "alice") == 1)
-        do {
-            let ok = s.applyDelivery(url: "g", updated: ["carol": 1001])
-            #expect(ok)
-        }
+        expectTrue(s.applyDelivery(url: "g", updated: ["carol": 1001]))
         #expect(s["g"]?.undeliveredMemberCount(of: m, me: "alice") == 0)
         // A stale fetch does not undo receipts already applied.
         s.upsert(channel("g", members: ["alice", "bob", "carol"]))

@@ -18,18 +18,9 @@ struct ConnectionMachineTests {
 
     /// Connects `m` at `now` and returns the effects of the whole handshake.
     func open(_ m: inout M, at now: Millis = 0) {
-        do {
-            let ok = m.handle(.connect, now: now) == [.stateChanged(.connecting), .openSocket(sessionKey: nil)]
-            #expect(ok)
-        }
-        do {
-            let ok = m.handle(.socketOpened, now: now).isEmpty
-            #expect(ok)
-        }
-        do {
-            let ok = m.handle(loggedIn(), now: now) == [.stateChanged(.open), .connected]
-            #expect(ok)
-        }
+        expectTrue(m.handle(.connect, now: now) == [.stateChanged(.connecting), .openSocket(sessionKey: nil)])
+        expectTrue(m.handle(.socketOpened, now: now).isEmpty)
+        expectTrue(m.handle(loggedIn(), now: now) == [.stateChanged(.open), .connected])
     }
 
     @Test func scheduleFollowsSendbirdsPolicy() {
@@ -98,24 +89,15 @@ struct ConnectionMachineTests {
             #expect(effects == [.stateChanged(.reconnecting(attempt: attempt, nextAttemptAt: due))])
             delays.append(due - now)
             // Nothing happens before the due time…
-            do {
-                let ok = m.handle(.tick, now: due - 1).isEmpty
-                #expect(ok)
-            }
+            expectTrue(m.handle(.tick, now: due - 1).isEmpty)
             // …and at it, the next attempt starts.
-            do {
-                let ok = m.handle(.tick, now: due).contains(.openSocket(sessionKey: "key-1"))
-                #expect(ok)
-            }
+            expectTrue(m.handle(.tick, now: due).contains(.openSocket(sessionKey: "key-1")))
             now = due
         }
         #expect(delays == [2000, 4000, 8000, 16000, 20000, 20000, 20000])
         // The attempt succeeds.
         _ = m.handle(.socketOpened, now: now)
-        do {
-            let ok = m.handle(loggedIn("key-2"), now: now) == [.stateChanged(.open), .reconnectSucceeded]
-            #expect(ok)
-        }
+        expectTrue(m.handle(loggedIn("key-2"), now: now) == [.stateChanged(.open), .reconnectSucceeded])
         #expect(m.sessionKey == "key-2")
     }
 
@@ -137,26 +119,14 @@ struct ConnectionMachineTests {
         #expect(m.nextDeadline == 15000)
         // Outgoing frames postpone the ping.
         _ = m.handle(.frameSent, now: 10000)
-        do {
-            let ok = m.handle(.tick, now: 15000).isEmpty
-            #expect(ok)
-        }
-        do {
-            let ok = m.handle(.tick, now: 25000) == [.sendPing]
-            #expect(ok)
-        }
+        expectTrue(m.handle(.tick, now: 15000).isEmpty)
+        expectTrue(m.handle(.tick, now: 25000) == [.sendPing])
         // A PONG (any frame) within pong_timeout keeps the connection.
         _ = m.handle(.frameReceived, now: 26000)
-        do {
-            let ok = m.handle(.tick, now: 30001).isEmpty
-            #expect(ok)
-        }
+        expectTrue(m.handle(.tick, now: 30001).isEmpty)
         #expect(m.state == .open)
         // No answer to the next ping within 5 s: the socket is dropped and reconnection starts.
-        do {
-            let ok = m.handle(.tick, now: 40000) == [.sendPing]
-            #expect(ok)
-        }
+        expectTrue(m.handle(.tick, now: 40000) == [.sendPing])
         let effects = m.handle(.tick, now: 45000)
         #expect(effects.contains(.closeSocket))
         #expect(effects.contains(.reconnectStarted))
@@ -169,28 +139,16 @@ struct ConnectionMachineTests {
         _ = m.handle(.connect, now: 0)
         _ = m.handle(.socketOpened, now: 0)
         _ = m.handle(loggedIn(ping: 3, pong: 1), now: 0)
-        do {
-            let ok = m.handle(.tick, now: 3000) == [.sendPing]
-            #expect(ok)
-        }
-        do {
-            let ok = m.handle(.tick, now: 4000).contains(.reconnectStarted)
-            #expect(ok)
-        }
+        expectTrue(m.handle(.tick, now: 3000) == [.sendPing])
+        expectTrue(m.handle(.tick, now: 4000).contains(.reconnectStarted))
     }
 
     @Test func loginTimeoutRetriesOnceThenFails() {
         var m = machine()
         _ = m.handle(.connect, now: 0)
         _ = m.handle(.socketOpened, now: 0)
-        do {
-            let ok = m.handle(.tick, now: 9999).isEmpty
-            #expect(ok)
-        }
-        do {
-            let ok = m.handle(.tick, now: 10000) == [.closeSocket, .openSocket(sessionKey: nil)]
-            #expect(ok)
-        }
+        expectTrue(m.handle(.tick, now: 9999).isEmpty)
+        expectTrue(m.handle(.tick, now: 10000) == [.closeSocket, .openSocket(sessionKey: nil)])
         let effects = m.handle(.tick, now: 20000)
         #expect(effects.contains(.closeSocket))
         guard case .closed(.connectFailed(let e))? = effects.last else {
@@ -206,15 +164,9 @@ struct ConnectionMachineTests {
         _ = m.handle(.connect, now: 0)
         _ = m.handle(.socketOpened, now: 0)
         let bad = SendbirdError(.invalidAccessToken, "Invalid access token.")
-        do {
-            let ok = m.handle(.loginRefused(bad), now: 5) == [.stateChanged(.closed), .closeSocket, .closed(.refused(bad))]
-            #expect(ok)
-        }
+        expectTrue(m.handle(.loginRefused(bad), now: 5) == [.stateChanged(.closed), .closeSocket, .closed(.refused(bad))])
         #expect(m.nextDeadline == nil)
-        do {
-            let ok = m.handle(.tick, now: 100_000).isEmpty
-            #expect(ok)
-        }
+        expectTrue(m.handle(.tick, now: 100_000).isEmpty)
     }
 
     @Test func expiredSessionKeyFallsBackToTheToken() {
@@ -226,10 +178,7 @@ struct ConnectionMachineTests {
         #expect(effects == [.closeSocket, .openSocket(sessionKey: nil)])
         #expect(m.sessionKey == nil)
         _ = m.handle(.socketOpened, now: 120)
-        do {
-            let ok = m.handle(loggedIn("fresh"), now: 130) == [.stateChanged(.open), .reconnectSucceeded]
-            #expect(ok)
-        }
+        expectTrue(m.handle(loggedIn("fresh"), now: 130) == [.stateChanged(.open), .reconnectSucceeded])
     }
 
     @Test func aSessionKeyTheServerNoLongerKnowsFallsBackToTheToken() {
@@ -259,14 +208,8 @@ struct ConnectionMachineTests {
         open(&m)
         let effects = m.handle(.busy(retryAfter: 7), now: 1000)
         #expect(effects == [.stateChanged(.reconnecting(attempt: 0, nextAttemptAt: 8000)), .closeSocket, .reconnectStarted])
-        do {
-            let ok = m.handle(.tick, now: 7999).isEmpty
-            #expect(ok)
-        }
-        do {
-            let ok = m.handle(.tick, now: 8000).contains(.openSocket(sessionKey: "key-1"))
-            #expect(ok)
-        }
+        expectTrue(m.handle(.tick, now: 7999).isEmpty)
+        expectTrue(m.handle(.tick, now: 8000).contains(.openSocket(sessionKey: "key-1")))
     }
 
     @Test func retryCountRunsOut() {
@@ -289,27 +232,15 @@ struct ConnectionMachineTests {
     @Test func disconnectStopsEverything() {
         var m = machine()
         open(&m)
-        do {
-            let ok = m.handle(.disconnect, now: 10) == [.stateChanged(.closed), .closeSocket, .closed(.requested)]
-            #expect(ok)
-        }
-        do {
-            let ok = m.handle(.socketClosed(SendbirdError(.webSocketConnectionClosed, "x")), now: 20).isEmpty
-            #expect(ok)
-        }
-        do {
-            let ok = m.handle(.tick, now: 60_000).isEmpty
-            #expect(ok)
-        }
+        expectTrue(m.handle(.disconnect, now: 10) == [.stateChanged(.closed), .closeSocket, .closed(.requested)])
+        expectTrue(m.handle(.socketClosed(SendbirdError(.webSocketConnectionClosed, "x")), now: 20).isEmpty)
+        expectTrue(m.handle(.tick, now: 60_000).isEmpty)
     }
 
     @Test func revokedSessionCloses() {
         var m = machine()
         open(&m)
         let e = SendbirdError(.sessionTokenRevoked, "revoked")
-        do {
-            let ok = m.handle(.sessionRevoked(e), now: 5).last == .closed(.refused(e))
-            #expect(ok)
-        }
+        expectTrue(m.handle(.sessionRevoked(e), now: 5).last == .closed(.refused(e)))
     }
 }

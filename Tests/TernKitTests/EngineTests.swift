@@ -1,6 +1,7 @@
 import Foundation
 import TernProtocol
 import TernServer
+import TernTestSupport
 import Testing
 
 @testable import TernKit
@@ -115,7 +116,7 @@ struct EngineTests {
 
     @Test func typingStartEndAndExpiry() async throws {
         try await withLocalServer { server in
-            let clock = OffsetClock()
+            let clock = AdjustableClock()
             let alice = server.client("alice")
             let bob = server.client("bob", clock: clock)
             let bobLog = EventLog(bob)

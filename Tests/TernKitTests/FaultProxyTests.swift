@@ -34,65 +34,58 @@ import FoundationNetworking
     }
 
     @Test func theProxyDropsStallsResetsAndHeals() async throws {
-        let server = try await LocalServer.start()
-        let proxy = FaultProxy(targetPort: server.port)
-        let port = try await proxy.start()
-        defer {
-            Task {
-                await proxy.stop()
-                await server.stop()
-            }
-        }
-        #expect(try await get(port, "/v3/users", token: server.apiToken) == 200)
-        proxy.drop()
-        await #expect(throws: (any Error).self) { _ = try await get(port, "/v3/users", token: server.apiToken) }
-        proxy.heal()
-        #expect(try await get(port, "/v3/users", token: server.apiToken) == 200)
+        try await withLocalServerBehindProxy { server, proxy, port in
+            #expect(try await get(port, "/v3/users", token: server.apiToken) == 200)
+            proxy.drop()
+            await #expect(throws: (any Error).self) { _ = try await get(port, "/v3/users", token: server.apiToken) }
+            proxy.heal()
+            #expect(try await get(port, "/v3/users", token: server.apiToken) == 200)
 
-        // A WebSocket through it: a stall holds a message until it heals; a reset drops the socket.
-        let dir = LocalServer.tempDirectory()
-        let bob = client("bob", port: port, cacheDir: dir)
-        let log = EventLog(bob)
-        try await bob.connect()
-        let alice = server.client("alice")
-        try await alice.connect()
-        let channel = try await alice.createGroupChannel(name: "p", userIds: ["bob"])
-        _ = try await bob.refreshedChannel(channel.url)
-        proxy.stall()
-        let m = try await alice.sendMessageAndWait("held", to: channel.url)
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(!log.all.contains { if case .messageReceived(let r) = $0 { r.messageId == m.messageId } else { false } })
-        proxy.heal()
-        _ = try await log.wait("held message delivered") { e -> Bool? in
-            if case .messageReceived(let r) = e, r.messageId == m.messageId { return true }
-            return nil
-        }
-        let mark = log.mark
-        proxy.reset()
-        _ = try await log.wait("reset noticed", after: mark) { $0 == .reconnectStarted ? true : nil }
-        _ = try await log.wait("back", after: mark) { $0 == .reconnectSucceeded ? true : nil }
-        // A delay keeps the order of what it delays.
-        proxy.delay(80)
-        for i in 1...5 { _ = try await alice.sendMessageAndWait("d\(i)", to: channel.url) }
-        let delayed = try await log.wait("delayed messages", after: mark) { _ -> [String]? in
-            let texts = log.all.compactMap { e -> String? in
-                if case .messageReceived(let r) = e, r.text.hasPrefix("d") { return r.text }
+            // A WebSocket through it: a stall holds a message until it heals; a reset drops the socket.
+            let dir = makeTempDirectory()
+            let bob = client("bob", port: port, cacheDir: dir)
+            let log = EventLog(bob)
+            try await bob.connect()
+            let alice = server.client("alice")
+            try await alice.connect()
+            let channel = try await alice.createGroupChannel(name: "p", userIds: ["bob"])
+            _ = try await bob.refreshedChannel(channel.url)
+            proxy.stall()
+            let m = try await alice.sendMessageAndWait("held", to: channel.url)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!log.all.contains { if case .messageReceived(let r) = $0 { r.messageId == m.messageId } else { false } })
+            proxy.heal()
+            _ = try await log.wait("held message delivered") { e -> Bool? in
+                if case .messageReceived(let r) = e, r.messageId == m.messageId { return true }
                 return nil
             }
-            return texts.count == 5 ? texts : nil
+            let mark = log.mark
+            proxy.reset()
+            _ = try await log.wait("reset noticed", after: mark) { $0 == .reconnectStarted ? true : nil }
+            _ = try await log.wait("back", after: mark) { $0 == .reconnectSucceeded ? true : nil }
+            // A delay keeps the order of what it delays.
+            proxy.delay(80)
+            for i in 1...5 { _ = try await alice.sendMessageAndWait("d\(i)", to: channel.url) }
+            let delayed = try await log.wait("delayed messages", after: mark) { _ -> [String]? in
+                let texts = log.all.compactMap { e -> String? in
+                    if case .messageReceived(let r) = e, r.text.hasPrefix("d") { return r.text }
+                    return nil
+                }
+                return texts.count == 5 ? texts : nil
+            }
+            #expect(delayed == (1...5).map { "d\($0)" })
+            proxy.heal()
+            #expect(proxy.acceptedConnections >= 2)
+            await alice.shutdown()
+            await bob.shutdown()
         }
-        #expect(delayed == (1...5).map { "d\($0)" })
-        proxy.heal()
-        #expect(proxy.acceptedConnections >= 2)
-        await alice.shutdown()
-        await bob.shutdown()
     }
 
     @Test func aScriptedRunOfFaultsLeavesEveryCacheExactlyTheServersHistory() async throws {
         var server = try await LocalServer.start { $0.busyRetryAfter = 0.2 }
         let proxy = FaultProxy(targetPort: server.port)
         let port = try await proxy.start()
-        let dir = LocalServer.tempDirectory()
+        let dir = makeTempDirectory()
         let users = ["ann", "ben", "cat"]
         for u in users { _ = try await server.platform("POST", "/v3/users", ["user_id": u, "nickname": u, "profile_url": ""]) }
         let created = try await server.platform("POST", "/v3/group_channels", ["user_ids": users, "name": "chaos"])

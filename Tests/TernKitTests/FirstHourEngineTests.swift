@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernKit
@@ -58,7 +59,7 @@ struct FirstHourEngineTests {
 
     @Test func followsAServerThatCameBackOnAnotherPortAndSendsWhatWasWrittenMeanwhileOnce() async throws {
         let first = try await LocalServer.start()
-        let dir = LocalServer.tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Where the server is now, as the embedded server's record says.
         let record = Mutex<ServerAddress?>(first.address)

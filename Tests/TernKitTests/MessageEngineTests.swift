@@ -1,6 +1,7 @@
 import Foundation
 import TernProtocol
 import TernServer
+import TernTestSupport
 import Testing
 
 @testable import TernKit
@@ -120,17 +121,13 @@ struct MessageEngineTests {
             try await bob.connect()
             try await eve.connect()
             let group = try await alice.createGroupChannel(name: "files", userIds: ["bob"])
-            let dir = LocalServer.tempDirectory()
+            let dir = makeTempDirectory()
             let path = dir + "/notes.txt"
             let content = Data(String(repeating: "tern ", count: 40_000).utf8)
-            FileManager.default.createFile(atPath: path, contents: content)
+            _ = FileManager.default.createFile(atPath: path, contents: content)
             let progress = ProgressLog()
             let id = try await alice.sendFile(path: path, to: group.url) { sent, total in progress.add(sent, total) }
-            let sent = try await aliceLog.wait("file sent") { e -> Message? in
-                if case .messageSent(let m) = e, m.requestId == id { return m }
-                if case .messageFailed(let m) = e, m.requestId == id { return m }
-                return nil
-            }
+            let sent = try await aliceLog.outcome(of: id, "file sent")
             #expect(sent.status == .succeeded && sent.kind == .file && sent.files.first?.name == "notes.txt")
             #expect(sent.files.first?.size == content.count)
             #expect(progress.last?.0 == progress.last?.1 && (progress.last?.1 ?? 0) >= Int64(content.count), "progress reaches the whole body")
@@ -147,7 +144,7 @@ struct MessageEngineTests {
             await #expect(throws: SendbirdError.self) { try await eve.download(sent, to: dir) }
             // Several files in one message; a file by URL.
             let second = dir + "/second.txt"
-            FileManager.default.createFile(atPath: second, contents: Data("two".utf8))
+            _ = FileManager.default.createFile(atPath: second, contents: Data("two".utf8))
             let multi = try await alice.sendFiles(paths: [path, second], to: group.url)
             #expect(multi.files.map(\.name) == ["notes.txt", "second.txt"] && multi.files.map(\.size) == [content.count, 3])
             let linked = try await alice.sendFileURL(
@@ -156,7 +153,7 @@ struct MessageEngineTests {
             await #expect(throws: SendbirdError.self) { try await alice.sendFiles(paths: [path], to: group.url) }
             // Too large for the server's announced limit: refused before uploading.
             let big = dir + "/big.bin"
-            FileManager.default.createFile(atPath: big, contents: Data(count: 3 * 1024 * 1024))
+            _ = FileManager.default.createFile(atPath: big, contents: Data(count: 3 * 1024 * 1024))
             do {
                 _ = try await alice.sendFile(path: big, to: group.url)
                 Issue.record("a file over the limit was accepted")
@@ -165,14 +162,10 @@ struct MessageEngineTests {
             }
             // Cancelling an upload in progress: the message fails as cancelled.
             let mid = dir + "/mid.bin"
-            FileManager.default.createFile(atPath: mid, contents: Data(count: 2 * 1024 * 1024 - 4096))
+            _ = FileManager.default.createFile(atPath: mid, contents: Data(count: 2 * 1024 * 1024 - 4096))
             let cancelId = try await alice.sendFile(path: mid, to: group.url)
             let cancelled = await alice.cancelUpload(cancelId)
-            let outcome = try await aliceLog.wait("cancelled upload") { e -> Message? in
-                if case .messageFailed(let m) = e, m.requestId == cancelId { return m }
-                if case .messageSent(let m) = e, m.requestId == cancelId { return m }
-                return nil
-            }
+            let outcome = try await aliceLog.outcome(of: cancelId, "cancelled upload")
             // Either the cancel came while the upload ran (the message fails as cancelled), or the upload had
             // already finished (cancel says false and the message went): never both, never neither.
             if cancelled {

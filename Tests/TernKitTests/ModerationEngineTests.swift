@@ -1,6 +1,7 @@
 import Foundation
 import TernProtocol
 import TernServer
+import TernTestSupport
 import Testing
 
 @testable import TernKit

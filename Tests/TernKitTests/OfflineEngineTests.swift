@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func offlineStartShowsTheCacheAndSendsWhatWasWrittenOnceTheServerIsBack() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         var server = try await LocalServer.start()
         // Bob's address is a proxy's: the server can come back on another port without him knowing.
         let proxy = FaultProxy(targetPort: server.port)
@@ -99,67 +99,60 @@ import Testing
     }
 
     @Test func aReconnectionFillsTheGapAndTheCacheMatchesTheServer() async throws {
-        let cacheDir = LocalServer.tempDirectory()
-        let server = try await LocalServer.start()
+        let cacheDir = makeTempDirectory()
         // Bob reaches the server through a fault proxy: cut off, he cannot come back until it heals.
-        let proxy = FaultProxy(targetPort: server.port)
-        let proxyPort = try await proxy.start()
-        defer {
-            Task {
-                await proxy.stop()
-                await server.stop()
-            }
-        }
-        let alice = server.client("alice")
-        let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: proxyPort)
-        let log = EventLog(bob)
-        try await alice.connect()
-        try await bob.connect()
-        let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
-        _ = try await alice.sendMessageAndWait("before", to: channel.url)
-        try await eventually("bob has the channel") { await bob.cachedChannel(channel.url) != nil }
-        await bob.openChannel(channel.url)
-        _ = try await bob.latestMessages(in: channel.url)
-        let edited = try await alice.sendMessageAndWait("to be edited", to: channel.url)
-        let doomed = try await alice.sendMessageAndWait("to be deleted", to: channel.url)
-        try await eventually("bob received them") { bob.cache?.allMessages(channel.url).count == 3 }
+        try await withLocalServerBehindProxy { server, proxy, proxyPort in
+            let alice = server.client("alice")
+            let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: proxyPort)
+            let log = EventLog(bob)
+            try await alice.connect()
+            try await bob.connect()
+            let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
+            _ = try await alice.sendMessageAndWait("before", to: channel.url)
+            try await eventually("bob has the channel") { await bob.cachedChannel(channel.url) != nil }
+            await bob.openChannel(channel.url)
+            _ = try await bob.latestMessages(in: channel.url)
+            let edited = try await alice.sendMessageAndWait("to be edited", to: channel.url)
+            let doomed = try await alice.sendMessageAndWait("to be deleted", to: channel.url)
+            try await eventually("bob received them") { bob.cache?.allMessages(channel.url).count == 3 }
 
-        // Bob's network goes away while alice goes on.
-        proxy.drop()
-        _ = try await log.wait("bob reconnecting") { $0 == .reconnectStarted ? true : nil }
-        let mark = log.mark
-        for i in 1...5 {
-            _ = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "missed \(i)"])
+            // Bob's network goes away while alice goes on.
+            proxy.drop()
+            _ = try await log.wait("bob reconnecting") { $0 == .reconnectStarted ? true : nil }
+            let mark = log.mark
+            for i in 1...5 {
+                _ = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "missed \(i)"])
+            }
+            _ = try await server.platform("PUT", "/v3/group_channels/\(channel.url)/messages/\(edited.messageId)", ["message": "edited while away"])
+            _ = try await server.platform("DELETE", "/v3/group_channels/\(channel.url)/messages/\(doomed.messageId)")
+            proxy.heal()
+            let filled = try await log.wait("gap filled", after: mark) { e -> [Message]? in
+                if case .messagesFilled(let url, let ms) = e, url == channel.url { return ms }
+                return nil
+            }
+            #expect(filled.map(\.text).filter { $0.hasPrefix("missed") } == (1...5).map { "missed \($0)" })
+            _ = try await log.wait("caught up", after: mark) { $0 == .syncing(false) ? true : nil }
+            let held = try #require(bob.cache).allMessages(channel.url)
+            #expect(held.map(\.messageId) == (try await history(server, channel.url)))
+            #expect(held.first { $0.messageId == edited.messageId }?.text == "edited while away")
+            #expect(!held.contains { $0.messageId == doomed.messageId })
+            let changelog = log.all[mark...].compactMap { e -> ([Message], [Int64])? in
+                if case .messageChangelog(let url, let u, let d) = e, url == channel.url { return (u, d) }
+                return nil
+            }
+            #expect(changelog.flatMap(\.1) == [doomed.messageId])
+            #expect(changelog.flatMap(\.0).map(\.text) == ["edited while away"])
+            // Live again: the next message extends the run.
+            let live = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "live"])
+            let liveId = (live["message_id"] as? NSNumber)?.int64Value
+            try await eventually("live message cached") { bob.cache?.allMessages(channel.url).last?.messageId == liveId }
+            await alice.shutdown()
+            await bob.shutdown()
         }
-        _ = try await server.platform("PUT", "/v3/group_channels/\(channel.url)/messages/\(edited.messageId)", ["message": "edited while away"])
-        _ = try await server.platform("DELETE", "/v3/group_channels/\(channel.url)/messages/\(doomed.messageId)")
-        proxy.heal()
-        let filled = try await log.wait("gap filled", after: mark) { e -> [Message]? in
-            if case .messagesFilled(let url, let ms) = e, url == channel.url { return ms }
-            return nil
-        }
-        #expect(filled.map(\.text).filter { $0.hasPrefix("missed") } == (1...5).map { "missed \($0)" })
-        _ = try await log.wait("caught up", after: mark) { $0 == .syncing(false) ? true : nil }
-        let held = try #require(bob.cache).allMessages(channel.url)
-        #expect(held.map(\.messageId) == (try await history(server, channel.url)))
-        #expect(held.first { $0.messageId == edited.messageId }?.text == "edited while away")
-        #expect(!held.contains { $0.messageId == doomed.messageId })
-        let changelog = log.all[mark...].compactMap { e -> ([Message], [Int64])? in
-            if case .messageChangelog(let url, let u, let d) = e, url == channel.url { return (u, d) }
-            return nil
-        }
-        #expect(changelog.flatMap(\.1) == [doomed.messageId])
-        #expect(changelog.flatMap(\.0).map(\.text) == ["edited while away"])
-        // Live again: the next message extends the run.
-        let live = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "live"])
-        let liveId = (live["message_id"] as? NSNumber)?.int64Value
-        try await eventually("live message cached") { bob.cache?.allMessages(channel.url).last?.messageId == liveId }
-        await alice.shutdown()
-        await bob.shutdown()
     }
 
     @Test func moreThan300MissedIsAHugeGapThenPagingBackHasNoHoles() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         let server = try await LocalServer.start()
         defer { Task { await server.stop() } }
         let (alice, channel) = try await aliceWithChannel(server, "busy")
@@ -206,7 +199,7 @@ import Testing
     }
 
     @Test func collectionsShowTheCacheThenTheServerThenLiveChanges() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         let server = try await LocalServer.start()
         defer { Task { await server.stop() } }
         let (alice, channel) = try await aliceWithChannel(server, "crew")
@@ -297,7 +290,7 @@ final class EventLogBox<T: Sendable>: Sendable {
 
 extension OfflineEngineTests {
     @Test func messagesCutOffByALostConnectionGoAgainOnceEach() async throws {
-        let cacheDir = LocalServer.tempDirectory()
+        let cacheDir = makeTempDirectory()
         let server = try await LocalServer.start()
         defer { Task { await server.stop() } }
         let alice = cachedClient(server, "alice", cacheDir: cacheDir)
@@ -372,47 +365,40 @@ extension OfflineEngineTests {
 
 extension OfflineEngineTests {
     @Test func channelChangesWhileAwayArriveAsAChangelog() async throws {
-        let cacheDir = LocalServer.tempDirectory()
-        let server = try await LocalServer.start()
-        let proxy = FaultProxy(targetPort: server.port)
-        let proxyPort = try await proxy.start()
-        defer {
-            Task {
-                await proxy.stop()
-                await server.stop()
+        let cacheDir = makeTempDirectory()
+        try await withLocalServerBehindProxy { server, proxy, proxyPort in
+            let alice = server.client("alice")
+            try await alice.connect()
+            _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+            let keep = try await alice.createGroupChannel(name: "keep", userIds: ["bob"])
+            let doomed = try await alice.createGroupChannel(name: "doomed", userIds: ["bob"])
+            let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: proxyPort)
+            let log = EventLog(bob)
+            try await bob.connect()
+            _ = try await log.wait("first catch-up") { $0 == .syncing(false) ? true : nil }
+            #expect(Set(await bob.channels.map(\.url)) == [keep.url, doomed.url])
+            // Bob is away: one channel renamed, one deleted, a new one made.
+            proxy.drop()
+            _ = try await log.wait("bob reconnecting") { $0 == .reconnectStarted ? true : nil }
+            let mark = log.mark
+            _ = try await server.platform("PUT", "/v3/group_channels/\(keep.url)", ["name": "kept"])
+            _ = try await server.platform("DELETE", "/v3/group_channels/\(doomed.url)")
+            let fresh = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "name": "fresh"])
+            let freshUrl = try #require(fresh["channel_url"] as? String)
+            proxy.heal()
+            let change = try await log.wait("channel changelog", after: mark) { e -> ([GroupChannel], [String])? in
+                if case .channelChangelog(let u, let d) = e { return (u, d) }
+                return nil
             }
+            #expect(Set(change.0.map(\.url)) == [keep.url, freshUrl])
+            #expect(change.0.first { $0.url == keep.url }?.name == "kept")
+            #expect(change.1 == [doomed.url])
+            _ = try await log.wait("caught up", after: mark) { $0 == .syncing(false) ? true : nil }
+            #expect(Set(await bob.channels.map(\.url)) == [keep.url, freshUrl])
+            #expect(Set(bob.cache?.channels().map(\.url) ?? []) == [keep.url, freshUrl])
+            #expect(bob.cache?.value("channel_changelog_token")?.isEmpty == false)
+            await alice.shutdown()
+            await bob.shutdown()
         }
-        let alice = server.client("alice")
-        try await alice.connect()
-        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
-        let keep = try await alice.createGroupChannel(name: "keep", userIds: ["bob"])
-        let doomed = try await alice.createGroupChannel(name: "doomed", userIds: ["bob"])
-        let bob = cachedClient(server, "bob", cacheDir: cacheDir, port: proxyPort)
-        let log = EventLog(bob)
-        try await bob.connect()
-        _ = try await log.wait("first catch-up") { $0 == .syncing(false) ? true : nil }
-        #expect(Set(await bob.channels.map(\.url)) == [keep.url, doomed.url])
-        // Bob is away: one channel renamed, one deleted, a new one made.
-        proxy.drop()
-        _ = try await log.wait("bob reconnecting") { $0 == .reconnectStarted ? true : nil }
-        let mark = log.mark
-        _ = try await server.platform("PUT", "/v3/group_channels/\(keep.url)", ["name": "kept"])
-        _ = try await server.platform("DELETE", "/v3/group_channels/\(doomed.url)")
-        let fresh = try await server.platform("POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "name": "fresh"])
-        let freshUrl = try #require(fresh["channel_url"] as? String)
-        proxy.heal()
-        let change = try await log.wait("channel changelog", after: mark) { e -> ([GroupChannel], [String])? in
-            if case .channelChangelog(let u, let d) = e { return (u, d) }
-            return nil
-        }
-        #expect(Set(change.0.map(\.url)) == [keep.url, freshUrl])
-        #expect(change.0.first { $0.url == keep.url }?.name == "kept")
-        #expect(change.1 == [doomed.url])
-        _ = try await log.wait("caught up", after: mark) { $0 == .syncing(false) ? true : nil }
-        #expect(Set(await bob.channels.map(\.url)) == [keep.url, freshUrl])
-        #expect(Set(bob.cache?.channels().map(\.url) ?? []) == [keep.url, freshUrl])
-        #expect(bob.cache?.value("channel_changelog_token")?.isEmpty == false)
-        await alice.shutdown()
-        await bob.shutdown()
     }
 }

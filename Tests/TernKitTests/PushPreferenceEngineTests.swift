@@ -1,3 +1,4 @@
+import TernTestSupport
 import Testing
 
 @testable import TernKit

@@ -52,20 +52,11 @@ struct ScriptingTests {
         #expect(object["message_id"] as? Int == 5 && object["user_id"] as? String == "alice")
         let state = try #require(f.lines(for: .connectionStateChanged(.reconnecting(attempt: 1, nextAttemptAt: 6000)), now: 2000).first)
         #expect(state.contains("\"state\":\"reconnecting\"") && state.contains("\"retry_in_ms\":4000"))
-        do {
-            let ok = f.lines(for: .messagePending(m), now: 0).isEmpty
-            #expect(ok)
-        }
+        expectTrue(f.lines(for: .messagePending(m), now: 0).isEmpty)
         // A channel filter keeps only that channel's events (and connection events).
         f.channelFilter = "other"
-        do {
-            let ok = f.lines(for: .messageReceived(m), now: 0).isEmpty
-            #expect(ok)
-        }
-        do {
-            let ok = !f.lines(for: .reconnectStarted, now: 0).isEmpty
-            #expect(ok)
-        }
+        expectTrue(f.lines(for: .messageReceived(m), now: 0).isEmpty)
+        expectTrue(!f.lines(for: .reconnectStarted, now: 0).isEmpty)
     }
 
     @Test func tailText() {

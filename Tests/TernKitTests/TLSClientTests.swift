@@ -36,18 +36,14 @@ struct TLSClientTests {
             #expect(history.messages.map(\.text) == ["hello over TLS"])
 
             // A file goes up over https (with progress) and comes down again.
-            let dir = LocalServer.tempDirectory()
+            let dir = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let path = dir + "/report.txt"
             let content = Data(String(repeating: "secure ", count: 30_000).utf8)
             _ = FileManager.default.createFile(atPath: path, contents: content)
             let progress = ProgressLog()
             let id = try await alice.sendFile(path: path, to: channel.url) { sent, total in progress.add(sent, total) }
-            let sent = try await aliceLog.wait("file sent") { e -> Message? in
-                if case .messageSent(let m) = e, m.requestId == id { return m }
-                if case .messageFailed(let m) = e, m.requestId == id { return m }
-                return nil
-            }
+            let sent = try await aliceLog.outcome(of: id, "file sent")
             #expect(sent.status == .succeeded && sent.files.count == 1, "\(String(describing: sent.error))")
             #expect(progress.last?.0 == progress.last?.1 && (progress.last?.1 ?? 0) >= Int64(content.count))
             // The engine downloads from the URL the server names. ternd builds it from the request's
@@ -56,7 +52,7 @@ struct TLSClientTests {
             var secured = sent
             secured.files[0].url = secured.files[0].url.replacingOccurrences(of: "http://127.0.0.1:", with: "https://127.0.0.1:")
             #expect(secured.files[0].url.hasPrefix("https://127.0.0.1:\(server.port)/"), "\(secured.files[0].url)")
-            let downloads = LocalServer.tempDirectory()
+            let downloads = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: downloads) }
             let saved = try await bob.download(secured, to: downloads)
             #expect(saved.count == 1 && FileManager.default.contents(atPath: saved[0]) == content)
@@ -140,7 +136,7 @@ struct TLSClientTests {
     }
 
     @Test func aMissingOrBadCAFileIsAClearError() async throws {
-        let dir = LocalServer.tempDirectory()
+        let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let notPEM = dir + "/not.pem"
         _ = FileManager.default.createFile(atPath: notPEM, contents: Data("just text\n".utf8))

@@ -11,106 +11,40 @@ struct TypingTests {
 
     @Test func typersExpireTenSecondsAfterTheirLastStart() {
         var t = TypingTracker()
-        do {
-            let ok = t.start(bob, in: "c", now: 0)
-            #expect(ok)
-        }
-        do {
-            let ok = !t.start(bob, in: "c", now: 5000)
-            #expect(ok)
-        }  // still typing: not new, expiry moves
-        do {
-            let ok = t.start(carol, in: "c", now: 6000)
-            #expect(ok)
-        }
+        expectTrue(t.start(bob, in: "c", now: 0))
+        expectTrue(!t.start(bob, in: "c", now: 5000))  // still typing: not new, expiry moves
+        expectTrue(t.start(carol, in: "c", now: 6000))
         #expect(t.typers(in: "c").map(\.userId) == ["bob", "carol"])
-        do {
-            let ok = t.expire(now: 14999).isEmpty
-            #expect(ok)
-        }
+        expectTrue(t.expire(now: 14999).isEmpty)
         let gone = t.expire(now: 15000)
         #expect(gone.map(\.user.userId) == ["bob"])
         #expect(t.typers(in: "c").map(\.userId) == ["carol"])
-        do {
-            let ok = t.end("carol", in: "c") == carol
-            #expect(ok)
-        }
-        do {
-            let ok = t.end("carol", in: "c") == nil
-            #expect(ok)
-        }
+        expectTrue(t.end("carol", in: "c") == carol)
+        expectTrue(t.end("carol", in: "c") == nil)
         #expect(t.nextExpiry == nil)
     }
 
     @Test func typingThrottleSendsAtMostOncePerSecond() {
         var t = TypingThrottle()
-        do {
-            let ok = !t.end("c", now: 0)
-            #expect(ok)
-        }  // never started: no end
-        do {
-            let ok = t.start("c", now: 0)
-            #expect(ok)
-        }
-        do {
-            let ok = !t.start("c", now: 999)
-            #expect(ok)
-        }
-        do {
-            let ok = t.start("c", now: 1000)
-            #expect(ok)
-        }
-        do {
-            let ok = t.start("d", now: 1000)
-            #expect(ok)
-        }  // per channel
-        do {
-            let ok = t.end("c", now: 1100)
-            #expect(ok)
-        }
-        do {
-            let ok = !t.end("c", now: 1200)
-            #expect(ok)
-        }
-        do {
-            let ok = t.start("c", now: 1300)
-            #expect(ok)
-        }  // a new start after an end goes out at once
+        expectTrue(!t.end("c", now: 0))  // never started: no end
+        expectTrue(t.start("c", now: 0))
+        expectTrue(!t.start("c", now: 999))
+        expectTrue(t.start("c", now: 1000))
+        expectTrue(t.start("d", now: 1000))  // per channel
+        expectTrue(t.end("c", now: 1100))
+        expectTrue(!t.end("c", now: 1200))
+        expectTrue(t.start("c", now: 1300))  // a new start after an end goes out at once
     }
 
     @Test func readThrottleKeepsOneTrailingSend() {
         var r = ReadThrottle()
-        do {
-            let ok = r.request("c", now: 0) == .sendNow
-            #expect(ok)
-        }
-        do {
-            let ok = r.request("c", now: 300) == .deferred(until: 1000)
-            #expect(ok)
-        }
-        do {
-            let ok = r.request("c", now: 600) == .deferred(until: 1000)
-            #expect(ok)
-        }
-        do {
-            let ok = r.takeDue(now: 999).isEmpty
-            #expect(ok)
-        }
-        do {
-            let ok = r.takeDue(now: 1000) == ["c"]
-            #expect(ok)
-        }
-        do {
-            let ok = r.takeDue(now: 5000).isEmpty
-            #expect(ok)
-        }
-        do {
-            let ok = r.request("c", now: 1500) == .deferred(until: 2000)
-            #expect(ok)
-        }
-        do {
-            let ok = r.request("d", now: 1500) == .sendNow
-            #expect(ok)
-        }
+        expectTrue(r.request("c", now: 0) == .sendNow)
+        expectTrue(r.request("c", now: 300) == .deferred(until: 1000))
+        expectTrue(r.request("c", now: 600) == .deferred(until: 1000))
+        expectTrue(r.takeDue(now: 999).isEmpty)
+        expectTrue(r.takeDue(now: 1000) == ["c"])
+        expectTrue(r.takeDue(now: 5000).isEmpty)
+        expectTrue(r.request("c", now: 1500) == .deferred(until: 2000))
+        expectTrue(r.request("d", now: 1500) == .sendNow)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TernTestSupport
 import Testing
 
 @testable import TernServer

@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -8,12 +9,6 @@ import Testing
 /// authorization seams found, each as a regression test.
 @Suite("Audit: what outsiders and late joiners can learn", .serialized)
 struct AuditTests {
-    func session(_ s: TestServer, _ user: String) async throws -> [String: String] {
-        let (sock, login) = try await s.login(user)
-        await sock.close()
-        return ["Session-Key": login["key"] as? String ?? ""]
-    }
-
     func send(_ s: TestServer, _ channel: String, from user: String, _ text: String, parent: Int64 = 0) async throws -> Int64 {
         var body: [String: Any] = ["message_type": "MESG", "user_id": user, "message": text]
         if parent != 0 { body["parent_message_id"] = parent }
@@ -25,8 +20,7 @@ struct AuditTests {
     @Test("An anonymous request learns nothing about which channels exist: the same 403 for a real, a wrong-type and a missing channel")
     func anonymousLearnsNothing() async throws {
         try await withServer { s in
-            try await s.createUsers(["alice"])
-            let channel = try await s.createChannel(["alice"])
+            let channel = try await s.newChannel(of: ["alice"])
             var answers: [String] = []
             for path in [
                 "/v3/group_channels/\(channel)/operators", "/v3/open_channels/\(channel)/operators", "/v3/group_channels/nope_nope/operators",
@@ -58,8 +52,8 @@ struct AuditTests {
             #expect(invite.status == 200, "\(invite.text)")
             try await Task.sleep(for: .milliseconds(5))
             _ = try await send(s, channel, from: "bob", "agreed", parent: parent)
-            let carol = try await session(s, "carol")
-            let alice = try await session(s, "alice")
+            let carol = try await s.sessionHeaders("carol")
+            let alice = try await s.sessionHeaders("alice")
             let thread = "/v3/group_channels/\(channel)/messages?message_ts=0&next_limit=50&prev_limit=0&parent_message_id=\(parent)"
             // Alice, there from the start, gets the parent first.
             let forAlice = try await s.request("GET", thread, headers: alice)
@@ -93,7 +87,7 @@ struct AuditTests {
             try await s.createUsers(["alice", "bob", "mallory"])
             let channel = try await s.createChannel(["alice", "bob"])
             let real = try await send(s, channel, from: "alice", "hello")
-            let mallory = try await session(s, "mallory")
+            let mallory = try await s.sessionHeaders("mallory")
             for id in [real, real + 1000] {
                 let edit = try await s.request(
                     "PUT", "/v3/group_channels/\(channel)/messages/\(id)", body: ["message_type": "MESG", "message": "pwned"], headers: mallory)
@@ -112,7 +106,7 @@ struct AuditTests {
             try await s.createUsers(["alice", "bob", "carol"])
             let pref = try await s.request("PUT", "/v3/users/bob/channel_invitation_preference", body: ["auto_accept": false])
             #expect(pref.status == 200, "\(pref.text)")
-            let alice = try await session(s, "alice")
+            let alice = try await s.sessionHeaders("alice")
             let made = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob", "carol"]], headers: alice)
             #expect(made.status == 200, "\(made.text)")
             let url = made.json["channel_url"] as? String ?? ""
@@ -128,7 +122,7 @@ struct AuditTests {
             let channel = try await s.request("GET", "/v3/group_channels/\(url)")
             #expect(channel.json["joined_member_count"] as? Int == 2, "\(channel.text)")
             // Bob accepts and is in.
-            let bob = try await session(s, "bob")
+            let bob = try await s.sessionHeaders("bob")
             let accept = try await s.request("PUT", "/v3/group_channels/\(url)/accept", body: ["user_id": "bob"], headers: bob)
             #expect(accept.status == 200, "\(accept.text)")
             #expect(try await states(url)["bob"] == "joined")

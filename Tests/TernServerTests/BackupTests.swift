@@ -1,9 +1,9 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import TernTestSupport
 #endif
 
 /// `ternd backup` and `ternd restore` as an operator runs them, against the real `ternd` binary.
@@ -38,13 +38,13 @@ struct BackupTests {
             print("note: the SQLite backup test does not run in the PostgreSQL pass (there pg_dump holds the messages)")
             return
         }
-        guard let ternd = TerndProcess.binary else { throw TestFailure("no ternd") }
+        guard let ternd = TerndChild.binary else { throw TestFailure("no ternd") }
         let dir = makeTempDirectory()
         let backup = makeTempDirectory() + "/backup"
         let restored = makeTempDirectory() + "/data"
         defer { for d in [dir, backup, restored] { try? FileManager.default.removeItem(atPath: d) } }
-        let server = try TerndProcess.start(dataDirectory: dir)
-        defer { _ = server.stop() }  // stopped by its PID whatever fails (stopping twice is harmless)
+        let server = try await TerndChild.start(dataDirectory: dir, followingTestDatabase: true)
+        defer { server.stopBlocking() }  // stopped by its PID whatever fails (stopping twice is harmless)
         let base = "http://127.0.0.1:\(server.port)"
         let http = HTTPHelper(base: base, token: server.apiToken)
         for u in ["p1", "p2"] { _ = try await http.call("POST", "/v3/users", ["user_id": u, "nickname": u, "profile_url": ""]) }
@@ -78,7 +78,7 @@ struct BackupTests {
         // Not over a running server's directory, and not over data without --force.
         let live = try await runTool([ternd, "restore", "--from", backup, "--data-dir", dir], env: [:])
         #expect(live.0 != 0 && live.1.contains("in use by another ternd"), "\(live.1)")
-        _ = server.stop()
+        await server.stop()
         let full = try await runTool([ternd, "restore", "--from", backup, "--data-dir", dir], env: [:])
         #expect(full.0 != 0 && full.1.contains("already holds data") && full.1.contains("--force"), "\(full.1)")
 
@@ -86,8 +86,8 @@ struct BackupTests {
         #expect(done.0 == 0, "\(done.1)")
         let mode = (try FileManager.default.attributesOfItem(atPath: restored)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o700)
-        let again = try TerndProcess.start(dataDirectory: restored, apiToken: server.apiToken)
-        defer { _ = again.stop() }
+        let again = try await TerndChild.start(dataDirectory: restored, apiToken: server.apiToken, followingTestDatabase: true)
+        defer { again.stopBlocking() }
         let ts = Int(Date().timeIntervalSince1970 * 1000) + 60_000
         let r = try await HTTPHelper(base: "http://127.0.0.1:\(again.port)", token: server.apiToken)
             .call("GET", "/v3/group_channels/\(channel)/messages?message_ts=\(ts)&prev_limit=200&next_limit=0", nil)

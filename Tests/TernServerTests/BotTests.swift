@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -11,8 +12,7 @@ struct BotTests {
         let receiver = try await HookReceiver()
         defer { Task { await receiver.stop() } }
         try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let made = try await s.request(
                 "POST", "/v3/bots",
                 body: ["bot_userid": "helper", "bot_nickname": "Helper", "bot_callback_url": receiver.url, "bot_type": "assistant"])

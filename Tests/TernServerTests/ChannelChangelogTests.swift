@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -53,10 +54,7 @@ struct ChannelChangelogTests {
     @Test("Updated: a message, a rename, a join, a read, a hide, an operator, a mute; deleted: a leave, a ban, a deletion; back again: updated")
     func eachKindOfChange() async throws {
         let clock = StillClock()
-        try await withServer({
-            $0.maxMessagesPerSecond = 0
-            $0.clock = clock
-        }) { s in
+        try await withServer(clock: clock) { s in
             try await s.createUsers(["alice", "bob", "carol", "dave"])
             let a = try await s.createChannel(["alice", "bob"], name: "a")
             let pub = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob"], "is_public": true, "name": "p"])
@@ -127,10 +125,7 @@ struct ChannelChangelogTests {
     @Test("Pages: oldest change first, changes of one millisecond in URL order, each once; change_ts and token agree")
     func pagingThroughTies() async throws {
         let clock = StillClock()
-        try await withServer({
-            $0.maxMessagesPerSecond = 0
-            $0.clock = clock
-        }) { s in
+        try await withServer(clock: clock) { s in
             try await s.createUsers(["alice", "bob"])
             let left = try await s.createChannel(["alice", "bob"], name: "left")
             clock.advance(ms: 10)
@@ -189,10 +184,7 @@ struct ChannelChangelogTests {
     @Test("Filters: custom_types, show_empty, show_frozen; open channels never; empty arrays always present")
     func filters() async throws {
         let clock = StillClock()
-        try await withServer({
-            $0.maxMessagesPerSecond = 0
-            $0.clock = clock
-        }) { s in
+        try await withServer(clock: clock) { s in
             try await s.createUsers(["alice", "bob"])
             clock.advance(ms: 10)
             let t = clock.nowMs()

@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernServer

@@ -28,7 +28,7 @@ struct ClusterTests {
             config.databaseURL = db
             config.nodeId = "node-\(i)-\(UUID().uuidString.prefix(6))"
             configure(&config)
-            nodes.append(TestServer(server: try await InProcessServer.start(config), apiToken: token, dataDirectory: dir))
+            nodes.append(try await InProcessServer.start(config))
         }
         return nodes
     }
@@ -374,18 +374,27 @@ struct ClusterTests {
         return (proxy, database.replacingOccurrences(of: "127.0.0.1:\(postgresPort)/", with: "127.0.0.1:\(port)/"))
     }
 
+    enum Node { case a, b }
+
+    /// Nodes A and B (started in that order) on a new database of the shared cluster, `proxying`
+    /// one of them through a fault proxy to PostgreSQL, the other directly.
+    static func twoNodes(proxying node: Node) async throws -> (a: TestServer, b: TestServer, proxy: FaultProxy) {
+        let cluster = try await PostgresTestCluster.shared()
+        let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
+        let (proxy, viaProxy) = try await proxied(db, postgresPort: cluster.port)
+        let a = try await startNodes(1, database: node == .a ? viaProxy : db)[0]
+        let b = try await startNodes(1, database: node == .b ? viaProxy : db)[0]
+        return (a, b, proxy)
+    }
+
     static func messageIds(_ frames: [[String: Any]], reqIds: Bool) -> [Int64] {
         frames.filter { ($0["req_id"] != nil) == reqIds }.compactMap { ($0["message_id"] as? NSNumber)?.int64Value }
     }
 
     @Test("A message whose COMMIT answer node A never hears (its link cut right after the COMMIT) reaches A's own members once, as it reaches B's")
     func commitAnswerLost() async throws {
-        let cluster = try await PostgresTestCluster.shared()
-        let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
         // Node A talks to PostgreSQL through a proxy that can cut its link; node B directly.
-        let (proxy, viaProxy) = try await Self.proxied(db, postgresPort: cluster.port)
-        let a = try await Self.startNodes(1, database: viaProxy)[0]
-        let b = try await Self.startNodes(1, database: db)[0]
+        let (a, b, proxy) = try await Self.twoNodes(proxying: .a)
         do {
             try await a.createUsers(["alice", "bob", "carol"])
             let url = try await a.createChannel(["alice", "bob", "carol"])
@@ -504,11 +513,9 @@ struct ClusterTests {
         let a = try await Self.startNodes(1, database: db)[0]
         let dirB = makeTempDirectory()
         let token = a.apiToken
-        let b = try await PostgresTestCluster.offPool {
-            try TerndProcess.start(dataDirectory: dirB, apiToken: token, extra: ["--database", db, "--node-id", "killed-b"])
-        }
+        let b = try await TerndChild.start(dataDirectory: dirB, apiToken: token, extra: ["--database", db, "--node-id", "killed-b"])
         var killed = false
-        defer { if !killed { _ = b.stop() } }
+        defer { if !killed { b.stopBlocking() } }
         do {
             try await a.createUsers(["alice", "bob", "carol"])
             let url = try await a.createChannel(["alice", "bob", "carol"])
@@ -528,7 +535,7 @@ struct ClusterTests {
             #expect(live == (1...10).map { "m\($0)" })
             let lastTs = (bob.all("MESG").last?["created_at"] as? NSNumber)?.int64Value ?? 0
             // Node B dies without a word.
-            _ = try await PostgresTestCluster.offPool { b.stop(signal: SIGKILL) }
+            await b.stop(SIGKILL)
             killed = true
             #expect(await bob.waitClosed(), "bob's socket on the dead node closes")
             for i in 11...20 { alice.send("MESG", ["channel_url": url, "message": "m\(i)", "req_id": "a\(i)"]) }

@@ -5,13 +5,13 @@ import NIOCore
 import NIOWebSocket
 import Synchronization
 import TernProtocol
+import TernServer
+import TernTestSupport
 import Testing
 import WSClient
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import TernTestSupport
-import TernServer
 #endif
 
 /// A plain TCP socket for probing the server as an attacker would: it sends what it is told and
@@ -20,19 +20,7 @@ final class RawSocket {
     let fd: Int32
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let r = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard r == 0 else {
-            close(fd)
-            throw TestFailure("connect: \(errno)")
-        }
+        fd = try connectLoopback(port: port)
     }
 
     deinit { close(fd) }
@@ -97,9 +85,10 @@ struct ConnectionGuardTests {
     func descriptorExhaustion() async throws {
         let dir = makeTempDirectory()
         // A long handshake timeout: the flood stays until the gate makes room.
-        let server = try TerndProcess.start(dataDirectory: dir, extra: ["--handshake-timeout", "60"], openFileLimit: 64)
+        let server = try await TerndChild.start(
+            dataDirectory: dir, extra: ["--handshake-timeout", "60"], openFileLimit: 64, followingTestDatabase: true)
         defer {
-            _ = server.stop()
+            server.stopBlocking()
             try? FileManager.default.removeItem(atPath: dir)
         }
         var flood: [RawSocket] = []

@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -9,8 +10,7 @@ struct ContentFilterTests {
     @Test("Filters replace or refuse: keywords with wildcards, regular expressions, domains; by custom type and globally")
     func filters() async throws {
         try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let plain = try await s.createChannel(["alice", "bob"])
+            let plain = try await s.newChannel(of: ["alice", "bob"])
             let kids = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob"], "custom_type": "kids"])
             let kidsUrl = kids.json["channel_url"] as? String ?? ""
             func send(_ url: String, _ text: String) async throws -> TestServer.HTTPResult {

@@ -94,8 +94,7 @@ struct FaultProxyFaultTests {
     @Test("A WebSocket through the proxy: LOGI; a stall holds a MESG until healed; delay keeps order; reset closes; drop refuses")
     func webSocketFaults() async throws {
         try await withProxy { s, proxy, port in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let bob = socket(port, "bob")
             #expect(await bob.next("LOGI")?["key"] as? String != nil)
             #expect(proxy.openConnections == 1)
@@ -184,21 +183,9 @@ final class RawConnection: @unchecked Sendable {
     let fd: Int32
 
     init(port: Int) throws {
-        fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let fd = self.fd
-        let r = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard r == 0 else {
-            Glibc.close(fd)
-            throw TestFailure("connect: errno \(errno)")
+        fd = try connectLoopback(port: port) { fd in
+            var timeout = timeval(tv_sec: 20, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
     }
 

@@ -14,12 +14,6 @@ struct HardeningTests {
 
     func enc(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? s }
 
-    func session(_ s: TestServer, _ user: String) async throws -> [String: String] {
-        let (sock, login) = try await s.login(user)
-        await sock.close()
-        return ["Session-Key": login["key"] as? String ?? ""]
-    }
-
     @Test("Identity: an id in another normalisation form is refused everywhere it comes in, never taken for the user it looks like")
     func oneIdentityPerId() async throws {
         #expect(Self.nfc == Self.nfd, "Swift calls them equal: the reason for the rule")
@@ -42,10 +36,10 @@ struct HardeningTests {
             #expect(ids.filter { $0 == Self.nfc }.count == 1, "one rené, stored once")
 
             // 2. Acting on the user by the other spelling is refused, whoever asks.
-            let mallory = try await session(s, "mallory")
+            let mallory = try await s.sessionHeaders("mallory")
             let rename = try await s.request("PUT", "/v3/users/\(enc(Self.nfd))", body: ["nickname": "owned"], headers: mallory)
             #expect(rename.status == 400 && rename.json["code"] as? Int == 400111, "\(rename.text)")
-            let rene = try await session(s, Self.nfc)
+            let rene = try await s.sessionHeaders(Self.nfc)
             for (method, path, body) in [
                 ("PUT", "/v3/users/\(enc(Self.nfd))", ["nickname": "x"] as [String: Any]),
                 ("PUT", "/v3/users/\(enc(Self.nfd))/metadata", ["metadata": ["k": "v"]]),
@@ -102,8 +96,7 @@ struct HardeningTests {
             let id = try await s.request("POST", "/v3/users", body: ["user_id": longId])
             #expect(id.json["code"] as? Int == 400305, "\(id.text.prefix(200))")
 
-            try await s.createUsers(["alice", "bob"])
-            let channel = try await s.createChannel(["alice", "bob"])
+            let channel = try await s.newChannel(of: ["alice", "bob"])
             let sent = try await s.request(
                 "POST", "/v3/group_channels/\(channel)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": zalgo])
             #expect(sent.status == 400 && sent.json["code"] as? Int == 400110, "\(sent.text.prefix(200))")
@@ -137,8 +130,7 @@ struct HardeningTests {
     @Test("Deactivation ends every session at once: REST refuses the key (400300) and the open socket is told and closed")
     func deactivationEndsSessions() async throws {
         try await withServer { s in
-            try await s.createUsers(["alice", "bob"])
-            let channel = try await s.createChannel(["alice", "bob"])
+            let channel = try await s.newChannel(of: ["alice", "bob"])
             let (sock, login) = try await s.login("alice")
             let key = ["Session-Key": login["key"] as? String ?? ""]
             let before = try await s.request("GET", "/v3/group_channels/\(channel)", headers: key)
@@ -194,10 +186,7 @@ struct HardeningTests {
     @Test("A session ends with the token it was made from, and an expired token cannot refresh it over the socket")
     func tokenExpiryEndsSessions() async throws {
         let clock = StillClock()
-        try await withServer({
-            $0.requireAccessToken = true
-            $0.clock = clock
-        }) { s in
+        try await withServer(clock: clock, { $0.requireAccessToken = true }) { s in
             _ = try await s.request("POST", "/v3/users", body: ["user_id": "alice"])
             let expiresAt = clock.nowMs() + 60_000
             let issued = try await s.request("POST", "/v3/users/alice/token", body: ["expires_at": expiresAt])
@@ -220,14 +209,15 @@ struct HardeningTests {
 
     @Test("Flood limits hold on REST with a Session-Key (500910, 429) and for edits; the Platform API is not limited")
     func floodLimitsOnEveryTransport() async throws {
-        try await withServer({
-            $0.maxMessagesPerSecond = 5
-            $0.linkPreviews = false
-            $0.clock = StillClock()
-        }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let channel = try await s.createChannel(["alice", "bob"])
-            let key = try await session(s, "alice")
+        try await withServer(
+            clock: StillClock(),
+            {
+                $0.maxMessagesPerSecond = 5
+                $0.linkPreviews = false
+            }
+        ) { s in
+            let channel = try await s.newChannel(of: ["alice", "bob"])
+            let key = try await s.sessionHeaders("alice")
             var statuses: [Int] = []
             var ids: [Int64] = []
             for i in 0..<8 {
@@ -277,8 +267,7 @@ struct HardeningTests {
     @Test("Fuzzing a live server: mutated JSON bodies and frames get 4xx or EROR, never a 500 or a crash, and honest clients go on")
     func fuzzLiveServer() async throws {
         try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob", "carol"])
-            let channel = try await s.createChannel(["alice", "bob", "carol"])
+            let channel = try await s.newChannel(of: ["alice", "bob", "carol"])
             let bodies: [(String, String, String)] = [
                 ("POST", "/v3/users", #"{"user_id":"u1","nickname":"n","profile_url":"","metadata":{"a":"b"},"issue_access_token":true}"#),
                 ("POST", "/v3/group_channels", #"{"user_ids":["alice","bob"],"name":"x","is_distinct":false,"custom_type":"t","data":"{}"}"#),

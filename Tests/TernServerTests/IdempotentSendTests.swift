@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -13,8 +14,7 @@ struct IdempotentSendTests {
         let dir = makeTempDirectory()
         var s = try await TestServer.start(dataDirectory: dir)
         do {
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             var (alice, _) = try await s.login("alice")
             var (bob, _) = try await s.login("bob")
             alice.send("MESG", ["channel_url": url, "message": "once", "req_id": "rq-once"])

@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -61,8 +62,7 @@ struct MessageChangeTests {
     @Test("Delete: DELM to every member, the deleter included; the last message moves back; others refused")
     func delete() async throws {
         try await withServer { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, logi) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
             let key = logi["key"] as? String ?? ""
@@ -89,8 +89,7 @@ struct MessageChangeTests {
     @Test("Threads: replies update thread_info (MTHD), list by parent with the parent first, reply types filter history")
     func threads() async throws {
         try await withServer { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
             alice.send("MESG", ["channel_url": url, "message": "parent", "req_id": "p"])

@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -9,8 +10,7 @@ struct MetricsTests {
     @Test("Advanced metrics count today's messages, senders and channels; a filtered message's original is kept for the Platform API")
     func metricsAndModeratedMessages() async throws {
         try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let a = try await s.createChannel(["alice", "bob"])
+            let a = try await s.newChannel(of: ["alice", "bob"])
             let b = try await s.createChannel(["alice", "bob"])
             _ = try await s.request("PUT", "/v3/applications/settings_global", body: ["profanity_filter": ["keywords": ["darn"], "type": 1]])
             var ids: [Int64] = []

@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -9,8 +10,7 @@ struct MigrationTests {
     @Test("Migrated messages keep their times and appear in history in order; no unread count moves; the last message only moves forward")
     func migration() async throws {
         try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let live = try await s.request(
                 "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "live now"])
             #expect(live.status == 200)

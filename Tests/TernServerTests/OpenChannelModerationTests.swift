@@ -1,26 +1,14 @@
 import Foundation
 import Synchronization
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
 
-/// A clock that stands still unless moved (the open-channel broadcast limit counts per second).
-final class StillClock: ServerClock {
-    let now = Mutex<Int64>(1_800_000_000_000)
-    func nowMs() -> Int64 { now.withLock { $0 } }
-    func advance(ms: Int64) { now.withLock { $0 += ms } }
-}
-
 /// BRIEF §5 F6 (open channels), F7 (moderation) and the user rules of F1 on the server.
 @Suite("Open channels, moderation, reports and users", .serialized)
 struct OpenChannelModerationTests {
-    func session(_ s: TestServer, _ user: String) async throws -> [String: String] {
-        let (sock, login) = try await s.login(user)
-        await sock.close()
-        return ["Session-Key": login["key"] as? String ?? ""]
-    }
-
     @Test("Open channels: create with operators, get, list filters, update and delete by operators only, freeze through the Platform API only")
     func openChannelLifecycle() async throws {
         try await withServer { s in
@@ -34,7 +22,7 @@ struct OpenChannelModerationTests {
             let dup = try await s.request("POST", "/v3/open_channels", body: ["channel_url": "lobby_1"])
             #expect(dup.status == 400 && dup.json["code"] as? Int == 400202)
             // The SDK names operators `operators`.
-            let bobKey = try await session(s, "bob")
+            let bobKey = try await s.sessionHeaders("bob")
             let mine = try await s.request("POST", "/v3/open_channels", body: ["name": "Bob's", "operators": ["bob"]], headers: bobKey)
             #expect(mine.status == 200 && (mine.json["operators"] as? [[String: Any]])?.first?["user_id"] as? String == "bob")
             let bobUrl = mine.json["channel_url"] as? String ?? ""
@@ -56,10 +44,10 @@ struct OpenChannelModerationTests {
             #expect((try await s.request("GET", "/v3/open_channels?url_contains=lobby").json["channels"] as? [Any])?.count == 1)
             #expect((try await s.request("GET", "/v3/group_channels?limit=100").json["channels"] as? [[String: Any]])?.count == 1)
             // Update and delete: operators only.
-            let carolKey = try await session(s, "carol")
+            let carolKey = try await s.sessionHeaders("carol")
             let refused = try await s.request("PUT", "/v3/open_channels/lobby_1", body: ["name": "x"], headers: carolKey)
             #expect(refused.status == 403 && refused.json["code"] as? Int == 400108)
-            let aliceKey = try await session(s, "alice")
+            let aliceKey = try await s.sessionHeaders("alice")
             let renamed = try await s.request("PUT", "/v3/open_channels/lobby_1", body: ["name": "Hall"], headers: aliceKey)
             #expect(renamed.json["name"] as? String == "Hall")
             #expect(try await s.request("DELETE", "/v3/open_channels/lobby_1", headers: carolKey).json["code"] as? Int == 400108)
@@ -130,11 +118,7 @@ struct OpenChannelModerationTests {
     @Test("At most N messages a second are broadcast in an open channel; the rest are stored and reach operators only")
     func broadcastLimit() async throws {
         let clock = StillClock()
-        try await withServer({
-            $0.clock = clock
-            $0.openChannelMessagesPerSecond = 2
-            $0.maxMessagesPerSecond = 0
-        }) { s in
+        try await withServer(clock: clock, { $0.openChannelMessagesPerSecond = 2 }) { s in
             try await s.createUsers(["op", "viewer", "talker"])
             _ = try await s.request("POST", "/v3/open_channels", body: ["channel_url": "stream", "operator_ids": ["op"]])
             var socks: [TestSocket] = []
@@ -171,7 +155,7 @@ struct OpenChannelModerationTests {
             let url = r.json["channel_url"] as? String ?? ""
             let (bob, login) = try await s.login("bob")
             let bobKey = ["Session-Key": login["key"] as? String ?? ""]
-            let aliceKey = try await session(s, "alice")
+            let aliceKey = try await s.sessionHeaders("alice")
             let refused = try await s.request("POST", "/v3/group_channels/\(url)/operators", body: ["operator_ids": ["bob"]], headers: bobKey)
             #expect(refused.json["code"] as? Int == 400108)
             let outsider = try await s.request("POST", "/v3/group_channels/\(url)/operators", body: ["operator_ids": ["dave"]], headers: aliceKey)
@@ -214,7 +198,7 @@ struct OpenChannelModerationTests {
             let (bob, _) = try await s.login("bob")
             let (carol, carolLogin) = try await s.login("carol")
             let carolKey = ["Session-Key": carolLogin["key"] as? String ?? ""]
-            let aliceKey = try await session(s, "alice")
+            let aliceKey = try await s.sessionHeaders("alice")
             #expect(
                 try await s.request("POST", "/v3/group_channels/\(url)/ban", body: ["user_id": "bob", "seconds": 60], headers: carolKey)
                     .json["code"] as? Int == 400108)
@@ -247,7 +231,7 @@ struct OpenChannelModerationTests {
             clock.advance(seconds: 86_400 * 365)
             #expect(try await s.request("PUT", "/v3/group_channels/\(url)/join", body: ["user_id": "bob"]).json["code"] as? Int == 400750)
             // (a year on, alice's session key has expired: she signs in again)
-            let aliceAgain = try await session(s, "alice")
+            let aliceAgain = try await s.sessionHeaders("alice")
             #expect(try await s.request("DELETE", "/v3/group_channels/\(url)/ban/bob", headers: aliceAgain).status == 200)
             #expect(await carol.next("SYEV") { $0["cat"] as? Int == 10600 } != nil)
             #expect(try await s.request("PUT", "/v3/group_channels/\(url)/join", body: ["user_id": "bob"]).status == 200)
@@ -304,7 +288,7 @@ struct OpenChannelModerationTests {
                 _ = await x.next("ENTR")
                 socks[u] = x
             }
-            let opKey = try await session(s, "op")
+            let opKey = try await s.sessionHeaders("op")
             #expect(
                 try await s.request("POST", "/v3/open_channels/arena/ban", body: ["user_id": "bob", "seconds": -1], headers: opKey).status == 200)
             #expect(await socks["bob"]!.next("SYEV") { $0["cat"] as? Int == 10601 } != nil)
@@ -323,11 +307,10 @@ struct OpenChannelModerationTests {
     @Test("Reports of a message, a user and a channel: categories checked, stored with the message as it was, listed by the Platform API")
     func reports() async throws {
         try await withServer { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let sent = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["user_id": "bob", "message": "buy now"])
             let id = sent.json["message_id"] as? Int ?? 0
-            let aliceKey = try await session(s, "alice")
+            let aliceKey = try await s.sessionHeaders("alice")
             let bad = try await s.request(
                 "POST", "/v3/report/group_channels/\(url)/messages/\(id)", body: ["report_category": "rude"], headers: aliceKey)
             #expect(bad.json["code"] as? Int == 400111)
@@ -392,7 +375,7 @@ struct OpenChannelModerationTests {
             try await s.createUsers(["alice", "bob", "carol", "dave"])
             _ = try await s.request("POST", "/v3/users/alice/block", body: ["target_id": "bob"])
             _ = try await s.request("POST", "/v3/users/dave/block", body: ["target_id": "alice"])
-            let aliceKey = try await session(s, "alice")
+            let aliceKey = try await s.sessionHeaders("alice")
             let r = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob", "carol", "dave"]], headers: aliceKey)
             let members = (r.json["members"] as? [[String: Any]])?.compactMap { $0["user_id"] as? String }.sorted()
             #expect(members == ["alice", "carol"])
@@ -424,7 +407,7 @@ struct OpenChannelModerationTests {
             let all = try await s.request("GET", path)
             #expect(all.json as NSDictionary == ["team": "green", "city": "x"] as NSDictionary)
             #expect((try await s.request("GET", "/v3/users/m1").json["metadata"] as? [String: String]) == ["team": "green", "city": "x"])
-            let other = try await session(s, "m2")
+            let other = try await s.sessionHeaders("m2")
             #expect(try await s.request("POST", path, body: ["metadata": ["k": "v"]], headers: other).json["code"] as? Int == 400108)
             #expect(try await s.request("DELETE", path).status == 200)
             #expect((try await s.request("GET", path).json as NSDictionary).count == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -66,8 +67,7 @@ struct PlatformAPITests {
     @Test("Platform typing indicators reach the other members as SYEV 10900 / 10901 from the typer")
     func platformTyping() async throws {
         try await withServer { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (bob, _) = try await s.login("bob")
             let start = try await s.request("POST", "/v3/group_channels/\(url)/typing", body: ["user_ids": ["alice"]])
             #expect(start.status == 200 && start.text.hasPrefix("{"), "\(start.text)")
@@ -141,8 +141,7 @@ struct PlatformAPITests {
         let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try await withServer({ $0.dataDirectory = dir }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             for (user, token) in [("alice", "t1"), ("alice", "t2"), ("bob", "t1")] {
                 let r = try await s.request("POST", "/v3/users/\(user)/push/gcm", body: ["gcm_reg_token": token])
                 #expect(r.status == 200 && r.json["token"] as? String == token, "\(r.text)")

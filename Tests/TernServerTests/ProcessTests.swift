@@ -1,11 +1,11 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernServer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import TernTestSupport
 #endif
 
 /// Tests against the real `ternd` binary.
@@ -39,22 +39,22 @@ struct ProcessTests {
     func acknowledgedMessagesSurvive() async throws {
         let dir = makeTempDirectory()
         for signal in [SIGTERM, SIGKILL] {
-            let first = try TerndProcess.start(dataDirectory: dir)
+            let first = try await TerndChild.start(dataDirectory: dir, followingTestDatabase: true)
             let (channel, acked) = try await sendAcknowledged(port: first.port, apiToken: first.apiToken, count: 40)
             #expect(acked.count == 40)
-            let status = first.stop(signal: signal)
+            let status = await first.stop(signal)
             if signal == SIGTERM { #expect(status == 0, "graceful shutdown exits 0") }
-            let second = try TerndProcess.start(dataDirectory: dir)
+            let second = try await TerndChild.start(dataDirectory: dir, followingTestDatabase: true)
             let stored = try await storedIds(port: second.port, apiToken: second.apiToken, channel: channel)
             #expect(Set(acked).isSubset(of: stored), "acknowledged messages lost after signal \(signal)")
-            _ = second.stop()
+            await second.stop()
         }
     }
 
     @Test("Without --api-token a token is generated into the data dir with mode 0600 and required")
     func generatedApiToken() async throws {
         let dir = makeTempDirectory()
-        guard let binary = TerndProcess.binary else { throw TestFailure("no ternd") }
+        guard let binary = TerndChild.binary else { throw TestFailure("no ternd") }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["serve", "--port", "0", "--data-dir", dir]
@@ -85,7 +85,7 @@ struct ProcessTests {
 
     @Test("ternd refuses a non-loopback address without --require-access-token or --insecure")
     func refusesOpenNonLoopback() throws {
-        guard let binary = TerndProcess.binary else { throw TestFailure("no ternd") }
+        guard let binary = TerndChild.binary else { throw TestFailure("no ternd") }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", makeTempDirectory(), "--api-token", "t"]
@@ -101,23 +101,9 @@ struct ProcessTests {
 
     @Test("The official Python Platform SDK (sendbird-platform-sdk) drives ternd: users, channels, messages, unread counts")
     func pythonPlatformSDK() async throws {
-        let hasSDK = Process()
-        hasSDK.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        hasSDK.arguments = ["python3", "-c", "import sendbird_platform_sdk"]
-        hasSDK.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try hasSDK.run()
-        hasSDK.waitUntilExit()
-        if hasSDK.terminationStatus != 0 {
-            // CI installs it (.ci/run); elsewhere say how.
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("sendbird-platform-sdk is not installed: pip install sendbird-platform-sdk==2.1.5")
-            } else {
-                print("skipping: pip install sendbird-platform-sdk==2.1.5 to run the Python Platform SDK conformance test")
-            }
-            return
-        }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
-        defer { _ = server.stop() }
+        guard try pythonPlatformSDKInstalled(for: "the Python Platform SDK conformance test") else { return }
+        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
+        defer { server.stopBlocking() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_test.py").path
         let (status, output) = try await runTool(
             ["python3", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken])
@@ -127,23 +113,9 @@ struct ProcessTests {
 
     @Test("Every operation of the official Python Platform SDK (sendbird-platform-sdk 2.1.5) succeeds through the SDK, except its short allow-list")
     func pythonPlatformSDKEveryOperation() async throws {
-        let hasSDK = Process()
-        hasSDK.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        hasSDK.arguments = ["python3", "-c", "import sendbird_platform_sdk"]
-        hasSDK.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try hasSDK.run()
-        hasSDK.waitUntilExit()
-        if hasSDK.terminationStatus != 0 {
-            // CI installs it (.ci/run); elsewhere say how.
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("sendbird-platform-sdk is not installed: pip install sendbird-platform-sdk==2.1.5")
-            } else {
-                print("skipping: pip install sendbird-platform-sdk==2.1.5 to run the every-operation Python Platform SDK test")
-            }
-            return
-        }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
-        defer { _ = server.stop() }
+        guard try pythonPlatformSDKInstalled(for: "the every-operation Python Platform SDK test") else { return }
+        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
+        defer { server.stopBlocking() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_every_operation.py").path
         let (status, output) = try await runTool(
             ["python3", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken])
@@ -153,21 +125,48 @@ struct ProcessTests {
 }
 
 extension ProcessTests {
-    @Test("The legacy official Python Platform SDK (0.0.16, the last with bans, mutes and reports) drives ternd's moderation")
-    func pythonModerationSDK() async throws {
+    /// Whether the official Python Platform SDK (2.1.5) imports. Without it: an issue on CI (which
+    /// installs it, .ci/run), a printed note naming `purpose` elsewhere.
+    func pythonPlatformSDKInstalled(for purpose: String) throws -> Bool {
+        let hasSDK = Process()
+        hasSDK.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        hasSDK.arguments = ["python3", "-c", "import sendbird_platform_sdk"]
+        hasSDK.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try hasSDK.run()
+        hasSDK.waitUntilExit()
+        if hasSDK.terminationStatus == 0 { return true }
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            Issue.record("sendbird-platform-sdk is not installed: pip install sendbird-platform-sdk==2.1.5")
+        } else {
+            print("skipping: pip install sendbird-platform-sdk==2.1.5 to run \(purpose)")
+        }
+        return false
+    }
+
+    /// The legacy official Python Platform SDK (0.0.16) when it is installed (`SENDBIRD_PY_LEGACY`,
+    /// or the cache). Without it, nil: an issue on CI (which installs it, .ci/run), a printed note
+    /// elsewhere; each message is made from the directory it looked in.
+    func legacyPythonSDK(onCI: (String) -> String, elsewhere: (String) -> String) -> String? {
         let env = ProcessInfo.processInfo.environment
         let legacy = env["SENDBIRD_PY_LEGACY"] ?? (NSHomeDirectory() + "/.cache/tern/sendbird-py-0.0.16")
-        guard FileManager.default.fileExists(atPath: legacy + "/sendbird_platform_sdk/api/report_api.py") else {
-            // CI installs it (.ci/run); elsewhere say how.
-            if env["CI"] != nil {
-                Issue.record("the legacy SDK is not in \(legacy): pip install --target \(legacy) sendbird-platform-sdk==0.0.16")
-            } else {
-                print("skipping: pip install --target \(legacy) sendbird-platform-sdk==0.0.16 to run the moderation conformance test")
-            }
-            return
+        if FileManager.default.fileExists(atPath: legacy + "/sendbird_platform_sdk/api/report_api.py") { return legacy }
+        if env["CI"] != nil {
+            Issue.record(Comment(rawValue: onCI(legacy)))
+        } else {
+            print(elsewhere(legacy))
         }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
-        defer { _ = server.stop() }
+        return nil
+    }
+
+    @Test("The legacy official Python Platform SDK (0.0.16, the last with bans, mutes and reports) drives ternd's moderation")
+    func pythonModerationSDK() async throws {
+        guard
+            let legacy = legacyPythonSDK(
+                onCI: { "the legacy SDK is not in \($0): pip install --target \($0) sendbird-platform-sdk==0.0.16" },
+                elsewhere: { "skipping: pip install --target \($0) sendbird-platform-sdk==0.0.16 to run the moderation conformance test" })
+        else { return }
+        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
+        defer { server.stopBlocking() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_moderation_test.py").path
         let (status, output) = try await runTool(
             ["python3", script],
@@ -178,20 +177,15 @@ extension ProcessTests {
 
     @Test("Every operation of the legacy official Python Platform SDK (0.0.16) succeeds through the SDK, except those allow-listed")
     func pythonLegacyPlatformSDKEveryOperation() async throws {
-        let env = ProcessInfo.processInfo.environment
-        let legacy = env["SENDBIRD_PY_LEGACY"] ?? (NSHomeDirectory() + "/.cache/tern/sendbird-py-0.0.16")
-        guard FileManager.default.fileExists(atPath: legacy + "/sendbird_platform_sdk/api/report_api.py") else {
-            // CI installs it (.ci/run); elsewhere say how.
-            if env["CI"] != nil {
-                Issue.record("the legacy SDK is not in \(legacy): pip install --target \(legacy) sendbird-platform-sdk==0.0.16")
-            } else {
-                print("skipping: pip install --target \(legacy) sendbird-platform-sdk==0.0.16 to run the legacy every-operation test")
-            }
-            return
-        }
+        guard
+            let legacy = legacyPythonSDK(
+                onCI: { "the legacy SDK is not in \($0): pip install --target \($0) sendbird-platform-sdk==0.0.16" },
+                elsewhere: { "skipping: pip install --target \($0) sendbird-platform-sdk==0.0.16 to run the legacy every-operation test" })
+        else { return }
         // A translation provider, so translate_message_into_other_languages has one (Sendbird translates itself).
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory(), extra: ["--translation-command", "tr a-z A-Z"])
-        defer { _ = server.stop() }
+        let server = try await TerndChild.start(
+            dataDirectory: makeTempDirectory(), extra: ["--translation-command", "tr a-z A-Z"], followingTestDatabase: true)
+        defer { server.stopBlocking() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "Python/platform_sdk_every_operation_legacy.py"
         ).path
@@ -204,18 +198,12 @@ extension ProcessTests {
 
     @Test("Every Platform API endpoint of both official Python SDKs is answered, except exactly those listed as pending")
     func everyPlatformEndpoint() async throws {
-        let env = ProcessInfo.processInfo.environment
-        let legacy = env["SENDBIRD_PY_LEGACY"] ?? (NSHomeDirectory() + "/.cache/tern/sendbird-py-0.0.16")
-        guard FileManager.default.fileExists(atPath: legacy + "/sendbird_platform_sdk/api/report_api.py") else {
-            if env["CI"] != nil {
-                Issue.record("the legacy SDK is not in \(legacy)")
-            } else {
-                print("skipping: the legacy Python SDK is not installed")
-            }
-            return
-        }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory())
-        defer { _ = server.stop() }
+        guard
+            let legacy = legacyPythonSDK(
+                onCI: { "the legacy SDK is not in \($0)" }, elsewhere: { _ in "skipping: the legacy Python SDK is not installed" })
+        else { return }
+        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
+        defer { server.stopBlocking() }
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python")
         let (status, output) = try await runTool(
             [
@@ -236,8 +224,9 @@ extension ProcessTests {
             print("skipping: the JS SDK is not at \(sdk) (see scripts/sdk-conformance/README.md)")
             return
         }
-        let server = try TerndProcess.start(dataDirectory: makeTempDirectory(), extra: ["--max-messages-per-second", "5"])
-        defer { _ = server.stop() }
+        let server = try await TerndChild.start(
+            dataDirectory: makeTempDirectory(), extra: ["--max-messages-per-second", "5"], followingTestDatabase: true)
+        defer { server.stopBlocking() }
         // Issue 20: a webhook receiver on loopback gets signed events for what the SDK sends.
         let receiver = try await HookReceiver()
         defer { Task { await receiver.stop() } }

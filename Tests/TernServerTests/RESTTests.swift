@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -151,8 +152,7 @@ struct RESTTests {
     @Test("Messages: user and admin messages, history by timestamp and id, unread counts and mark as read")
     func messages() async throws {
         try await withServer { s in
-            try await s.createUsers(["a", "b"])
-            let url = try await s.createChannel(["a", "b"])
+            let url = try await s.newChannel(of: ["a", "b"])
             var ids: [Int] = []
             for text in ["one", "two", "three"] {
                 let r = try await s.request(

@@ -279,8 +279,7 @@ struct SearchFileTests {
         #expect(await LinkPreviews.fetch("http://127.0.0.1:\(port)/page") == nil)
         #expect(await LinkPreviews.fetch("http://127.0.0.1:\(port)/page", allowPrivate: true)?.title == "Tern & friends")
         try await withServer({ $0.linkPreviewsPrivateHosts = true }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
             let link = "http://127.0.0.1:\(port)/page"
@@ -308,13 +307,14 @@ struct SearchFileTests {
     @Test("Flood limit: more than 5 messages a second from one user in one channel are refused (900200) and not stored")
     func floodLimit() async throws {
         // A still clock: all seven arrive within the same second however slow the machine is.
-        try await withServer({
-            $0.maxMessagesPerSecond = 5
-            $0.linkPreviews = false
-            $0.clock = StillClock()
-        }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let a = try await s.createChannel(["alice", "bob"])
+        try await withServer(
+            clock: StillClock(),
+            {
+                $0.maxMessagesPerSecond = 5
+                $0.linkPreviews = false
+            }
+        ) { s in
+            let a = try await s.newChannel(of: ["alice", "bob"])
             let b = try await s.createChannel(["alice", "bob"], name: "b")
             let (alice, _) = try await s.login("alice")
             for i in 0..<7 { alice.send("MESG", ["channel_url": a, "message": "m\(i)", "req_id": "a\(i)"]) }

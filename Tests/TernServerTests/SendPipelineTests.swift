@@ -32,6 +32,19 @@ struct SendPipelineTests {
 
         var batches: [[String]] { state.withLock { $0.batches } }
 
+        /// Waits until a transaction is held (by `hold`) and waiting for `release`.
+        func waitForHeldBatch() async throws {
+            while state.withLock({ $0.waiters.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+        }
+
+        /// A pipeline over this store (its clock stands at 1 ms).
+        func pipeline(lanes: Int? = nil, stallAfterMs: Int64? = nil) -> SendPipeline {
+            if let lanes, let stallAfterMs {
+                return SendPipeline(insert: { try await self.insert($0) }, clock: { 1 }, lanes: lanes, stallAfterMs: stallAfterMs)
+            }
+            return SendPipeline(insert: { try await self.insert($0) }, clock: { 1 })
+        }
+
         func insert(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
             let held = state.withLock { s -> Bool in batch.contains { s.held.contains($0.channelUrl) } }
             if held {
@@ -93,11 +106,11 @@ struct SendPipelineTests {
     @Test("One lane: what arrives during a write goes in the next transaction, in arrival order")
     func groupCommit() async throws {
         let store = Store()
-        let p = SendPipeline(insert: { try await store.insert($0) }, clock: { 1 })
+        let p = store.pipeline()
         let delivered = Log()
         store.hold("a")
         async let first = Self.send(p, "a", "a1", delivered: delivered)
-        while store.state.withLock({ $0.waiters.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await store.waitForHeldBatch()
         // While a1's transaction is held, three more arrive (b's too: one lane waits for it).
         async let b1 = Self.send(p, "b", "b1", delivered: delivered)
         try await Self.waitFor(p, 1)
@@ -117,11 +130,11 @@ struct SendPipelineTests {
     @Test("Several lanes: a stalled batch holds up its own channel only; that channel keeps its order")
     func stalledChannelAlone() async throws {
         let store = Store()
-        let p = SendPipeline(insert: { try await store.insert($0) }, clock: { 1 }, lanes: 4, stallAfterMs: 30)
+        let p = store.pipeline(lanes: 4, stallAfterMs: 30)
         let delivered = Log()
         store.hold("a")
         async let a1 = Self.send(p, "a", "a1", delivered: delivered)
-        while store.state.withLock({ $0.waiters.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await store.waitForHeldBatch()
         // a1 is stalled. b and c go ahead once it counts as stalled; a2 waits behind a1.
         async let a2 = Self.send(p, "a", "a2", delivered: delivered)
         try await Self.waitFor(p, 1)
@@ -143,11 +156,11 @@ struct SendPipelineTests {
     @Test("Several lanes, nothing stalled: one transaction at a time, as with one lane")
     func noStallOneAtATime() async throws {
         let store = Store()
-        let p = SendPipeline(insert: { try await store.insert($0) }, clock: { 1 }, lanes: 4, stallAfterMs: 60_000)
+        let p = store.pipeline(lanes: 4, stallAfterMs: 60_000)
         let delivered = Log()
         store.hold("a")
         async let a1 = Self.send(p, "a", "a1", delivered: delivered)
-        while store.state.withLock({ $0.waiters.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await store.waitForHeldBatch()
         async let b1 = Self.send(p, "b", "b1", delivered: delivered)
         try await Task.sleep(for: .milliseconds(50))
         #expect(delivered.all.isEmpty, "b waits: a's batch has not been in flight long enough to count as stalled")

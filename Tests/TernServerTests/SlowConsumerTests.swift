@@ -1,11 +1,11 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernServer
 
 #if canImport(Glibc)
 import Glibc
-import TernTestSupport
 #endif
 
 /// Guarantee G6 (research/backend.md §3): a reader that stops reading is cut off once its
@@ -14,18 +14,10 @@ import TernTestSupport
 struct SlowConsumerTests {
     /// Opens a WebSocket by hand (a tiny receive buffer, then never reads) and returns the fd.
     func stalledSocket(port: Int, userId: String) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket() failed") }
-        var small: Int32 = 4096
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let fd = try connectLoopback(port: port) { fd in
+            var small: Int32 = 4096
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         }
-        guard rc == 0 else { throw TestFailure("connect() failed") }
         let request =
             "GET /?ai=LOCAL&user_id=\(userId) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
@@ -36,8 +28,7 @@ struct SlowConsumerTests {
     @Test("A socket that never reads is closed by the server; the other members still get every message")
     func slowReaderIsCutOff() async throws {
         try await withServer({ $0.outboundQueueLimit = 1 << 20 }) { s in
-            try await s.createUsers(["fast", "slow", "sender"])
-            let url = try await s.createChannel(["fast", "slow", "sender"])
+            let url = try await s.newChannel(of: ["fast", "slow", "sender"])
             let fd = try stalledSocket(port: s.port, userId: "slow")
             defer { close(fd) }
             let (fast, _) = try await s.login("fast")

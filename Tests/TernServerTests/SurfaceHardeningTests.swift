@@ -63,8 +63,7 @@ struct SurfaceHardeningTests {
 
         // Through ternd: a user's link to A that redirects to B gets no preview, and B is not asked.
         try await withServer({ $0.linkPreviewsExceptions = ["127.0.0.1:\(a.port)"] }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
             alice.send("MESG", ["channel_url": url, "message": "\(base)/to-internal", "req_id": "r1"])
@@ -119,8 +118,7 @@ struct SurfaceHardeningTests {
 
         // Through ternd: five links to the 64 MB page from two users; every fetch stops at the limit.
         try await withServer({ $0.linkPreviewsExceptions = ["127.0.0.1:\(origin.port)"] }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
             let before = OutboundHTTP.totalBytesRead.load(ordering: .relaxed)
@@ -159,8 +157,7 @@ struct SurfaceHardeningTests {
             $0.linkPreviewsExceptions = ["127.0.0.1:\(origin.port)"]
             $0.linkPreviewLimits.timeout = .seconds(20)
         }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             for i in 0..<4 {
                 alice.send("MESG", ["channel_url": url, "message": "http://127.0.0.1:\(origin.port)/slow?\(i)", "req_id": "s\(i)"])
@@ -327,8 +324,7 @@ struct SurfaceHardeningTests {
     @Test("An uploaded HTML or SVG file is served as an attachment in a sandbox, with nosniff; an image stays inline")
     func activeUploads() async throws {
         try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             let (alice, logi) = try await s.login("alice")
             let key = logi["key"] as? String ?? ""
             let ekey = logi["ekey"] as? String ?? ""
@@ -531,81 +527,5 @@ struct SurfaceHardeningTests {
         var out: [String: String] = [:]
         for (k, v) in http?.allHeaderFields ?? [:] { out["\(k)".lowercased()] = "\(v)" }
         return (http?.statusCode ?? 0, out)
-    }
-}
-
-/// A counter the test's web handlers share.
-final class Counter: Sendable {
-    let state = Mutex(0)
-    func add(_ n: Int) { state.withLock { $0 += n } }
-    var value: Int { state.withLock { $0 } }
-}
-
-/// Polls `condition` every 50 ms until it holds or `seconds` pass.
-func eventually(seconds: Double, _ condition: () -> Bool) async -> Bool {
-    let end = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < end {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return condition()
-}
-
-/// A web server for outbound-fetch tests, on `host` (loopback by default), port 0.
-final class TestOrigin: Sendable {
-    let port: Int
-    let task: Task<Void, any Error>
-
-    init(port: Int, task: Task<Void, any Error>) {
-        self.port = port
-        self.task = task
-    }
-
-    static func start(host: String = "127.0.0.1", _ routes: (Router<BasicRequestContext>) -> Void) async throws -> TestOrigin {
-        let router = Router()
-        routes(router)
-        let portBox = PortBox()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: 0)),
-            onServerRunning: { portBox.set($0.localAddress?.port ?? 0) })
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        for _ in 0..<1000 where portBox.get() == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        guard portBox.get() > 0 else {
-            task.cancel()
-            throw TestFailure("the test origin did not start")
-        }
-        return TestOrigin(port: portBox.get(), task: task)
-    }
-
-    func stop() { task.cancel() }
-
-    static func html(_ text: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-
-    static func redirect(_ location: String) -> Response {
-        var headers = HTTPFields()
-        headers[.location] = location
-        return Response(status: .found, headers: headers)
-    }
-
-    /// A page that sends a byte every 100 ms for up to `seconds`; `open` counts those still dripping.
-    static func drip(open: Counter, seconds: Int) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html"
-        return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                open.add(1)
-                defer { open.add(-1) }
-                try await writer.write(ByteBuffer(string: "<html>"))
-                for _ in 0..<(seconds * 10) {
-                    try await Task.sleep(for: .milliseconds(100))
-                    try await writer.write(ByteBuffer(string: "a"))
-                }
-                try await writer.finish(nil)
-            })
     }
 }

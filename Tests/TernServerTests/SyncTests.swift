@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -6,22 +7,30 @@ import Testing
 /// What a client that was away needs to catch up (BRIEF F8, issue 8): `messages_gap`.
 @Suite("Catching up: messages_gap")
 struct SyncTests {
+    /// Creates alice, bob and eve, and a channel of alice and bob (eve stays out): its URL.
+    func aliceAndBobWithEve(_ s: TestServer) async throws -> String {
+        try await s.createUsers(["alice", "bob", "eve"])
+        return try await s.createChannel(["alice", "bob"])
+    }
+
+    /// Posts "m0", "m1", … as alice in `url`, each 10 ms after the last on `clock`: the answers.
+    func postSpaced(_ s: TestServer, _ clock: StillClock, in url: String, count: Int) async throws -> [[String: Any]] {
+        var answers: [[String: Any]] = []
+        for i in 0..<count {
+            clock.advance(ms: 10)
+            let r = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["user_id": "alice", "message": "m\(i)"])
+            answers.append(r.json)
+        }
+        return answers
+    }
+
     @Test("messages_gap: the missed messages on each side, bounds included; more than 300 missing is a huge gap")
     func messagesGap() async throws {
         // Every message a millisecond apart, so the bounds are exact.
         let clock = StillClock()
-        try await withServer({
-            $0.maxMessagesPerSecond = 0
-            $0.clock = clock
-        }) { s in
-            try await s.createUsers(["alice", "bob", "eve"])
-            let url = try await s.createChannel(["alice", "bob"])
-            var ts: [Int64] = []
-            for i in 0..<10 {
-                clock.advance(ms: 10)
-                let r = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["user_id": "alice", "message": "m\(i)"])
-                ts.append((r.json["created_at"] as? NSNumber)?.int64Value ?? 0)
-            }
+        try await withServer(clock: clock) { s in
+            let url = try await aliceAndBobWithEve(s)
+            let ts = try await postSpaced(s, clock, in: url, count: 10).map { ($0["created_at"] as? NSNumber)?.int64Value ?? 0 }
             let (bob, login) = try await s.login("bob")
             await bob.close()
             let key = ["Session-Key": login["key"] as? String ?? ""]
@@ -68,18 +77,9 @@ struct SyncTests {
     @Test("Message changelogs: edits, reactions, threads and deletions since a time, in order, paged with a token")
     func messageChangelogs() async throws {
         let clock = StillClock()
-        try await withServer({
-            $0.maxMessagesPerSecond = 0
-            $0.clock = clock
-        }) { s in
-            try await s.createUsers(["alice", "bob", "eve"])
-            let url = try await s.createChannel(["alice", "bob"])
-            var ids: [Int] = []
-            for i in 0..<4 {
-                clock.advance(ms: 10)
-                let r = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["user_id": "alice", "message": "m\(i)"])
-                ids.append(r.json["message_id"] as? Int ?? 0)
-            }
+        try await withServer(clock: clock) { s in
+            let url = try await aliceAndBobWithEve(s)
+            let ids = try await postSpaced(s, clock, in: url, count: 4).map { $0["message_id"] as? Int ?? 0 }
             clock.advance(ms: 10)
             let since = clock.nowMs()
             let base = "/v3/group_channels/\(url)/messages"

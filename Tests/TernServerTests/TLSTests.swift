@@ -47,9 +47,10 @@ struct TLSTests {
         let certs = try TestCertificates.make()
         defer { certs.remove() }
         let dir = makeTempDirectory()
-        let server = try TerndProcess.start(dataDirectory: dir, extra: ["--tls-cert", certs.serverCertificate, "--tls-key", certs.serverKey])
+        let server = try await TerndChild.start(
+            dataDirectory: dir, extra: ["--tls-cert", certs.serverCertificate, "--tls-key", certs.serverKey], followingTestDatabase: true)
         defer {
-            _ = server.stop()
+            server.stopBlocking()
             try? FileManager.default.removeItem(atPath: dir)
         }
         let trusted = await firstFrame(port: server.port, trusting: certs.caCertificate)

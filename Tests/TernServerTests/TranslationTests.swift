@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -30,8 +31,7 @@ struct TranslationTests {
             #expect(bad.json["code"] as? Int == 400111, "\(bad.text)")
         }
         try await withServer { s in
-            try await s.createUsers(["alice"])
-            let url = try await s.createChannel(["alice"])
+            let url = try await s.newChannel(of: ["alice"])
             let sent = try await s.request(
                 "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "hi"])
             let id = (sent.json["message_id"] as? NSNumber)?.int64Value ?? 0

@@ -29,8 +29,8 @@ struct UpgradeTests {
         guard ProcessInfo.processInfo.environment["TERN_TEST_DATABASE"] != "postgres" else { return }
         let dir = try copy("upgrade-sqlite-66889f0")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try TerndProcess.start(dataDirectory: dir, apiToken: "upgrade-fixture-token")
-        defer { _ = server.stop() }
+        let server = try await TerndChild.start(dataDirectory: dir, apiToken: "upgrade-fixture-token", followingTestDatabase: true)
+        defer { server.stopBlocking() }
         try await checkEverythingServed(server, fixture: dir + "/fixture.json")
         // Every migration of this build ran on it.
         let applied = try await DatabaseQueue(
@@ -59,15 +59,16 @@ struct UpgradeTests {
         #expect(loaded.status == 0, "\(loaded.output)")
         let dir = makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try TerndProcess.start(dataDirectory: dir, apiToken: "upgrade-fixture-token", extra: ["--database", url])
-        defer { _ = server.stop() }
+        let server = try await TerndChild.start(
+            dataDirectory: dir, apiToken: "upgrade-fixture-token", extra: ["--database", url], followingTestDatabase: true)
+        defer { server.stopBlocking() }
         try await checkEverythingServed(server, fixture: Self.fixtures + "/upgrade-postgres-66889f0/fixture.json")
         let applied = try await PostgresTestCluster.offPool { try cluster.psql("SELECT name FROM tern_migrations ORDER BY name", database: name) }
         #expect(Set(applied.output.split(separator: "\n").map(String.init)) == Set(PostgresSchema.migrations.map(\.name)))
     }
 
     /// What the fixture script stored, as the upgraded server answers it.
-    func checkEverythingServed(_ server: TerndProcess, fixture path: String) async throws {
+    func checkEverythingServed(_ server: TerndChild, fixture path: String) async throws {
         let fixture = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         let base = "http://127.0.0.1:\(server.port)"
         let http = HTTPHelper(base: base, token: server.apiToken)

@@ -1,5 +1,6 @@
 import Foundation
 import TernProtocol
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -112,8 +113,7 @@ struct WebSocketTests {
     @Test("MESG: ack with req_id to the sending connection only; every other device of every member gets it")
     func messageFanOut() async throws {
         try await withServer { s in
-            try await s.createUsers(["a", "b"])
-            let url = try await s.createChannel(["a", "b"])
+            let url = try await s.newChannel(of: ["a", "b"])
             let (a1, _) = try await s.login("a")
             let (a2, _) = try await s.login("a")
             let (b1, _) = try await s.login("b")
@@ -174,8 +174,7 @@ struct WebSocketTests {
     @Test("READ: the ack carries req_id and a later ts; others and the reader's other devices get READ")
     func readReceipts() async throws {
         try await withServer { s in
-            try await s.createUsers(["a", "b"])
-            let url = try await s.createChannel(["a", "b"])
+            let url = try await s.newChannel(of: ["a", "b"])
             _ = try await s.request("POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "a", "message": "hi"])
             let (a, _) = try await s.login("a")
             let (b1, logiB) = try await s.login("b")
@@ -204,8 +203,7 @@ struct WebSocketTests {
     @Test("Typing: TPST/TPEN become SYEV 10900/10901 with ts in ms, never echoed to the typer's devices")
     func typing() async throws {
         try await withServer { s in
-            try await s.createUsers(["a", "b"])
-            let url = try await s.createChannel(["a", "b"])
+            let url = try await s.newChannel(of: ["a", "b"])
             let (a1, _) = try await s.login("a")
             let (a2, _) = try await s.login("a")
             let (b, _) = try await s.login("b")
@@ -225,8 +223,7 @@ struct WebSocketTests {
     @Test("MACK: delivery receipts are pushed as DLVR and kept")
     func delivery() async throws {
         try await withServer { s in
-            try await s.createUsers(["a", "b"])
-            let url = try await s.createChannel(["a", "b"])
+            let url = try await s.newChannel(of: ["a", "b"])
             let (a, _) = try await s.login("a")
             let (b, _) = try await s.login("b")
             a.send("MESG", ["channel_url": url, "message": "ping", "req_id": "m1"])
@@ -246,8 +243,7 @@ struct WebSocketTests {
         // One a second: a socket's sends are handled one after another, each after the one
         // before is stored, so a higher rate would make the test depend on how fast the store is.
         try await withServer({ $0.maxMessagesPerSecond = 1 }) { s in
-            try await s.createUsers(["a", "b"])
-            let url = try await s.createChannel(["a", "b"])
+            let url = try await s.newChannel(of: ["a", "b"])
             let (a, _) = try await s.login("a")
             for i in 0..<4 { a.send("MESG", ["channel_url": url, "message": "m\(i)", "req_id": "f\(i)"]) }
             let refused = await a.next("EROR")

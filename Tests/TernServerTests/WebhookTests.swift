@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOFoundationEssentialsCompat
 import Synchronization
+import TernTestSupport
 import Testing
 
 @testable import TernServer
@@ -138,8 +139,7 @@ struct WebhookTests {
         let receiver = try await HookReceiver(failFirst: 2)
         defer { Task { await receiver.stop() } }
         try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob"])
-            let url = try await s.createChannel(["alice", "bob"])
+            let url = try await s.newChannel(of: ["alice", "bob"])
             _ = try await s.request(
                 "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "before"])
             _ = try await s.request(

@@ -4,10 +4,13 @@ import ServiceLifecycle
 public import TernServer
 
 /// A real `ternd` running in the test process: started, waited for until it listens, stopped.
-/// The server and engine test targets wrap it with their own helpers.
-public final class InProcessServer: Sendable {
+/// The server and engine test targets add their own helpers (as `TestServer`, `LocalServer`).
+public final class InProcessServer: StoppableServer {
     public let port: Int
     public let app: TernServerApp
+    /// Its Platform API token and data directory, as configured.
+    public let apiToken: String
+    public let dataDirectory: String
     let group: ServiceGroup
     let task: Task<Void, any Error>
 
@@ -54,15 +57,21 @@ public final class InProcessServer: Sendable {
             if case .failure(let error) = outcome { throw error }
             throw NotListening()
         }
-        return InProcessServer(port: port, app: app, group: group, task: task)
+        return InProcessServer(port: port, app: app, config: config, group: group, task: task)
     }
 
-    init(port: Int, app: TernServerApp, group: ServiceGroup, task: Task<Void, any Error>) {
+    init(port: Int, app: TernServerApp, config: ServerConfiguration, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
         self.app = app
+        self.apiToken = config.apiToken
+        self.dataDirectory = config.dataDirectory
         self.group = group
         self.task = task
     }
+
+    /// Its REST and WebSocket addresses.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var wsURL: String { "ws://127.0.0.1:\(port)" }
 
     /// Stops the server and closes its store.
     public func stop() async {

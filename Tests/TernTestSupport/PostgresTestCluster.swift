@@ -182,7 +182,7 @@ public final class PostgresTestCluster: Sendable {
             + ["-c", script]
         guard let pid = Self.spawn(argv) else { throw Unavailable(description: "could not start \(argv[0])") }
         wrapperPid.withLock { $0 = pid }
-        Self.running.withLock { $0.insert(pid) }
+        _ = Self.running.withLock { $0.insert(pid) }
         Self.directories.withLock { $0[pid] = dataDirectory }
         Self.installExitHandler()
         // Ready when it answers a query.
@@ -273,35 +273,8 @@ public final class PostgresTestCluster: Sendable {
         }
     }
 
-    /// posix_spawn with every signal unblocked and at its default: test threads block signals,
-    /// and a shell or postgres that inherited that mask never sees its children exit.
-    static func spawn(_ argv: [String]) -> pid_t? {
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attr, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing else of this process goes with it. The server lives long, and a pipe another
-        // thread had open at that moment (psql's output, say) would keep its write end: that
-        // reader never sees the end of it and waits forever (a CI run hung so for an hour).
-        closeInheritedDescriptors(&actions)
-        let cargs = argv.map { strdup($0) } + [nil]
-        defer { for a in cargs { free(a) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, &attr, cargs, environ) == 0 else { return nil }
-        return pid
-    }
+    /// `spawnDetached`, output to /dev/null.
+    static func spawn(_ argv: [String]) -> pid_t? { spawnDetached(argv) }
 
     static func run(asPostgres args: [String]) throws -> (status: Int32, output: String) {
         if isRoot { return try run(["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] + args) }

@@ -12,33 +12,22 @@ import FoundationNetworking
 
 /// A real `ternd` in this process on 127.0.0.1 (port 0 unless given) with its own data directory;
 /// it can be stopped and started again on the same port and data.
-final class LocalServer: Sendable {
-    let server: InProcessServer
-    let apiToken: String
-    let dataDirectory: String
+typealias LocalServer = InProcessServer
 
-    var port: Int { server.port }
+extension LocalServer {
     var address: ServerAddress { ServerAddress(apiBase: "http://127.0.0.1:\(port)", webSocketBase: "ws://127.0.0.1:\(port)") }
 
     static func start(
         port: Int = 0, dataDirectory: String? = nil, apiToken: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> LocalServer {
-        let dir = dataDirectory ?? Self.tempDirectory()
+        let dir = dataDirectory ?? makeTempDirectory()
         let token = apiToken ?? "kit-test-\(UUID().uuidString)"
         var config = ServerConfiguration(port: port, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
         // A stop says BUSY: clients come back after this (short in tests).
         config.busyRetryAfter = 0.3
         configure(&config)
-        return LocalServer(server: try await InProcessServer.start(config, label: "kit-test-ternd"), apiToken: token, dataDirectory: dir)
+        return try await InProcessServer.start(config, label: "kit-test-ternd")
     }
-
-    init(server: InProcessServer, apiToken: String, dataDirectory: String) {
-        self.server = server
-        self.apiToken = apiToken
-        self.dataDirectory = dataDirectory
-    }
-
-    func stop() async { await server.stop() }
 
     /// The same server again: same port, same data.
     func restart() async throws -> LocalServer {
@@ -58,12 +47,6 @@ final class LocalServer: Sendable {
             }
         }
         throw lastError ?? TestFailure("restart failed")
-    }
-
-    static func tempDirectory() -> String {
-        let dir = NSTemporaryDirectory() + "ternkit-test-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
     }
 
     /// A Platform API call.
@@ -97,14 +80,23 @@ final class LocalServer: Sendable {
 
 /// Runs `body` with a started server and always stops it.
 func withLocalServer<T>(_ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (LocalServer) async throws -> T) async throws -> T {
-    let server = try await LocalServer.start(configure)
-    do {
-        let r = try await body(server)
-        await server.stop()
-        return r
-    } catch {
-        await server.stop()
-        throw error
+    try await running(try await LocalServer.start(configure), body)
+}
+
+/// Runs `body` with a started server and a fault proxy in front of it (`port` is the proxy's),
+/// and always stops both.
+func withLocalServerBehindProxy<T>(_ body: (LocalServer, FaultProxy, Int) async throws -> T) async throws -> T {
+    try await withLocalServer { server in
+        let proxy = FaultProxy(targetPort: server.port)
+        let port = try await proxy.start()
+        do {
+            let result = try await body(server, proxy, port)
+            await proxy.stop()
+            return result
+        } catch {
+            await proxy.stop()
+            throw error
+        }
     }
 }
 
@@ -147,14 +139,16 @@ final class EventLog: Sendable {
         throw TestFailure("timed out waiting for \(what); saw \(all)")
     }
 
-    deinit { task.cancel() }
-}
+    /// Waits for the outcome of the send `requestId`: its message, sent or failed.
+    func outcome(of requestId: String, _ what: String) async throws -> Message {
+        try await wait(what) { e -> Message? in
+            if case .messageSent(let m) = e, m.requestId == requestId { return m }
+            if case .messageFailed(let m) = e, m.requestId == requestId { return m }
+            return nil
+        }
+    }
 
-/// The wall clock plus an offset a test can move forward.
-final class OffsetClock: EngineClock {
-    let offset = Mutex<Millis>(0)
-    func now() -> Millis { SystemEngineClock().now() + offset.withLock { $0 } }
-    func advance(_ ms: Millis) { offset.withLock { $0 += ms } }
+    deinit { task.cancel() }
 }
 
 /// Polls until `condition` holds (events travel over a real socket), or fails after `timeout` s.

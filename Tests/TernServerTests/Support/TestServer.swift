@@ -9,33 +9,17 @@ import FoundationNetworking
 #endif
 
 /// A real `ternd` (in-process) on 127.0.0.1, port 0, with a fresh data directory.
-final class TestServer: Sendable {
-    let server: InProcessServer
-    let apiToken: String
-    let dataDirectory: String
+typealias TestServer = InProcessServer
 
-    var port: Int { server.port }
-    var app: TernServerApp { server.app }
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var wsURL: String { "ws://127.0.0.1:\(port)" }
-
+extension TestServer {
     /// Starts a server; `configure` may change the configuration first.
     static func start(dataDirectory: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let dir = dataDirectory ?? makeTempDirectory()
         let token = "test-api-token-\(UUID().uuidString)"
         var config = ServerConfiguration(port: 0, dataDirectory: dir, apiToken: token, maxMessagesPerSecond: 0)
         configure(&config)
-        return TestServer(server: try await InProcessServer.start(config), apiToken: token, dataDirectory: dir)
+        return try await InProcessServer.start(config)
     }
-
-    init(server: InProcessServer, apiToken: String, dataDirectory: String) {
-        self.server = server
-        self.apiToken = apiToken
-        self.dataDirectory = dataDirectory
-    }
-
-    /// Stops the server and closes its store.
-    func stop() async { await server.stop() }
 
     // MARK: REST
 
@@ -72,6 +56,13 @@ final class TestServer: Sendable {
         }
     }
 
+    /// Creates `users` and a group channel of them all through the Platform API (each call
+    /// expected to answer 200): the channel's URL.
+    func newChannel(of users: [String]) async throws -> String {
+        try await createUsers(users)
+        return try await createChannel(users)
+    }
+
     /// Creates a group channel through the Platform API and returns its URL.
     func createChannel(_ userIds: [String], distinct: Bool = false, name: String = "") async throws -> String {
         let r = try await request("POST", "/v3/group_channels", body: ["user_ids": userIds, "is_distinct": distinct, "name": name])
@@ -80,34 +71,32 @@ final class TestServer: Sendable {
     }
 }
 
-func makeTempDirectory() -> String {
-    let dir = NSTemporaryDirectory() + "tern-test-" + UUID().uuidString
-    // 0700, as ternd asks of a data directory (otherwise every test logs its warning).
-    try? FileManager.default.createDirectory(
-        atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    return dir
-}
-
 /// Runs `body` with a started server and always stops it.
 func withServer<T>(
     _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(configure)
-    do {
-        let result = try await body(server)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
-    }
+    try await running(try await TestServer.start(configure), body)
 }
 
-/// The wall clock plus an offset the test can move forward (to expire sessions without waiting).
-final class AdjustableClock: ServerClock {
-    let offset = Mutex<Int64>(0)
-    func nowMs() -> Int64 { SystemClock().nowMs() + offset.withLock { $0 } }
-    func advance(seconds: Int64) { offset.withLock { $0 += seconds * 1000 } }
+/// Runs `body` with a started server on `clock` (one that stands still unless the test moves it,
+/// say) and always stops it; `configure` may change the rest of the configuration.
+func withServer<T>(
+    clock: some ServerClock, _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
+) async throws -> T {
+    try await withServer(
+        {
+            $0.clock = clock
+            configure(&$0)
+        }, body)
+}
+
+extension TestServer {
+    /// A Session-Key header of `user`, from a WebSocket login (the socket closed again).
+    func sessionHeaders(_ user: String) async throws -> [String: String] {
+        let (sock, login) = try await login(user)
+        await sock.close()
+        return ["Session-Key": login["key"] as? String ?? ""]
+    }
 }
 
 /// The two stores the store suite runs on.
