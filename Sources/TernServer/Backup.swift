@@ -90,7 +90,10 @@ public enum DataDirectoryBackup {
             "store": databaseURL == nil ? "sqlite" : "postgres", "format": 1,
         ]
         let data = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
-        fm.createFile(atPath: target + "/" + manifest, contents: data, attributes: [.posixPermissions: 0o600])
+        // The manifest is what makes the folder a backup (restore refuses one without it).
+        guard fm.createFile(atPath: target + "/" + manifest, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw Failure("cannot write \(target)/\(manifest)")
+        }
         return summary
     }
 

@@ -14,15 +14,6 @@ public struct MessagePage: Sendable, Equatable {
     }
 }
 
-struct ChannelListResponse: Decodable {
-    var channels: [GroupChannelPayload]
-    var next: String?
-}
-
-struct MessageListResponse: Decodable {
-    var messages: [MessagePayload]
-}
-
 extension ChatClient {
     // MARK: - Channels
 
@@ -74,9 +65,9 @@ extension ChatClient {
             ] + Self.channelQuery
         let page = try await rest.request(
             "GET", RESTClient.path("/v3/users/\(RESTClient.segment(me))/my_group_channels", query), sessionKey: key,
-            as: ChannelListResponse.self)
+            as: GroupChannelPage.self)
         channelListToken = page.next
-        hasMoreChannels = !(page.next ?? "").isEmpty
+        hasMoreChannels = !page.next.isEmpty
         var loaded: [GroupChannel] = []
         for p in page.channels {
             let c = GroupChannel(p)
@@ -256,7 +247,7 @@ extension ChatClient {
         ]
         let page = try await rest.request(
             "GET", RESTClient.path(channelBase(url) + "/messages", query), sessionKey: key,
-            as: MessageListResponse.self)
+            as: MessageListPage.self)
         let messages = page.messages.map(Message.init).sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
         let result = MessagePage(messages: messages, hasPrevious: page.messages.count >= n)
         remember(result, url: url, before: before)

@@ -127,7 +127,7 @@ extension ChatClient {
             ] + Self.channelQuery
         if !nameContains.isEmpty { query.append(("name_contains", nameContains)) }
         if !customType.isEmpty { query.append(("custom_types", customType)) }
-        let page = try await rest.request("GET", RESTClient.path("/v3/group_channels", query), sessionKey: key, as: ChannelListResponse.self)
+        let page = try await rest.request("GET", RESTClient.path("/v3/group_channels", query), sessionKey: key, as: GroupChannelPage.self)
         return page.channels.map(GroupChannel.init)
     }
 
@@ -247,8 +247,8 @@ extension ChatClient {
         let key = try requireSession()
         let q = params.query + [("token", token ?? "")] + Self.channelQuery
         let page = try await rest.request(
-            "GET", RESTClient.path("/v3/users/\(RESTClient.segment(me))/my_group_channels", q), sessionKey: key, as: ChannelListResponse.self)
-        let next = page.next.flatMap { $0.isEmpty ? nil : $0 }
+            "GET", RESTClient.path("/v3/users/\(RESTClient.segment(me))/my_group_channels", q), sessionKey: key, as: GroupChannelPage.self)
+        let next = page.next.isEmpty ? nil : page.next
         return ChannelPage(channels: page.channels.map(GroupChannel.init), next: next)
     }
 

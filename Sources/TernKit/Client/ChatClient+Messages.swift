@@ -337,7 +337,7 @@ extension ChatClient {
         if !params.senderIds.isEmpty { q.append(("sender_ids", params.senderIds.joined(separator: ","))) }
         let page = try await rest.request(
             "GET", RESTClient.path(channelBase(url) + "/messages", q), sessionKey: try requireSession(),
-            as: MessageListResponse.self)
+            as: MessageListPage.self)
         return page.messages.map(Message.init)
     }
 
@@ -361,7 +361,7 @@ extension ChatClient {
         ]
         let page = try await rest.request(
             "GET", RESTClient.path(channelBase(parent.channelUrl) + "/messages", query),
-            sessionKey: try requireSession(), as: MessageListResponse.self)
+            sessionKey: try requireSession(), as: MessageListPage.self)
         var messages = page.messages.map(Message.init)
         let head = messages.first { $0.messageId == parent.messageId } ?? parent
         messages.removeAll { $0.messageId == parent.messageId }

@@ -36,11 +36,6 @@ public enum ReportCategory: String, Sendable, CaseIterable {
     case suspicious, harassing, inappropriate, spam
 }
 
-struct MemberListResponse: Decodable {
-    var members: [MemberPayload]
-    var next: String?
-}
-
 struct RestrictionListResponse: Decodable {
     var list: [RestrictionPayload]
     var next: String
@@ -246,7 +241,7 @@ extension ChatClient {
         ]
         if !params.nicknameStartsWith.isEmpty { query.append(("nickname_startswith", params.nicknameStartsWith)) }
         let page = try await rest.request(
-            "GET", RESTClient.path(channelBase(url) + "/members", query), sessionKey: try requireSession(), as: MemberListResponse.self)
+            "GET", RESTClient.path(channelBase(url) + "/members", query), sessionKey: try requireSession(), as: MemberPage.self)
         return page.members.map(Member.init)
     }
 

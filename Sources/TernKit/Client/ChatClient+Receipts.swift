@@ -25,21 +25,6 @@ public struct UnreadItemCount: Sendable, Equatable, Decodable {
     }
 }
 
-struct UnreadCountResponse: Decodable {
-    var unreadCount: Int
-    enum CodingKeys: String, CodingKey { case unreadCount = "unread_count" }
-}
-
-struct UserListResponse: Decodable {
-    var users: [UserPayload]
-    var next: String?
-}
-
-struct CountPreferenceResponse: Decodable {
-    var countPreference: String
-    enum CodingKeys: String, CodingKey { case countPreference = "count_preference" }
-}
-
 /// `USEV` as the engine reads it.
 struct UserEventPayload: Decodable {
     struct BlockData: Decodable {
@@ -61,7 +46,7 @@ extension ChatClient {
         var q: [(String, String)] = [("super_mode", superMode)]
         if !customTypes.isEmpty { q.append(("custom_types", customTypes.joined(separator: ","))) }
         return try await rest.request(
-            "GET", RESTClient.path(mePath + "/unread_message_count", q), sessionKey: try requireSession(), as: UnreadCountResponse.self
+            "GET", RESTClient.path(mePath + "/unread_message_count", q), sessionKey: try requireSession(), as: UnreadCountAnswer.self
         ).unreadCount
     }
 
@@ -69,7 +54,7 @@ extension ChatClient {
     public func totalUnreadChannelCount(customTypes: [String] = []) async throws -> Int {
         let q: [(String, String)] = customTypes.isEmpty ? [] : [("custom_types", customTypes.joined(separator: ","))]
         return try await rest.request(
-            "GET", RESTClient.path(mePath + "/unread_channel_count", q), sessionKey: try requireSession(), as: UnreadCountResponse.self
+            "GET", RESTClient.path(mePath + "/unread_channel_count", q), sessionKey: try requireSession(), as: UnreadCountAnswer.self
         ).unreadCount
     }
 
@@ -91,7 +76,7 @@ extension ChatClient {
     /// What the user's unread counts count in `url`.
     public func countPreference(in url: String) async throws -> CountPreference {
         let r = try await rest.request(
-            "GET", mePath + "/count_preference/\(RESTClient.segment(url))", sessionKey: try requireSession(), as: CountPreferenceResponse.self)
+            "GET", mePath + "/count_preference/\(RESTClient.segment(url))", sessionKey: try requireSession(), as: CountPreferenceAnswer.self)
         return CountPreference(rawValue: r.countPreference) ?? .all
     }
 
@@ -100,7 +85,7 @@ extension ChatClient {
     public func setCountPreference(_ preference: CountPreference, in url: String) async throws -> GroupChannel {
         _ = try await rest.request(
             "PUT", mePath + "/count_preference/\(RESTClient.segment(url))",
-            body: RESTClient.json(["count_preference": preference.rawValue]), sessionKey: try requireSession(), as: CountPreferenceResponse.self)
+            body: RESTClient.json(["count_preference": preference.rawValue]), sessionKey: try requireSession(), as: CountPreferenceAnswer.self)
         return try await refreshedChannel(url)
     }
 
@@ -129,9 +114,9 @@ extension ChatClient {
     public func blockedUsers(userIds: [String] = [], limit: Int = 100, token: String? = nil) async throws -> (users: [User], next: String?) {
         var q: [(String, String)] = [("limit", String(min(max(limit, 1), 100))), ("token", token ?? "")]
         if !userIds.isEmpty { q.append(("user_ids", userIds.joined(separator: ","))) }
-        let page = try await rest.request("GET", RESTClient.path(mePath + "/block", q), sessionKey: try requireSession(), as: UserListResponse.self)
+        let page = try await rest.request("GET", RESTClient.path(mePath + "/block", q), sessionKey: try requireSession(), as: UserListPage.self)
         let users = page.users.map { User(userId: $0.userId, nickname: $0.nickname, profileUrl: $0.profileUrl) }
-        return (users, (page.next ?? "").isEmpty ? nil : page.next)
+        return (users, page.next.isEmpty ? nil : page.next)
     }
 
     /// Reads the whole blocked list after a login (messages from blocked users must not count).

@@ -224,17 +224,6 @@ struct GroupChannelRoutes: Sendable {
         return try rest.json(try await service.present(channel, viewer: caller.userId))
     }
 
-    struct MemberPage: Encodable {
-        let members: [MemberPayload]
-        let next: String
-    }
-
-    struct ChannelPage: Encodable {
-        let channels: [GroupChannelPayload]
-        let next: String
-        let ts: Int64
-    }
-
     func listQuery(_ q: QueryParameters, memberId: String?) throws -> ChannelListQuery {
         var query = ChannelListQuery(memberId: memberId)
         query.limit = try q.int("limit", default: 10, range: 1...100)
@@ -299,7 +288,7 @@ struct GroupChannelRoutes: Sendable {
         let page = Array(rows.prefix(query.limit))
         let next = rows.count > query.limit ? page.last.map { Self.token($0.cursor) } ?? "" : ""
         let channels = try await service.present(page.map(\.channel), viewer: viewer)
-        return try rest.json(ChannelPage(channels: channels, next: next, ts: service.now()))
+        return try rest.json(GroupChannelPage(channels: channels, next: next, ts: service.now()))
     }
 
     func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {

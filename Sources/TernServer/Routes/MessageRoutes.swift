@@ -197,15 +197,6 @@ struct MessageRoutes: Sendable {
     struct Delivered: Encodable { let ts: Int64 }
     struct Counts: Encodable { let unread: [String: Int] }
 
-    struct MessagePage: Encodable {
-        let messages: [MessagePayload]
-        let hasNext: Bool?
-        enum CodingKeys: String, CodingKey {
-            case messages
-            case hasNext = "has_next"
-        }
-    }
-
     func list(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
@@ -258,7 +249,7 @@ struct MessageRoutes: Sendable {
                 messages.removeAll { $0.messageId == extra.messageId }
             }
         }
-        return try rest.json(MessagePage(messages: messages, hasNext: hasNext))
+        return try rest.json(MessageListPage(messages: messages, hasNext: hasNext))
     }
 
     /// Translates a message into `target_langs` (at most 10) through the configured provider

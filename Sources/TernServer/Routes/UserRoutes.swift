@@ -151,7 +151,7 @@ struct UserRoutes: Sendable {
         let users = try await service.listUsers(query)
         let page = Array(users.prefix(limit))
         let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
-        return try rest.json(UserPage(users: page.map { Presenter.user($0, online: service.isOnline($0.userId), accessToken: "") }, next: next))
+        return try rest.json(UserListPage(users: page.map { Presenter.user($0, online: service.isOnline($0.userId), accessToken: "") }, next: next))
     }
 
     func get(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
@@ -200,10 +200,6 @@ struct UserRoutes: Sendable {
         return try rest.json(Issued(token: token, expiresAt: expiresAt, userId: id))
     }
 
-    struct UserPage: Encodable {
-        let users: [UserPayload]
-        let next: String
-    }
     struct Issued: Encodable {
         let token: String, expiresAt: Int64, userId: String
         enum CodingKeys: String, CodingKey {
@@ -211,11 +207,6 @@ struct UserRoutes: Sendable {
             case expiresAt = "expires_at"
             case userId = "user_id"
         }
-    }
-
-    struct UnreadCountResponse: Encodable {
-        let unreadCount: Int
-        enum CodingKeys: String, CodingKey { case unreadCount = "unread_count" }
     }
 
     func unreadMessages(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
@@ -244,7 +235,7 @@ struct UserRoutes: Sendable {
             throw SendbirdError(.invalidValue, "Invalid value: \"super_mode\" must be all, super or nonsuper.")
         }
         let n = try await count(service, id, q.list("custom_types"), mode)
-        return try rest.json(UnreadCountResponse(unreadCount: n))
+        return try rest.json(UnreadCountAnswer(unreadCount: n))
     }
 
     /// `unread_item_count`: the asked `item_keys` (all of them when none are named).
@@ -276,10 +267,6 @@ struct UserRoutes: Sendable {
 
     // MARK: Blocking
 
-    struct BlockedPage: Encodable {
-        let users: [UserPayload]
-        let next: String
-    }
     struct BlockedUser: Encodable {
         let user: UserPayload
         func encode(to encoder: any Encoder) throws {
@@ -296,7 +283,7 @@ struct UserRoutes: Sendable {
         let body = try await req.decode(as: BlockBody.self, context: ctx)
         if let many = body.userIds {
             let users = try await service.block(id, targets: many)
-            return try rest.json(BlockedPage(users: users.map { present($0) }, next: ""))
+            return try rest.json(UserListPage(users: users.map { present($0) }, next: ""))
         }
         let users = try await service.block(id, targets: [body.targetId])
         // The Chat SDKs read the blocked user; the Platform API's clients read `users`: both are there.
@@ -327,7 +314,7 @@ struct UserRoutes: Sendable {
             id, blockingMe: direction == "blocking_me", afterUserId: after, limit: limit + 1, userIds: ids)
         let page = Array(users.prefix(limit))
         let next = users.count > limit ? RESTSupport.encodeToken(page.last!.userId) : ""
-        return try rest.json(BlockedPage(users: page.map { present($0) }, next: next))
+        return try rest.json(UserListPage(users: page.map { present($0) }, next: next))
     }
 
     func present(_ u: UserRecord) -> UserPayload {
@@ -336,16 +323,11 @@ struct UserRoutes: Sendable {
 
     // MARK: Count preference
 
-    struct CountPreferenceBody: Encodable {
-        let countPreference: String
-        enum CodingKeys: String, CodingKey { case countPreference = "count_preference" }
-    }
-
     func countPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try ctx.caller.require(actingAs: id)
         let value = try await service.countPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id)
-        return try rest.json(CountPreferenceBody(countPreference: CountPreference.spelled(value)))
+        return try rest.json(CountPreferenceAnswer(countPreference: CountPreference.spelled(value)))
     }
 
     func setCountPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
@@ -353,7 +335,7 @@ struct UserRoutes: Sendable {
         try ctx.caller.require(actingAs: id)
         let raw = try await req.decode(as: CountPreferenceChangeBody.self, context: ctx).countPreference
         let value = try await service.setCountPreference(channelUrl: try rest.param(ctx, "channel_url"), userId: id, raw)
-        return try rest.json(CountPreferenceBody(countPreference: CountPreference.spelled(value)))
+        return try rest.json(CountPreferenceAnswer(countPreference: CountPreference.spelled(value)))
     }
 
     func markAllRead(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
