@@ -74,3 +74,52 @@ public struct CountPreferenceAnswer: Codable, Sendable {
     enum CodingKeys: String, CodingKey { case countPreference = "count_preference" }
     public init(countPreference: String) { self.countPreference = countPreference }
 }
+
+/// `GET /v3/search/messages` → `{results, has_next, end_cursor, total_count}`.
+public struct MessageSearchPage: Codable, Sendable {
+    public var results: [MessagePayload]
+    public var hasNext: Bool
+    /// Where the next page starts ("" or absent: none).
+    public var endCursor: String
+    public var totalCount: Int
+    enum CodingKeys: String, CodingKey {
+        case results
+        case hasNext = "has_next"
+        case endCursor = "end_cursor"
+        case totalCount = "total_count"
+    }
+
+    public init(results: [MessagePayload], hasNext: Bool, endCursor: String, totalCount: Int) {
+        self.results = results
+        self.hasNext = hasNext
+        self.endCursor = endCursor
+        self.totalCount = totalCount
+    }
+
+    /// A server that leaves the count out: the results given.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let results = try c.decode([MessagePayload].self, forKey: .results)
+        self.init(
+            results: results, hasNext: c.lenient(.hasNext, false), endCursor: c.lenient(.endCursor, ""),
+            totalCount: c.lenient(.totalCount, results.count))
+    }
+}
+
+/// The answer of hiding a channel or resetting its history for a member → `{ts_message_offset}`:
+/// history before it is not shown to that member.
+public struct MessageOffsetAnswer: Codable, Sendable {
+    public var tsMessageOffset: Int64
+    enum CodingKeys: String, CodingKey { case tsMessageOffset = "ts_message_offset" }
+    public init(tsMessageOffset: Int64) { self.tsMessageOffset = tsMessageOffset }
+    public init(from decoder: any Decoder) throws {
+        self.init(tsMessageOffset: try decoder.container(keyedBy: CodingKeys.self).lenientInt64(.tsMessageOffset))
+    }
+}
+
+/// A user's (or the application's default) channel invitation preference → `{auto_accept}`.
+public struct InvitationPreferenceAnswer: Codable, Sendable {
+    public var autoAccept: Bool
+    enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
+    public init(autoAccept: Bool) { self.autoAccept = autoAccept }
+}

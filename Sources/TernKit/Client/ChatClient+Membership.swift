@@ -96,9 +96,9 @@ extension ChatClient {
         let r = try await rest.request(
             "PUT", channelPath(url, "/hide"),
             body: RESTClient.json(["user_id": me, "hide_previous_messages": hidePreviousMessages, "allow_auto_unhide": allowAutoUnhide]),
-            sessionKey: key, as: MessageOffset.self)
+            sessionKey: key, as: MessageOffsetAnswer.self)
         removeFromList(url, .hidden)
-        return r.tsMessageOffset ?? 0
+        return r.tsMessageOffset
     }
 
     @discardableResult
@@ -112,9 +112,9 @@ extension ChatClient {
     public func resetMyHistory(_ url: String) async throws -> Millis {
         let key = try requireSession()
         let r = try await rest.request(
-            "PUT", channelPath(url, "/reset_user_history"), body: RESTClient.json([:]), sessionKey: key, as: MessageOffset.self)
+            "PUT", channelPath(url, "/reset_user_history"), body: RESTClient.json([:]), sessionKey: key, as: MessageOffsetAnswer.self)
         _ = try? await refreshedChannel(url)
-        return r.tsMessageOffset ?? 0
+        return r.tsMessageOffset
     }
 
     /// Public group channels (joined or not), optionally by name and custom type.
@@ -135,23 +135,13 @@ extension ChatClient {
     public func invitationAutoAccept() async throws -> Bool {
         let key = try requireSession()
         return try await rest.request(
-            "GET", "/v3/users/\(RESTClient.segment(me))/channel_invitation_preference", sessionKey: key, as: InvitationPreference.self
+            "GET", "/v3/users/\(RESTClient.segment(me))/channel_invitation_preference", sessionKey: key, as: InvitationPreferenceAnswer.self
         ).autoAccept
     }
 
     public func setInvitationAutoAccept(_ autoAccept: Bool) async throws {
         try await call("PUT", "/v3/users/\(RESTClient.segment(me))/channel_invitation_preference", ["auto_accept": autoAccept])
     }
-}
-
-struct MessageOffset: Decodable {
-    var tsMessageOffset: Int64?
-    enum CodingKeys: String, CodingKey { case tsMessageOffset = "ts_message_offset" }
-}
-
-struct InvitationPreference: Decodable {
-    var autoAccept: Bool
-    enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
 }
 
 /// A my-channel list query (seeds 000/002): every filter and order the server knows.

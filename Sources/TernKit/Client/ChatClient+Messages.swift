@@ -211,19 +211,6 @@ public struct MessageSearchResult: Sendable, Equatable {
     public var totalCount: Int
 }
 
-struct SearchResponse: Decodable {
-    var results: [MessagePayload]
-    var hasNext: Bool?
-    var endCursor: String?
-    var totalCount: Int?
-    enum CodingKeys: String, CodingKey {
-        case results
-        case hasNext = "has_next"
-        case endCursor = "end_cursor"
-        case totalCount = "total_count"
-    }
-}
-
 extension ChatClient {
     /// Searches the messages of the user's channels.
     public func searchMessages(_ q: MessageSearchQuery) async throws -> MessageSearchResult {
@@ -239,9 +226,9 @@ extension ChatClient {
         if let to = q.timestampTo { query.append(("message_ts_to", String(to))) }
         if let after = q.after { query.append(("after", after)) }
         let r = try await rest.request(
-            "GET", RESTClient.path("/v3/search/messages", query), sessionKey: try requireSession(), as: SearchResponse.self)
+            "GET", RESTClient.path("/v3/search/messages", query), sessionKey: try requireSession(), as: MessageSearchPage.self)
         return MessageSearchResult(
-            messages: r.results.map(Message.init), hasNext: r.hasNext ?? false, endCursor: r.endCursor, totalCount: r.totalCount ?? r.results.count)
+            messages: r.results.map(Message.init), hasNext: r.hasNext, endCursor: r.endCursor.isEmpty ? nil : r.endCursor, totalCount: r.totalCount)
     }
 
     /// The history around a message: up to `before` older and `after` newer ones, with it, oldest first.

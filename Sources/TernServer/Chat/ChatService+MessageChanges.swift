@@ -281,20 +281,6 @@ public struct MessageSearchRequest: Sendable {
     public init(keyword: String) { self.keyword = keyword }
 }
 
-/// One page of search results.
-public struct MessageSearchPage: Encodable, Sendable {
-    public let results: [MessagePayload]
-    public let hasNext: Bool
-    public let endCursor: String
-    public let totalCount: Int
-    enum CodingKeys: String, CodingKey {
-        case results
-        case hasNext = "has_next"
-        case endCursor = "end_cursor"
-        case totalCount = "total_count"
-    }
-}
-
 extension ChatService {
     /// Searches the messages `viewer` may read (every channel for the Platform API).
     public func searchMessages(_ r: MessageSearchRequest, viewer: String?) async throws -> MessageSearchPage {

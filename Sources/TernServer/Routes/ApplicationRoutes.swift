@@ -242,15 +242,10 @@ extension ApplicationRoutes {
         return try rest.document(["statistics": list, "metric_type": type, "time_dimension": dimension])
     }
 
-    struct InvitationDefault: Encodable {
-        let autoAccept: Bool
-        enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
-    }
-
     func defaultInvitation(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let json = try await service.setting(scope: "application", key: "default_channel_invitation_preference")
         let obj = json.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
-        return try rest.json(InvitationDefault(autoAccept: obj?["auto_accept"] as? Bool ?? true))
+        return try rest.json(InvitationPreferenceAnswer(autoAccept: obj?["auto_accept"] as? Bool ?? true))
     }
 
     /// The invitation preference new users start with (existing users keep theirs).
@@ -258,6 +253,6 @@ extension ApplicationRoutes {
         let auto = try await req.decode(as: InvitationDefaultBody.self, context: ctx).autoAccept
         try await service.setSetting(
             scope: "application", key: "default_channel_invitation_preference", json: auto ? "{\"auto_accept\":true}" : "{\"auto_accept\":false}")
-        return try rest.json(InvitationDefault(autoAccept: auto))
+        return try rest.json(InvitationPreferenceAnswer(autoAccept: auto))
     }
 }

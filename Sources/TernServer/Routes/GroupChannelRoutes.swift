@@ -143,11 +143,6 @@ struct GroupChannelRoutes: Sendable {
 
     // MARK: One member's view
 
-    struct MessageOffset: Encodable {
-        let tsMessageOffset: Int64
-        enum CodingKeys: String, CodingKey { case tsMessageOffset = "ts_message_offset" }
-    }
-
     func hide(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let caller = try ctx.caller
         let body = try await req.decode(as: HideBody.self, for: caller, context: ctx)
@@ -155,7 +150,7 @@ struct GroupChannelRoutes: Sendable {
         let offset = try await service.hide(
             channelUrl: try rest.param(ctx, "channel_url"), userId: user, hidePreviousMessages: body.hidePreviousMessages,
             allowAutoUnhide: body.allowAutoUnhide)
-        return try rest.json(MessageOffset(tsMessageOffset: offset))
+        return try rest.json(MessageOffsetAnswer(tsMessageOffset: offset))
     }
 
     func unhide(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
@@ -176,19 +171,14 @@ struct GroupChannelRoutes: Sendable {
         let caller = try ctx.caller
         let user = try actingUser(caller, try await req.decode(as: MemberBody.self, context: ctx).userId)
         let offset = try await service.resetHistory(channelUrl: try rest.param(ctx, "channel_url"), userId: user)
-        return try rest.json(MessageOffset(tsMessageOffset: offset))
-    }
-
-    struct InvitationPreference: Encodable {
-        let autoAccept: Bool
-        enum CodingKeys: String, CodingKey { case autoAccept = "auto_accept" }
+        return try rest.json(MessageOffsetAnswer(tsMessageOffset: offset))
     }
 
     func invitationPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let id = try rest.param(ctx, "user_id")
         try ctx.caller.require(actingAs: id)
         try await service.requireUser(id)
-        return try rest.json(InvitationPreference(autoAccept: try await service.invitationAutoAccept(userId: id)))
+        return try rest.json(InvitationPreferenceAnswer(autoAccept: try await service.invitationAutoAccept(userId: id)))
     }
 
     func setInvitationPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
@@ -197,7 +187,7 @@ struct GroupChannelRoutes: Sendable {
         try await service.requireUser(id)
         let auto = try await req.decode(as: InvitationPreferenceBody.self, context: ctx).autoAccept
         try await service.setInvitationAutoAccept(userId: id, auto)
-        return try rest.json(InvitationPreference(autoAccept: auto))
+        return try rest.json(InvitationPreferenceAnswer(autoAccept: auto))
     }
 
     func create(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
