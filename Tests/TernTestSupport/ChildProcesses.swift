@@ -35,15 +35,25 @@ public final class Child: @unchecked Sendable {
         process.standardOutput = o
         process.standardError = e
         process.standardInput = FileHandle.nullDevice
+        // At end of file the handler is taken off: left on, its dispatch source keeps firing on
+        // the finished pipe and races the descriptor's close (a crash in libdispatch's event loop).
         o.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
-            if !d.isEmpty { self?.out.withLock { $0.append(d) } }
+            if d.isEmpty { h.readabilityHandler = nil } else { self?.out.withLock { $0.append(d) } }
         }
         e.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
-            if !d.isEmpty { self?.err.withLock { $0.append(d) } }
+            if d.isEmpty { h.readabilityHandler = nil } else { self?.err.withLock { $0.append(d) } }
         }
         try process.run()
+    }
+
+    /// A child gone before its pipes end (one whose own children still hold them) takes its
+    /// handlers off first, for the same reason.
+    deinit {
+        for pipe in [process.standardOutput, process.standardError] {
+            (pipe as? Foundation.Pipe)?.fileHandleForReading.readabilityHandler = nil
+        }
     }
 
     public var stdout: String { String(decoding: out.withLock { $0 }, as: UTF8.self) }
