@@ -63,9 +63,10 @@ extension FaultHarnessTests {
             let (alice, _) = try await a.login("alice")
             let (bob, _) = try await b.login("bob")
             // Bob's message to X: node B's transaction takes X's lock, stores the message, and its
-            // link freezes right after (the counters' UPDATE reached the database, nothing more).
-            proxy.stallAfter("frozen-marker", then: "UPDATE")
-            bob.send("MESG", ["channel_url": x, "message": "frozen-marker", "req_id": "b1"])
+            // link freezes right after (the statement that inserts it with its counters reached
+            // the database, the COMMIT did not). Its custom type follows its text in that statement.
+            proxy.stallAfter("frozen-marker", then: "frozen-after")
+            bob.send("MESG", ["channel_url": x, "message": "frozen-marker", "custom_type": "frozen-after", "req_id": "b1"])
             for _ in 0..<200 where proxy.cuts == 0 { try await Task.sleep(for: .milliseconds(50)) }
             #expect(proxy.cuts == 1, "node B froze inside the transaction")
             // Alice, on node A: X waits for B's lock (its own fault); Y must not wait with it.

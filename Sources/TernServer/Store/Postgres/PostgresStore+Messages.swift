@@ -40,28 +40,76 @@ extension PostgresStore {
     }
 
     /// Stores a batch inside a write transaction (see ``insertMessages(_:)``).
+    ///
+    /// Round trips, each of which a slow link to the database multiplies: `BEGIN`; the channels'
+    /// locks with everything that does not depend on them; the channels' member rows; one insert
+    /// per message; the counters; `COMMIT`. A batch of one message (every batch at low load)
+    /// carries its counters in its insert, so it costs five, three of them under the lock.
     static func insertBatch(_ db: PGConnection, _ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
-        // What does not depend on the batch's channels is read before their locks are taken, so
-        // that another node's writer waits for as few round trips as possible.
         let urls = Array(Set(batch.map(\.channelUrl))).sorted()
         var ledger = UnreadLedger()
         // Who blocks each sender (seed 003): the message does not count for them, and in a 1:1
         // channel it is never shown to them.
-        var blockersOf: [String: [String]] = [:]
-        let senders = Array(Set(batch.compactMap(\.senderId))).sorted()
-        if !senders.isEmpty {
-            for row in try await db.fetchAll("SELECT blocked_id, blocker_id FROM blocks WHERE blocked_id = ANY(?)", [senders]) {
-                blockersOf[try row["blocked_id"], default: []].append(try row["blocker_id"])
+        let blockersOf = try await lockChannels(
+            db, urls, readingBlockersOf: Array(Set(batch.compactMap(\.senderId))).sorted(),
+            totalsOf: batch.flatMap(\.totalsFor), into: &ledger)
+        try await readChannels(db, urls, into: &ledger)
+        var newest: [String: (id: Int64, ts: Int64)] = [:]
+        if batch.count == 1, batch[0].persist, batch[0].parentMessageId == 0 {
+            do {
+                return [.success(try await insertAlone(db, batch[0], ledger: &ledger, blockersOf: blockersOf))]
+            } catch let e as SendbirdError {
+                return [.failure(e)]
             }
         }
-        // The unread totals asked for, outside the batch's channels (the batch's own are counted as they move).
-        try await readOutsideTotals(db, batch.flatMap(\.totalsFor), excluding: urls, into: &ledger)
-        // Every channel of the batch is locked first, in one order, so that two nodes' batches
-        // cannot deadlock.
-        for url in urls { try await lockChannel(db, url) }
-        // The group channels and their member rows in one read, the rows locked as the counters'
-        // UPDATE would lock them, so that what is written back is what was read. A channel
-        // without members (or an open channel) is read on its own.
+        var out: [Result<StoredMessage, any Error>] = []
+        out.reserveCapacity(batch.count)
+        for m in batch {
+            do {
+                out.append(.success(try await insertOne(db, m, ledger: &ledger, blockersOf: blockersOf, newest: &newest)))
+            } catch let e as SendbirdError {
+                out.append(.failure(e))
+            }
+        }
+        let counters = CounterWrite(ledger: ledger, newest: newest)
+        if !counters.isEmpty { try await db.execute(counters.statement, counters.arguments) }
+        return out
+    }
+
+    /// Takes the write locks of a batch's channels, in one order so that two nodes' batches
+    /// cannot deadlock, and in the same round trip reads what does not depend on them (it may
+    /// be read before the locks are held): who blocks each of `senders`, and the unread totals
+    /// of `users` outside the batch's channels (those are counted as they move).
+    static func lockChannels(
+        _ db: PGConnection, _ urls: [String], readingBlockersOf senders: [String], totalsOf users: [String],
+        into ledger: inout UnreadLedger
+    ) async throws -> [String: [String]] {
+        var blockersOf: [String: [String]] = [:]
+        for row in try await db.fetchAll(
+            """
+            SELECT 'b' AS k, blocked_id AS a, blocker_id AS b, 0::bigint AS n FROM blocks WHERE blocked_id = ANY(?)
+            UNION ALL
+            SELECT 't', o.u, o.t, o.n FROM (\(outsideTotalsSQL)) AS o
+            UNION ALL
+            SELECT 'l', NULL, NULL, COUNT(*) FROM (
+              SELECT pg_advisory_xact_lock(hashtextextended(s.url, 0))
+              FROM (SELECT url FROM unnest(?::text[]) AS url ORDER BY url OFFSET 0) AS s) AS l
+            """, [senders, Array(Set(users)).sorted(), urls, urls])
+        {
+            switch try row["k"] as String {
+            case "b": blockersOf[try row["a"], default: []].append(try row["b"])
+            case "t": ledger.addOutside(try row["a"], type: try row["b"], count: Int(try row["n"] as Int64))
+            default: break
+            }
+        }
+        return blockersOf
+    }
+
+    /// Reads the batch's group channels and their member rows (under the batch's locks, so the
+    /// rows are the newest), the member rows locked as the counters' UPDATE would lock them, so
+    /// that what is written back is what was read. A channel without members (or an open
+    /// channel) is read on its own.
+    static func readChannels(_ db: PGConnection, _ urls: [String], into ledger: inout UnreadLedger) async throws {
         func channel(_ row: PGRow) throws -> UnreadLedger.Channel {
             UnreadLedger.Channel(
                 customType: try row["custom_type"], isSuper: try row["is_super"], joinedMemberCount: try row["joined_member_count"],
@@ -92,53 +140,93 @@ extension PostgresStore {
                 ledger.channels[try row["channel_url"]] = try channel(row)
             }
         }
-        let groups = Array(ledger.channels.keys).sorted()
-        var out: [Result<StoredMessage, any Error>] = []
-        out.reserveCapacity(batch.count)
-        var newest: [String: (id: Int64, ts: Int64)] = [:]
-        for m in batch {
-            do {
-                out.append(.success(try await insertOne(db, m, ledger: &ledger, blockersOf: blockersOf, newest: &newest)))
-            } catch let e as SendbirdError {
-                out.append(.failure(e))
-            }
-        }
-        // The channels' newest messages and the member rows that moved, one statement each.
-        if !newest.isEmpty {
-            let keys = newest.keys.sorted()
-            try await db.execute(
-                """
-                UPDATE group_channels g SET last_message_id = v.id, last_message_ts = v.ts
-                FROM unnest(?::text[], ?::text[]::bigint[], ?::text[]::bigint[]) AS v(url, id, ts)
-                WHERE g.channel_url = v.url
-                """, [keys, keys.map { String(newest[$0]!.id) }, keys.map { String(newest[$0]!.ts) }])
-        }
-        var urlsOut: [String] = []
+    }
+
+    /// What a batch changes besides its messages, written in one statement: each group
+    /// channel's newest message, and the member rows whose counters moved (``UnreadLedger``).
+    struct CounterWrite {
+        var urls: [String] = []
         var ids: [String] = []
+        var ts: [String] = []
+        var memberUrls: [String] = []
+        var members: [String] = []
         var unread: [String] = []
         var mentions: [String] = []
         var hidden: [String] = []
         var readTs: [String] = []
-        for url in groups {
-            for (id, m) in ledger.channels[url]?.members ?? [:] where m.changed {
-                urlsOut.append(url)
-                ids.append(id)
-                unread.append(String(m.unread))
-                mentions.append(String(m.mentions))
-                hidden.append(m.hiddenState)
-                readTs.append(String(m.readTs))
+
+        init(ledger: UnreadLedger, newest: [String: (id: Int64, ts: Int64)]) {
+            for url in newest.keys.sorted() {
+                urls.append(url)
+                ids.append(String(newest[url]!.id))
+                ts.append(String(newest[url]!.ts))
+            }
+            for url in ledger.channels.keys.sorted() {
+                for (id, m) in ledger.channels[url]?.members ?? [:] where m.changed {
+                    memberUrls.append(url)
+                    members.append(id)
+                    unread.append(String(m.unread))
+                    mentions.append(String(m.mentions))
+                    hidden.append(m.hiddenState)
+                    readTs.append(String(m.readTs))
+                }
             }
         }
-        if !ids.isEmpty {
-            try await db.execute(
+
+        var isEmpty: Bool { urls.isEmpty && members.isEmpty }
+
+        /// The two updates as the CTEs `channels` and `counters` of a statement. With `inserted`,
+        /// the CTE of the message's insert: its id is the channel's newest, and without its row
+        /// (a retry already stored) nothing is written.
+        func tables(after inserted: String? = nil) -> String {
+            let id = inserted.map { "\($0).message_id" } ?? "v.id"
+            let from = inserted.map { ", \($0)" } ?? ""
+            return """
+                channels AS (
+                  UPDATE group_channels g SET last_message_id = \(id), last_message_ts = v.ts
+                  FROM unnest(?::text[], ?::text[]::bigint[], ?::text[]::bigint[]) AS v(url, id, ts)\(from)
+                  WHERE g.channel_url = v.url RETURNING 1
+                ), counters AS (
+                  UPDATE members m SET unread_count = v.u, unread_mention_count = v.n, hidden_state = v.h, read_ts = v.r
+                  FROM unnest(?::text[], ?::text[], ?::text[]::bigint[], ?::text[]::bigint[], ?::text[], ?::text[]::bigint[])
+                    AS v(c, id, u, n, h, r)\(from)
+                  WHERE m.channel_url = v.c AND m.user_id = v.id RETURNING 1
+                )
                 """
-                UPDATE members m SET unread_count = v.u, unread_mention_count = v.n, hidden_state = v.h, read_ts = v.r
-                FROM unnest(?::text[], ?::text[], ?::text[]::bigint[], ?::text[]::bigint[], ?::text[], ?::text[]::bigint[])
-                  AS v(c, id, u, n, h, r)
-                WHERE m.channel_url = v.c AND m.user_id = v.id
-                """, [urlsOut, ids, unread, mentions, hidden, readTs])
         }
-        return out
+
+        /// The statement on its own (after the batch's inserts).
+        var statement: String { "WITH \(tables()) SELECT 1" }
+
+        var arguments: [any PGBindable] { [urls, ids, ts, memberUrls, members, unread, mentions, hidden, readTs] }
+    }
+
+    /// Stores a batch's only message (persisted, not a reply) and its counters in one statement
+    /// (see ``insertBatch(_:_:)``).
+    static func insertAlone(
+        _ db: PGConnection, _ m: NewMessage, ledger: inout UnreadLedger, blockersOf: [String: [String]]
+    ) async throws -> StoredMessage {
+        var (m, record, blockers) = prepare(m, ledger: ledger, blockersOf: blockersOf, newest: [:])
+        let channel = ledger.channels[m.channelUrl]
+        let unchanged = ledger
+        apply(m, blockers: blockers, to: &ledger)
+        let counters = CounterWrite(ledger: ledger, newest: channel == nil ? [:] : [m.channelUrl: (id: Int64(0), ts: m.createdAt)])
+        let insert = insertStatement(m, hiddenFor: record.hiddenFor)
+        let id: Int64?
+        if counters.isEmpty {
+            id = try await db.scalar(insert.sql, insert.arguments, as: Int64.self)
+        } else {
+            id = try await db.scalar(
+                "WITH inserted AS (\(insert.sql)), \(counters.tables(after: "inserted")) SELECT message_id FROM inserted",
+                insert.arguments + counters.arguments, as: Int64.self)
+        }
+        guard let id else {
+            ledger = unchanged
+            return try await original(db, of: m)
+        }
+        record.messageId = id
+        return StoredMessage(
+            message: record, duplicate: false, totals: totals(m, ledger), parent: nil, previousMessageId: channel?.lastMessageId)
     }
 
     /// Stores one new message of a batch (its channel locked, its counters in `ledger`).
@@ -146,16 +234,8 @@ extension PostgresStore {
         _ db: PGConnection, _ m: NewMessage, ledger: inout UnreadLedger, blockersOf: [String: [String]],
         newest: inout [String: (id: Int64, ts: Int64)]
     ) async throws -> StoredMessage {
-        var m = m
+        var (m, record, blockers) = prepare(m, ledger: ledger, blockersOf: blockersOf, newest: newest)
         let channel = ledger.channels[m.channelUrl]
-        // A channel's messages are stored in time order as in id order: a message committed
-        // after another (several nodes, each with its own clock) is never older than it.
-        if let channel, m.stampedNow { m.createdAt = max(m.createdAt, newest[m.channelUrl]?.ts ?? channel.lastMessageTs) }
-        var record = MessageRecord(
-            messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
-            customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
-            silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: m.parentMessageId,
-            reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
         // A reply: its parent is in this channel and is not a reply itself.
         if m.parentMessageId != 0 {
             guard
@@ -167,36 +247,13 @@ extension PostgresStore {
                 throw SendbirdError(.invalidValue, "Invalid value: a reply cannot be a parent (\(m.parentMessageId) is a reply).")
             }
         }
-        let blockers = m.senderId.flatMap { blockersOf[$0] }.map { channel?.joined(among: $0) ?? [] } ?? []
-        record.hiddenFor = channel?.hiddenFor(blockers: blockers)
         let previous = newest[m.channelUrl]?.id ?? channel?.lastMessageId
         if m.persist {
             // The same `(channel, sender, req_id)` stored before (a retry): the insert does nothing
             // and the original is returned.
-            let id = try await db.scalar(
-                """
-                INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
-                  mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
-                  parent_message_id, reply_to_channel, files, og_tag)
-                SELECT ?, ?, ?::text, ?, ?, ?, ?, ?, ?, ?, ?, ?::text, ?::text, ?, ?, ?, ?::text, ?::text
-                FROM (SELECT set_config('tern.flood', ?, true)) AS flood
-                ON CONFLICT DO NOTHING
-                RETURNING message_id
-                """,
-                [
-                    m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
-                    json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, record.hiddenFor,
-                    json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files, m.ogTag,
-                    m.floodLimited ? "1" : "0",
-                ],
-                as: Int64.self)
-            guard let id else {
-                if let req = m.reqId, let sender = m.senderId,
-                    let original = try await duplicateOf(db, m.channelUrl, sender: sender, reqId: req)
-                {
-                    return StoredMessage(message: original, duplicate: true, totals: [:])
-                }
-                throw SendbirdError(.internalError, "The message could not be stored.")
+            let insert = insertStatement(m, hiddenFor: record.hiddenFor)
+            guard let id = try await db.scalar(insert.sql, insert.arguments, as: Int64.self) else {
+                return try await original(db, of: m)
             }
             record.messageId = id
             if channel != nil { newest[m.channelUrl] = (id, m.createdAt) }
@@ -208,23 +265,81 @@ extension PostgresStore {
             else { throw SendbirdError(.internalError, "No message id.") }
             record.messageId = id
         }
-        ledger.channels[m.channelUrl]?.apply(
-            sender: m.senderId, silent: m.silent, mentionType: m.mentionType, mentioned: m.mentionedUserIds,
-            blockers: Set(blockers), markSenderRead: m.markSenderRead, createdAt: m.createdAt)
+        apply(m, blockers: blockers, to: &ledger)
         var parent: MessageRecord?
         if m.parentMessageId != 0, m.persist, let sender = m.senderId {
             parent = try await addReply(db, parentId: m.parentMessageId, sender: sender, at: m.createdAt)
         }
-        var totals: [String: UnreadCount] = [:]
-        if !m.totalsFor.isEmpty {
-            let ts = pgUnreadStamp.withLock { last in
-                last = max(last + 1, m.createdAt)
-                return last
-            }
-            totals = ledger.totals(m.totalsFor, ts: ts)
-        }
         return StoredMessage(
-            message: record, duplicate: false, totals: totals, parent: parent, previousMessageId: m.persist ? previous : nil)
+            message: record, duplicate: false, totals: totals(m, ledger), parent: parent, previousMessageId: m.persist ? previous : nil)
+    }
+
+    /// A new message as it will be stored: its time (never older than its channel's newest), its
+    /// record (id still 0), and the joined members who block its sender.
+    static func prepare(
+        _ m: NewMessage, ledger: UnreadLedger, blockersOf: [String: [String]], newest: [String: (id: Int64, ts: Int64)]
+    ) -> (NewMessage, MessageRecord, blockers: [String]) {
+        var m = m
+        let channel = ledger.channels[m.channelUrl]
+        // A channel's messages are stored in time order as in id order: a message committed
+        // after another (several nodes, each with its own clock) is never older than it.
+        if let channel, m.stampedNow { m.createdAt = max(m.createdAt, newest[m.channelUrl]?.ts ?? channel.lastMessageTs) }
+        var record = MessageRecord(
+            messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
+            customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
+            silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: m.parentMessageId,
+            reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
+        let blockers = m.senderId.flatMap { blockersOf[$0] }.map { channel?.joined(among: $0) ?? [] } ?? []
+        record.hiddenFor = channel?.hiddenFor(blockers: blockers)
+        return (m, record, blockers)
+    }
+
+    /// The insert of a persisted message, returning its id; it does nothing for a `(channel,
+    /// sender, req_id)` stored before. It also tells the message trigger whether the sender is
+    /// held to the flood limits.
+    static func insertStatement(_ m: NewMessage, hiddenFor: String?) -> (sql: String, arguments: [any PGBindable]) {
+        (
+            """
+            INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
+              mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
+              parent_message_id, reply_to_channel, files, og_tag)
+            SELECT ?, ?, ?::text, ?, ?, ?, ?, ?, ?, ?, ?, ?::text, ?::text, ?, ?, ?, ?::text, ?::text
+            FROM (SELECT set_config('tern.flood', ?, true)) AS flood
+            ON CONFLICT DO NOTHING
+            RETURNING message_id
+            """,
+            [
+                m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
+                json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, hiddenFor,
+                json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files, m.ogTag,
+                m.floodLimited ? "1" : "0",
+            ]
+        )
+    }
+
+    /// What a message does to its channel's counters (``UnreadLedger``).
+    static func apply(_ m: NewMessage, blockers: [String], to ledger: inout UnreadLedger) {
+        ledger.channels[m.channelUrl]?.apply(
+            sender: m.senderId, silent: m.silent, mentionType: m.mentionType, mentioned: m.mentionedUserIds,
+            blockers: Set(blockers), markSenderRead: m.markSenderRead, createdAt: m.createdAt)
+    }
+
+    /// The unread totals `m` asks for, as `ledger` now has them.
+    static func totals(_ m: NewMessage, _ ledger: UnreadLedger) -> [String: UnreadCount] {
+        if m.totalsFor.isEmpty { return [:] }
+        let ts = pgUnreadStamp.withLock { last in
+            last = max(last + 1, m.createdAt)
+            return last
+        }
+        return ledger.totals(m.totalsFor, ts: ts)
+    }
+
+    /// The message stored before for a retry's `(channel, sender, req_id)`, as a duplicate.
+    static func original(_ db: PGConnection, of m: NewMessage) async throws -> StoredMessage {
+        if let req = m.reqId, let sender = m.senderId, let original = try await duplicateOf(db, m.channelUrl, sender: sender, reqId: req) {
+            return StoredMessage(message: original, duplicate: true, totals: [:])
+        }
+        throw SendbirdError(.internalError, "The message could not be stored.")
     }
 
     /// The message already stored for `(channel, sender, req_id)`, if any.

@@ -18,6 +18,17 @@ extension PostgresStore {
         return ledger.totals(userIds, ts: ts)
     }
 
+    /// Each user's unread count by channel custom type (`u`, `t`, `n`) over their joined channels
+    /// other than some (supergroups count at most 100 each); arguments: the users, the channels
+    /// left out.
+    static let outsideTotalsSQL = """
+        SELECT m.user_id AS u, c.custom_type AS t,
+          SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
+        FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
+        WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0 AND m.channel_url <> ALL(?)
+        GROUP BY m.user_id, c.custom_type
+        """
+
     /// Adds to `ledger` the unread counts of `users` in their joined channels other than
     /// `excluding`, by channel custom type (supergroups count at most 100 each).
     static func readOutsideTotals(
@@ -26,15 +37,7 @@ extension PostgresStore {
         let unique = Array(Set(users)).sorted()
         for start in stride(from: 0, to: unique.count, by: 500) {
             let chunk = Array(unique[start..<min(start + 500, unique.count)])
-            for row in try await db.fetchAll(
-                """
-                SELECT m.user_id AS u, c.custom_type AS t,
-                  SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
-                FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
-                WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0 AND m.channel_url <> ALL(?)
-                GROUP BY m.user_id, c.custom_type
-                """, [chunk, excluding])
-            {
+            for row in try await db.fetchAll(outsideTotalsSQL, [chunk, excluding]) {
                 ledger.addOutside(try row["u"], type: try row["t"], count: Int(try row["n"] as Int64))
             }
         }

@@ -25,6 +25,8 @@ public final class PostgresStore: Store {
     /// message trigger puts in the cluster's event log); nil: no event is written.
     public let nodeId: String?
     let urlParts: URLParts
+    /// How many statements this store has sent: each is a round trip to the database.
+    let statements = StatementTally()
 
     /// Connects (the pool opens connections as needed) and runs the migrations.
     /// - Throws: ``ServerStartError`` for a malformed URL; a PostgreSQL error when the database
@@ -93,7 +95,7 @@ public final class PostgresStore: Store {
     @discardableResult
     func read<T: Sendable>(_ body: @escaping @Sendable (PGConnection) async throws -> T) async throws -> T {
         try await lease { conn in
-            try await body(PGConnection(conn: conn, logger: self.logger))
+            try await body(PGConnection(conn: conn, logger: self.logger, tally: self.statements))
         }
     }
 
@@ -156,7 +158,7 @@ public final class PostgresStore: Store {
             attempt += 1
             do {
                 return try await lease { conn in
-                    let db = PGConnection(conn: conn, logger: self.logger)
+                    let db = PGConnection(conn: conn, logger: self.logger, tally: self.statements)
                     try await db.execute("BEGIN")
                     do {
                         if self.setsClock {
@@ -209,6 +211,13 @@ public final class PostgresStore: Store {
 
 /// A statement PostgreSQL refused, or a connection that failed under it: what the server said
 /// (SQLSTATE and message) and the statement's text (never its arguments), for the log.
+/// A count of the statements a store sent (each one round trip), which tests read to keep the
+/// send path's round trips from growing.
+final class StatementTally: Sendable {
+    let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
 /// A flag one task sets and another reads.
 final class LeaseFlag: Sendable {
     let value = Atomic<Bool>(false)
@@ -324,6 +333,7 @@ extension Optional: PGBindable where Wrapped: PGBindable {
 struct PGConnection {
     let conn: PostgresConnection
     let logger: Logger
+    var tally: StatementTally?
 
     static func numbered(_ sql: String) -> String {
         var out = ""
@@ -346,6 +356,7 @@ struct PGConnection {
         var binds = PostgresBindings(capacity: args.count)
         for a in args { a.bind(into: &binds) }
         let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
+        tally?.count.add(1, ordering: .relaxed)
         do {
             return try await conn.query(query, logger: logger).get()
         } catch let e as PSQLError {

@@ -1,0 +1,79 @@
+import Foundation
+import TernProtocol
+import Testing
+
+@testable import TernServer
+
+/// The round trips of PostgreSQL's send path, each of which a slow link to the database
+/// multiplies (issue 34: 200 ms more on a node's link made its acknowledgements take 3 s).
+@Suite("PostgreSQL send round trips")
+struct PostgresRoundTripTests {
+    func message(_ url: String, from: String, text: String, req: String? = nil, totalsFor: [String] = []) -> NewMessage {
+        NewMessage(
+            channelUrl: url, type: "MESG", senderId: from, message: text, customType: "", data: "", mentionType: "users",
+            mentionedUserIds: [], silent: false, isOpMsg: false, createdAt: 1_000, reqId: req, persist: true,
+            markSenderRead: true, totalsFor: totalsFor)
+    }
+
+    /// A store with users a, b, c in group channel `g`, and `b` blocking nobody.
+    func store() async throws -> PostgresStore {
+        let s = try #require(try await StoreKind.postgres.makeStore() as? PostgresStore)
+        for u in ["a", "b", "c"] {
+            _ = try await s.createUser(
+                UserRecord(
+                    userId: u, nickname: u, profileUrl: "", metadata: [:], createdAt: 1, lastSeenAt: 0, hasEverLoggedIn: false,
+                    isActive: true))
+        }
+        _ = try await s.createGroupChannel(
+            NewGroupChannel(
+                channelUrl: "g", name: "", coverUrl: "", customType: "", data: "", creator: "a", userIds: ["a", "b", "c"],
+                operatorIds: [], isDistinct: false, isPublic: false, isSuper: false, isEphemeral: false, createdAt: 1, nowMs: 1))
+        return s
+    }
+
+    /// The statements `body` sends.
+    func statements(_ s: PostgresStore, _ body: () async throws -> Void) async rethrows -> Int {
+        let before = s.statements.value
+        try await body()
+        return s.statements.value - before
+    }
+
+    @Test("A message alone is five round trips: BEGIN, locks and reads, members, insert with counters, COMMIT")
+    func alone() async throws {
+        let s = try await store()
+        var stored: StoredMessage?
+        let n = try await statements(s) {
+            stored = try await s.insertMessage(message("g", from: "a", text: "hi", req: "r1", totalsFor: ["b", "c"]))
+        }
+        #expect(n == 5)
+        let first = try #require(stored)
+        #expect(!first.duplicate)
+        #expect(first.totals["b"]?.all == 1 && first.totals["c"]?.all == 1)
+        #expect(try await s.member("g", userId: "b")?.unreadCount == 1)
+        #expect(try await s.channel("g")?.lastMessageId == first.message.messageId)
+
+        // A retry of the same request is the original, and counts nothing again.
+        let retry = try await s.insertMessage(message("g", from: "a", text: "hi", req: "r1", totalsFor: ["b"]))
+        #expect(retry.duplicate && retry.message.messageId == first.message.messageId)
+        #expect(try await s.member("g", userId: "b")?.unreadCount == 1)
+        #expect(try await s.member("g", userId: "c")?.unreadCount == 1)
+    }
+
+    @Test("A batch is one insert per message plus five round trips, its counters written once")
+    func batch() async throws {
+        let s = try await store()
+        var results: [Result<StoredMessage, any Error>] = []
+        let n = try await statements(s) {
+            results = try await s.insertMessages([
+                message("g", from: "a", text: "1"), message("g", from: "b", text: "2"), message("g", from: "a", text: "3"),
+            ])
+        }
+        #expect(n == 3 + 5)
+        let ids = try results.map { try $0.get().message.messageId }
+        #expect(ids == ids.sorted() && Set(ids).count == 3)
+        #expect(try await s.member("g", userId: "c")?.unreadCount == 3)
+        #expect(try await s.member("g", userId: "a")?.unreadCount == 0, "a sent the last one: read")
+        #expect(try await s.member("g", userId: "b")?.unreadCount == 1)
+        #expect(try await s.channel("g")?.lastMessageId == ids.last)
+    }
+}
