@@ -387,6 +387,22 @@ struct ClusterTests {
         return (a, b, proxy)
     }
 
+    /// Runs `body` on ``twoNodes(proxying:)`` and stops both nodes and the proxy however it ends.
+    static func withTwoNodes(
+        proxying node: Node, _ body: (_ a: TestServer, _ b: TestServer, _ proxy: FaultProxy) async throws -> Void
+    ) async throws {
+        let (a, b, proxy) = try await twoNodes(proxying: node)
+        do {
+            try await body(a, b, proxy)
+        } catch {
+            for n in [a, b] { await n.stop() }
+            await proxy.stop()
+            throw error
+        }
+        for n in [a, b] { await n.stop() }
+        await proxy.stop()
+    }
+
     static func messageIds(_ frames: [[String: Any]], reqIds: Bool) -> [Int64] {
         frames.filter { ($0["req_id"] != nil) == reqIds }.compactMap { ($0["message_id"] as? NSNumber)?.int64Value }
     }
@@ -394,8 +410,7 @@ struct ClusterTests {
     @Test("A message whose COMMIT answer node A never hears (its link cut right after the COMMIT) reaches A's own members once, as it reaches B's")
     func commitAnswerLost() async throws {
         // Node A talks to PostgreSQL through a proxy that can cut its link; node B directly.
-        let (a, b, proxy) = try await Self.twoNodes(proxying: .a)
-        do {
+        try await Self.withTwoNodes(proxying: .a) { a, b, proxy in
             try await a.createUsers(["alice", "bob", "carol"])
             let url = try await a.createChannel(["alice", "bob", "carol"])
             let (alice, _) = try await a.login("alice")
@@ -406,12 +421,12 @@ struct ClusterTests {
             alice.send("MESG", ["channel_url": url, "message": "before the cut", "req_id": "r1"])
             for x in [carol, bob] { #expect(await x.next("MESG") { $0["message"] as? String == "before the cut" } != nil) }
 
-            // The transaction storing this message reaches the database and commits; the link goes
-            // right after the COMMIT, so node A never hears that it did.
-            proxy.cutAfter("lost-answer-marker", then: "COMMIT")
+            // The statement storing this message reaches the database and commits (the protocol's
+            // Sync ends it); the link goes right after, so node A never hears that it did.
+            proxy.cutAfter("lost-answer-marker", then: "S\u{0}\u{0}\u{0}\u{4}")
             alice.send("MESG", ["channel_url": url, "message": "lost-answer-marker", "req_id": "r2"])
             for _ in 0..<200 where proxy.cuts == 0 { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(proxy.cuts == 1, "the link was cut after the COMMIT")
+            #expect(proxy.cuts == 1, "the link was cut after the statement")
             try await Task.sleep(for: .milliseconds(300))
             proxy.heal()
             // Node B's member gets it from the log; so does node A's own member, once A reads its log again.
@@ -439,13 +454,7 @@ struct ClusterTests {
                 #expect(texts == ["before the cut", "lost-answer-marker", "after the cut"], "once each, in order: \(texts)")
             }
             for x in [alice, bob, carol] { await x.close() }
-        } catch {
-            for n in [a, b] { await n.stop() }
-            await proxy.stop()
-            throw error
         }
-        for n in [a, b] { await n.stop() }
-        await proxy.stop()
     }
 
     @Test(

@@ -55,41 +55,76 @@ extension FaultHarnessTests {
     )
     func stalledLockHoldsOneChannel() async throws {
         // Node B talks to PostgreSQL through a proxy that freezes its link mid-transaction.
-        let (a, b, proxy) = try await ClusterTests.twoNodes(proxying: .b)
-        do {
+        try await ClusterTests.withTwoNodes(proxying: .b) { a, b, proxy in
             try await a.createUsers(["alice", "bob", "carol"])
             let x = try await a.createChannel(["alice", "bob"])
             let y = try await a.createChannel(["alice", "carol"])
             let (alice, _) = try await a.login("alice")
             let (bob, _) = try await b.login("bob")
-            // Bob's message to X: node B's transaction takes X's lock, stores the message, and its
-            // link freezes right after (the statement that inserts it with its counters reached
-            // the database, the COMMIT did not). Its custom type follows its text in that statement.
+            // A message in X for Bob to reply to: replies take the locked path (a transaction
+            // that holds X's lock across round trips); a plain message does not hold it at all.
+            alice.send("MESG", ["channel_url": x, "message": "parent", "req_id": "a0"])
+            let parent = try #require(await alice.next("MESG", timeout: .seconds(10)) { $0["req_id"] as? String == "a0" })
+            let parentId = try #require(parent["msg_id"] as? Int)
+            // Bob's reply: node B's transaction takes X's lock, stores it, and its link freezes
+            // right after (the insert reached the database, the COMMIT did not). Its custom type
+            // follows its text in that statement.
             proxy.stallAfter("frozen-marker", then: "frozen-after")
-            bob.send("MESG", ["channel_url": x, "message": "frozen-marker", "custom_type": "frozen-after", "req_id": "b1"])
+            bob.send(
+                "MESG",
+                [
+                    "channel_url": x, "message": "frozen-marker", "custom_type": "frozen-after", "req_id": "b1",
+                    "parent_message_id": parentId,
+                ])
             for _ in 0..<200 where proxy.cuts == 0 { try await Task.sleep(for: .milliseconds(50)) }
             #expect(proxy.cuts == 1, "node B froze inside the transaction")
             // Alice, on node A: X waits for B's lock (its own fault); Y must not wait with it.
             alice.send("MESG", ["channel_url": x, "message": "x1", "req_id": "a1"])
             alice.send("MESG", ["channel_url": y, "message": "y1", "req_id": "a2"])
             let y1 = await alice.next("MESG", timeout: .seconds(10)) { $0["req_id"] as? String == "a2" }
-            #expect(y1 != nil, "the send to Y was acknowledged while node B held X's lock")
+            #expect(
+                y1 != nil,
+                "the send to Y was acknowledged while node B held X's lock: \(alice.all("EROR")) \(alice.all("MESG").map { $0["req_id"] ?? "-" })")
             #expect(!alice.all("MESG").contains { $0["req_id"] as? String == "a1" }, "X's send waits for the lock")
             proxy.heal()
             let x1 = await alice.next("MESG", timeout: .seconds(30)) { $0["req_id"] as? String == "a1" }
             let marker = await bob.next("MESG", timeout: .seconds(30)) { $0["req_id"] as? String == "b1" }
             #expect(x1 != nil && marker != nil, "both of X's sends are acknowledged once B goes on")
+            let history = try await a.request(
+                "GET", "/v3/group_channels/\(x)/messages?message_ts=0&prev_limit=0&next_limit=10&include_reply_type=all")
+            let texts = ((history.json["messages"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
+            #expect(texts == ["parent", "frozen-marker", "x1"], "X in lock order: \(texts)")
+            for s in [alice, bob] { await s.close() }
+        }
+    }
+}
+
+extension FaultHarnessTests {
+    @Test("A node frozen right after it sent a message's statement holds no lock: the other node's sends to that channel go on")
+    func frozenAfterSendHoldsNoLock() async throws {
+        try await ClusterTests.withTwoNodes(proxying: .b) { a, b, proxy in
+            try await a.createUsers(["alice", "bob"])
+            let x = try await a.createChannel(["alice", "bob"])
+            let (alice, _) = try await a.login("alice")
+            let (bob, _) = try await b.login("bob")
+            // Bob's message is stored in one statement that commits on its own; node B's link
+            // freezes right after it (after the protocol's Sync that ends it, however the bytes
+            // were split), before B hears the answer.
+            proxy.stallAfter("frozen-marker", then: "S\u{0}\u{0}\u{0}\u{4}")
+            bob.send("MESG", ["channel_url": x, "message": "frozen-marker", "custom_type": "frozen-after", "req_id": "b1"])
+            for _ in 0..<200 where proxy.cuts == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(proxy.cuts == 1, "node B froze after sending the statement")
+            alice.send("MESG", ["channel_url": x, "message": "x1", "req_id": "a1"])
+            let x1 = await alice.next("MESG", timeout: .seconds(10)) { $0["req_id"] as? String == "a1" }
+            #expect(x1 != nil, "the send to X was acknowledged while node B was frozen")
+            proxy.heal()
+            let marker = await bob.next("MESG", timeout: .seconds(30)) { $0["req_id"] as? String == "b1" }
+            #expect(marker != nil, "Bob's message is acknowledged once B goes on")
             let history = try await a.request("GET", "/v3/group_channels/\(x)/messages?message_ts=0&prev_limit=0&next_limit=10")
             let texts = ((history.json["messages"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
-            #expect(texts == ["frozen-marker", "x1"], "X in lock order: \(texts)")
+            #expect(texts == ["frozen-marker", "x1"], "X in commit order: \(texts)")
             for s in [alice, bob] { await s.close() }
-        } catch {
-            for n in [a, b] { await n.stop() }
-            await proxy.stop()
-            throw error
         }
-        for n in [a, b] { await n.stop() }
-        await proxy.stop()
     }
 }
 

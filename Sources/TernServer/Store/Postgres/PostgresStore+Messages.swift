@@ -13,17 +13,64 @@ let pgUnreadStamp = Mutex<Int64>(0)
 /// the rows each time (`PostgresStore+Receipts.swift`).
 extension PostgresStore {
     public func insertMessage(_ m: NewMessage) async throws -> StoredMessage {
-        try await write { db in try await Self.insertBatch(db, [m]) }[0].get()
+        try await insertMessages([m])[0].get()
     }
 
-    /// Group commit: every message of the batch in one transaction, in order. The batch's
-    /// channels are locked, their member rows read once and their counters moved in memory
-    /// (``UnreadLedger``), then written back in one statement: a message costs one round trip
-    /// (its insert), not one per counter. A message refused by the rules (a reply to a missing
-    /// parent) fails alone; a statement PostgreSQL refuses aborts the transaction, and the batch
-    /// is then stored one message per transaction, so that only the offending one fails.
+    /// Stores a batch, in order: a message refused by the rules fails alone.
+    ///
+    /// A batch of messages that are neither replies nor ephemeral is stored in one statement a
+    /// channel (``insertByChannel(_:)``), its channel read before it
+    /// (``sendInOneStatement(_:_:now:)``, `PostgresStore+Send.swift`): three round trips
+    /// whatever its size, none of them while a lock is held. When the channel changed between
+    /// the read and the statement, and for the others, the locked path.
     public func insertMessages(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
         if batch.isEmpty { return [] }
+        let fast = batch.allSatisfy { $0.persist && $0.parentMessageId == 0 }
+        if fast, let first = batch.first?.channelUrl, batch.contains(where: { $0.channelUrl != first }) {
+            return await insertByChannel(batch)
+        }
+        if fast {
+            let now = setsClock ? clock.nowMs() : nil
+            do {
+                if let stored = try await read({ db in try await Self.sendInOneStatement(db, batch, now: now) }) { return stored }
+            } catch let error as PostgresStoreError where error.isRetryable || error.refusesStatement {
+                // A deadlock, or a statement PostgreSQL refused (it wrote nothing): the locked
+                // path retries, or stores the batch a message at a time.
+            }
+        }
+        return try await insertLocked(batch)
+    }
+
+    /// A batch of several channels, each channel's messages stored on their own connection at
+    /// the same time: a channel whose lock another node holds (or whose statement is slow)
+    /// holds up only its own messages. Each keeps its order; the answers come in the batch's.
+    func insertByChannel(_ batch: [NewMessage]) async -> [Result<StoredMessage, any Error>] {
+        var byChannel: [String: [Int]] = [:]
+        for (i, m) in batch.enumerated() { byChannel[m.channelUrl, default: []].append(i) }
+        var out = [Result<StoredMessage, any Error>?](repeating: nil, count: batch.count)
+        await withTaskGroup(of: ([Int], [Result<StoredMessage, any Error>]).self) { group in
+            for indices in byChannel.values {
+                group.addTask {
+                    do {
+                        return (indices, try await self.insertMessages(indices.map { batch[$0] }))
+                    } catch {
+                        return (indices, indices.map { _ in .failure(error) })
+                    }
+                }
+            }
+            for await (indices, results) in group {
+                for (i, r) in zip(indices, results) { out[i] = r }
+            }
+        }
+        return out.map { $0 ?? .failure(SendbirdError(.internalError, "The message could not be stored.")) }
+    }
+
+    /// Group commit on the locked path: every message of the batch in one transaction, in
+    /// order. The batch's channels are locked, their member rows read once and their counters
+    /// moved in memory (``UnreadLedger``), then written back in one statement. A statement
+    /// PostgreSQL refuses aborts the transaction, and the batch is then stored one message per
+    /// transaction, so that only the offending one fails.
+    func insertLocked(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
         do {
             return try await write { db in try await Self.insertBatch(db, batch) }
         } catch let error as PostgresStoreError where batch.count > 1 && error.refusesStatement {
@@ -43,8 +90,7 @@ extension PostgresStore {
     ///
     /// Round trips, each of which a slow link to the database multiplies: `BEGIN`; the channels'
     /// locks with everything that does not depend on them; the channels' member rows; one insert
-    /// per message; the counters; `COMMIT`. A batch of one message (every batch at low load)
-    /// carries its counters in its insert, so it costs five, three of them under the lock.
+    /// per message; the counters; `COMMIT`.
     static func insertBatch(_ db: PGConnection, _ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
         let urls = Array(Set(batch.map(\.channelUrl))).sorted()
         var ledger = UnreadLedger()
@@ -55,13 +101,6 @@ extension PostgresStore {
             totalsOf: batch.flatMap(\.totalsFor), into: &ledger)
         try await readChannels(db, urls, into: &ledger)
         var newest: [String: (id: Int64, ts: Int64)] = [:]
-        if batch.count == 1, batch[0].persist, batch[0].parentMessageId == 0 {
-            do {
-                return [.success(try await insertAlone(db, batch[0], ledger: &ledger, blockersOf: blockersOf))]
-            } catch let e as SendbirdError {
-                return [.failure(e)]
-            }
-        }
         var out: [Result<StoredMessage, any Error>] = []
         out.reserveCapacity(batch.count)
         for m in batch {
@@ -175,58 +214,24 @@ extension PostgresStore {
 
         var isEmpty: Bool { urls.isEmpty && members.isEmpty }
 
-        /// The two updates as the CTEs `channels` and `counters` of a statement. With `inserted`,
-        /// the CTE of the message's insert: its id is the channel's newest, and without its row
-        /// (a retry already stored) nothing is written.
-        func tables(after inserted: String? = nil) -> String {
-            let id = inserted.map { "\($0).message_id" } ?? "v.id"
-            let from = inserted.map { ", \($0)" } ?? ""
-            return """
-                channels AS (
-                  UPDATE group_channels g SET last_message_id = \(id), last_message_ts = v.ts
-                  FROM unnest(?::text[], ?::text[]::bigint[], ?::text[]::bigint[]) AS v(url, id, ts)\(from)
-                  WHERE g.channel_url = v.url RETURNING 1
-                ), counters AS (
-                  UPDATE members m SET unread_count = v.u, unread_mention_count = v.n, hidden_state = v.h, read_ts = v.r
-                  FROM unnest(?::text[], ?::text[], ?::text[]::bigint[], ?::text[]::bigint[], ?::text[], ?::text[]::bigint[])
-                    AS v(c, id, u, n, h, r)\(from)
-                  WHERE m.channel_url = v.c AND m.user_id = v.id RETURNING 1
-                )
-                """
+        /// The statement: both updates, one CTE each.
+        var statement: String {
+            """
+            WITH channels AS (
+              UPDATE group_channels g SET last_message_id = v.id, last_message_ts = v.ts
+              FROM unnest(?::text[], ?::text[]::bigint[], ?::text[]::bigint[]) AS v(url, id, ts)
+              WHERE g.channel_url = v.url RETURNING 1
+            ), counters AS (
+              UPDATE members m SET unread_count = v.u, unread_mention_count = v.n, hidden_state = v.h, read_ts = v.r
+              FROM unnest(?::text[], ?::text[], ?::text[]::bigint[], ?::text[]::bigint[], ?::text[], ?::text[]::bigint[])
+                AS v(c, id, u, n, h, r)
+              WHERE m.channel_url = v.c AND m.user_id = v.id RETURNING 1
+            )
+            SELECT 1
+            """
         }
-
-        /// The statement on its own (after the batch's inserts).
-        var statement: String { "WITH \(tables()) SELECT 1" }
 
         var arguments: [any PGBindable] { [urls, ids, ts, memberUrls, members, unread, mentions, hidden, readTs] }
-    }
-
-    /// Stores a batch's only message (persisted, not a reply) and its counters in one statement
-    /// (see ``insertBatch(_:_:)``).
-    static func insertAlone(
-        _ db: PGConnection, _ m: NewMessage, ledger: inout UnreadLedger, blockersOf: [String: [String]]
-    ) async throws -> StoredMessage {
-        var (m, record, blockers) = prepare(m, ledger: ledger, blockersOf: blockersOf, newest: [:])
-        let channel = ledger.channels[m.channelUrl]
-        let unchanged = ledger
-        apply(m, blockers: blockers, to: &ledger)
-        let counters = CounterWrite(ledger: ledger, newest: channel == nil ? [:] : [m.channelUrl: (id: Int64(0), ts: m.createdAt)])
-        let insert = insertStatement(m, hiddenFor: record.hiddenFor)
-        let id: Int64?
-        if counters.isEmpty {
-            id = try await db.scalar(insert.sql, insert.arguments, as: Int64.self)
-        } else {
-            id = try await db.scalar(
-                "WITH inserted AS (\(insert.sql)), \(counters.tables(after: "inserted")) SELECT message_id FROM inserted",
-                insert.arguments + counters.arguments, as: Int64.self)
-        }
-        guard let id else {
-            ledger = unchanged
-            return try await original(db, of: m)
-        }
-        record.messageId = id
-        return StoredMessage(
-            message: record, duplicate: false, totals: totals(m, ledger), parent: nil, previousMessageId: channel?.lastMessageId)
     }
 
     /// Stores one new message of a batch (its channel locked, its counters in `ledger`).

@@ -19,15 +19,9 @@ extension PostgresStore {
     }
 
     /// Each user's unread count by channel custom type (`u`, `t`, `n`) over their joined channels
-    /// other than some (supergroups count at most 100 each); arguments: the users, the channels
-    /// left out.
-    static let outsideTotalsSQL = """
-        SELECT m.user_id AS u, c.custom_type AS t,
-          SUM(CASE WHEN c.is_super THEN LEAST(m.unread_count, 100) ELSE m.unread_count END)::bigint AS n
-        FROM members m JOIN group_channels c ON c.channel_url = m.channel_url
-        WHERE m.user_id = ANY(?) AND m.state = 'joined' AND m.unread_count > 0 AND m.channel_url <> ALL(?)
-        GROUP BY m.user_id, c.custom_type
-        """
+    /// other than some (supergroups count at most 100 each; `PostgresSchema` "pg-v10");
+    /// arguments: the users, the channels left out.
+    static let outsideTotalsSQL = "SELECT u, t, n FROM tern_unread_totals(?, ?)"
 
     /// Adds to `ledger` the unread counts of `users` in their joined channels other than
     /// `excluding`, by channel custom type (supergroups count at most 100 each).
