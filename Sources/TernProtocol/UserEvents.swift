@@ -26,15 +26,15 @@ public struct UserEventFrame<Payload: Codable & Sendable>: Codable, Sendable {
     public var ts: Int64
     enum CodingKeys: String, CodingKey { case cat, data, ts }
 
-    public init(cat: Int, data: Payload, ts: Int64) {
-        self.cat = cat
-        self.data = data
-        self.ts = ts
-    }
-
     /// `cat` and `data` are needed; the time may be left out.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(cat: try c.decode(Int.self, forKey: .cat), data: try c.decode(Payload.self, forKey: .data), ts: c.lenientInt64(.ts))
+    }
+
+    public init(cat: Int, data: Payload, ts: Int64) {
+        self.cat = cat
+        self.data = data
+        self.ts = ts
     }
 }
