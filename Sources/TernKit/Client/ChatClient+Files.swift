@@ -114,19 +114,6 @@ extension ChatClient {
         return true
     }
 
-    struct UploadAnswer: Decodable {
-        var url: String
-        var fileSize: Int
-        var thumbnails: [ThumbnailPayload]?
-        var requireAuth: Bool?
-        enum CodingKeys: String, CodingKey {
-            case url
-            case fileSize = "file_size"
-            case thumbnails
-            case requireAuth = "require_auth"
-        }
-    }
-
     func upload(
         _ data: Data, name: String, type: String, channelUrl: String, thumbnailSizes: [(Int, Int)], handle: UploadHandle,
         progress: @escaping @Sendable (Int64, Int64) -> Void
@@ -171,7 +158,7 @@ extension ChatClient {
         }
         progress(Int64(body.count), Int64(body.count))
         let a = try WireCoding.decoder.decode(UploadAnswer.self, from: answer)
-        return (a.url, a.fileSize, a.thumbnails ?? [], a.requireAuth ?? true)
+        return (a.url, a.fileSize, a.thumbnails, a.requireAuth)
     }
 
     /// A file URL with this user's download key when the server wants one.

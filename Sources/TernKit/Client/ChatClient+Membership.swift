@@ -244,15 +244,13 @@ extension ChatClient {
 
     // MARK: Channel metadata
 
-    struct MetadataEnvelope: Decodable { var metadata: [String: String]? }
-
     /// The channel's metadata (only `keys` when given).
     public func channelMetadata(_ url: String, keys: [String] = []) async throws -> [String: String] {
         let key = try requireSession()
         let r = try await rest.request(
             "GET", RESTClient.path(channelPath(url, "/metadata"), [("keys", keys.joined(separator: ",")), ("include_ts", "true")]),
-            sessionKey: key, as: MetadataEnvelope.self)
-        return r.metadata ?? [:]
+            sessionKey: key, as: MetadataAnswer.self)
+        return r.metadata
     }
 
     /// Creates or updates metadata items (members hear 11100).

@@ -36,43 +36,6 @@ public enum ReportCategory: String, Sendable, CaseIterable {
     case suspicious, harassing, inappropriate, spam
 }
 
-struct RestrictionListResponse: Decodable {
-    var list: [RestrictionPayload]
-    var next: String
-    enum CodingKeys: String, CodingKey {
-        case bannedList = "banned_list"
-        case mutedList = "muted_list"
-        case next
-    }
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        if let b = try? c.decodeIfPresent([RestrictionPayload].self, forKey: .bannedList) {
-            list = b
-        } else if let m = try? c.decodeIfPresent([MutedItem].self, forKey: .mutedList) {
-            list = m.map(\.restriction)
-        } else {
-            list = []
-        }
-        next = (try? c.decodeIfPresent(String.self, forKey: .next)) ?? ""
-    }
-    /// A muted list item: the user's keys with the mute's beside them.
-    struct MutedItem: Decodable {
-        var restriction: RestrictionPayload
-        enum CodingKeys: String, CodingKey {
-            case description
-            case startAt = "start_at"
-            case endAt = "end_at"
-        }
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            restriction = RestrictionPayload(
-                user: try UserPayload(from: decoder), description: (try? c.decodeIfPresent(String.self, forKey: .description)) ?? "",
-                startAt: (try? c.decodeIfPresent(Int64.self, forKey: .startAt)) ?? 0,
-                endAt: (try? c.decodeIfPresent(Int64.self, forKey: .endAt)) ?? -1)
-        }
-    }
-}
-
 /// Operators, bans, mutes, reports, members and users (seeds 000/001, BRIEF F1 and F7). Every call works on
 /// group and open channels alike.
 extension ChatClient {
@@ -99,19 +62,10 @@ extension ChatClient {
 
     // MARK: Emojis
 
-    struct EmojiCatalog: Decodable {
-        struct Category: Decodable {
-            struct Emoji: Decodable { let key: String }
-            let emojis: [Emoji]
-        }
-        let emojiCategories: [Category]
-        enum CodingKeys: String, CodingKey { case emojiCategories = "emoji_categories" }
-    }
-
     /// The application's emoji keys (`GET /v3/emoji_categories`), in category order: what the
     /// reaction palette offers.
     public func emojiKeys() async throws -> [String] {
-        let catalog = try await rest.request("GET", "/v3/emoji_categories", sessionKey: try requireSession(), as: EmojiCatalog.self)
+        let catalog = try await rest.request("GET", "/v3/emoji_categories", sessionKey: try requireSession(), as: EmojiCategoryList.self)
         return catalog.emojiCategories.flatMap { $0.emojis.map(\.key) }
     }
 
@@ -142,11 +96,6 @@ extension ChatClient {
         }
     }
 
-    struct ChannelPushPreference: Decodable {
-        let pushTriggerOption: String?
-        enum CodingKeys: String, CodingKey { case pushTriggerOption = "push_trigger_option" }
-    }
-
     /// The signed-in user's push preferences (`GET /v3/users/{me}/push_preference`).
     public func pushPreferences() async throws -> PushPreferences {
         let key = try requireSession()
@@ -157,8 +106,9 @@ extension ChatClient {
     public func pushTrigger(in url: String) async throws -> String {
         let key = try requireSession()
         let p = try await rest.request(
-            "GET", "/v3/users/\(RESTClient.segment(me))/push_preference/\(RESTClient.segment(url))", sessionKey: key, as: ChannelPushPreference.self)
-        return p.pushTriggerOption ?? "default"
+            "GET", "/v3/users/\(RESTClient.segment(me))/push_preference/\(RESTClient.segment(url))", sessionKey: key,
+            as: ChannelPushPreferenceAnswer.self)
+        return p.pushTriggerOption
     }
 
     // MARK: Bans and mutes
@@ -192,8 +142,10 @@ extension ChatClient {
     func restrictions(_ kind: String, _ url: String, _ limit: Int) async throws -> [Restriction] {
         let page = try await rest.request(
             "GET", RESTClient.path(channelBase(url) + "/" + kind, [("limit", String(limit))]), sessionKey: try requireSession(),
-            as: RestrictionListResponse.self)
-        return page.list.map { Restriction(user: User($0.user), description: $0.description, startAt: $0.startAt, endAt: $0.endAt) }
+            as: RestrictionListPage.self)
+        return page.items.map(\.restriction).map {
+            Restriction(user: User($0.user), description: $0.description, startAt: $0.startAt, endAt: $0.endAt)
+        }
     }
 
     /// Whether the current user is muted in the channel, and until when (nil: not muted).

@@ -25,16 +25,6 @@ public struct UnreadItemCount: Sendable, Equatable, Decodable {
     }
 }
 
-/// `USEV` as the engine reads it.
-struct UserEventPayload: Decodable {
-    struct BlockData: Decodable {
-        var blocker: SenderPayload?
-        var blockee: SenderPayload?
-    }
-    var cat: Int
-    var data: BlockData?
-}
-
 extension ChatClient {
     // MARK: - Server counters
 
@@ -135,12 +125,12 @@ extension ChatClient {
     }
 
     func handleUserEvent(_ frame: Frame) {
-        guard let e = try? frame.decode(UserEventPayload.self), let target = e.data?.blockee, e.data?.blocker?.userId == me else { return }
-        let user = User(target)
+        guard let e = try? frame.decode(UserEventFrame<BlockEventData>.self), e.data.blocker.userId == me else { return }
+        let user = User(e.data.blockee)
         switch e.cat {
-        case 20001:
+        case UserEvent.blocked:
             if store.blocked.insert(user.userId).inserted { emit(.userBlocked(user)) }
-        case 20000:
+        case UserEvent.unblocked:
             if store.blocked.remove(user.userId) != nil { emit(.userUnblocked(user)) }
         default:
             break

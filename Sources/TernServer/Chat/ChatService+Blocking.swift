@@ -1,25 +1,6 @@
 import Foundation
 public import TernProtocol
 
-/// `USEV` categories (research/sendbird.md §2).
-public enum UserEvent {
-    public static let unblocked = 20000
-    public static let blocked = 20001
-}
-
-/// `USEV` `data` of a block or unblock.
-public struct BlockEventData: Codable, Sendable, Equatable {
-    public var blocker: SenderPayload
-    public var blockee: SenderPayload
-}
-
-/// A `USEV` frame.
-public struct UserEventFrame<Payload: Codable & Sendable>: Codable, Sendable {
-    public var cat: Int
-    public var data: Payload
-    public var ts: Int64
-}
-
 /// The count preferences a member may choose (Sendbird's `CountPreference`), kept in the Chat SDK's
 /// spelling. The Platform API spells two of them differently (`false`, `unread_mentioned_count_only`):
 /// both are accepted, and Platform API callers get their spelling back.

@@ -1,22 +1,6 @@
 public import Foundation
 public import TernProtocol
 
-/// What `POST /v3/storage/file` answers.
-public struct UploadedFile: Encodable, Sendable {
-    public let url: String
-    public let fileSize: Int
-    public let name: String
-    public let type: String
-    public let thumbnails: [ThumbnailPayload]
-    public let requireAuth = true
-    enum CodingKeys: String, CodingKey {
-        case url
-        case fileSize = "file_size"
-        case name, type, thumbnails
-        case requireAuth = "require_auth"
-    }
-}
-
 /// A file of a file message as the sender describes it.
 public struct OutgoingFile: Sendable {
     public var url: String
@@ -71,7 +55,7 @@ extension ChatService {
     ///   - baseURL: this server as the client reached it (`http://host:port`), for the file's URL.
     public func upload(
         userId: String?, channelUrl: String, name: String, type: String, data: Data, thumbnailSizes: [(Int, Int)], baseURL: String
-    ) async throws -> UploadedFile {
+    ) async throws -> UploadAnswer {
         guard let vault = files else { throw SendbirdError(.internalError, "File storage is not available.") }
         let channel = try await requireChannel(channelUrl)
         if let userId { _ = try await requireMember(channel, userId, code: .unauthorizedRequest) }
@@ -106,7 +90,7 @@ extension ChatService {
             FileRecord(
                 fileId: id, channelUrl: channelUrl, uploaderId: userId, name: cleanName, type: mime, size: data.count, createdAt: now(),
                 thumbnails: thumbJSON))
-        return UploadedFile(
+        return UploadAnswer(
             url: "\(baseURL)/v3/storage/file/\(id)/\(Self.urlSegment(cleanName))", fileSize: data.count, name: cleanName, type: mime,
             thumbnails: thumbs)
     }

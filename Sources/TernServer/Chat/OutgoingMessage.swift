@@ -18,14 +18,14 @@ public enum RequestOrigin: Sendable {
 /// What text and file messages to send share (``OutgoingMessage``, ``OutgoingFileMessage``).
 protocol OutgoingMessageFields: Sendable {
     var channelUrl: String { get }
-    var data: String { get }
-    var customType: String { get }
-    var mentionType: String { get }
-    var mentionedUserIds: [String] { get }
-    var reqId: String? { get }
-    var sortedMetaarray: [MetaArrayItem] { get }
-    var parentMessageId: Int64 { get }
-    var replyToChannel: Bool { get }
+    var data: String { get set }
+    var customType: String { get set }
+    var mentionType: String { get set }
+    var mentionedUserIds: [String] { get set }
+    var reqId: String? { get set }
+    var sortedMetaarray: [MetaArrayItem] { get set }
+    var parentMessageId: Int64 { get set }
+    var replyToChannel: Bool { get set }
 }
 
 /// A user message to send.

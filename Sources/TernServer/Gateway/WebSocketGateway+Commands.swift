@@ -89,16 +89,8 @@ extension WebSocketGateway {
         let r = try decode(SendMessageRequest.self, c.frame)
         let url = try tags.channel(r.reqId, r.channelUrl)
         var out = OutgoingMessage(channelUrl: url, message: r.message ?? "")
-        out.data = r.data ?? ""
-        out.customType = r.customType ?? ""
-        out.mentionType = r.mentionType ?? "users"
-        out.mentionedUserIds = r.mentionedUserIds ?? []
+        MessageFieldsBody(r).apply(to: &out)
         try Identifier.check(out.mentionedUserIds, field: "mentioned_user_ids")
-        out.silent = r.silent ?? false
-        out.reqId = r.reqId
-        out.sortedMetaarray = r.metaarray?.items ?? []
-        out.parentMessageId = r.parentMessageId?.value ?? 0
-        out.replyToChannel = r.replyToChannel ?? false
         try await service.sendUserMessage(from: c.user.userId, out, connection: c.conn, origin: .webSocket, arrivedAt: c.arrived)
     }
 
@@ -131,15 +123,8 @@ extension WebSocketGateway {
             files = [OutgoingFile(url: u, name: r.name ?? "", type: r.type ?? "", size: Int(r.size?.value ?? 0), thumbnails: r.thumbnails ?? [])]
         }
         var out = OutgoingFileMessage(channelUrl: url, files: files)
-        out.data = r.custom ?? r.data ?? ""
-        out.customType = r.customType ?? ""
-        out.mentionType = r.mentionType ?? "users"
-        out.mentionedUserIds = r.mentionedUserIds ?? []
+        MessageFieldsBody(r).apply(to: &out)
         try Identifier.check(out.mentionedUserIds, field: "mentioned_user_ids")
-        out.sortedMetaarray = r.metaarray?.items ?? []
-        out.parentMessageId = r.parentMessageId?.value ?? 0
-        out.replyToChannel = r.replyToChannel ?? false
-        out.reqId = r.reqId
         try await service.sendFileMessage(from: c.user.userId, out, connection: c.conn, origin: .webSocket)
     }
 

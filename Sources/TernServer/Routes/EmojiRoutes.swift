@@ -27,22 +27,9 @@ struct EmojiRoutes: Sendable {
         api.put("/v3/applications/settings/reactions", use: enableReactions)
     }
 
-    struct Emoji: Codable, Sendable {
-        var id: Int
-        var key: String
-        var url: String
-    }
-
-    struct Category: Codable, Sendable {
-        var id: Int
-        var name: String
-        var url: String
-        var emojis: [Emoji]
-    }
-
     struct Catalog: Codable, Sendable {
         var nextId = 1
-        var categories: [Category] = []
+        var categories: [EmojiCategoryPayload] = []
         var useDefaultEmoji = true
         enum CodingKeys: String, CodingKey {
             case nextId = "next_id"
@@ -73,34 +60,25 @@ struct EmojiRoutes: Sendable {
 
     /// The emojis of a body in the catalog, each with a new id; a key the catalog (or the body)
     /// already has is refused.
-    func newEmojis(_ given: [NewEmojiBody], _ catalog: inout Catalog) throws -> [Emoji] {
+    func newEmojis(_ given: [NewEmojiBody], _ catalog: inout Catalog) throws -> [EmojiPayload] {
         var taken = Set(catalog.categories.flatMap { $0.emojis.map(\.key) })
-        var out: [Emoji] = []
+        var out: [EmojiPayload] = []
         for e in given {
             guard taken.insert(e.key).inserted else {
                 throw SendbirdError(.alreadyExists, "\"key\" violates a unique constraint: \(e.key) already exists.")
             }
-            out.append(Emoji(id: catalog.takeId(), key: e.key, url: e.url))
+            out.append(EmojiPayload(id: catalog.takeId(), key: e.key, url: e.url))
         }
         return out
     }
 
-    struct CategoryList: Encodable {
-        let emojiHash: String
-        let emojiCategories: [Category]
-        enum CodingKeys: String, CodingKey {
-            case emojiHash = "emoji_hash"
-            case emojiCategories = "emoji_categories"
-        }
-    }
-
     func listCategories(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let c = try await load()
-        return try rest.json(CategoryList(emojiHash: c.hash, emojiCategories: c.categories))
+        return try rest.json(EmojiCategoryList(emojiHash: c.hash, emojiCategories: c.categories))
     }
 
     struct AddedCategories: Encodable {
-        let emojiCategories: [Category]
+        let emojiCategories: [EmojiCategoryPayload]
         enum CodingKeys: String, CodingKey { case emojiCategories = "emoji_categories" }
     }
 
@@ -108,10 +86,10 @@ struct EmojiRoutes: Sendable {
         try ctx.caller.requirePlatform()
         let given = try await req.decode(as: NewEmojiCategoriesBody.self, context: ctx).categories
         var catalog = try await load()
-        var added: [Category] = []
+        var added: [EmojiCategoryPayload] = []
         for c in given {
             let id = catalog.takeId()
-            let category = Category(id: id, name: c.name, url: c.url, emojis: try newEmojis(c.emojis, &catalog))
+            let category = EmojiCategoryPayload(id: id, name: c.name, url: c.url, emojis: try newEmojis(c.emojis, &catalog))
             catalog.categories.append(category)
             added.append(category)
         }
@@ -151,7 +129,7 @@ struct EmojiRoutes: Sendable {
         return try rest.empty()
     }
 
-    struct EmojiList: Encodable { let emojis: [Emoji] }
+    struct EmojiList: Encodable { let emojis: [EmojiPayload] }
 
     func listEmojis(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         return try rest.json(EmojiList(emojis: try await load().categories.flatMap(\.emojis)))

@@ -344,21 +344,14 @@ struct MessageRoutes: Sendable {
         case "ADMM":
             try caller.requirePlatform()
             guard let message = b.message else { throw SendbirdError.missing("message") }
-            let payload = try await service.sendAdminMessage(channelUrl: url, message: message, customType: b.customType, data: b.data)
+            let payload = try await service.sendAdminMessage(
+                channelUrl: url, message: message, customType: b.fields.customType, data: b.fields.data)
             return try rest.json(payload)
         case "MESG":
             let userId = try actingUser(caller, b.userId)
             guard let message = b.message else { throw SendbirdError.missing("message") }
             var out = OutgoingMessage(channelUrl: url, message: message)
-            out.customType = b.customType
-            out.data = b.data
-            out.mentionType = b.mentionType
-            out.mentionedUserIds = b.mentionedUserIds
-            out.silent = b.silent
-            out.reqId = b.dedupId
-            out.sortedMetaarray = b.sortedMetaarray
-            out.parentMessageId = b.parentMessageId
-            out.replyToChannel = b.replyToChannel
+            b.fields.apply(to: &out)
             try await service.requireUser(userId)
             var payload = try await service.sendUserMessage(from: userId, out, connection: nil, origin: caller.origin)
             payload.reqId = nil
@@ -376,14 +369,7 @@ struct MessageRoutes: Sendable {
         let b = try await req.decode(as: FileMessageBody.self, for: caller, context: ctx)
         let userId = try actingUser(caller, b.userId)
         var out = OutgoingFileMessage(channelUrl: channelUrl, files: [b.file])
-        out.customType = b.customType
-        out.data = b.data
-        out.mentionType = b.mentionType
-        out.mentionedUserIds = b.mentionedUserIds
-        out.reqId = b.dedupId
-        out.sortedMetaarray = b.sortedMetaarray
-        out.parentMessageId = b.parentMessageId
-        out.replyToChannel = b.replyToChannel
+        b.fields.apply(to: &out)
         try await service.requireUser(userId)
         var payload = try await service.sendFileMessage(from: userId, out, connection: nil, origin: caller.origin)
         payload.reqId = nil

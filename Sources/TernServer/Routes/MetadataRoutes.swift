@@ -27,16 +27,6 @@ struct MetadataRoutes: Sendable {
         }
     }
 
-    struct MetadataAnswer: Encodable {
-        let channelUrl: String
-        let metadata: [String: String]
-        let ts: Int64
-        enum CodingKeys: String, CodingKey {
-            case channelUrl = "channel_url"
-            case metadata, ts
-        }
-    }
-
     struct TimeAnswer: Encodable { let ts: Int64 }
 
     func answer(_ url: String, _ metadata: [String: String]) throws -> Response {

@@ -80,40 +80,6 @@ struct ModerationRoutes: Sendable {
 
     // MARK: Bans and mutes
 
-    /// A ban or mute as the lists and answers show it: the user's keys flat with the restriction's beside them
-    /// (`restriction_type`, `description`, `start_at`, `end_at`, `remaining_duration`), and the same under `user`
-    /// (the Platform API's shape, and where the JS SDK reads a banned user).
-    struct RestrictionAnswer: Encodable {
-        let payload: RestrictionPayload
-        let kind: RestrictionRecord.Kind
-        let now: Int64
-        enum CodingKeys: String, CodingKey {
-            case user, description
-            case startAt = "start_at"
-            case endAt = "end_at"
-            case remainingDuration = "remaining_duration"
-            case restrictionType = "restriction_type"
-        }
-        struct Restricted: Encodable {
-            let answer: RestrictionAnswer
-            func encode(to encoder: any Encoder) throws { try answer.encodeFlat(to: encoder) }
-        }
-        func encodeFlat(to encoder: any Encoder) throws {
-            try payload.user.encode(to: encoder)
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(kind == .ban ? "banned" : "muted", forKey: .restrictionType)
-            try c.encode(payload.description, forKey: .description)
-            try c.encode(payload.startAt, forKey: .startAt)
-            try c.encode(payload.endAt, forKey: .endAt)
-            try c.encode(payload.endAt < 0 ? -1 : max(0, payload.endAt - now), forKey: .remainingDuration)
-        }
-        func encode(to encoder: any Encoder) throws {
-            try encodeFlat(to: encoder)
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(Restricted(answer: self), forKey: .user)
-        }
-    }
-
     /// `POST …/ban {user_id, seconds, description}` (also `banned_list`/`user_ids` for several); `PUT …/ban/{id}` changes one.
     func restrict(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
         let caller = try ctx.caller
@@ -143,9 +109,9 @@ struct ModerationRoutes: Sendable {
         }
         let users = try await service.presentUsers(results.map(\.userId))
         let answers = zip(results, users).map {
-            RestrictionAnswer(
-                payload: RestrictionPayload(user: $1, description: $0.description, startAt: $0.startAt, endAt: $0.endAt),
-                kind: kind, now: service.now())
+            RestrictedUser(
+                RestrictionPayload(user: $1, description: $0.description, startAt: $0.startAt, endAt: $0.endAt), isBan: kind == .ban,
+                now: service.now())
         }
         if answers.count == 1 { return try rest.json(answers[0]) }
         return try rest.json(ManyRestrictions(items: answers))
@@ -163,26 +129,6 @@ struct ModerationRoutes: Sendable {
         return try rest.empty()
     }
 
-    struct RestrictionPage: Encodable {
-        let kind: RestrictionRecord.Kind
-        let items: [RestrictionAnswer]
-        let total: Int
-        let next: String
-        enum CodingKeys: String, CodingKey {
-            case bannedList = "banned_list"
-            case mutedList = "muted_list"
-            case totalBanCount = "total_ban_count"
-            case totalMuteCount = "total_mute_count"
-            case next
-        }
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(items, forKey: kind == .ban ? .bannedList : .mutedList)
-            try c.encode(total, forKey: kind == .ban ? .totalBanCount : .totalMuteCount)
-            try c.encode(next, forKey: .next)
-        }
-    }
-
     func list(_ req: Request, _ ctx: RESTRequestContext, _ kind: RestrictionRecord.Kind) async throws -> Response {
         let caller = try ctx.caller
         let url = try rest.param(ctx, "channel_url")
@@ -193,7 +139,8 @@ struct ModerationRoutes: Sendable {
         let total = try await service.restrictionsNow(channelUrl: url, kind: kind).count
         let now = service.now()
         return try rest.json(
-            RestrictionPage(kind: kind, items: page.list.map { RestrictionAnswer(payload: $0, kind: kind, now: now) }, total: total, next: page.next))
+            RestrictionListPage(
+                isBan: kind == .ban, items: page.list.map { RestrictedUser($0, isBan: kind == .ban, now: now) }, total: total, next: page.next))
     }
 
     /// `GET …/mute/{id}` answers `{is_muted, remaining_duration, start_at, end_at, description}` (also for the
@@ -217,8 +164,7 @@ struct ModerationRoutes: Sendable {
         guard let r else { throw SendbirdError(.notFound, "\"\(user)\" is not banned in the channel.") }
         let u = try await service.presentUsers([user])[0]
         return try rest.json(
-            RestrictionAnswer(
-                payload: RestrictionPayload(user: u, description: r.description, startAt: r.startAt, endAt: r.endAt), kind: .ban, now: now))
+            RestrictedUser(RestrictionPayload(user: u, description: r.description, startAt: r.startAt, endAt: r.endAt), isBan: true, now: now))
     }
 
     /// A message the profanity or domain filter changed, as it was sent (`message`) beside what
@@ -287,7 +233,7 @@ struct ModerationRoutes: Sendable {
     }
 
     struct ManyRestrictions: Encodable {
-        let items: [RestrictionAnswer]
+        let items: [RestrictedUser]
         enum CodingKeys: String, CodingKey { case items = "banned_list" }
     }
 

@@ -261,22 +261,28 @@ struct PushRoutes: Sendable {
 
     func channelPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let (_, key) = try await channelKey(req, ctx)
-        var p = try await rest.loadDocument("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]
-        p["enable"] = (p["push_trigger_option"] as? String) != "off"
-        return try rest.document(p)
+        return try channelAnswer(try await rest.loadDocument("push_preference_channel", key) ?? Self.channelDefaults)
+    }
+
+    static var channelDefaults: [String: Any] { ["push_trigger_option": "default", "push_sound": "default"] }
+
+    /// `{enable, push_sound, push_trigger_option}` of a stored channel preference.
+    func channelAnswer(_ p: [String: Any]) throws -> Response {
+        try rest.document(
+            encoding: ChannelPushPreferenceAnswer(
+                pushTriggerOption: p["push_trigger_option"] as? String ?? "default", pushSound: p["push_sound"] as? String ?? "default"))
     }
 
     func updateChannelPreference(_ req: Request, _ ctx: RESTRequestContext) async throws -> Response {
         let (_, key) = try await channelKey(req, ctx)
         let b = try await req.decode(as: ChannelPushPreferenceBody.self, context: ctx)
-        var p = try await rest.loadDocument("push_preference_channel", key) ?? ["push_trigger_option": "default", "push_sound": "default"]
+        var p = try await rest.loadDocument("push_preference_channel", key) ?? Self.channelDefaults
         if let t = b.pushTriggerOption { p["push_trigger_option"] = t }
         if let enable = b.enable {
             p["push_trigger_option"] = enable ? (p["push_trigger_option"] as? String == "off" ? "default" : p["push_trigger_option"]) : "off"
         }
         if let sound = b.pushSound { p["push_sound"] = sound }
         try await rest.saveDocument("push_preference_channel", key, p)
-        p["enable"] = (p["push_trigger_option"] as? String) != "off"
-        return try rest.document(p)
+        return try channelAnswer(p)
     }
 }

@@ -136,6 +136,11 @@ struct RESTSupport: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
     }
 
+    /// A typed answer written as ``document(_:)`` writes a settings document (keys sorted, the same bytes).
+    func document(encoding value: some Encodable) throws -> Response {
+        try document(try JSONSerialization.jsonObject(with: WireCoding.encoder.encode(value)))
+    }
+
     /// A settings document of the store as a JSON object, or nil.
     func loadDocument(_ scope: String, _ key: String) async throws -> [String: Any]? {
         guard let json = try await service.setting(scope: scope, key: key) else { return nil }

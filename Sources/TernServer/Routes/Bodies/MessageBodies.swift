@@ -92,31 +92,29 @@ struct MessageUpdateBody: Decodable {
     }
 }
 
-/// `POST /v3/{group_channels|open_channels}/{url}/messages`: `message_type` (`MESG`, the
-/// default, or `ADMM`), then what that type reads. `ADMM` (the Platform API's only; an SDK
-/// user's is not read): `message`, required, `custom_type`, `data`. `MESG`: `user_id` (the
-/// sender, required of the Platform API), `message`, required, `custom_type`, `data`,
-/// `mention_type` (`users`), `mentioned_user_ids` (else `mentioned_users`), `is_silent`,
-/// `dedup_id`, `sorted_metaarray`, `parent_message_id`, `reply_to_channel`. From an SDK user,
-/// the handler requires `message` after it has checked `user_id`.
-struct SendMessageBody: PlatformFieldsBody {
-    var messageType = "MESG"
-    var userId: String?
-    var message: String?
+/// What text and file messages to send share, as the REST bodies (``SendMessageBody``,
+/// ``FileMessageBody``) and the WebSocket's `MESG` and `FILE` give it: read once, set on the
+/// outgoing message by `apply(to:)`. From REST: `custom_type`, `data` (a file's
+/// `custom_field` first); then, but for an admin message, `mention_type` (`users`),
+/// `mentioned_user_ids` (a text's `mentioned_users` else), a text's `is_silent`, `dedup_id`,
+/// `sorted_metaarray`, `parent_message_id`, `reply_to_channel`.
+struct MessageFieldsBody: Sendable {
+    /// What a body sends: the keys read differ a little.
+    enum Kind { case admin, text, file }
     var customType = ""
     var data = ""
     var mentionType = "users"
     var mentionedUserIds: [String] = []
+    /// Text messages only.
     var silent = false
-    var dedupId: String?
+    /// `dedup_id` (REST) or `req_id` (WebSocket).
+    var reqId: String?
     var sortedMetaarray: [MetaArrayItem] = []
     var parentMessageId: Int64 = 0
     var replyToChannel = false
     enum CodingKeys: String, CodingKey {
-        case messageType = "message_type"
-        case userId = "user_id"
-        case message
         case customType = "custom_type"
+        case customField = "custom_field"
         case data
         case mentionType = "mention_type"
         case mentionedUserIds = "mentioned_user_ids"
@@ -128,6 +126,90 @@ struct SendMessageBody: PlatformFieldsBody {
         case replyToChannel = "reply_to_channel"
     }
 
+    init() {}
+
+    init(from decoder: any Decoder, kind: Kind) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        customType = try c.string(.customType) ?? ""
+        data = try (kind == .file ? c.string(.customField) : nil) ?? c.string(.data) ?? ""
+        guard kind != .admin else { return }
+        mentionType = try c.string(.mentionType) ?? "users"
+        mentionedUserIds = try c.stringArray(.mentionedUserIds) ?? (kind == .text ? c.stringArray(.mentionedUsers) : nil) ?? []
+        if kind == .text { silent = try c.bool(.isSilent) ?? false }
+        reqId = try c.string(.dedupId)
+        sortedMetaarray = try c.metaArray(.sortedMetaarray) ?? []
+        parentMessageId = try c.int(.parentMessageId) ?? 0
+        replyToChannel = try c.bool(.replyToChannel) ?? false
+    }
+
+    /// A WebSocket `MESG`'s fields.
+    init(_ r: SendMessageRequest) {
+        self.init(
+            customType: r.customType, data: r.data, mentionType: r.mentionType, mentionedUserIds: r.mentionedUserIds, reqId: r.reqId,
+            metaarray: r.metaarray, parentMessageId: r.parentMessageId, replyToChannel: r.replyToChannel)
+        silent = r.silent ?? false
+    }
+
+    /// A WebSocket `FILE`'s fields (the JS SDK sends `data` as `custom`).
+    init(_ r: FileMessageRequest) {
+        self.init(
+            customType: r.customType, data: r.custom ?? r.data, mentionType: r.mentionType, mentionedUserIds: r.mentionedUserIds,
+            reqId: r.reqId, metaarray: r.metaarray, parentMessageId: r.parentMessageId, replyToChannel: r.replyToChannel)
+    }
+
+    private init(
+        customType: String?, data: String?, mentionType: String?, mentionedUserIds: [String]?, reqId: String?, metaarray: FlexibleMetaArray?,
+        parentMessageId: FlexibleInt64?, replyToChannel: Bool?
+    ) {
+        self.customType = customType ?? ""
+        self.data = data ?? ""
+        self.mentionType = mentionType ?? "users"
+        self.mentionedUserIds = mentionedUserIds ?? []
+        self.reqId = reqId
+        self.sortedMetaarray = metaarray?.items ?? []
+        self.parentMessageId = parentMessageId?.value ?? 0
+        self.replyToChannel = replyToChannel ?? false
+    }
+
+    /// Sets the fields on a text message to send.
+    func apply(to out: inout OutgoingMessage) {
+        setShared(&out)
+        out.silent = silent
+    }
+
+    /// Sets the fields on a file message to send.
+    func apply(to out: inout OutgoingFileMessage) { setShared(&out) }
+
+    private func setShared(_ out: inout some OutgoingMessageFields) {
+        out.customType = customType
+        out.data = data
+        out.mentionType = mentionType
+        out.mentionedUserIds = mentionedUserIds
+        out.reqId = reqId
+        out.sortedMetaarray = sortedMetaarray
+        out.parentMessageId = parentMessageId
+        out.replyToChannel = replyToChannel
+    }
+}
+
+/// `POST /v3/{group_channels|open_channels}/{url}/messages`: `message_type` (`MESG`, the
+/// default, or `ADMM`), then what that type reads. `ADMM` (the Platform API's only; an SDK
+/// user's is not read): `message`, required, `custom_type`, `data`. `MESG`: `user_id` (the
+/// sender, required of the Platform API), `message`, required, `custom_type`, `data`,
+/// `mention_type` (`users`), `mentioned_user_ids` (else `mentioned_users`), `is_silent`,
+/// `dedup_id`, `sorted_metaarray`, `parent_message_id`, `reply_to_channel`. From an SDK user,
+/// the handler requires `message` after it has checked `user_id`.
+struct SendMessageBody: PlatformFieldsBody {
+    var messageType = "MESG"
+    var userId: String?
+    var message: String?
+    var fields = MessageFieldsBody()
+    enum CodingKeys: String, CodingKey {
+        case messageType = "message_type"
+        case userId = "user_id"
+        case message
+    }
+
     init(from decoder: any Decoder) throws { try self.init(from: decoder, platform: true) }
 
     init(from decoder: any Decoder, platform: Bool) throws {
@@ -136,16 +218,7 @@ struct SendMessageBody: PlatformFieldsBody {
         guard messageType == "MESG" || (messageType == "ADMM" && platform) else { return }
         if messageType == "MESG" { userId = platform ? try c.requiredString(.userId) : try c.string(.userId) }
         message = platform ? try c.requiredString(.message) : try c.string(.message)
-        customType = try c.string(.customType) ?? ""
-        data = try c.string(.data) ?? ""
-        guard messageType == "MESG" else { return }
-        mentionType = try c.string(.mentionType) ?? "users"
-        mentionedUserIds = try c.stringArray(.mentionedUserIds) ?? c.stringArray(.mentionedUsers) ?? []
-        silent = try c.bool(.isSilent) ?? false
-        dedupId = try c.string(.dedupId)
-        sortedMetaarray = try c.metaArray(.sortedMetaarray) ?? []
-        parentMessageId = try c.int(.parentMessageId) ?? 0
-        replyToChannel = try c.bool(.replyToChannel) ?? false
+        fields = try MessageFieldsBody(from: decoder, kind: messageType == "MESG" ? .text : .admin)
     }
 }
 
@@ -157,14 +230,7 @@ struct SendMessageBody: PlatformFieldsBody {
 struct FileMessageBody: PlatformFieldsBody {
     var userId: String?
     var file = OutgoingFile(url: "", name: "", type: "", size: 0)
-    var customType = ""
-    var data = ""
-    var mentionType = "users"
-    var mentionedUserIds: [String] = []
-    var dedupId: String?
-    var sortedMetaarray: [MetaArrayItem] = []
-    var parentMessageId: Int64 = 0
-    var replyToChannel = false
+    var fields = MessageFieldsBody()
     enum CodingKeys: String, CodingKey {
         case userId = "user_id"
         case url
@@ -172,15 +238,6 @@ struct FileMessageBody: PlatformFieldsBody {
         case fileType = "file_type"
         case fileSize = "file_size"
         case thumbnails
-        case customType = "custom_type"
-        case customField = "custom_field"
-        case data
-        case mentionType = "mention_type"
-        case mentionedUserIds = "mentioned_user_ids"
-        case dedupId = "dedup_id"
-        case sortedMetaarray = "sorted_metaarray"
-        case parentMessageId = "parent_message_id"
-        case replyToChannel = "reply_to_channel"
     }
 
     /// A thumbnail given as its URL, or as an object.
@@ -216,14 +273,7 @@ struct FileMessageBody: PlatformFieldsBody {
         guard size >= 0, size <= Int64(Int32.max) else { throw SendbirdErrorFactory.outOfRange("file_size", 0...Int(Int32.max)) }
         let thumbnails = try c.nested([Thumbnail].self, .thumbnails, as: "list of thumbnails") ?? []
         file = OutgoingFile(url: url, name: name, type: try c.string(.fileType) ?? "", size: Int(size), thumbnails: thumbnails.map(\.payload))
-        customType = try c.string(.customType) ?? ""
-        data = try c.string(.customField) ?? c.string(.data) ?? ""
-        mentionType = try c.string(.mentionType) ?? "users"
-        mentionedUserIds = try c.stringArray(.mentionedUserIds) ?? []
-        dedupId = try c.string(.dedupId)
-        sortedMetaarray = try c.metaArray(.sortedMetaarray) ?? []
-        parentMessageId = try c.int(.parentMessageId) ?? 0
-        replyToChannel = try c.bool(.replyToChannel) ?? false
+        fields = try MessageFieldsBody(from: decoder, kind: .file)
     }
 }
 
