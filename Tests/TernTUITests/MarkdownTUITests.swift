@@ -91,6 +91,7 @@ struct MarkdownTUITests: TUIFixture {
         #expect(code[label.x, label.y].style.italic && code[label.x, label.y].style.bg == .index(235))
         let body = try #require(find("let greeting", in: code))
         #expect(code[body.x, body.y].style.bg == .index(235) && !code[body.x + 16, body.y].style.bold)
+        #expect(code[body.x, body.y].style.fg == .index(176) && code[body.x + 16, body.y].style.fg == .index(150), "let, a string: syntax colours")
     }
 
     func sampleGrid(_ s: AppState, theme: Theme) -> CellGrid {

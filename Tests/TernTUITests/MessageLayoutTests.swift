@@ -73,6 +73,24 @@ struct MessageLayoutTests {
         #expect(texts(MessageLayout.lines("```\nabcdefghij\n```", markdown: true, width: 6)) == ["", "abcde…"])
     }
 
+    @Test func syntaxColoursForKnownLanguages() throws {
+        let swift = try #require(CodeColours.tokens("let s = \"a \\\" b\" // note", language: "Swift"))
+        #expect(swift.map(\.0) == ["let", " s = ", "\"a \\\" b\"", " ", "// note"])
+        #expect(swift.map(\.1) == [.keyword, .plain, .string, .plain, .comment])
+        let py = try #require(CodeColours.tokens("def f(x): return 42  # done", language: "py"))
+        #expect(py.filter { $0.1 == .keyword }.map(\.0) == ["def", "return"] && py.last! == ("# done", .comment))
+        #expect(py.contains { $0 == ("42", .string) }, "numbers are coloured as strings")
+        #expect(CodeColours.tokens("x := \"unterminated", language: "go")?.last?.1 == .string)
+        #expect(CodeColours.tokens("let x", language: "cobol") == nil && CodeColours.tokens("let x", language: "") == nil)
+        let lines = MessageLayout.lines("```swift\nlet x = \"s\" // c\n```", markdown: true, width: 30)
+        #expect(
+            lines[2]
+                == [
+                    Run("│ "), Run("let", Look(.codeKeyword)), Run(" x = ", Look(.codeBlock)), Run("\"s\"", Look(.codeString)),
+                    Run(" ", Look(.codeBlock)), Run("// c", Look(.codeComment)), Run(" │", Look(.codeBlock)),
+                ].map { r in r.look == .text ? Run(r.text, Look(.codeBlock)) : r })
+    }
+
     @Test func theReceiptMarkFollowsTheText() {
         let mark = [Run(" "), Run("✓", Look(.mark))]
         #expect(MessageLayout.lines("hi", markdown: true, trailing: mark, width: 10) == [[Run("hi "), Run("✓", Look(.mark))]])

@@ -9,6 +9,8 @@ public enum MessageLayout {
             /// The message's own text style.
             case text
             case code, codeBlock, codeLanguage, quote, link, linkURL, listMarker
+            /// A code block's syntax colours.
+            case codeKeyword, codeString, codeComment
             /// The receipt mark after a message of mine.
             case mark
         }
@@ -30,6 +32,9 @@ public enum MessageLayout {
             case .code: "timeline.code"
             case .codeBlock: "timeline.code_block"
             case .codeLanguage: "timeline.code_block.language"
+            case .codeKeyword: "timeline.code_block.keyword"
+            case .codeString: "timeline.code_block.string"
+            case .codeComment: "timeline.code_block.comment"
             case .quote: "timeline.block_quote"
             case .link: "timeline.link"
             case .linkURL: "timeline.link.url"
@@ -156,7 +161,8 @@ public enum MessageLayout {
     }
 
     /// A fenced block in a box with its language on the top edge; lines keep their breaks and are cut (with
-    /// an ellipsis) at the box's edge, never wrapped. Too narrow for a box: the lines alone.
+    /// an ellipsis) at the box's edge, never wrapped, in syntax colours when ``CodeColours`` knows the
+    /// language. Too narrow for a box: the lines alone.
     static func codeBlock(_ language: String, _ lines: [String], width: Int) -> [Line] {
         let body = Look(.codeBlock)
         let texts = lines.map { $0.replacingTabs }
@@ -174,7 +180,17 @@ public enum MessageLayout {
         for t in texts {
             let shown = Screen.clip(t, inner)
             let pad = String(repeating: " ", count: max(0, inner - CellWidth.of(shown)))
-            out.append([Run("│ ", body), Run(shown + pad, body), Run(" │", body)])
+            let pieces = (CodeColours.tokens(shown, language: language) ?? [(shown, .plain)]).map { text, kind in
+                let role: Look.Role =
+                    switch kind {
+                    case .plain: .codeBlock
+                    case .keyword: .codeKeyword
+                    case .string: .codeString
+                    case .comment: .codeComment
+                    }
+                return Run(text, Look(role))
+            }
+            out.append([Run("│ ", body)] + pieces + [Run(pad + " │", body)])
         }
         out.append([Run("╰" + String(repeating: "─", count: inner + 2) + "╯", body)])
         return out

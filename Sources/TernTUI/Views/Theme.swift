@@ -18,8 +18,9 @@ public struct Theme: Sendable, Equatable {
         "timeline.nick.self", "timeline.event", "timeline.pending", "timeline.failed", "timeline.receipt", "timeline.read_marker",
         "timeline.notice", "timeline.admin", "timeline.mention", "timeline.quote", "timeline.reaction", "timeline.thread",
         "timeline.preview", "timeline.file", "timeline.edited", "timeline.picked", "timeline.highlight",
-        "timeline.code", "timeline.code_block", "timeline.code_block.language", "timeline.block_quote", "timeline.link",
-        "timeline.link.url", "timeline.list_marker",
+        "timeline.code", "timeline.code_block", "timeline.code_block.language", "timeline.code_block.keyword",
+        "timeline.code_block.string", "timeline.code_block.comment", "timeline.block_quote", "timeline.link", "timeline.link.url",
+        "timeline.list_marker",
         "typing", "input", "input.prompt", "input.command",
         "status", "status.connected", "status.offline", "status.reconnecting", "status.activity", "status.user",
         "help", "help.key",
@@ -282,6 +283,9 @@ public let defaultThemeText = """
     timeline.code = yellow
     timeline.code_block = green
     timeline.code_block.language = muted italic
+    timeline.code_block.keyword = magenta
+    timeline.code_block.string = yellow
+    timeline.code_block.comment = muted italic
     timeline.block_quote = muted italic
     timeline.link = accent underline
     timeline.link.url = muted
