@@ -426,7 +426,9 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
                 // As many columns as curses counts (wcwidth) as the grid gives the cell: an emoji
                 // presentation sequence goes out as its base and a space (CellWidth.forTerminal).
                 let cells = x + 1 < frame.width && frame[x + 1, run.y].isContinuation ? 2 : 1
-                let (scalars, pad) = CellWidth.forTerminal(cell.text, width: cells) { Int(cnc_wcwidth($0.value)) }
+                var (scalars, pad) = CellWidth.forTerminal(cell.text, width: cells) { Int(cnc_wcwidth($0.value)) }
+                // curses has no strike-through attribute: a combining long stroke overlay (U+0336) on the cell.
+                if cell.style.strike { scalars.append("\u{0336}") }
                 let room = run.y == h - 1 ? min(pad, max(0, w - 1 - x - 1)) : pad
                 var wide = scalars.map { wchar_t(bitPattern: $0.value) } + Array(repeating: wchar_t(32), count: room) + [0]
                 // The bottom-right cell cannot be written without scrolling; skip it.

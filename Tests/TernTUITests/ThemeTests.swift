@@ -33,6 +33,20 @@ struct ThemeTests {
         #expect(t.withoutColor().style("roomlist").bold)
     }
 
+    @Test func markdownRolesStrikeAndLayering() throws {
+        let t = try Theme.parse("[styles]\ntimeline.text = white on 235\ntimeline.code = 215 strike\ntimeline.link = underline")
+        #expect(t.style("timeline.code") == Style(fg: .index(215), strike: true))
+        #expect(t.withoutColor().style("timeline.code") == Style(strike: true), "NO_COLOR keeps the attributes")
+        #expect(t.style("timeline.code_block.language") == t.style("default"), "unset: along the dots")
+        // A role over the message's style: its colours where it sets them, the attributes of both.
+        let text = Style(fg: .index(7), bg: .index(235), bold: true)
+        #expect(t.style("timeline.code").layered(over: text) == Style(fg: .index(215), bg: .index(235), bold: true, strike: true))
+        #expect(t.style("timeline.link").layered(over: text) == Style(fg: .index(7), bg: .index(235), bold: true, underline: true))
+        for key in ["timeline.code", "timeline.code_block", "timeline.code_block.language", "timeline.block_quote", "timeline.link"] {
+            #expect(Theme.builtin.styles[key] != nil, "the built-in theme sets \(key)")
+        }
+    }
+
     @Test func errorsNameTheLine() {
         func error(_ text: String) -> String {
             do {

@@ -34,6 +34,8 @@ public struct Settings: Sendable, Equatable {
     public var pasteConfirmLines = 5
     /// Image messages show a small preview in the message pane.
     public var imagePreviews = true
+    /// Message text read as markdown (bold, code, quotes, lists, links); off shows it as typed.
+    public var markdown = true
     /// Per channel (by name or URL): `notify`.
     public var channels: [String: ChannelSettings] = [:]
 
@@ -114,7 +116,7 @@ public struct Settings: Sendable, Equatable {
         ("theme", "a theme name"), ("keymap", "emacs | vi"), ("highlights", "words, comma-separated"),
         ("notify", "all | mentions | none"), ("notify_style", "bell, osc777, osc9 (comma-separated) or none"),
         ("dnd", "HH:MM-HH:MM or off"), ("timestamp_format", "e.g. HH:mm:ss"), ("nick_colors", "on | off"),
-        ("mouse", "on | off"), ("paste_confirm_lines", "a number"), ("image_previews", "on | off"),
+        ("mouse", "on | off"), ("paste_confirm_lines", "a number"), ("image_previews", "on | off"), ("markdown", "on | off"),
     ]
 
     static func bool(_ text: String) -> Bool? {
@@ -158,9 +160,14 @@ public struct Settings: Sendable, Equatable {
         case "timestamp_format":
             guard !value.isEmpty else { throw bad("a date format such as HH:mm") }
             timestampFormat = value
-        case "nick_colors", "mouse", "image_previews":
+        case "nick_colors", "mouse", "image_previews", "markdown":
             guard let b = Self.bool(value) else { throw bad("on or off") }
-            if key == "nick_colors" { nickColors = b } else if key == "mouse" { mouse = b } else { imagePreviews = b }
+            switch key {
+            case "nick_colors": nickColors = b
+            case "mouse": mouse = b
+            case "markdown": markdown = b
+            default: imagePreviews = b
+            }
         case "paste_confirm_lines":
             guard let n = Int(value), n >= 1 else { throw bad("a number of lines (1 or more)") }
             pasteConfirmLines = n
@@ -183,6 +190,7 @@ public struct Settings: Sendable, Equatable {
         case "mouse": mouse ? "on" : "off"
         case "paste_confirm_lines": String(pasteConfirmLines)
         case "image_previews": imagePreviews ? "on" : "off"
+        case "markdown": markdown ? "on" : "off"
         default: nil
         }
     }
@@ -223,7 +231,8 @@ public struct Settings: Sendable, Equatable {
         }
         let known: Set<String> = [
             "server", "user", "token_command", "app_id", "ca_file", "theme", "keymap", "keys", "highlights", "notify_style",
-            "notify", "dnd", "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "channels",
+            "notify", "dnd", "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "markdown",
+            "channels",
         ]
         for key in table.keys where !known.contains(key) {
             throw fail(key, "unknown key \"\(key)\" (known: \(known.sorted().joined(separator: ", ")))")
@@ -245,6 +254,7 @@ public struct Settings: Sendable, Equatable {
         if let v = try boolean("nick_colors") { s.nickColors = v }
         if let v = try boolean("mouse") { s.mouse = v }
         if let v = try boolean("image_previews") { s.imagePreviews = v }
+        if let v = try boolean("markdown") { s.markdown = v }
         if let v = table["paste_confirm_lines"] {
             guard let n = v.int, n >= 1 else { throw fail("paste_confirm_lines", "paste_confirm_lines must be a whole number, 1 or more") }
             s.pasteConfirmLines = n
@@ -333,6 +343,7 @@ public struct Settings: Sendable, Equatable {
         t["mouse"] = mouse
         t["paste_confirm_lines"] = pasteConfirmLines
         t["image_previews"] = imagePreviews
+        t["markdown"] = markdown
         if !keys.isEmpty || !normalKeys.isEmpty {
             let k = TOMLTable()
             for (seq, c) in keys { k[seq] = c }

@@ -14,10 +14,12 @@ public struct Style: Hashable, Sendable {
     public var italic = false
     public var underline = false
     public var reverse = false
+    /// Struck through (curses has no such attribute: the terminal adapter overlays U+0336 on each cell).
+    public var strike = false
 
     public init(
         fg: Color = .default, bg: Color = .default, bold: Bool = false, dim: Bool = false, italic: Bool = false, underline: Bool = false,
-        reverse: Bool = false
+        reverse: Bool = false, strike: Bool = false
     ) {
         self.fg = fg
         self.bg = bg
@@ -26,9 +28,24 @@ public struct Style: Hashable, Sendable {
         self.italic = italic
         self.underline = underline
         self.reverse = reverse
+        self.strike = strike
     }
 
     public static let plain = Style()
+
+    /// This style drawn over `base`: its colours where it sets them, else the base's; the attributes of both.
+    public func layered(over base: Style) -> Style {
+        var s = base
+        if fg != .default { s.fg = fg }
+        if bg != .default { s.bg = bg }
+        s.bold = s.bold || bold
+        s.dim = s.dim || dim
+        s.italic = s.italic || italic
+        s.underline = s.underline || underline
+        s.reverse = s.reverse || reverse
+        s.strike = s.strike || strike
+        return s
+    }
 }
 
 /// One terminal cell: a grapheme (or "" for the second half of a wide one) and its style.

@@ -76,7 +76,8 @@ extension Screen {
         let pad = String(repeating: " ", count: min(indent, max(0, width - 1)))
         // A reply in the channel shows what it answers.
         if state.thread == nil, m.parentMessageId != 0, let p = m.parent {
-            let quote = "↱ \(p.sender?.displayName ?? "*"): " + p.text.replacingOccurrences(of: "\n", with: " ")
+            let text = state.settings.markdown ? MessageLayout.plain(p.text) : p.text
+            let quote = "↱ \(p.sender?.displayName ?? "*"): " + text.replacingOccurrences(of: "\n", with: " ")
             out.append(Line(parts: [(pad, theme.style("timeline")), (Self.clip(quote, max(1, width - indent)), theme.style("timeline.quote"))]))
         }
         var body = m.text
@@ -87,11 +88,15 @@ extension Screen {
             }
             if m.kind == .file, textStyle == theme.style(mine ? "timeline.text.self" : "timeline.text") { textStyle = theme.style("timeline.file") }
         }
-        if m.isEdited { body += " (edited)" }
+        // After the text: the edited note, then the receipt mark in its own style.
+        var trailing: [MessageLayout.Run] = m.isEdited ? [MessageLayout.Run(" (edited)")] : []
+        let trimmedMark = mark.trimmingCharacters(in: .whitespaces)
+        if !trimmedMark.isEmpty {
+            trailing += [MessageLayout.Run(String(mark.prefix { $0 == " " })), MessageLayout.Run(trimmedMark, .init(.mark))]
+        }
         let bodyWidth = max(1, width - CellWidth.of(head))
-        let wrapped = CellWidth.wrap(body + mark, width: bodyWidth)
-        // The receipt mark is drawn in its own style: split it off the last wrapped line.
-        for (i, text) in wrapped.enumerated() {
+        let laid = MessageLayout.lines(body, markdown: state.settings.markdown && m.kind != .file, trailing: trailing, width: bodyWidth)
+        for (i, runs) in laid.enumerated() {
             var parts: [(String, Style)] = []
             if i == 0 {
                 parts.append((stamp, theme.style("timeline.timestamp")))
@@ -106,17 +111,27 @@ extension Screen {
             } else {
                 parts.append((String(repeating: " ", count: min(indent, width - 1)), theme.style("timeline")))
             }
-            if i == wrapped.count - 1, !mark.isEmpty, text.hasSuffix(mark.trimmingCharacters(in: .whitespaces)) {
-                let trimmedMark = mark.trimmingCharacters(in: .whitespaces)
-                let body = String(text.dropLast(trimmedMark.count))
-                parts.append((body, textStyle))
-                parts.append((trimmedMark, markStyle))
-            } else {
-                parts.append((text, textStyle))
-            }
+            for run in runs { parts.append((run.text, style(run.look, text: textStyle, mark: markStyle))) }
             out.append(Line(parts: parts))
         }
         return out + linesUnder(m, state, pad: pad, room: max(1, width - indent), time: time)
+    }
+
+    /// How a run of a laid-out message looks in this theme: its role's style over the message's text style,
+    /// with its bold, italic and strike.
+    func style(_ look: MessageLayout.Look, text: Style, mark: Style) -> Style {
+        var s: Style
+        if look.role == .mark {
+            s = mark
+        } else if let key = look.themeKey {
+            s = theme.style(key).layered(over: text)
+        } else {
+            s = text
+        }
+        if look.marks.contains(.bold) { s.bold = true }
+        if look.marks.contains(.italic) { s.italic = true }
+        if look.marks.contains(.strike) { s.strike = true }
+        return s
     }
 
     /// The mark after a message of mine: ⋯ on its way, ✗ not sent and why, ✓ stored, ✓✓ delivered to

@@ -2,7 +2,7 @@ import Foundation
 
 /// A theme: styles by dotted key (`roomlist.unread` falls back to `roomlist`, then `default`).
 /// Files are INI (research/tui.md §4): `[meta]` (name, background), `[palette]` (aliases) and
-/// `[styles]` with lines `key = <fg> [on <bg>] [bold] [dim] [italic] [underline] [reverse]`.
+/// `[styles]` with lines `key = <fg> [on <bg>] [bold] [dim] [italic] [underline] [reverse] [strike]`.
 public struct Theme: Sendable, Equatable {
     public var name: String
     public var background: String
@@ -18,6 +18,9 @@ public struct Theme: Sendable, Equatable {
         "timeline.nick.self", "timeline.event", "timeline.pending", "timeline.failed", "timeline.receipt", "timeline.read_marker",
         "timeline.notice", "timeline.admin", "timeline.mention", "timeline.quote", "timeline.reaction", "timeline.thread",
         "timeline.preview", "timeline.file", "timeline.edited", "timeline.picked", "timeline.highlight",
+        "timeline.code", "timeline.code_block", "timeline.code_block.language", "timeline.code_block.keyword",
+        "timeline.code_block.string", "timeline.code_block.comment", "timeline.block_quote", "timeline.link", "timeline.link.url",
+        "timeline.list_marker",
         "typing", "input", "input.prompt", "input.command",
         "status", "status.connected", "status.offline", "status.reconnecting", "status.activity", "status.user",
         "help", "help.key",
@@ -191,6 +194,7 @@ public struct Theme: Sendable, Equatable {
             case "italic": s.italic = true
             case "underline": s.underline = true
             case "reverse": s.reverse = true
+            case "strike": s.strike = true
             case "on": expectBackground = true
             default:
                 guard let c = color(w, palette: palette) else { throw StyleError(message: "unknown colour or attribute \"\(w)\"") }
@@ -231,7 +235,7 @@ struct StyleError: Error { let message: String }
 /// The text of `themes/default.theme` (kept identical; a test checks).
 public let defaultThemeText = """
     # Tern's default theme: the terminal's own colours, so it suits dark and light backgrounds.
-    # Form: key = <fg> [on <bg>] [bold] [dim] [italic] [underline] [reverse]
+    # Form: key = <fg> [on <bg>] [bold] [dim] [italic] [underline] [reverse] [strike]
     # Colours: default, black red green yellow blue magenta cyan white, bright-<name>, 0-255, #rrggbb,
     # or a [palette] name. A missing key falls back along its dots (roomlist.unread -> roomlist -> default).
 
@@ -276,6 +280,16 @@ public let defaultThemeText = """
     timeline.edited = muted
     timeline.picked = default reverse
     timeline.highlight = default underline
+    timeline.code = yellow
+    timeline.code_block = green
+    timeline.code_block.language = muted italic
+    timeline.code_block.keyword = magenta
+    timeline.code_block.string = yellow
+    timeline.code_block.comment = muted italic
+    timeline.block_quote = muted italic
+    timeline.link = accent underline
+    timeline.link.url = muted
+    timeline.list_marker = accent bold
     typing = muted italic
     input = default
     input.prompt = accent bold

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// How many terminal cells text takes: per scalar, like `wcwidth`, with the overrides terminals
 /// agree on today (emoji presentation and VS16 are two cells, ZWJ sequences one glyph).
 public enum CellWidth {
@@ -91,14 +89,7 @@ public enum CellWidth {
     /// Wrapped text, remembered: a frame wraps the same messages as the one before.
     public static func wrap(_ text: String, width: Int) -> [String] {
         guard width > 0 else { return [] }
-        let key = WrapKey(text: text, width: width)
-        if let hit = wrapMemo.withLock({ $0[key] }) { return hit }
-        let lines = wrapUncached(text, width: width)
-        wrapMemo.withLock { memo in
-            if memo.count >= 4096 { memo.removeAll(keepingCapacity: true) }
-            memo[key] = lines
-        }
-        return lines
+        return wrapMemo.value(WrapKey(text: text, width: width)) { wrapUncached(text, width: width) }
     }
 
     struct WrapKey: Hashable, Sendable {
@@ -106,55 +97,66 @@ public enum CellWidth {
         var width: Int
     }
 
-    static let wrapMemo = Mutex<[WrapKey: [String]]>([:])
+    static let wrapMemo = Memo<WrapKey, [String]>()
 
     static func wrapUncached(_ text: String, width: Int) -> [String] {
-        var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = ""
-            var lineWidth = 0
-            var word = ""
-            var wordWidth = 0
-            func flushWord() {
-                if word.isEmpty { return }
-                if lineWidth + wordWidth <= width {
-                    line += word
-                    lineWidth += wordWidth
-                } else {
-                    if !line.isEmpty {
-                        lines.append(String(line.reversed().drop(while: { $0 == " " }).reversed()))
-                        line = ""
-                        lineWidth = 0
-                    }
-                    var w = word.drop(while: { $0 == " " })
-                    while of(String(w)) > width {
-                        var piece = ""
-                        var pw = 0
-                        while let c = w.first, pw + of(c) <= width {
-                            piece.append(c)
-                            pw += of(c)
-                            w = w.dropFirst()
-                        }
-                        if piece.isEmpty, let c = w.first {  // a glyph wider than the line
-                            piece.append(c)
-                            w = w.dropFirst()
-                        }
-                        lines.append(piece)
-                    }
-                    line = String(w)
-                    lineWidth = of(line)
-                }
-                word = ""
-                wordWidth = 0
-            }
-            for c in paragraph {
-                if c == " " && !word.isEmpty && word.last != " " { flushWord() }
-                word.append(c == "\t" ? " " : c)
-                wordWidth += c == "\t" ? 1 : of(c)
-            }
-            flushWord()
-            lines.append(line)
+        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { paragraph in
+            wrapTagged(paragraph.map { ($0, ()) }, width: width).map { String($0.map(\.0)) }
         }
+    }
+
+    /// One paragraph (no newlines) of characters, each with a tag that goes where it goes (a message's
+    /// styled runs), in lines of at most `width` cells: broken at spaces where it can and inside a word only
+    /// when the word alone is too long; a tab is a space.
+    static func wrapTagged<Tag>(_ paragraph: [(Character, Tag)], width: Int) -> [[(Character, Tag)]] {
+        var lines: [[(Character, Tag)]] = []
+        var line: [(Character, Tag)] = []
+        var lineWidth = 0
+        var word: [(Character, Tag)] = []
+        var wordWidth = 0
+        func flushWord() {
+            if word.isEmpty { return }
+            if lineWidth + wordWidth <= width {
+                line += word
+                lineWidth += wordWidth
+            } else {
+                if !line.isEmpty {
+                    while line.last?.0 == " " { line.removeLast() }
+                    lines.append(line)
+                    line = []
+                    lineWidth = 0
+                }
+                var w = word.drop(while: { $0.0 == " " })
+                var rest = w.reduce(0) { $0 + of($1.0) }
+                while rest > width {
+                    var piece: [(Character, Tag)] = []
+                    var pw = 0
+                    while let c = w.first, pw + of(c.0) <= width {
+                        piece.append(c)
+                        pw += of(c.0)
+                        w = w.dropFirst()
+                    }
+                    if piece.isEmpty, let c = w.first {  // a glyph wider than the line
+                        piece.append(c)
+                        pw = of(c.0)
+                        w = w.dropFirst()
+                    }
+                    lines.append(piece)
+                    rest -= pw
+                }
+                line = Array(w)
+                lineWidth = rest
+            }
+            word = []
+            wordWidth = 0
+        }
+        for (c, tag) in paragraph {
+            if c == " " && !word.isEmpty && word.last?.0 != " " { flushWord() }
+            word.append((c == "\t" ? " " : c, tag))
+            wordWidth += c == "\t" ? 1 : of(c)
+        }
+        flushWord()
+        lines.append(line)
         return lines
     }
 
