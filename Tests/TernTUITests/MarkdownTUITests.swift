@@ -77,6 +77,7 @@ struct MarkdownTUITests: TUIFixture {
             let code = try #require(find("code;", in: grid))
             #expect(grid[code.x, code.y].style == t.style("timeline.code").layered(over: t.style("timeline.text")))
             #expect((grid[code.x, code.y].style.fg == .index(3)) == colour, "yellow, unless NO_COLOR")
+            #expect(grid[code.x, code.y].style != grid[code.x - 2, code.y].style, "a code span stands out from its text, NO_COLOR too")
             let link = try #require(find("the docs", in: grid))
             #expect(grid[link.x, link.y].style.underline)
             let url = try #require(find("<https://tern.test/docs>", in: grid))

@@ -1,5 +1,5 @@
 import Foundation
-public import TernProtocol
+import TernProtocol
 
 /// The count preferences a member may choose (Sendbird's `CountPreference`), kept in the Chat SDK's
 /// spelling. The Platform API spells two of them differently (`false`, `unread_mentioned_count_only`):
