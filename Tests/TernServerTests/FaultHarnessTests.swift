@@ -55,8 +55,7 @@ extension FaultHarnessTests {
     )
     func stalledLockHoldsOneChannel() async throws {
         // Node B talks to PostgreSQL through a proxy that freezes its link mid-transaction.
-        let (a, b, proxy) = try await ClusterTests.twoNodes(proxying: .b)
-        do {
+        try await ClusterTests.withTwoNodes(proxying: .b) { a, b, proxy in
             try await a.createUsers(["alice", "bob", "carol"])
             let x = try await a.createChannel(["alice", "bob"])
             let y = try await a.createChannel(["alice", "carol"])
@@ -82,13 +81,7 @@ extension FaultHarnessTests {
             let texts = ((history.json["messages"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
             #expect(texts == ["frozen-marker", "x1"], "X in lock order: \(texts)")
             for s in [alice, bob] { await s.close() }
-        } catch {
-            for n in [a, b] { await n.stop() }
-            await proxy.stop()
-            throw error
         }
-        for n in [a, b] { await n.stop() }
-        await proxy.stop()
     }
 }
 
