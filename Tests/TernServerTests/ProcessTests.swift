@@ -102,16 +102,14 @@ struct ProcessTests {
     @Test("The official Python Platform SDK (sendbird-platform-sdk) drives ternd: users, channels, messages, unread counts")
     func pythonPlatformSDK() async throws {
         guard try pythonPlatformSDKInstalled(for: "the Python Platform SDK conformance test") else { return }
-        let (status, output) = try await runPythonScript("platform_sdk_test.py")
-        #expect(status == 0, "platform_sdk_test.py failed:\n\(output)")
+        let output = try await runPythonScript("platform_sdk_test.py")
         #expect(output.contains(" passed, 0 failed"))
     }
 
     @Test("Every operation of the official Python Platform SDK (sendbird-platform-sdk 2.1.5) succeeds through the SDK, except its short allow-list")
     func pythonPlatformSDKEveryOperation() async throws {
         guard try pythonPlatformSDKInstalled(for: "the every-operation Python Platform SDK test") else { return }
-        let (status, output) = try await runPythonScript("platform_sdk_every_operation.py")
-        #expect(status == 0, "platform_sdk_every_operation.py failed:\n\(output)")
+        let output = try await runPythonScript("platform_sdk_every_operation.py")
         #expect(output.contains(" operations succeeded through the SDK"))
     }
 }
@@ -136,15 +134,19 @@ extension ProcessTests {
     }
 
     /// Runs `Python/<script>` against a new ternd child (stopped again after), with TERND_URL and
-    /// TERND_API_TOKEN set, and SENDBIRD_PY_LEGACY when `legacySDK` is given: its exit status and
-    /// output.
-    func runPythonScript(_ script: String, serverArguments: [String] = [], legacySDK: String? = nil) async throws -> (Int32, String) {
+    /// TERND_API_TOKEN set, and SENDBIRD_PY_LEGACY when `legacySDK` is given, expecting it to exit 0
+    /// (the failure names the script and shows its output): its output.
+    func runPythonScript(
+        _ script: String, serverArguments: [String] = [], legacySDK: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
         let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), extra: serverArguments, followingTestDatabase: true)
         defer { server.stopBlocking() }
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/" + script).path
         var env = ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken]
         if let legacySDK { env["SENDBIRD_PY_LEGACY"] = legacySDK }
-        return try await runTool(["python3", path], env: env)
+        let (status, output) = try await runTool(["python3", path], env: env)
+        #expect(status == 0, "\(script) failed:\n\(output)", sourceLocation: sourceLocation)
+        return output
     }
 
     /// The legacy official Python Platform SDK (0.0.16) when it is installed (`SENDBIRD_PY_LEGACY`,
@@ -173,8 +175,7 @@ extension ProcessTests {
     @Test("The legacy official Python Platform SDK (0.0.16, the last with bans, mutes and reports) drives ternd's moderation")
     func pythonModerationSDK() async throws {
         guard let legacy = legacyPythonSDK(toRun: "the moderation conformance test") else { return }
-        let (status, output) = try await runPythonScript("platform_sdk_moderation_test.py", legacySDK: legacy)
-        #expect(status == 0, "platform_sdk_moderation_test.py failed:\n\(output)")
+        let output = try await runPythonScript("platform_sdk_moderation_test.py", legacySDK: legacy)
         #expect(output.contains(" passed, 0 failed"))
     }
 
@@ -182,9 +183,8 @@ extension ProcessTests {
     func pythonLegacyPlatformSDKEveryOperation() async throws {
         guard let legacy = legacyPythonSDK(toRun: "the legacy every-operation test") else { return }
         // A translation provider, so translate_message_into_other_languages has one (Sendbird translates itself).
-        let (status, output) = try await runPythonScript(
+        let output = try await runPythonScript(
             "platform_sdk_every_operation_legacy.py", serverArguments: ["--translation-command", "tr a-z A-Z"], legacySDK: legacy)
-        #expect(status == 0, "platform_sdk_every_operation_legacy.py failed:\n\(output)")
         #expect(output.contains(" operations succeeded through the SDK (sendbird-platform-sdk 0.0.16)"))
     }
 
