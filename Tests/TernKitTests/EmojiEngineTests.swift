@@ -7,8 +7,7 @@ import Testing
 struct EmojiEngineTests {
     @Test func emojiKeysComeFromTheServer() async throws {
         try await withLocalServer { server in
-            let alice = server.client("alice")
-            try await alice.connect()
+            let alice = try await server.connectedClient("alice")
             #expect(try await alice.emojiKeys() == [], "no emojis configured")
             _ = try await server.platform(
                 "POST", "/v3/emoji_categories",

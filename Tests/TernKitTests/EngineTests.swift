@@ -262,11 +262,8 @@ struct EngineTests {
 
     @Test func openChannelIsMarkedReadAsMessagesArrive() async throws {
         try await withLocalServer { server in
-            let alice = server.client("alice")
-            let bob = server.client("bob")
-            let aliceLog = EventLog(alice)
-            try await alice.connect()
-            try await bob.connect()
+            let (alice, aliceLog) = try await server.connected("alice")
+            let bob = try await server.connectedClient("bob")
             let channel = try await alice.directChannel(with: "bob")
             _ = try await bob.channel(channel.url)
             await bob.openChannel(channel.url)

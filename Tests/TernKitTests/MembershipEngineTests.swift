@@ -10,8 +10,7 @@ import Testing
 struct MembershipEngineTests {
     @Test func inviteAcceptLeaveFreezeHide() async throws {
         try await withLocalServer { server in
-            let alice = server.client("alice")
-            try await alice.connect()
+            let alice = try await server.connectedClient("alice")
             let (bob, bobLog) = try await server.connected("bob")
             let (bobPhone, phoneLog) = try await server.connected("bob")
             try await bob.setInvitationAutoAccept(false)
@@ -81,8 +80,7 @@ struct MembershipEngineTests {
 
     @Test func channelEventsListQueriesAndMetadata() async throws {
         try await withLocalServer { server in
-            let alice = server.client("alice")
-            try await alice.connect()
+            let alice = try await server.connectedClient("alice")
             let (bob, bobLog) = try await server.connected("bob")
             var params = GroupChannelCreateParams(userIds: ["bob"])
             params.name = "Red"

@@ -13,8 +13,7 @@ struct MessageEngineTests {
 
     @Test func editDeleteReactThreadCopyAndSearch() async throws {
         try await withLocalServer({ $0.linkPreviews = false }) { server in
-            let alice = server.client("alice")
-            try await alice.connect()
+            let alice = try await server.connectedClient("alice")
             let (bob, bobLog) = try await server.connected("bob")
             let group = try await alice.createGroupChannel(name: "team", userIds: ["bob"])
             let other = try await alice.createGroupChannel(name: "other", userIds: [])
@@ -123,11 +122,8 @@ struct MessageEngineTests {
             let group = try await alice.createGroupChannel(name: "files", userIds: ["bob"])
             let dir = makeTempDirectory()
             let path = dir + "/notes.txt"
-            let content = Data(String(repeating: "tern ", count: 40_000).utf8)
-            _ = FileManager.default.createFile(atPath: path, contents: content)
-            let progress = ProgressLog()
-            let id = try await alice.sendFile(path: path, to: group.url) { sent, total in progress.add(sent, total) }
-            let sent = try await aliceLog.outcome(of: id, "file sent")
+            let (content, id, progress, sent) = try await sendTextFile(
+                String(repeating: "tern ", count: 40_000), at: path, from: alice, log: aliceLog, to: group.url)
             #expect(sent.status == .succeeded && sent.kind == .file && sent.files.first?.name == "notes.txt")
             #expect(sent.files.first?.size == content.count)
             #expect(progress.last?.0 == progress.last?.1 && (progress.last?.1 ?? 0) >= Int64(content.count), "progress reaches the whole body")
@@ -176,10 +172,4 @@ struct MessageEngineTests {
             for c in [alice, bob, eve] { await c.shutdown() }
         }
     }
-}
-
-final class ProgressLog: Sendable {
-    let items = Locked<[(Int64, Int64)]>([])
-    func add(_ a: Int64, _ b: Int64) { items.withLock { $0.append((a, b)) } }
-    var last: (Int64, Int64)? { items.withLock { $0.last } }
 }

@@ -82,8 +82,7 @@ struct ModerationEngineTests {
                 try await server.platform(
                     "POST", "/v3/users", ["user_id": id, "nickname": nick, "profile_url": "", "metadata": ["team": id == "bob" ? "red" : "blue"]])
             }
-            let alice = server.client("alice")
-            try await alice.connect()
+            let alice = try await server.connectedClient("alice")
             let (bob, bobLog) = try await server.connected("bob")
             let team = try await alice.createGroupChannel(name: "team", userIds: ["bob", "carol"])
             try await alice.addOperators(["alice"], in: team.url)  // already one? the creator is not by default
@@ -119,8 +118,7 @@ struct ModerationEngineTests {
             }
             // Reports of each kind are accepted; a bad one is not sent at all (categories are typed).
             let msg = try await alice.sendMessageAndWait("note", to: team.url)
-            let carol = server.client("carol")
-            try await carol.connect()
+            let carol = try await server.connectedClient("carol")
             try await carol.report(message: msg, category: .spam, description: "ads")
             try await carol.report(userId: "alice", in: team.url, category: .harassing)
             try await carol.report(channel: team.url, category: .inappropriate)

@@ -21,8 +21,7 @@ import Testing
 
     /// Alice connected (no cache) in a new channel `name` with bob (created, not connected).
     func aliceWithChannel(_ server: LocalServer, _ name: String) async throws -> (ChatClient, GroupChannel) {
-        let alice = server.client("alice")
-        try await alice.connect()
+        let alice = try await server.connectedClient("alice")
         _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
         return (alice, try await alice.createGroupChannel(name: name, userIds: ["bob"]))
     }
@@ -153,121 +152,123 @@ import Testing
 
     @Test func moreThan300MissedIsAHugeGapThenPagingBackHasNoHoles() async throws {
         let cacheDir = makeTempDirectory()
-        let server = try await LocalServer.start()
-        defer { Task { await server.stop() } }
-        let (alice, channel) = try await aliceWithChannel(server, "busy")
-        _ = try await alice.sendMessageAndWait("first", to: channel.url)
-        do {
+        try await withLocalServer { server in
+            let (alice, channel) = try await aliceWithChannel(server, "busy")
+            _ = try await alice.sendMessageAndWait("first", to: channel.url)
+            do {
+                let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+                try await bob.connect()
+                try await eventually("bob has the channel") { await bob.cachedChannel(channel.url) != nil }
+                _ = try await bob.latestMessages(in: channel.url)
+                await bob.shutdown()
+            }
+            // 320 messages while bob is away.
+            for i in 1...320 {
+                _ = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "n\(i)"])
+            }
             let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+            let log = EventLog(bob)
             try await bob.connect()
-            try await eventually("bob has the channel") { await bob.cachedChannel(channel.url) != nil }
-            _ = try await bob.latestMessages(in: channel.url)
+            let page = try await bob.latestMessages(in: channel.url, limit: 50)
+            _ = try await log.wait("huge gap") { e -> Bool? in
+                if case .hugeGap(let url) = e, url == channel.url { return true }
+                return nil
+            }
+            #expect(page.messages.map(\.text) == (271...320).map { "n\($0)" })
+            #expect(page.hasPrevious)
+            // Paging back from the newest page reaches the start with every message once, in order.
+            var all = page.messages
+            var before = page.messages.first?.createdAt
+            while let b = before {
+                let older = try await bob.previousMessages(in: channel.url, before: b, limit: 100)
+                all = older.messages + all
+                before = older.hasPrevious ? older.messages.first?.createdAt : nil
+            }
+            #expect(all.count == 321)
+            #expect(all.map(\.messageId) == all.map(\.messageId).sorted())
+            #expect(all.map(\.messageId).suffix(200) == (try await history(server, channel.url)).suffix(200))
+            #expect(Set(all.map(\.messageId)).count == all.count)
+            #expect(all.first?.text == "first")
+            // The cache now holds the whole run, continuous.
+            #expect(bob.cache?.allMessages(channel.url).map(\.messageId) == all.map(\.messageId))
+            #expect(bob.cache?.range(channel.url)?.reachesStart == true)
+            await alice.shutdown()
             await bob.shutdown()
         }
-        // 320 messages while bob is away.
-        for i in 1...320 {
-            _ = try await server.platform("POST", "/v3/group_channels/\(channel.url)/messages", ["user_id": "alice", "message": "n\(i)"])
-        }
-        let bob = cachedClient(server, "bob", cacheDir: cacheDir)
-        let log = EventLog(bob)
-        try await bob.connect()
-        let page = try await bob.latestMessages(in: channel.url, limit: 50)
-        _ = try await log.wait("huge gap") { e -> Bool? in
-            if case .hugeGap(let url) = e, url == channel.url { return true }
-            return nil
-        }
-        #expect(page.messages.map(\.text) == (271...320).map { "n\($0)" })
-        #expect(page.hasPrevious)
-        // Paging back from the newest page reaches the start with every message once, in order.
-        var all = page.messages
-        var before = page.messages.first?.createdAt
-        while let b = before {
-            let older = try await bob.previousMessages(in: channel.url, before: b, limit: 100)
-            all = older.messages + all
-            before = older.hasPrevious ? older.messages.first?.createdAt : nil
-        }
-        #expect(all.count == 321)
-        #expect(all.map(\.messageId) == all.map(\.messageId).sorted())
-        #expect(all.map(\.messageId).suffix(200) == (try await history(server, channel.url)).suffix(200))
-        #expect(Set(all.map(\.messageId)).count == all.count)
-        #expect(all.first?.text == "first")
-        // The cache now holds the whole run, continuous.
-        #expect(bob.cache?.allMessages(channel.url).map(\.messageId) == all.map(\.messageId))
-        #expect(bob.cache?.range(channel.url)?.reachesStart == true)
-        await alice.shutdown()
-        await bob.shutdown()
     }
 
     @Test func collectionsShowTheCacheThenTheServerThenLiveChanges() async throws {
         let cacheDir = makeTempDirectory()
-        let server = try await LocalServer.start()
-        defer { Task { await server.stop() } }
-        let (alice, channel) = try await aliceWithChannel(server, "crew")
-        for i in 1...40 { _ = try await alice.sendMessageAndWait("m\(i)", to: channel.url) }
-        do {
+        try await withLocalServer { server in
+            let (alice, channel) = try await aliceWithChannel(server, "crew")
+            for i in 1...40 { _ = try await alice.sendMessageAndWait("m\(i)", to: channel.url) }
+            do {
+                let bob = cachedClient(server, "bob", cacheDir: cacheDir)
+                try await bob.connect()
+                let channels = await bob.groupChannelCollection()
+                try await channels.loadMore()
+                #expect(await channels.channels.map(\.url) == [channel.url])
+                let first = await bob.messageCollection(channel.url, limit: 30)
+                try await first.start()
+                await first.dispose()
+                await bob.shutdown()
+            }
+            _ = try await alice.sendMessageAndWait("m41", to: channel.url)
+
             let bob = cachedClient(server, "bob", cacheDir: cacheDir)
             try await bob.connect()
-            let channels = await bob.groupChannelCollection()
-            try await channels.loadMore()
-            #expect(await channels.channels.map(\.url) == [channel.url])
-            let first = await bob.messageCollection(channel.url, limit: 30)
-            try await first.start()
-            await first.dispose()
+            let collection = await bob.messageCollection(channel.url, limit: 30)
+            let seen = CollectionLog(collection.events)
+            let api = try await collection.start()
+            // The cache's 30 first (m11…m40), then the server's page adds m41 and drops m11.
+            try await eventually("first change") { !seen.changes.isEmpty }
+            let cachedTexts = seen.changes.first.flatMap { c -> [String]? in
+                if case .messages(.added(let ms, .cache)) = c { return ms.map(\.text) }
+                return nil
+            }
+            #expect(cachedTexts == (11...40).map { "m\($0)" })
+            #expect(api.map(\.text) == (12...41).map { "m\($0)" })
+            // m41 came by the gap fill after the held run (the cache was not current) or with the page; m11 left the window.
+            try await eventually("m41 reported") {
+                seen.changes.contains(.messages(.added([api.last!], .messageFill))) || seen.changes.contains(.messages(.added([api.last!], .api)))
+            }
+            try await eventually("m11 reported gone") {
+                seen.changes.contains { if case .messages(.deleted(let ms, .api)) = $0 { ms.map(\.text) == ["m11"] } else { false } }
+            }
+            let bounds = (await collection.hasPrevious, await collection.hasNext)
+            #expect(bounds.0 && !bounds.1)
+            // Live: a new message joins with its source; our own goes pending then sent.
+            _ = try await alice.sendMessageAndWait("live", to: channel.url)
+            try await eventually("live message") { await collection.succeededMessages.last?.text == "live" }
+            try await eventually("live reported") {
+                seen.changes.contains { if case .messages(.added(let ms, .eventMessageReceived)) = $0 { ms.map(\.text) == ["live"] } else { false } }
+            }
+            _ = try await bob.sendMessageAndWait("mine", to: channel.url)
+            try await eventually("own message") { await collection.succeededMessages.last?.text == "mine" }
+            try await eventually("pending then sent reported") {
+                seen.changes.contains { if case .messages(.added(_, .localMessagePendingCreated)) = $0 { true } else { false } }
+                    && seen.changes.contains {
+                        if case .messages(.updated(let ms, .eventMessageSent)) = $0 { ms.map(\.text) == ["mine"] } else { false }
+                    }
+            }
+            // Paging back: the rest, no holes, then nothing more.
+            try await collection.loadPrevious()
+            #expect(await collection.succeededMessages.count == 43)
+            let more = await collection.hasPrevious
+            #expect(!more)
+            #expect(await collection.succeededMessages.map(\.text).prefix(41) == ArraySlice((1...41).map { "m\($0)" }))
+            // A window in the past: loadNext walks forward to the present.
+            let past = try #require(await collection.succeededMessages.first { $0.text == "m5" })
+            let window = await bob.messageCollection(channel.url, startingPoint: past.createdAt, limit: 10)
+            try await window.start()
+            #expect(await window.hasNext)
+            while await window.hasNext { try await window.loadNext() }
+            #expect(await window.succeededMessages.last?.text == "mine")
+            await window.dispose()
+            await collection.dispose()
+            await alice.shutdown()
             await bob.shutdown()
         }
-        _ = try await alice.sendMessageAndWait("m41", to: channel.url)
-
-        let bob = cachedClient(server, "bob", cacheDir: cacheDir)
-        try await bob.connect()
-        let collection = await bob.messageCollection(channel.url, limit: 30)
-        let seen = CollectionLog(collection.events)
-        let api = try await collection.start()
-        // The cache's 30 first (m11…m40), then the server's page adds m41 and drops m11.
-        try await eventually("first change") { !seen.changes.isEmpty }
-        let cachedTexts = seen.changes.first.flatMap { c -> [String]? in
-            if case .messages(.added(let ms, .cache)) = c { return ms.map(\.text) }
-            return nil
-        }
-        #expect(cachedTexts == (11...40).map { "m\($0)" })
-        #expect(api.map(\.text) == (12...41).map { "m\($0)" })
-        // m41 came by the gap fill after the held run (the cache was not current) or with the page; m11 left the window.
-        try await eventually("m41 reported") {
-            seen.changes.contains(.messages(.added([api.last!], .messageFill))) || seen.changes.contains(.messages(.added([api.last!], .api)))
-        }
-        try await eventually("m11 reported gone") {
-            seen.changes.contains { if case .messages(.deleted(let ms, .api)) = $0 { ms.map(\.text) == ["m11"] } else { false } }
-        }
-        let bounds = (await collection.hasPrevious, await collection.hasNext)
-        #expect(bounds.0 && !bounds.1)
-        // Live: a new message joins with its source; our own goes pending then sent.
-        _ = try await alice.sendMessageAndWait("live", to: channel.url)
-        try await eventually("live message") { await collection.succeededMessages.last?.text == "live" }
-        try await eventually("live reported") {
-            seen.changes.contains { if case .messages(.added(let ms, .eventMessageReceived)) = $0 { ms.map(\.text) == ["live"] } else { false } }
-        }
-        _ = try await bob.sendMessageAndWait("mine", to: channel.url)
-        try await eventually("own message") { await collection.succeededMessages.last?.text == "mine" }
-        try await eventually("pending then sent reported") {
-            seen.changes.contains { if case .messages(.added(_, .localMessagePendingCreated)) = $0 { true } else { false } }
-                && seen.changes.contains { if case .messages(.updated(let ms, .eventMessageSent)) = $0 { ms.map(\.text) == ["mine"] } else { false } }
-        }
-        // Paging back: the rest, no holes, then nothing more.
-        try await collection.loadPrevious()
-        #expect(await collection.succeededMessages.count == 43)
-        let more = await collection.hasPrevious
-        #expect(!more)
-        #expect(await collection.succeededMessages.map(\.text).prefix(41) == ArraySlice((1...41).map { "m\($0)" }))
-        // A window in the past: loadNext walks forward to the present.
-        let past = try #require(await collection.succeededMessages.first { $0.text == "m5" })
-        let window = await bob.messageCollection(channel.url, startingPoint: past.createdAt, limit: 10)
-        try await window.start()
-        #expect(await window.hasNext)
-        while await window.hasNext { try await window.loadNext() }
-        #expect(await window.succeededMessages.last?.text == "mine")
-        await window.dispose()
-        await collection.dispose()
-        await alice.shutdown()
-        await bob.shutdown()
     }
 }
 
@@ -291,36 +292,36 @@ final class EventLogBox<T: Sendable>: Sendable {
 extension OfflineEngineTests {
     @Test func messagesCutOffByALostConnectionGoAgainOnceEach() async throws {
         let cacheDir = makeTempDirectory()
-        let server = try await LocalServer.start()
-        defer { Task { await server.stop() } }
-        let alice = cachedClient(server, "alice", cacheDir: cacheDir)
-        let log = EventLog(alice)
-        try await alice.connect()
-        _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
-        let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
-        await alice.openChannel(channel.url)
-        _ = try await alice.latestMessages(in: channel.url)
-        // 30 sends in flight, and the socket drops among them: some were stored and their answers lost,
-        // some never left. Each fails with a connection code, then goes again under its req_id.
-        var ids: [String] = []
-        for i in 1...30 { ids.append(await alice.sendMessage("n\(i)", to: channel.url).requestId ?? "") }
-        await alice.simulateNetworkLoss()
-        for id in ids {
-            _ = try await log.wait("n sent", timeout: 30) { e -> Bool? in
-                if case .messageSent(let m) = e, m.requestId == id { return true }
-                return nil
+        try await withLocalServer { server in
+            let alice = cachedClient(server, "alice", cacheDir: cacheDir)
+            let log = EventLog(alice)
+            try await alice.connect()
+            _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
+            let channel = try await alice.createGroupChannel(name: "crew", userIds: ["bob"])
+            await alice.openChannel(channel.url)
+            _ = try await alice.latestMessages(in: channel.url)
+            // 30 sends in flight, and the socket drops among them: some were stored and their answers lost,
+            // some never left. Each fails with a connection code, then goes again under its req_id.
+            var ids: [String] = []
+            for i in 1...30 { ids.append(await alice.sendMessage("n\(i)", to: channel.url).requestId ?? "") }
+            await alice.simulateNetworkLoss()
+            for id in ids {
+                _ = try await log.wait("n sent", timeout: 30) { e -> Bool? in
+                    if case .messageSent(let m) = e, m.requestId == id { return true }
+                    return nil
+                }
             }
+            let texts = try await history(server, channel.url)
+            #expect(texts.count == 30, "each message stored exactly once")
+            let stored = try await server.platform(
+                "GET", "/v3/group_channels/\(channel.url)/messages?message_ts=9007199254740991&prev_limit=100&next_limit=0")
+            let bodies = (stored["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+            #expect(Set(bodies) == Set((1...30).map { "n\($0)" }) && bodies.count == 30)
+            #expect(await alice.unsentMessages().isEmpty)
+            // The cache agrees with the server: the same 30, in the server's order.
+            try await eventually("cache caught up") { alice.cache?.allMessages(channel.url).map(\.text) == bodies }
+            await alice.shutdown()
         }
-        let texts = try await history(server, channel.url)
-        #expect(texts.count == 30, "each message stored exactly once")
-        let stored = try await server.platform(
-            "GET", "/v3/group_channels/\(channel.url)/messages?message_ts=9007199254740991&prev_limit=100&next_limit=0")
-        let bodies = (stored["messages"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
-        #expect(Set(bodies) == Set((1...30).map { "n\($0)" }) && bodies.count == 30)
-        #expect(await alice.unsentMessages().isEmpty)
-        // The cache agrees with the server: the same 30, in the server's order.
-        try await eventually("cache caught up") { alice.cache?.allMessages(channel.url).map(\.text) == bodies }
-        await alice.shutdown()
     }
 }
 
@@ -367,8 +368,7 @@ extension OfflineEngineTests {
     @Test func channelChangesWhileAwayArriveAsAChangelog() async throws {
         let cacheDir = makeTempDirectory()
         try await withLocalServerBehindProxy { server, proxy, proxyPort in
-            let alice = server.client("alice")
-            try await alice.connect()
+            let alice = try await server.connectedClient("alice")
             _ = try await server.platform("POST", "/v3/users", ["user_id": "bob", "nickname": "bob", "profile_url": ""])
             let keep = try await alice.createGroupChannel(name: "keep", userIds: ["bob"])
             let doomed = try await alice.createGroupChannel(name: "doomed", userIds: ["bob"])

@@ -7,8 +7,7 @@ import Testing
 struct PushPreferenceEngineTests {
     @Test func preferencesAndChannelTriggersComeFromTheServer() async throws {
         try await withLocalServer { server in
-            let alice = server.client("alice")
-            try await alice.connect()
+            let alice = try await server.connectedClient("alice")
             let url = try await alice.createGroupChannel(name: "mine", userIds: ["alice"]).url
             #expect(try await alice.pushPreferences().pushTriggerOption == "all")
             #expect(try await alice.pushTrigger(in: url) == "default")

@@ -139,8 +139,7 @@ struct ReceiptEngineTests {
 
     @Test func supergroupsCapUnreadAndKeepNoReceipts() async throws {
         try await withLocalServer { server in
-            let bob = server.client("bob")
-            try await bob.connect()
+            let bob = try await server.connectedClient("bob")
             try await server.platform("POST", "/v3/users", ["user_id": "alice", "nickname": "Alice"])
             let created = try await server.platform(
                 "POST", "/v3/group_channels", ["user_ids": ["alice", "bob"], "is_super": true, "name": "town hall"])

@@ -39,11 +39,8 @@ struct TLSClientTests {
             let dir = makeTempDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let path = dir + "/report.txt"
-            let content = Data(String(repeating: "secure ", count: 30_000).utf8)
-            _ = FileManager.default.createFile(atPath: path, contents: content)
-            let progress = ProgressLog()
-            let id = try await alice.sendFile(path: path, to: channel.url) { sent, total in progress.add(sent, total) }
-            let sent = try await aliceLog.outcome(of: id, "file sent")
+            let (content, _, progress, sent) = try await sendTextFile(
+                String(repeating: "secure ", count: 30_000), at: path, from: alice, log: aliceLog, to: channel.url)
             #expect(sent.status == .succeeded && sent.files.count == 1, "\(String(describing: sent.error))")
             #expect(progress.last?.0 == progress.last?.1 && (progress.last?.1 ?? 0) >= Int64(content.count))
             // The engine downloads from the URL the server names. ternd builds it from the request's

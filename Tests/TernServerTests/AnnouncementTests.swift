@@ -9,8 +9,7 @@ import Testing
 struct AnnouncementTests {
     @Test("An announcement goes to its channels now or when scheduled; opens follow read receipts; pause, resume, cancel; statistics")
     func announcements() async throws {
-        try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"], { $0.linkPreviews = false }) { s in
             let a = try await s.createChannel(["alice", "bob"])
             let b = try await s.createChannel(["alice", "carol"])
             let (bob, _) = try await s.login("bob")

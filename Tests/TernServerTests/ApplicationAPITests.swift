@@ -31,8 +31,7 @@ struct ApplicationAPITests {
 
     @Test("ccu, dau, mau and peak connections come from the server's own connections and logins")
     func statistics() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let (a, _) = try await s.login("alice")
             let (b, _) = try await s.login("bob")
             let ccu = try await s.request("GET", "/v3/applications/ccu")
@@ -62,8 +61,7 @@ struct ApplicationAPITests {
 
     @Test("The default invitation preference applies to users created after it; existing users keep theirs")
     func defaultInvitationPreference() async throws {
-        try await withServer { s in
-            try await s.createUsers(["before"])
+        try await withServer(users: ["before"]) { s in
             let set = try await s.request("PUT", "/v3/applications/default_channel_invitation_preference", body: ["auto_accept": false])
             #expect(set.json["auto_accept"] as? Bool == false, "\(set.text)")
             #expect((try await s.request("GET", "/v3/applications/default_channel_invitation_preference")).json["auto_accept"] as? Bool == false)

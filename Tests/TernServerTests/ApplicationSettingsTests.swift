@@ -9,11 +9,8 @@ import Testing
 struct ApplicationSettingsTests {
     @Test("The IP allow-list refuses Platform calls from other addresses (SDK users are not affected); loopback may still edit it")
     func ipAllowList() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice"])
-            let (sock, login) = try await s.login("alice")
-            await sock.close()
-            let key = ["Session-Key": login["key"] as? String ?? ""]
+        try await withServer(users: ["alice"]) { s in
+            let key = try await s.sessionHeaders("alice")
             let bad = try await s.request("PUT", "/v3/applications/settings/ip_whitelist", body: ["ip_whitelist_addresses": ["10.0.0.300"]])
             #expect(bad.json["code"] as? Int == 400111, "\(bad.text)")
             let set = try await s.request(

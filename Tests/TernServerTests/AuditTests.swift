@@ -40,11 +40,13 @@ struct AuditTests {
 
     @Test("A late joiner without chat history sees no older thread parent: not in the thread, not as the parent of their reply, not in a report")
     func historyOffsetCoversParents() async throws {
-        try await withServer({
-            $0.chatHistoryForNewMembers = false
-            $0.linkPreviews = false
-        }) { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(
+            users: ["alice", "bob", "carol"],
+            {
+                $0.chatHistoryForNewMembers = false
+                $0.linkPreviews = false
+            }
+        ) { s in
             let channel = try await s.createChannel(["alice", "bob"])
             let parent = try await send(s, channel, from: "alice", "the secret plan")
             try await Task.sleep(for: .milliseconds(5))
@@ -83,8 +85,7 @@ struct AuditTests {
 
     @Test("A non-member learns nothing about message ids from an edit or a delete: the same refusal for a real and a missing message")
     func nonMemberEditsLearnNothing() async throws {
-        try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob", "mallory"])
+        try await withServer(users: ["alice", "bob", "mallory"], { $0.linkPreviews = false }) { s in
             let channel = try await s.createChannel(["alice", "bob"])
             let real = try await send(s, channel, from: "alice", "hello")
             let mallory = try await s.sessionHeaders("mallory")
@@ -102,8 +103,7 @@ struct AuditTests {
 
     @Test("A channel an SDK user creates only invites those who turned auto-accept off; the Platform API joins everyone")
     func creationHonoursAutoAccept() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let pref = try await s.request("PUT", "/v3/users/bob/channel_invitation_preference", body: ["auto_accept": false])
             #expect(pref.status == 200, "\(pref.text)")
             let alice = try await s.sessionHeaders("alice")

@@ -40,8 +40,7 @@ extension AuthorizationMatrixTests {
 
     @Test("Each WebSocket command answers each caller as the table says; a deactivated user cannot log in")
     func commandMatrix() async throws {
-        try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(Self.sessions + ["target"])
+        try await withServer(users: Self.sessions + ["target"], { $0.linkPreviews = false }) { s in
             _ = try await s.request("PUT", "/v3/users/invited/channel_invitation_preference", body: ["auto_accept": false])
             let f = try await fixture(s, keys: [:], 1)
             _ = try await s.request("PUT", "/v3/users/deactivated", body: ["is_active": false])

@@ -148,8 +148,7 @@ struct AuthorizationMatrixTests {
         "Each route answers each caller as the table says: allowed, or refused with a Sendbird code",
         .enabled(if: onSQLite, "authorization is store-independent; the SQLite pass runs it"))
     func matrix() async throws {
-        try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(Self.sessions + ["target"])
+        try await withServer(users: Self.sessions + ["target"], { $0.linkPreviews = false }) { s in
             for u in Self.sessions + ["target"] {
                 _ = try await s.request("POST", "/v3/users/\(u)/metadata", body: ["metadata": ["k": "v"]])
             }

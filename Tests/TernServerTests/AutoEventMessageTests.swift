@@ -9,8 +9,7 @@ import Testing
 struct AutoEventMessageTests {
     @Test("With user_join and user_leave on, joining and leaving post admin messages; channel_change off posts nothing")
     func autoEvents() async throws {
-        try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"], { $0.linkPreviews = false }) { s in
             let url = try await s.createChannel(["alice", "bob"])
             _ = try await s.request(
                 "PUT", "/v3/applications/settings/auto_event_message",

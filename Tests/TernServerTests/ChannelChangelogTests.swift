@@ -221,12 +221,9 @@ struct ChannelChangelogTests {
 
     @Test("Who may ask: the user (session key) or the Platform API; another user's as my_group_channels refuses it; bad input")
     func accessAndInput() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob"])
+        try await withServer(users: ["alice", "bob"]) { s in
             _ = try await s.createChannel(["alice", "bob"])
-            let (sock, login) = try await s.login("bob")
-            await sock.close()
-            let bob = ["Session-Key": login["key"] as? String ?? ""]
+            let bob = try await s.sessionHeaders("bob")
             let path = "/v3/users/alice/my_group_channels/changelogs?change_ts=0"
             let list = try await s.request("GET", "/v3/users/alice/my_group_channels", headers: bob)
             let other = try await s.request("GET", path, headers: bob)

@@ -22,8 +22,7 @@ struct ChannelListTests {
 
     @Test("Seed 000: Harry's channels filtered by exact and included user ids")
     func seedExample() async throws {
-        try await withServer { s in
-            try await s.createUsers(["Harry", "John", "Jay", "Jin"])
+        try await withServer(users: ["Harry", "John", "Jay", "Jin"]) { s in
             let a = try await create(s, ["user_ids": ["Harry", "John", "Jay"], "channel_url": "channelA"])
             let b = try await create(s, ["user_ids": ["Harry", "John", "Jay", "Jin"], "channel_url": "channelB"])
             let (harry, logi) = try await s.login("Harry")
@@ -44,8 +43,7 @@ struct ChannelListTests {
 
     @Test("Filters: custom types and prefix, name, URLs, super/public/distinct, unread, nicknames, metadata, creation time, frozen")
     func filters() async throws {
-        try await withServer { s in
-            try await s.createUsers(["me", "kim", "lee"])
+        try await withServer(users: ["me", "kim", "lee"]) { s in
             _ = try await s.request("PUT", "/v3/users/lee", body: ["nickname": "Leonard"])
             let (me, logi) = try await s.login("me")
             let red = try await create(s, ["user_ids": ["me", "kim"], "name": "Red Team", "custom_type": "team-red"])
@@ -109,8 +107,7 @@ struct ChannelListTests {
 
     @Test("Paging by token never repeats or skips a channel while channels change")
     func stablePaging() async throws {
-        try await withServer { s in
-            try await s.createUsers(["pat", "sam"])
+        try await withServer(users: ["pat", "sam"]) { s in
             let (pat, logi) = try await s.login("pat")
             var all: [String] = []
             for i in 0..<9 {
@@ -147,8 +144,7 @@ struct ChannelListTests {
 
     @Test("Channel metadata and metacounters: create, read, update, upsert, delete, with events to members")
     func metadata() async throws {
-        try await withServer { s in
-            try await s.createUsers(["mo", "ned"])
+        try await withServer(users: ["mo", "ned"]) { s in
             let (mo, logi) = try await s.login("mo")
             let (ned, nedLogi) = try await s.login("ned")
             let url = try await create(s, ["user_ids": ["mo"]])

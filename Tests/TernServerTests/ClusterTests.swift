@@ -34,9 +34,10 @@ struct ClusterTests {
     }
 
     static func withNodes(
-        _ count: Int = 2, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in }, _ body: ([TestServer]) async throws -> Void
+        _ count: Int = 2, database: String? = nil, _ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
+        _ body: ([TestServer]) async throws -> Void
     ) async throws {
-        let nodes = try await startNodes(count, configure)
+        let nodes = try await startNodes(count, database: database, configure)
         do {
             try await body(nodes)
         } catch {
@@ -54,6 +55,16 @@ struct ClusterTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TestFailure("\(userId) never became \(online ? "online" : "offline") on node \(node.port)")
+    }
+
+    /// Waits (up to 5 s, then goes on: the test's own checks follow) until `node` lists `count`
+    /// participants in the open channel `channel`.
+    static func waitParticipants(_ node: TestServer, _ channel: String, count: Int) async throws {
+        for _ in 0..<100 {
+            let p = try await node.request("GET", "/v3/open_channels/\(channel)/participants")
+            if (p.json["participants"] as? [[String: Any]])?.count == count { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     @Test("A message sent through node A reaches a member on node B, in order, with their unread_cnt; typing, receipts and channel events cross too")
@@ -190,11 +201,7 @@ struct ClusterTests {
             alice.send("ENTR", ["channel_url": "lobby", "req_id": "e1"])
             #expect(await alice.next("ENTR") { $0["req_id"] as? String == "e1" }?["participant_count"] as? Int == 1)
             // Wait until node B knows alice entered.
-            for _ in 0..<100 {
-                let p = try await b.request("GET", "/v3/open_channels/lobby/participants")
-                if (p.json["participants"] as? [[String: Any]])?.count == 1 { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            try await Self.waitParticipants(b, "lobby", count: 1)
             bob.send("ENTR", ["channel_url": "lobby", "req_id": "e2"])
             let entered = await bob.next("ENTR") { $0["req_id"] as? String == "e2" }
             #expect(entered?["participant_count"] as? Int == 2, "the count is the cluster's: \(String(describing: entered))")
@@ -217,11 +224,7 @@ struct ClusterTests {
             #expect(
                 refused?["code"] as? Int == 900100,
                 "a banned user's send is refused on his node: \(String(describing: refused)) \(bob.all("EROR")) \(bob.all("MESG"))")
-            for _ in 0..<100 {
-                let p = try await a.request("GET", "/v3/open_channels/lobby/participants")
-                if (p.json["participants"] as? [[String: Any]])?.count == 1 { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            try await Self.waitParticipants(a, "lobby", count: 1)
             let after = try await a.request("GET", "/v3/open_channels/lobby/participants")
             #expect((after.json["participants"] as? [[String: Any]])?.count == 1, "\(after.text)")
             // Deleting the channel through node B tells alice on node A.
@@ -242,11 +245,7 @@ struct ClusterTests {
             let (bob, _) = try await b.login("bob")
             alice.send("ENTR", ["channel_url": "small", "req_id": "e1"])
             #expect(await alice.next("ENTR") { $0["req_id"] as? String == "e1" } != nil)
-            for _ in 0..<100 {
-                let p = try await b.request("GET", "/v3/open_channels/small/participants")
-                if (p.json["participants"] as? [[String: Any]])?.count == 1 { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            try await Self.waitParticipants(b, "small", count: 1)
             bob.send("ENTR", ["channel_url": "small", "req_id": "e2"])
             let refused = await bob.next("EROR") { $0["req_id"] as? String == "e2" }
             #expect(refused?["code"] as? Int == 400203, "the channel is full across the nodes: \(String(describing: refused))")
@@ -377,14 +376,25 @@ struct ClusterTests {
     enum Node { case a, b }
 
     /// Nodes A and B (started in that order) on a new database of the shared cluster, `proxying`
-    /// one of them through a fault proxy to PostgreSQL, the other directly.
-    static func twoNodes(proxying node: Node) async throws -> (a: TestServer, b: TestServer, proxy: FaultProxy) {
+    /// one of them through a fault proxy to PostgreSQL, the other directly: runs `body` with them
+    /// and always stops all three.
+    static func withTwoNodes(
+        proxying node: Node, _ body: (_ a: TestServer, _ b: TestServer, _ proxy: FaultProxy) async throws -> Void
+    ) async throws {
         let cluster = try await PostgresTestCluster.shared()
         let db = try await PostgresTestCluster.offPool { try cluster.createDatabase() }
         let (proxy, viaProxy) = try await proxied(db, postgresPort: cluster.port)
         let a = try await startNodes(1, database: node == .a ? viaProxy : db)[0]
         let b = try await startNodes(1, database: node == .b ? viaProxy : db)[0]
-        return (a, b, proxy)
+        do {
+            try await body(a, b, proxy)
+        } catch {
+            for n in [a, b] { await n.stop() }
+            await proxy.stop()
+            throw error
+        }
+        for n in [a, b] { await n.stop() }
+        await proxy.stop()
     }
 
     /// Runs `body` on ``twoNodes(proxying:)`` and stops both nodes and the proxy however it ends.
@@ -463,9 +473,8 @@ struct ClusterTests {
     func databaseRestart() async throws {
         let pg = try await PostgresTestCluster.offPool { try PostgresTestCluster.start() }
         defer { pg.destroy() }
-        let nodes = try await Self.startNodes(2, database: try await PostgresTestCluster.offPool { try pg.createDatabase() })
-        let (a, b) = (nodes[0], nodes[1])
-        do {
+        try await Self.withNodes(2, database: try await PostgresTestCluster.offPool { try pg.createDatabase() }) { nodes in
+            let (a, b) = (nodes[0], nodes[1])
             try await a.createUsers(["alice", "bob"])
             let url = try await a.createChannel(["alice", "bob"])
             let (alice, _) = try await a.login("alice")
@@ -506,11 +515,7 @@ struct ClusterTests {
             let stored = Set(((history.json["messages"] as? [[String: Any]]) ?? []).compactMap { ($0["message_id"] as? NSNumber)?.int64Value })
             #expect(Set(acked).isSubset(of: stored), "every acknowledged message is stored")
             for x in [alice, bob] { await x.close() }
-        } catch {
-            for n in nodes { await n.stop() }
-            throw error
         }
-        for n in nodes { await n.stop() }
     }
 
     @Test(

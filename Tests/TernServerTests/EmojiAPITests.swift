@@ -9,8 +9,7 @@ import Testing
 struct EmojiAPITests {
     @Test("Emoji categories and emojis: add, read (any user), update, delete, unique keys, a hash that changes; reactions off refuses new ones")
     func emojis() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob"])
+        try await withServer(users: ["alice", "bob"]) { s in
             let add = try await s.request(
                 "POST", "/v3/emoji_categories",
                 body: [
@@ -25,9 +24,7 @@ struct EmojiAPITests {
             let category = (add.json["emoji_categories"] as? [[String: Any]])?.first ?? [:]
             let categoryId = category["id"] as? Int ?? 0
             #expect((category["emojis"] as? [[String: Any]])?.count == 2)
-            let (sock, login) = try await s.login("alice")
-            await sock.close()
-            let key = ["Session-Key": login["key"] as? String ?? ""]
+            let key = try await s.sessionHeaders("alice")
             let list = try await s.request("GET", "/v3/emoji_categories", headers: key)
             let hash1 = list.json["emoji_hash"] as? String ?? ""
             #expect((list.json["emoji_categories"] as? [[String: Any]])?.count == 1 && !hash1.isEmpty, "\(list.text)")

@@ -9,11 +9,13 @@ import Testing
 struct ExportTests {
     @Test("Exports write real files (JSON and CSV) under the data directory, downloadable with the Api-Token; GDPR access and delete")
     func exportsAndGDPR() async throws {
-        try await withServer({
-            $0.linkPreviews = false
-            $0.gdprDelaySeconds = 0
-        }) { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(
+            users: ["alice", "bob", "carol"],
+            {
+                $0.linkPreviews = false
+                $0.gdprDelaySeconds = 0
+            }
+        ) { s in
             let url = try await s.createChannel(["alice", "bob"])
             let dm = try await s.createChannel(["carol", "bob"])
             for (user, text) in [("alice", "hello, \"bob\""), ("bob", "hi alice"), ("carol", "psst")] {

@@ -18,8 +18,7 @@ struct HardeningTests {
     func oneIdentityPerId() async throws {
         #expect(Self.nfc == Self.nfd, "Swift calls them equal: the reason for the rule")
         #expect(Array(Self.nfc.utf8) != Array(Self.nfd.utf8))
-        try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers([Self.nfc, "mallory", "bob"])
+        try await withServer(users: [Self.nfc, "mallory", "bob"], { $0.linkPreviews = false }) { s in
             let channel = try await s.createChannel([Self.nfc, "bob"])
             _ = try await s.request("POST", "/v3/group_channels/\(channel)/operators", body: ["operator_ids": [Self.nfc]])
 
@@ -209,13 +208,7 @@ struct HardeningTests {
 
     @Test("Flood limits hold on REST with a Session-Key (500910, 429) and for edits; the Platform API is not limited")
     func floodLimitsOnEveryTransport() async throws {
-        try await withServer(
-            clock: StillClock(),
-            {
-                $0.maxMessagesPerSecond = 5
-                $0.linkPreviews = false
-            }
-        ) { s in
+        try await withFloodLimitedServer { s in
             let channel = try await s.newChannel(of: ["alice", "bob"])
             let key = try await s.sessionHeaders("alice")
             var statuses: [Int] = []

@@ -15,8 +15,7 @@ struct MembershipTests {
 
     @Test("Invite with auto-accept on and off; accept, decline; distinct turns off; only members invite; limits")
     func invitations() async throws {
-        try await withServer({ $0.maxGroupChannelMembers = 4 }) { s in
-            try await s.createUsers(["ann", "ben", "cat", "dan", "eve"])
+        try await withServer(users: ["ann", "ben", "cat", "dan", "eve"], { $0.maxGroupChannelMembers = 4 }) { s in
             let (ann, annLogi) = try await s.login("ann")
             let (ben, _) = try await s.login("ben")
             let (cat, catLogi) = try await s.login("cat")
@@ -93,8 +92,7 @@ struct MembershipTests {
 
     @Test("Join is for public channels only; leave tells the others and counts; a member leaving ends distinct")
     func joinAndLeave() async throws {
-        try await withServer { s in
-            try await s.createUsers(["amy", "bob", "cy"])
+        try await withServer(users: ["amy", "bob", "cy"]) { s in
             let (amy, _) = try await s.login("amy")
             let (cy, cyLogi) = try await s.login("cy")
             let priv = try await s.createChannel(["amy", "bob"], distinct: true)
@@ -138,8 +136,7 @@ struct MembershipTests {
 
     @Test("Freeze: operators only; in a frozen channel only operators send (900050); update 11000; delete 12000")
     func freezeUpdateDelete() async throws {
-        try await withServer { s in
-            try await s.createUsers(["op", "mem"])
+        try await withServer(users: ["op", "mem"]) { s in
             let (op, opLogi) = try await s.login("op")
             let (mem, memLogi) = try await s.login("mem")
             let c = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["op", "mem"], "operator_ids": ["op"], "name": "ops"])
@@ -178,8 +175,7 @@ struct MembershipTests {
 
     @Test("Hide, archive, auto-unhide and reset history change one member's view only")
     func hideAndReset() async throws {
-        try await withServer { s in
-            try await s.createUsers(["hal", "ivy"])
+        try await withServer(users: ["hal", "ivy"]) { s in
             let (hal, halLogi) = try await s.login("hal")
             let (ivy, _) = try await s.login("ivy")
             let url = try await s.createChannel(["hal", "ivy"])
@@ -237,8 +233,7 @@ struct MembershipTests {
     @Test("Chat history on and off: what a new member sees and where their read receipt starts (seed 002)")
     func chatHistoryOption() async throws {
         for history in [true, false] {
-            try await withServer({ $0.chatHistoryForNewMembers = history }) { s in
-                try await s.createUsers(["old", "new"])
+            try await withServer(users: ["old", "new"], { $0.chatHistoryForNewMembers = history }) { s in
                 let (old, _) = try await s.login("old")
                 let (_, newLogi) = try await s.login("new")
                 let url = try await s.createChannel(["old"])
@@ -262,8 +257,7 @@ struct MembershipTests {
 
     @Test("A user in the most channels allowed: create and join fail with 400203, an invitation is cancelled")
     func channelsPerUserLimit() async throws {
-        try await withServer({ $0.maxChannelsPerUser = 2 }) { s in
-            try await s.createUsers(["busy", "free"])
+        try await withServer(users: ["busy", "free"], { $0.maxChannelsPerUser = 2 }) { s in
             _ = try await s.createChannel(["busy"])
             _ = try await s.createChannel(["busy"])
             let third = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["busy", "free"]])

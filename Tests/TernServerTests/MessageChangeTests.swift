@@ -11,8 +11,7 @@ import Testing
 struct MessageChangeTests {
     @Test("Update: own or as operator; MEDI with old_values to everyone, ack with req_id; others refused 400108/900020")
     func update() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let r = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob", "carol"], "operator_ids": ["carol"]])
             let url = r.json["channel_url"] as? String ?? ""
             let (alice, _) = try await s.login("alice")
@@ -131,8 +130,7 @@ struct MessageChangeTests {
 
     @Test("Reactions: add/delete over REST, MRCT to everyone (the reactor too), listed with include_reactions")
     func reactions() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "eve"])
+        try await withServer(users: ["alice", "bob", "eve"]) { s in
             let url = try await s.createChannel(["alice", "bob"])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")

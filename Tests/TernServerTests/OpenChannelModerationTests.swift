@@ -11,8 +11,7 @@ import Testing
 struct OpenChannelModerationTests {
     @Test("Open channels: create with operators, get, list filters, update and delete by operators only, freeze through the Platform API only")
     func openChannelLifecycle() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let created = try await s.request(
                 "POST", "/v3/open_channels",
                 body: ["name": "Lobby", "channel_url": "lobby_1", "custom_type": "live", "data": "d", "operator_ids": ["alice"]])
@@ -63,8 +62,7 @@ struct OpenChannelModerationTests {
 
     @Test("Entering: ack with the count, SYEV 10102/10103 and MCNT to participants, messages only to those inside, 10 at most")
     func enterExitAndMessages() async throws {
-        try await withServer({ $0.participantCountInterval = 50 }) { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"], { $0.participantCountInterval = 50 }) { s in
             _ = try await s.request("POST", "/v3/open_channels", body: ["channel_url": "room_a", "operator_ids": ["alice"]])
             let (alice, _) = try await s.login("alice")
             let (bob, _) = try await s.login("bob")
@@ -148,8 +146,7 @@ struct OpenChannelModerationTests {
 
     @Test("Operators: add/remove/remove all by operators only, SYEV 10002, list; the member list query's orders and filters")
     func operatorsAndMemberList() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol", "dave"])
+        try await withServer(users: ["alice", "bob", "carol", "dave"]) { s in
             let r = try await s.request(
                 "POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob", "carol"], "operator_ids": ["alice"], "name": "ops"])
             let url = r.json["channel_url"] as? String ?? ""
@@ -189,8 +186,7 @@ struct OpenChannelModerationTests {
     @Test("Ban in a group channel: removed at once, refused (900100 / 400750) until it ends, listed for operators; unban")
     func groupBan() async throws {
         let clock = AdjustableClock()
-        try await withServer({ $0.clock = clock }) { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"], { $0.clock = clock }) { s in
             let r = try await s.request(
                 "POST", "/v3/group_channels",
                 body: ["user_ids": ["alice", "bob", "carol"], "operator_ids": ["alice"], "is_public": true, "name": "pub"])
@@ -244,8 +240,7 @@ struct OpenChannelModerationTests {
     @Test("Mute: the user stays and reads, sends are refused (900041) until it ends; my muted info; unmute")
     func groupMute() async throws {
         let clock = AdjustableClock()
-        try await withServer({ $0.clock = clock }) { s in
-            try await s.createUsers(["alice", "bob"])
+        try await withServer(users: ["alice", "bob"], { $0.clock = clock }) { s in
             let r = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob"], "operator_ids": ["alice"]])
             let url = r.json["channel_url"] as? String ?? ""
             let (alice, _) = try await s.login("alice")
@@ -278,8 +273,7 @@ struct OpenChannelModerationTests {
 
     @Test("Ban and mute in an open channel: the banned participant is put out and cannot enter; the muted one stays silent")
     func openChannelModeration() async throws {
-        try await withServer({ $0.participantCountInterval = 50 }) { s in
-            try await s.createUsers(["op", "bob", "carol"])
+        try await withServer(users: ["op", "bob", "carol"], { $0.participantCountInterval = 50 }) { s in
             _ = try await s.request("POST", "/v3/open_channels", body: ["channel_url": "arena", "operators": ["op"]])
             var socks: [String: TestSocket] = [:]
             for u in ["op", "bob", "carol"] {
@@ -371,8 +365,7 @@ struct OpenChannelModerationTests {
 
     @Test("Seed 003 invitation option: with it on, blocked users are left out of new channels and invitations")
     func blockedInvitees() async throws {
-        try await withServer({ $0.excludeBlockedInvitees = true }) { s in
-            try await s.createUsers(["alice", "bob", "carol", "dave"])
+        try await withServer(users: ["alice", "bob", "carol", "dave"], { $0.excludeBlockedInvitees = true }) { s in
             _ = try await s.request("POST", "/v3/users/alice/block", body: ["target_id": "bob"])
             _ = try await s.request("POST", "/v3/users/dave/block", body: ["target_id": "alice"])
             let aliceKey = try await s.sessionHeaders("alice")
@@ -416,8 +409,7 @@ struct OpenChannelModerationTests {
 
     @Test("Seed 003 in 1:1: the blocked user's new messages do not move the blocker's channel up")
     func blockerChannelOrder() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let withBob = try await s.createChannel(["alice", "bob"], distinct: true)
             let withCarol = try await s.createChannel(["alice", "carol"], distinct: true)
             _ = try await s.request("POST", "/v3/group_channels/\(withBob)/messages", body: ["user_id": "bob", "message": "one"])

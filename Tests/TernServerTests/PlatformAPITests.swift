@@ -17,8 +17,7 @@ struct PlatformAPITests {
 
     @Test("check_if_member, group_channel_count by state, leave_my_group_channels by custom type")
     func membershipAcrossChannels() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let a = try await channel(s, ["alice", "bob"], type: "team", url: "team-a")
             let b = try await channel(s, ["alice", "bob"], type: "team", url: "team-b")
             let c = try await channel(s, ["alice", "bob"], type: "social", url: "social-c")
@@ -87,8 +86,7 @@ struct PlatformAPITests {
 
     @Test("Bans, mutes and operators by custom channel type; a user's bans and mutes across channels")
     func restrictionsByCustomType() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "mallory"])
+        try await withServer(users: ["alice", "bob", "mallory"]) { s in
             let a = try await channel(s, ["alice", "bob", "mallory"], type: "games", url: "games-a")
             let b = try await channel(s, ["alice", "bob", "mallory"], type: "games", url: "games-b")
             let c = try await channel(s, ["alice", "bob", "mallory"], type: "work", url: "work-c")

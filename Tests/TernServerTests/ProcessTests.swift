@@ -102,24 +102,14 @@ struct ProcessTests {
     @Test("The official Python Platform SDK (sendbird-platform-sdk) drives ternd: users, channels, messages, unread counts")
     func pythonPlatformSDK() async throws {
         guard try pythonPlatformSDKInstalled(for: "the Python Platform SDK conformance test") else { return }
-        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
-        defer { server.stopBlocking() }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_test.py").path
-        let (status, output) = try await runTool(
-            ["python3", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken])
-        #expect(status == 0, "platform_sdk_test.py failed:\n\(output)")
+        let output = try await runPythonScript("platform_sdk_test.py")
         #expect(output.contains(" passed, 0 failed"))
     }
 
     @Test("Every operation of the official Python Platform SDK (sendbird-platform-sdk 2.1.5) succeeds through the SDK, except its short allow-list")
     func pythonPlatformSDKEveryOperation() async throws {
         guard try pythonPlatformSDKInstalled(for: "the every-operation Python Platform SDK test") else { return }
-        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
-        defer { server.stopBlocking() }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_every_operation.py").path
-        let (status, output) = try await runTool(
-            ["python3", script], env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken])
-        #expect(status == 0, "platform_sdk_every_operation.py failed:\n\(output)")
+        let output = try await runPythonScript("platform_sdk_every_operation.py")
         #expect(output.contains(" operations succeeded through the SDK"))
     }
 }
@@ -143,6 +133,22 @@ extension ProcessTests {
         return false
     }
 
+    /// Runs `Python/<script>` against a new ternd child (stopped again after), with TERND_URL and
+    /// TERND_API_TOKEN set, and SENDBIRD_PY_LEGACY when `legacySDK` is given, expecting it to exit 0
+    /// (the failure names the script and shows its output): its output.
+    func runPythonScript(
+        _ script: String, serverArguments: [String] = [], legacySDK: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
+        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), extra: serverArguments, followingTestDatabase: true)
+        defer { server.stopBlocking() }
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/" + script).path
+        var env = ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken]
+        if let legacySDK { env["SENDBIRD_PY_LEGACY"] = legacySDK }
+        let (status, output) = try await runTool(["python3", path], env: env)
+        #expect(status == 0, "\(script) failed:\n\(output)", sourceLocation: sourceLocation)
+        return output
+    }
+
     /// The legacy official Python Platform SDK (0.0.16) when it is installed (`SENDBIRD_PY_LEGACY`,
     /// or the cache). Without it, nil: an issue on CI (which installs it, .ci/run), a printed note
     /// elsewhere; each message is made from the directory it looked in.
@@ -158,41 +164,27 @@ extension ProcessTests {
         return nil
     }
 
+    /// ``legacyPythonSDK(onCI:elsewhere:)`` with the messages that say how to install it, the
+    /// printed one naming `purpose`.
+    func legacyPythonSDK(toRun purpose: String) -> String? {
+        legacyPythonSDK(
+            onCI: { "the legacy SDK is not in \($0): pip install --target \($0) sendbird-platform-sdk==0.0.16" },
+            elsewhere: { "skipping: pip install --target \($0) sendbird-platform-sdk==0.0.16 to run \(purpose)" })
+    }
+
     @Test("The legacy official Python Platform SDK (0.0.16, the last with bans, mutes and reports) drives ternd's moderation")
     func pythonModerationSDK() async throws {
-        guard
-            let legacy = legacyPythonSDK(
-                onCI: { "the legacy SDK is not in \($0): pip install --target \($0) sendbird-platform-sdk==0.0.16" },
-                elsewhere: { "skipping: pip install --target \($0) sendbird-platform-sdk==0.0.16 to run the moderation conformance test" })
-        else { return }
-        let server = try await TerndChild.start(dataDirectory: makeTempDirectory(), followingTestDatabase: true)
-        defer { server.stopBlocking() }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/platform_sdk_moderation_test.py").path
-        let (status, output) = try await runTool(
-            ["python3", script],
-            env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken, "SENDBIRD_PY_LEGACY": legacy])
-        #expect(status == 0, "platform_sdk_moderation_test.py failed:\n\(output)")
+        guard let legacy = legacyPythonSDK(toRun: "the moderation conformance test") else { return }
+        let output = try await runPythonScript("platform_sdk_moderation_test.py", legacySDK: legacy)
         #expect(output.contains(" passed, 0 failed"))
     }
 
     @Test("Every operation of the legacy official Python Platform SDK (0.0.16) succeeds through the SDK, except those allow-listed")
     func pythonLegacyPlatformSDKEveryOperation() async throws {
-        guard
-            let legacy = legacyPythonSDK(
-                onCI: { "the legacy SDK is not in \($0): pip install --target \($0) sendbird-platform-sdk==0.0.16" },
-                elsewhere: { "skipping: pip install --target \($0) sendbird-platform-sdk==0.0.16 to run the legacy every-operation test" })
-        else { return }
+        guard let legacy = legacyPythonSDK(toRun: "the legacy every-operation test") else { return }
         // A translation provider, so translate_message_into_other_languages has one (Sendbird translates itself).
-        let server = try await TerndChild.start(
-            dataDirectory: makeTempDirectory(), extra: ["--translation-command", "tr a-z A-Z"], followingTestDatabase: true)
-        defer { server.stopBlocking() }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "Python/platform_sdk_every_operation_legacy.py"
-        ).path
-        let (status, output) = try await runTool(
-            ["python3", script],
-            env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "TERND_API_TOKEN": server.apiToken, "SENDBIRD_PY_LEGACY": legacy])
-        #expect(status == 0, "platform_sdk_every_operation_legacy.py failed:\n\(output)")
+        let output = try await runPythonScript(
+            "platform_sdk_every_operation_legacy.py", serverArguments: ["--translation-command", "tr a-z A-Z"], legacySDK: legacy)
         #expect(output.contains(" operations succeeded through the SDK (sendbird-platform-sdk 0.0.16)"))
     }
 
@@ -228,24 +220,24 @@ extension ProcessTests {
             dataDirectory: makeTempDirectory(), extra: ["--max-messages-per-second", "5"], followingTestDatabase: true)
         defer { server.stopBlocking() }
         // Issue 20: a webhook receiver on loopback gets signed events for what the SDK sends.
-        let receiver = try await HookReceiver()
-        defer { Task { await receiver.stop() } }
-        let api = HTTPHelper(base: "http://127.0.0.1:\(server.port)", token: server.apiToken)
-        let hook = try await api.call(
-            "PUT", "/v3/applications/settings/webhook",
-            ["enabled": true, "url": receiver.url, "enabled_events": ["group_channel:create", "group_channel:message_send"]])
-        #expect((hook["webhook"] as? [String: Any])?["enabled"] as? Bool == true, "\(hook)")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/sdk-conformance/js-acceptance.mjs").path
-        let (status, output) = try await runTool(
-            ["node", "--experimental-websocket", script],
-            env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "SENDBIRD_SDK": sdk, "TERND_API_TOKEN": server.apiToken])
-        #expect(status == 0, "js-acceptance.mjs failed:\n\(output)")
-        let hits = await receiver.wait(for: 2)
-        let sends = hits.filter { $0.json["category"] as? String == "group_channel:message_send" }
-        #expect(!sends.isEmpty, "the SDK's messages reached the webhook: \(hits.map { String(decoding: $0.body, as: UTF8.self) })")
-        #expect(hits.contains { $0.json["category"] as? String == "group_channel:create" }, "the SDK's channel creation too")
-        for h in hits { #expect(h.signature == WebhookDispatcher.signature(h.body, key: server.apiToken)) }
+        try await running(try await HookReceiver()) { receiver in
+            let api = HTTPHelper(base: "http://127.0.0.1:\(server.port)", token: server.apiToken)
+            let hook = try await api.call(
+                "PUT", "/v3/applications/settings/webhook",
+                ["enabled": true, "url": receiver.url, "enabled_events": ["group_channel:create", "group_channel:message_send"]])
+            #expect((hook["webhook"] as? [String: Any])?["enabled"] as? Bool == true, "\(hook)")
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("scripts/sdk-conformance/js-acceptance.mjs").path
+            let (status, output) = try await runTool(
+                ["node", "--experimental-websocket", script],
+                env: ["TERND_URL": "http://127.0.0.1:\(server.port)", "SENDBIRD_SDK": sdk, "TERND_API_TOKEN": server.apiToken])
+            #expect(status == 0, "js-acceptance.mjs failed:\n\(output)")
+            let hits = await receiver.wait(for: 2)
+            let sends = hits.filter { $0.json["category"] as? String == "group_channel:message_send" }
+            #expect(!sends.isEmpty, "the SDK's messages reached the webhook: \(hits.map { String(decoding: $0.body, as: UTF8.self) })")
+            #expect(hits.contains { $0.json["category"] as? String == "group_channel:create" }, "the SDK's channel creation too")
+            for h in hits { #expect(h.signature == WebhookDispatcher.signature(h.body, key: server.apiToken)) }
+        }
     }
 }
 

@@ -65,8 +65,7 @@ struct RESTTests {
 
     @Test("Access tokens are stored hashed: the plain token is nowhere in the database")
     func tokensHashedAtRest() async throws {
-        try await withServer { s in
-            try await s.createUsers(["dave"])
+        try await withServer(users: ["dave"]) { s in
             let issued = try await s.request("POST", "/v3/users/dave/token", body: [:])
             let token = issued.json["token"] as? String ?? ""
             #expect(!token.isEmpty)
@@ -98,8 +97,7 @@ struct RESTTests {
 
     @Test("Group channels: distinct reuse, get, list mine with unread counts and receipts, unknown channel 400201")
     func groupChannels() async throws {
-        try await withServer { s in
-            try await s.createUsers(["a", "b", "c"])
+        try await withServer(users: ["a", "b", "c"]) { s in
             let first = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["a", "b"], "is_distinct": true, "users": []])
             let url = first.json["channel_url"] as? String ?? ""
             #expect(first.json["is_created"] as? Bool == true)
@@ -209,8 +207,7 @@ struct RESTTests {
 
     @Test("SDK users (Session-Key) act only as themselves and see only their channels")
     func sessionKeyScope() async throws {
-        try await withServer { s in
-            try await s.createUsers(["a", "b", "c"])
+        try await withServer(users: ["a", "b", "c"]) { s in
             let url = try await s.createChannel(["a", "b"])
             let (socket, logi) = try await s.login("c")
             let key = logi["key"] as? String ?? ""

@@ -26,8 +26,7 @@ struct ReceiptTests {
 
     @Test("Each recipient's MESG carries their own totals (ts always later); READ, hide and leave carry the reader's")
     func totalsTravelWithEvents() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let trio = try await s.createChannel(["alice", "bob", "carol"], name: "trio")
             let other = try await s.createChannel(["alice", "bob"], name: "other")
             let (alice, _) = try await s.login("alice")
@@ -67,8 +66,7 @@ struct ReceiptTests {
 
     @Test("Count preference: GET/PUT, off / mentions only, in the channel object; bad values and non-members refused")
     func countPreference() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "eve"])
+        try await withServer(users: ["alice", "bob", "eve"]) { s in
             let url = try await s.createChannel(["alice", "bob"])
             let path = "/v3/users/bob/count_preference/\(url)"
             #expect(try await s.request("GET", path).json["count_preference"] as? String == "all")
@@ -113,8 +111,7 @@ struct ReceiptTests {
 
     @Test("Blocking (seed 003): 1:1 messages kept but never delivered or counted, hidden after unblocking; groups deliver without counting")
     func blocking() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let dm = try await s.createChannel(["alice", "bob"], distinct: true)
             let group = try await s.createChannel(["alice", "bob", "carol"])
             let (alice, _) = try await s.login("alice")
@@ -178,8 +175,7 @@ struct ReceiptTests {
 
     @Test("Supergroups: no receipts in the channel, READ only to the reader, unread capped at 100 in totals; super_mode filters")
     func supergroups() async throws {
-        try await withServer { s in
-            try await s.createUsers(["alice", "bob", "carol"])
+        try await withServer(users: ["alice", "bob", "carol"]) { s in
             let r = try await s.request("POST", "/v3/group_channels", body: ["user_ids": ["alice", "bob", "carol"], "is_super": true])
             let url = r.json["channel_url"] as? String ?? ""
             #expect(r.json["read_receipt"] == nil && r.json["delivery_receipt"] == nil)

@@ -32,8 +32,7 @@ struct SearchFileTests {
 
     @Test("Search: words and prefixes, exact phrases, wildcards, fuzzy terms, AND/OR, fields, time range, paging, members only")
     func searching() async throws {
-        try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob", "eve"])
+        try await withServer(users: ["alice", "bob", "eve"], { $0.linkPreviews = false }) { s in
             let a = try await s.createChannel(["alice", "bob"], name: "a")
             let other = try await s.createChannel(["eve"], name: "secret")
             try await send(s, a, "alice", "The quick, brown fox!")
@@ -122,11 +121,13 @@ struct SearchFileTests {
 
     @Test("Files: upload with thumbnails (fit, never upscaled), encrypted on disk, downloads only for members, file messages of 1-30 files")
     func files() async throws {
-        try await withServer({
-            $0.linkPreviews = false
-            $0.fileUploadSizeLimitMB = 1
-        }) { s in
-            try await s.createUsers(["alice", "bob", "eve"])
+        try await withServer(
+            users: ["alice", "bob", "eve"],
+            {
+                $0.linkPreviews = false
+                $0.fileUploadSizeLimitMB = 1
+            }
+        ) { s in
             let url = try await s.createChannel(["alice", "bob"])
             let (alice, logi) = try await s.login("alice")
             let (bob, bobLogi) = try await s.login("bob")
@@ -199,8 +200,7 @@ struct SearchFileTests {
 
     @Test("Platform API file message by URL: stored and delivered as FILE with its name, size, type and thumbnails; bad fields refused")
     func platformFileMessage() async throws {
-        try await withServer({ $0.linkPreviews = false }) { s in
-            try await s.createUsers(["alice", "bob"])
+        try await withServer(users: ["alice", "bob"], { $0.linkPreviews = false }) { s in
             let url = try await s.createChannel(["alice", "bob"])
             let (bob, _) = try await s.login("bob")
             let sent = try await s.request(
@@ -307,13 +307,7 @@ struct SearchFileTests {
     @Test("Flood limit: more than 5 messages a second from one user in one channel are refused (900200) and not stored")
     func floodLimit() async throws {
         // A still clock: all seven arrive within the same second however slow the machine is.
-        try await withServer(
-            clock: StillClock(),
-            {
-                $0.maxMessagesPerSecond = 5
-                $0.linkPreviews = false
-            }
-        ) { s in
+        try await withFloodLimitedServer { s in
             let a = try await s.newChannel(of: ["alice", "bob"])
             let b = try await s.createChannel(["alice", "bob"], name: "b")
             let (alice, _) = try await s.login("alice")

@@ -103,14 +103,23 @@ struct SendPipelineTests {
         while p.waiting < count { try await Task.sleep(for: .milliseconds(1)) }
     }
 
-    @Test("One lane: what arrives during a write goes in the next transaction, in arrival order")
-    func groupCommit() async throws {
+    /// A store, a pipeline on it, and its delivery log, with a first message "a1" sent to channel
+    /// "a" and its transaction held by the store (`a1`: that send, answered once the store is released).
+    static func firstSendHeld(lanes: Int? = nil, stallAfterMs: Int64? = nil) async throws -> (
+        store: Store, p: SendPipeline, delivered: Log, a1: Task<Int64, any Error>
+    ) {
         let store = Store()
-        let p = store.pipeline()
+        let p = store.pipeline(lanes: lanes, stallAfterMs: stallAfterMs)
         let delivered = Log()
         store.hold("a")
-        async let first = Self.send(p, "a", "a1", delivered: delivered)
+        let a1 = Task { try await send(p, "a", "a1", delivered: delivered) }
         try await store.waitForHeldBatch()
+        return (store, p, delivered, a1)
+    }
+
+    @Test("One lane: what arrives during a write goes in the next transaction, in arrival order")
+    func groupCommit() async throws {
+        let (store, p, delivered, first) = try await Self.firstSendHeld()
         // While a1's transaction is held, three more arrive (b's too: one lane waits for it).
         async let b1 = Self.send(p, "b", "b1", delivered: delivered)
         try await Self.waitFor(p, 1)
@@ -121,7 +130,7 @@ struct SendPipelineTests {
         try await Task.sleep(for: .milliseconds(50))
         #expect(delivered.all.isEmpty, "nothing goes past the held batch with one lane")
         store.release()
-        let ids = try await [first, b1, a2, b2]
+        let ids = try await [first.value, b1, a2, b2]
         #expect(ids == [1, 2, 3, 4])
         #expect(store.batches == [["a1"], ["b1", "a2", "b2"]])
         #expect(delivered.all == ["a1", "b1", "a2", "b2"])
@@ -129,12 +138,7 @@ struct SendPipelineTests {
 
     @Test("Several lanes: a stalled batch holds up its own channel only; that channel keeps its order")
     func stalledChannelAlone() async throws {
-        let store = Store()
-        let p = store.pipeline(lanes: 4, stallAfterMs: 30)
-        let delivered = Log()
-        store.hold("a")
-        async let a1 = Self.send(p, "a", "a1", delivered: delivered)
-        try await store.waitForHeldBatch()
+        let (store, p, delivered, a1) = try await Self.firstSendHeld(lanes: 4, stallAfterMs: 30)
         // a1 is stalled. b and c go ahead once it counts as stalled; a2 waits behind a1.
         async let a2 = Self.send(p, "a", "a2", delivered: delivered)
         try await Self.waitFor(p, 1)
@@ -144,7 +148,7 @@ struct SendPipelineTests {
         #expect(b1 > 0 && c1 > 0 && b2 > b1)
         #expect(!delivered.all.contains("a1") && !delivered.all.contains("a2"), "channel a waits for its batch")
         store.release()
-        let (x, y) = try await (a1, a2)
+        let (x, y) = try await (a1.value, a2)
         #expect(x < y, "a's messages are stored in arrival order")
         let order = delivered.all
         #expect(order.firstIndex(of: "a1")! < order.firstIndex(of: "a2")!, "and delivered in it: \(order)")
@@ -155,17 +159,12 @@ struct SendPipelineTests {
 
     @Test("Several lanes, nothing stalled: one transaction at a time, as with one lane")
     func noStallOneAtATime() async throws {
-        let store = Store()
-        let p = store.pipeline(lanes: 4, stallAfterMs: 60_000)
-        let delivered = Log()
-        store.hold("a")
-        async let a1 = Self.send(p, "a", "a1", delivered: delivered)
-        try await store.waitForHeldBatch()
+        let (store, p, delivered, a1) = try await Self.firstSendHeld(lanes: 4, stallAfterMs: 60_000)
         async let b1 = Self.send(p, "b", "b1", delivered: delivered)
         try await Task.sleep(for: .milliseconds(50))
         #expect(delivered.all.isEmpty, "b waits: a's batch has not been in flight long enough to count as stalled")
         store.release()
-        _ = try await (a1, b1)
+        _ = try await (a1.value, b1)
         #expect(store.batches == [["a1"], ["b1"]])
     }
 }

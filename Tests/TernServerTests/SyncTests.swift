@@ -31,9 +31,7 @@ struct SyncTests {
         try await withServer(clock: clock) { s in
             let url = try await aliceAndBobWithEve(s)
             let ts = try await postSpaced(s, clock, in: url, count: 10).map { ($0["created_at"] as? NSNumber)?.int64Value ?? 0 }
-            let (bob, login) = try await s.login("bob")
-            await bob.close()
-            let key = ["Session-Key": login["key"] as? String ?? ""]
+            let key = try await s.sessionHeaders("bob")
             let texts = { (list: Any?) in (list as? [[String: Any]])?.map { $0["message"] as? String ?? "" } ?? [] }
             // Bob held m0…m2 and m8…m9: the hole between them is m3…m7 (seen from both ends).
             let gap = try await s.request(
@@ -91,9 +89,7 @@ struct SyncTests {
             _ = try await s.request("DELETE", "\(base)/\(ids[2])")
             clock.advance(ms: 10)
             _ = try await s.request("POST", base, body: ["user_id": "bob", "message": "a reply", "parent_message_id": ids[3]])
-            let (bob, login) = try await s.login("bob")
-            await bob.close()
-            let key = ["Session-Key": login["key"] as? String ?? ""]
+            let key = try await s.sessionHeaders("bob")
             let all = try await s.request(
                 "GET", "\(base)/changelogs?change_ts=\(since)&include_reactions_summary=true&include_thread_info=true", headers: key)
             #expect(all.status == 200, "\(all.text)")

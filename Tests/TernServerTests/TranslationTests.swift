@@ -9,11 +9,13 @@ import Testing
 struct TranslationTests {
     @Test("With --translation-command each target language is asked of the provider; without one, 400111; outsiders refused")
     func translation() async throws {
-        try await withServer({
-            $0.linkPreviews = false
-            $0.translationCommand = "printf '%s:' \"$TERN_TARGET_LANG\"; tr a-z A-Z"
-        }) { s in
-            try await s.createUsers(["alice", "bob", "mallory"])
+        try await withServer(
+            users: ["alice", "bob", "mallory"],
+            {
+                $0.linkPreviews = false
+                $0.translationCommand = "printf '%s:' \"$TERN_TARGET_LANG\"; tr a-z A-Z"
+            }
+        ) { s in
             let url = try await s.createChannel(["alice", "bob"])
             let sent = try await s.request(
                 "POST", "/v3/group_channels/\(url)/messages", body: ["message_type": "MESG", "user_id": "alice", "message": "good morning"])

@@ -144,8 +144,7 @@ struct WebSocketTests {
 
     @Test("Errors: non-member 900020, unknown channel 900500, malformed frames 400403 while the connection stays up")
     func commandErrors() async throws {
-        try await withServer { s in
-            try await s.createUsers(["a", "b", "outsider"])
+        try await withServer(users: ["a", "b", "outsider"]) { s in
             let url = try await s.createChannel(["a", "b"])
             let (out, _) = try await s.login("outsider")
             out.send("MESG", ["channel_url": url, "message": "let me in", "req_id": "r1"])

@@ -10,18 +10,15 @@ struct MessageTUITests: TUIFixture {
     let reducer = Reducer()
 
     func state() -> AppState {
-        var s = aliceAtTheKeyboard()
         var c = GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob), Member(user: User(userId: "bobby"))])
         c.createdAt = 1
-        s.channels = [c]
-        s.selected = "c1"
-        s.hasPrevious["c1"] = false
-        s.messages["c1"] = [
-            Message(messageId: 1, channelUrl: "c1", text: "first from bob", sender: bob, createdAt: t),
-            Message(messageId: 2, channelUrl: "c1", text: "mine", sender: alice, createdAt: t + 1000),
-            Message(messageId: 3, channelUrl: "c1", text: "last from bob", sender: bob, createdAt: t + 2000),
-        ]
-        return s
+        return aliceIn(
+            c,
+            showing: [
+                Message(messageId: 1, channelUrl: "c1", text: "first from bob", sender: bob, createdAt: t),
+                Message(messageId: 2, channelUrl: "c1", text: "mine", sender: alice, createdAt: t + 1000),
+                Message(messageId: 3, channelUrl: "c1", text: "last from bob", sender: bob, createdAt: t + 2000),
+            ])
     }
 
     @Test func altEEditsTheLastOwnMessageAndEscCancels() {

@@ -10,15 +10,10 @@ struct ModerationTUITests: TUIFixture {
     let reducer = Reducer()
 
     func state() -> AppState {
-        var s = aliceAtTheKeyboard()
         var c = GroupChannel(url: "c1", name: "team", members: [Member(user: alice, role: "operator"), Member(user: bob)])
         c.createdAt = 1
         c.myRole = "operator"
-        s.channels = [c]
-        s.selected = "c1"
-        s.hasPrevious["c1"] = false
-        s.messages["c1"] = [Message(messageId: 1, channelUrl: "c1", text: "hi", sender: bob, createdAt: t)]
-        return s
+        return aliceIn(c, showing: [Message(messageId: 1, channelUrl: "c1", text: "hi", sender: bob, createdAt: t)])
     }
 
     func submit(_ text: String, _ s: inout AppState) -> [Effect] {

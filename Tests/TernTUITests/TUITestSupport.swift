@@ -22,6 +22,17 @@ extension TUIFixture {
         return s
     }
 
+    /// Alice at the keyboard in `channel`, her only channel, on screen with `messages` and
+    /// nothing older to load.
+    func aliceIn(_ channel: GroupChannel, showing messages: [Message]) -> AppState {
+        var s = aliceAtTheKeyboard()
+        s.channels = [channel]
+        s.selected = channel.url
+        s.hasPrevious[channel.url] = false
+        s.messages[channel.url] = messages
+        return s
+    }
+
     /// Types `text` into the input line, a key at a time; the effects of every key.
     @discardableResult
     func type(_ text: String, _ s: inout AppState) -> [Effect] {

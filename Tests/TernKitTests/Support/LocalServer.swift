@@ -69,6 +69,13 @@ extension LocalServer {
         return ChatClient(configuration: c, clock: clock)
     }
 
+    /// A client for `user` with fast timers for tests, connected.
+    func connectedClient(_ user: String) async throws -> ChatClient {
+        let c = client(user)
+        try await c.connect()
+        return c
+    }
+
     /// A client for `user` with its event log (listening before it connects), connected.
     func connected(_ user: String, clock: any EngineClock = SystemEngineClock()) async throws -> (ChatClient, EventLog) {
         let c = client(user, clock: clock)

@@ -47,14 +47,9 @@ except ImportError as exc:  # pragma: no cover
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import platform_endpoints  # noqa: E402  (the SDK's operations, discovered)
+from sdk_steps import server_from_env  # noqa: E402
 
-BASE = os.environ.get("TERND_URL", "").strip().rstrip("/")
-TOKEN = os.environ.get("TERND_API_TOKEN", "")
-if not BASE or not TOKEN:
-    print("FAIL setup: set TERND_URL (e.g. http://127.0.0.1:1234) and TERND_API_TOKEN")
-    sys.exit(2)
-if BASE.endswith("/v3"):  # the SDK's paths already start with /v3
-    BASE = BASE[:-3]
+BASE, TOKEN = server_from_env("FAIL setup")
 
 client = sendbird_platform_sdk.ApiClient(sendbird_platform_sdk.Configuration(host=BASE))
 AUTH = {"api_token": TOKEN, "_request_timeout": 15}

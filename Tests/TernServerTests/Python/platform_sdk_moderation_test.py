@@ -22,6 +22,8 @@ import sys
 import time
 import traceback
 
+from sdk_steps import StepFailure, check, server_from_env
+
 LEGACY = os.environ.get("SENDBIRD_PY_LEGACY", "").strip()
 if not LEGACY or not os.path.isdir(os.path.join(LEGACY, "sendbird_platform_sdk")):
     print("FAIL  setup: set SENDBIRD_PY_LEGACY to a directory holding sendbird-platform-sdk==0.0.16 "
@@ -60,23 +62,7 @@ if sendbird_platform_sdk.__version__ != "0.0.16":
     print("FAIL  setup: expected sendbird-platform-sdk 0.0.16 in %s, found %s" % (LEGACY, sendbird_platform_sdk.__version__))
     sys.exit(2)
 
-
-class StepFailure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise StepFailure(msg)
-
-
-BASE = os.environ.get("TERND_URL", "").strip().rstrip("/")
-TOKEN = os.environ.get("TERND_API_TOKEN", "")
-if not BASE or not TOKEN:
-    print("FAIL  setup: set TERND_URL (e.g. http://127.0.0.1:1234) and TERND_API_TOKEN")
-    sys.exit(2)
-if BASE.endswith("/v3"):
-    BASE = BASE[:-3]
+BASE, TOKEN = server_from_env("FAIL  setup")
 
 client = sendbird_platform_sdk.ApiClient(sendbird_platform_sdk.Configuration(host=BASE))
 moderation = moderation_api.ModerationApi(client)

@@ -27,6 +27,8 @@ import traceback
 import urllib.error
 import urllib.request
 
+from sdk_steps import StepFailure, check, server_from_env
+
 try:
     import sendbird_platform_sdk
     from sendbird_platform_sdk.api import bot_api, group_channel_api, message_api, metadata_api, moderation_api, open_channel_api, user_api
@@ -65,28 +67,13 @@ except ImportError as exc:  # pragma: no cover
     sys.exit(2)
 
 
-class StepFailure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise StepFailure(msg)
-
-
 def now_ms():
     return int(time.time() * 1000)
 
 
 # --------------------------------------------------------------------------- setup
 
-BASE = os.environ.get("TERND_URL", "").strip().rstrip("/")
-TOKEN = os.environ.get("TERND_API_TOKEN", "")
-if not BASE or not TOKEN:
-    print("FAIL  setup: set TERND_URL (e.g. http://127.0.0.1:1234) and TERND_API_TOKEN")
-    sys.exit(2)
-if BASE.endswith("/v3"):  # the SDK's paths already start with /v3
-    BASE = BASE[:-3]
+BASE, TOKEN = server_from_env("FAIL  setup")
 
 config = sendbird_platform_sdk.Configuration(host=BASE)
 client = sendbird_platform_sdk.ApiClient(config)

@@ -78,6 +78,17 @@ func withServer<T>(
     try await running(try await TestServer.start(configure), body)
 }
 
+/// Runs `body` with a started server on which `users` were created first (``TestServer/createUsers(_:)``),
+/// and always stops it; `configure` may change the configuration.
+func withServer<T>(
+    users: [String], _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
+) async throws -> T {
+    try await withServer(configure) { s in
+        try await s.createUsers(users)
+        return try await body(s)
+    }
+}
+
 /// Runs `body` with a started server on `clock` (one that stands still unless the test moves it,
 /// say) and always stops it; `configure` may change the rest of the configuration.
 func withServer<T>(
@@ -87,6 +98,18 @@ func withServer<T>(
         {
             $0.clock = clock
             configure(&$0)
+        }, body)
+}
+
+/// Runs `body` with a started server that takes 5 messages a second from a user in a channel,
+/// on a clock that stands still (every send falls in the same second however slow the machine
+/// is), without link previews; always stops it.
+func withFloodLimitedServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+    try await withServer(
+        clock: StillClock(),
+        {
+            $0.maxMessagesPerSecond = 5
+            $0.linkPreviews = false
         }, body)
 }
 
