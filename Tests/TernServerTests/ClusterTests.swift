@@ -397,22 +397,6 @@ struct ClusterTests {
         await proxy.stop()
     }
 
-    /// Runs `body` on ``twoNodes(proxying:)`` and stops both nodes and the proxy however it ends.
-    static func withTwoNodes(
-        proxying node: Node, _ body: (_ a: TestServer, _ b: TestServer, _ proxy: FaultProxy) async throws -> Void
-    ) async throws {
-        let (a, b, proxy) = try await twoNodes(proxying: node)
-        do {
-            try await body(a, b, proxy)
-        } catch {
-            for n in [a, b] { await n.stop() }
-            await proxy.stop()
-            throw error
-        }
-        for n in [a, b] { await n.stop() }
-        await proxy.stop()
-    }
-
     static func messageIds(_ frames: [[String: Any]], reqIds: Bool) -> [Int64] {
         frames.filter { ($0["req_id"] != nil) == reqIds }.compactMap { ($0["message_id"] as? NSNumber)?.int64Value }
     }
