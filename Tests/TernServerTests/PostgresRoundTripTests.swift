@@ -105,9 +105,9 @@ struct PostgresRoundTripTests {
         let kinds = try await s.read { db in
             try await db.column(
                 """
-                SELECT out_kind FROM tern_send('{g}', '{stale}', '{a}', tern_blocks_basis('{a}'), NULL,
-                  '{g}', '{MESG}', '{a}', '{x}', '{""}', '{""}', '{users}', '{[]}', '{false}', '{false}', '{5}', '{NULL}', '{NULL}',
-                  '{[]}', '{false}', '{NULL}', '{NULL}', '{false}', '{0}', '{1}', '{0}', '{}', '{}', '{}', '{}', '{}', '{1}', '{0}', '{}')
+                SELECT out_kind FROM tern_send('g', 'stale', '{a}', tern_blocks_basis('{a}'), NULL,
+                  '{MESG}', '{a}', '{x}', '{""}', '{""}', '{users}', '{[]}', '{false}', '{false}', '{5}', '{NULL}', '{NULL}',
+                  '{[]}', '{false}', '{NULL}', '{NULL}', '{false}', '{0}', '{}', '{}', '{}', '{}', '{}', '{}')
                 """, as: String.self)
         }
         #expect(kinds == ["changed"])

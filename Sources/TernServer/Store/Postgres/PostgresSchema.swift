@@ -527,15 +527,16 @@ enum PostgresSchema {
             """#
         ),
         (
-            // A batch of messages is stored in one statement (`tern_send`), so that a slow link
-            // to the database costs three round trips a batch (its channels read, the statement,
-            // one more that is answered once it has committed), not five and one per message,
-            // and no lock is held while a round trip is under way. The node reads the channels
-            // first, unlocked, and decides the counters (`UnreadLedger`: the rules are written
-            // once, in Swift); `tern_send` takes the channels' locks, checks that what those
+            // A batch of one channel's messages is stored in one statement (`tern_send`), so that
+            // a slow link to the database costs three round trips a batch (its channel read, the
+            // statement, one more that is answered once it has committed), not five and one per
+            // message, and no lock is held while a round trip is under way. The node reads the
+            // channel first, unlocked, and decides the counters (`UnreadLedger`: the rules are
+            // written once, in Swift); `tern_send` takes the channel's lock, checks that what those
             // decisions rest on has not changed meanwhile (`tern_send_basis`,
-            // `tern_blocks_basis`), and applies them as increments. When it has changed, nothing
-            // is written and the node takes the locked path.
+            // `tern_blocks_basis`) and that no message is a retry, stores the messages and writes
+            // each member row once, as increments. Otherwise nothing is written and the node takes
+            // the locked path.
             "pg-v10-send-in-one-statement",
             #"""
             CREATE FUNCTION tern_unread_totals(p_users TEXT[], p_excluding TEXT[])
@@ -557,77 +558,61 @@ enum PostgresSchema {
                                    FROM blocks WHERE blocked_id = ANY(p_senders)), ''))
             $$;
             CREATE FUNCTION tern_send(
-              p_urls TEXT[], p_bases TEXT[], p_senders TEXT[], p_blocks_basis TEXT, p_now TEXT,
-              p_url TEXT[], p_type TEXT[], p_sender TEXT[], p_message TEXT[], p_custom_type TEXT[], p_data TEXT[],
+              p_channel TEXT, p_basis TEXT, p_senders TEXT[], p_blocks_basis TEXT, p_now TEXT,
+              p_type TEXT[], p_sender TEXT[], p_message TEXT[], p_custom_type TEXT[], p_data TEXT[],
               p_mention_type TEXT[], p_mentioned TEXT[], p_silent BOOLEAN[], p_is_op BOOLEAN[], p_created_at BIGINT[],
               p_req_id TEXT[], p_hidden_for TEXT[], p_metaarray TEXT[], p_reply_to_channel BOOLEAN[], p_files TEXT[],
               p_og_tag TEXT[], p_stamped BOOLEAN[], p_flood TEXT[],
-              p_d_start INT[], p_d_count INT[], p_d_member TEXT[], p_d_unread BIGINT[], p_d_mentions BIGINT[], p_d_hidden TEXT[],
-              p_d_reads BOOLEAN[], p_t_start INT[], p_t_count INT[], p_t_user TEXT[])
-            RETURNS TABLE(out_index INT, out_kind TEXT, out_a TEXT, out_b TEXT, out_n BIGINT) LANGUAGE plpgsql AS $$
+              p_m_id TEXT[], p_m_reset BOOLEAN[], p_m_unread BIGINT[], p_m_mentions BIGINT[], p_m_hidden TEXT[], p_m_read INT[])
+            RETURNS TABLE(out_index INT, out_kind TEXT, out_id BIGINT, out_previous BIGINT, out_at BIGINT) LANGUAGE plpgsql AS $$
             DECLARE
               v_id BIGINT;
               v_previous BIGINT;
               v_last_ts BIGINT;
               v_at BIGINT;
+              v_ats BIGINT[] := '{}';
               v_group BOOLEAN;
-              v_from INT;
-              v_to INT;
             BEGIN
               IF p_now IS NOT NULL THEN PERFORM set_config('tern.now', p_now, true); END IF;
-              -- The locks in the order given (sorted), so that two batches cannot deadlock.
-              FOR i IN 1..COALESCE(array_length(p_urls, 1), 0) LOOP
-                PERFORM pg_advisory_xact_lock(hashtextextended(p_urls[i], 0));
-              END LOOP;
-              FOR i IN 1..COALESCE(array_length(p_urls, 1), 0) LOOP
-                IF tern_send_basis(p_urls[i]) IS DISTINCT FROM p_bases[i] THEN
-                  RETURN QUERY SELECT 0, 'changed'::TEXT, p_urls[i], NULL::TEXT, 0::BIGINT;
-                  RETURN;
-                END IF;
-              END LOOP;
-              IF tern_blocks_basis(p_senders) IS DISTINCT FROM p_blocks_basis THEN
-                RETURN QUERY SELECT 0, 'changed'::TEXT, NULL::TEXT, NULL::TEXT, 0::BIGINT;
+              PERFORM pg_advisory_xact_lock(hashtextextended(p_channel, 0));
+              -- What the counters were decided on must be as it was read; a message stored before
+              -- (a retry) would not count: both leave it to the locked path.
+              IF tern_send_basis(p_channel) IS DISTINCT FROM p_basis OR tern_blocks_basis(p_senders) IS DISTINCT FROM p_blocks_basis
+                OR EXISTS (SELECT 1 FROM unnest(p_sender, p_req_id) AS r(sender, req)
+                           JOIN messages x ON x.channel_url = p_channel AND x.sender_id = r.sender AND x.req_id = r.req) THEN
+                RETURN QUERY SELECT 0, 'changed'::TEXT, 0::BIGINT, 0::BIGINT, 0::BIGINT;
                 RETURN;
               END IF;
-              FOR i IN 1..COALESCE(array_length(p_url, 1), 0) LOOP
-                SELECT g.last_message_id, g.last_message_ts INTO v_previous, v_last_ts FROM group_channels g WHERE g.channel_url = p_url[i];
-                v_group := FOUND;
+              SELECT g.last_message_id, g.last_message_ts INTO v_previous, v_last_ts FROM group_channels g WHERE g.channel_url = p_channel;
+              v_group := FOUND;
+              FOR i IN 1..COALESCE(array_length(p_type, 1), 0) LOOP
                 v_at := p_created_at[i];
                 IF v_group AND p_stamped[i] THEN v_at := GREATEST(v_at, COALESCE(v_last_ts, 0)); END IF;
                 PERFORM set_config('tern.flood', p_flood[i], true);
-                v_id := NULL;
                 INSERT INTO messages(channel_url, type, sender_id, message, custom_type, data, mention_type,
                   mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
                   parent_message_id, reply_to_channel, files, og_tag)
-                VALUES (p_url[i], p_type[i], p_sender[i], p_message[i], p_custom_type[i], p_data[i], p_mention_type[i],
+                VALUES (p_channel, p_type[i], p_sender[i], p_message[i], p_custom_type[i], p_data[i], p_mention_type[i],
                   p_mentioned[i], p_silent[i], p_is_op[i], v_at, p_req_id[i], p_hidden_for[i], p_metaarray[i],
                   0, p_reply_to_channel[i], p_files[i], p_og_tag[i])
-                ON CONFLICT DO NOTHING RETURNING message_id INTO v_id;
-                IF v_id IS NULL THEN
-                  RETURN QUERY SELECT i, 'stored before'::TEXT, NULL::TEXT, NULL::TEXT, 0::BIGINT;
-                  CONTINUE;
-                END IF;
-                IF v_group THEN
-                  UPDATE group_channels g SET last_message_id = v_id, last_message_ts = v_at WHERE g.channel_url = p_url[i];
-                  IF p_d_count[i] > 0 THEN
-                    v_from := p_d_start[i];
-                    v_to := p_d_start[i] + p_d_count[i] - 1;
-                    UPDATE members m SET
-                      unread_count = CASE WHEN d.r THEN 0 ELSE m.unread_count + d.du END,
-                      unread_mention_count = CASE WHEN d.r THEN 0 ELSE m.unread_mention_count + d.dm END,
-                      hidden_state = d.h,
-                      read_ts = CASE WHEN d.r THEN GREATEST(m.read_ts, v_at) ELSE m.read_ts END
-                    FROM unnest(p_d_member[v_from:v_to], p_d_unread[v_from:v_to], p_d_mentions[v_from:v_to],
-                      p_d_hidden[v_from:v_to], p_d_reads[v_from:v_to]) AS d(id, du, dm, h, r)
-                    WHERE m.channel_url = p_url[i] AND m.user_id = d.id;
-                  END IF;
-                END IF;
-                RETURN QUERY SELECT i, 'stored'::TEXT, v_id::TEXT, v_previous::TEXT, v_at;
-                IF p_t_count[i] > 0 THEN
-                  RETURN QUERY SELECT i, 'total'::TEXT, x.u, x.t, x.n
-                  FROM tern_unread_totals(p_t_user[p_t_start[i]:p_t_start[i] + p_t_count[i] - 1], '{}') AS x;
-                END IF;
+                RETURNING message_id INTO v_id;
+                RETURN QUERY SELECT i, 'stored'::TEXT, v_id, v_previous, v_at;
+                v_ats := v_ats || v_at;
+                v_previous := v_id;
+                v_last_ts := GREATEST(COALESCE(v_last_ts, 0), v_at);
               END LOOP;
+              IF v_group THEN
+                UPDATE group_channels g SET last_message_id = v_previous, last_message_ts = v_last_ts WHERE g.channel_url = p_channel;
+                -- Each member row once for the whole batch: its increments since the last message
+                -- its member sent (which read the channel), or since before the batch.
+                UPDATE members m SET
+                  unread_count = CASE WHEN d.reset THEN d.du ELSE m.unread_count + d.du END,
+                  unread_mention_count = CASE WHEN d.reset THEN d.dm ELSE m.unread_mention_count + d.dm END,
+                  hidden_state = d.h,
+                  read_ts = CASE WHEN d.ri > 0 THEN GREATEST(m.read_ts, v_ats[d.ri]) ELSE m.read_ts END
+                FROM unnest(p_m_id, p_m_reset, p_m_unread, p_m_mentions, p_m_hidden, p_m_read) AS d(id, reset, du, dm, h, ri)
+                WHERE m.channel_url = p_channel AND m.user_id = d.id;
+              END IF;
             END $$;
             """#
         ),

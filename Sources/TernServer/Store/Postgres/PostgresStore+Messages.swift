@@ -26,6 +26,7 @@ extension PostgresStore {
     public func insertMessages(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
         if batch.isEmpty { return [] }
         let fast = batch.allSatisfy { $0.persist && $0.parentMessageId == 0 }
+        // One statement a channel, the channels at once.
         if fast, let first = batch.first?.channelUrl, batch.contains(where: { $0.channelUrl != first }) {
             return await insertByChannel(batch)
         }
