@@ -34,6 +34,8 @@ public protocol TerminalSurface: AnyObject, Sendable {
     /// An image (PNG, JPEG, GIF, WebP, BMP bytes) as at most `columns` × `maxRows` coloured cells; nil when the
     /// terminal adapter cannot draw images.
     func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview?
+    /// Puts text on the terminal's clipboard (OSC 52, through tmux when inside one).
+    func copy(_ text: String)
 }
 
 extension TerminalSurface {
@@ -43,6 +45,7 @@ extension TerminalSurface {
     public func redrawAll() {}
     public func runInTerminal(_ argv: [String]) async -> Int32 { -1 }
     public func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview? { nil }
+    public func copy(_ text: String) {}
 }
 
 /// Runs the client: engine events and keys go through the reducer; effects go to the engine;

@@ -82,6 +82,10 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         send(out)
     }
 
+    public func copy(_ text: String) {
+        send(TerminalSequences.clipboard(text, inTmux: inTmux))
+    }
+
     public func setTitle(_ title: String) {
         let clean = String(title.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
         send("\u{1B}]2;\(clean)\u{7}")

@@ -1,5 +1,6 @@
 import Foundation
 import TernKit
+import TernProtocol
 import Testing
 
 @testable import TernTUI
@@ -127,5 +128,58 @@ struct LinksTUITests: TUIFixture {
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: record) { Thread.sleep(forTimeInterval: 0.01) }
         Thread.sleep(forTimeInterval: 0.05)
         #expect(try String(contentsOfFile: record, encoding: .utf8) == "https://tern.test/a b\n")
+    }
+}
+
+@Suite("Copy to the clipboard")
+struct CopyTUITests: TUIFixture {
+    let reducer = Reducer(keys: .standard, timeZone: TimeZone(identifier: "UTC")!)
+
+    var copyState: AppState {
+        var s = teamChannel([(bob, "see **this**: https://a.test/x"), (alice, "héllo wörld")])
+        var file = Message(messageId: 3, channelUrl: "c1", kind: .file, text: "", sender: bob, createdAt: t - 1000)
+        file.files = [FilePayload(url: "http://x.test/f", name: "plan.pdf", size: 2_500_000, type: "application/pdf")]
+        s.messages["c1"]?.insert(file, at: 0)
+        return s
+    }
+
+    /// Ctrl-R, ↑ `up` times, then `key`: its effects.
+    func pick(_ up: Int, _ key: Character, _ s: inout AppState) -> [Effect] {
+        _ = reducer.reduce(&s, .key(.ctrl("r")))
+        for _ in 0..<up { _ = reducer.reduce(&s, .key(.up)) }
+        return reducer.reduce(&s, .key(.char(key)))
+    }
+
+    @Test func yCopiesTheTextAndYItsLink() {
+        var s = copyState
+        #expect(pick(0, "y", &s) == [.copy("héllo wörld")])
+        #expect(s.notice == "copied 11 characters" && s.picker == nil)
+        #expect(pick(1, "y", &s) == [.copy("see **this**: https://a.test/x")], "the text as sent, markdown and all")
+        #expect(pick(1, "Y", &s) == [.copy("https://a.test/x")])
+        #expect(pick(2, "Y", &s) == [.copy("http://x.test/f")], "a file message: its file's URL")
+        #expect(pick(0, "Y", &s).isEmpty)
+        #expect(s.notice == "no link or file in this message")
+    }
+
+    @Test func copyCopiesTheLastMessage() {
+        var s = copyState
+        _ = type("/copy", &s)
+        #expect(reducer.reduce(&s, .key(.enter)) == [.copy("héllo wörld")])
+        #expect(s.notice == "copied 11 characters")
+    }
+
+    @Test func clipboardOffSaysSo() throws {
+        var s = copyState
+        _ = type("/set clipboard off", &s)
+        _ = reducer.reduce(&s, .key(.enter))
+        #expect(s.settings.clipboard == false)
+        #expect(pick(0, "y", &s).isEmpty)
+        #expect(s.notice == "clipboard is off (/set clipboard on)")
+        #expect(try Settings.parse("clipboard = false").clipboard == false)
+    }
+
+    @Test func osc52Bytes() {
+        #expect(TerminalSequences.clipboard("héllo", inTmux: false) == "\u{1B}]52;c;aMOpbGxv\u{1B}\\")
+        #expect(TerminalSequences.clipboard("héllo", inTmux: true) == "\u{1B}Ptmux;\u{1B}\u{1B}]52;c;aMOpbGxv\u{1B}\u{1B}\\\u{1B}\\")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import TernKit
+import TernProtocol
 
-/// Links you can open (`/url`).
+/// Links you can open (`/url`) and text you can copy (`/copy`, `y` and `Y` in the picker).
 extension Reducer {
     /// The links of the messages on screen, newest first (a message's own links in their order), each once:
     /// `/url` numbers them so.
@@ -40,6 +41,39 @@ extension Reducer {
         }
         state.linkLabels = nil
         return [.openURL(links[n - 1])]
+    }
+
+    /// `/copy`: the last message of the channel (or thread) on screen, to the clipboard.
+    func copyCommand(_ state: inout AppState) -> [Effect] {
+        guard let m = Self.pickable(state).last else {
+            state.notice = "no message to copy"
+            return []
+        }
+        return copy(Self.copiedText(m), &state)
+    }
+
+    /// What `y` copies of a message: its text, or a file message's file names.
+    static func copiedText(_ m: Message) -> String {
+        m.kind == .file && m.text.isEmpty ? m.files.map(\.name).joined(separator: "\n") : m.text
+    }
+
+    /// What `Y` copies of a message: its file's URL, else its first link.
+    static func copiedLink(_ m: Message) -> String? {
+        m.files.first?.url ?? Markdown(m.text).links.first
+    }
+
+    /// `text` to the clipboard (OSC 52) when the `clipboard` setting allows it.
+    func copy(_ text: String, _ state: inout AppState) -> [Effect] {
+        guard state.settings.clipboard else {
+            state.notice = "clipboard is off (/set clipboard on)"
+            return []
+        }
+        guard !text.isEmpty else {
+            state.notice = "nothing to copy"
+            return []
+        }
+        state.notice = "copied \(text.count) characters"
+        return [.copy(text)]
     }
 }
 

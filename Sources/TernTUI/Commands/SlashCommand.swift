@@ -158,6 +158,9 @@ extension SlashCommand {
             name: "url", argument: .links,
             help: [HelpLine(usage: "/url [N]", what: "number the links on screen, newest first; /url N opens one")]
         ) { r, c, s in r.urlCommand(c, &s) },
+        SlashCommand(name: "copy", help: [HelpLine(usage: "/copy", what: "copy the last message to the clipboard (OSC 52)")]) { r, _, s in
+            r.copyCommand(&s)
+        },
         SlashCommand(name: "open", help: [HelpLine(usage: "/open, /enter NAME", what: "open channels: browse them, enter one")]) { r, c, s in
             r.openChannelCommand(c.words, &s)
         },

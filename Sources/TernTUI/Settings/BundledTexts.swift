@@ -25,6 +25,7 @@ public let exampleConfig = #"""
     markdown = true                   # **bold**, `code`, ``` blocks, > quotes, lists,
                                       # [links](url); false: message text as typed
     hyperlinks = true                 # links as OSC 8 hyperlinks (click to open)
+    clipboard = true                  # y, Y (Ctrl-R) and /copy copy with OSC 52
     mouse = true                      # click a channel, wheel scrolls
                                       # (hold Shift to select text)
 

@@ -357,6 +357,8 @@ public enum Effect: Sendable, Equatable {
     case openFile(Message)
     /// Open a link (`/url N`) with `$BROWSER` / `xdg-open`.
     case openURL(String)
+    /// Put text on the clipboard (OSC 52).
+    case copy(String)
     /// Load the theme the settings name now (`/theme`, `/set theme`).
     case applyTheme(String)
     /// Write the settings to the config file (`/save`).

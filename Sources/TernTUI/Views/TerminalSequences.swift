@@ -1,7 +1,7 @@
 import Foundation
 
 /// Escape sequences the terminal adapter writes itself (curses knows none of them), as pure functions of
-/// what they carry: tmux passthrough and OSC 8 hyperlinks.
+/// what they carry: tmux passthrough, OSC 8 hyperlinks and OSC 52 clipboard writes.
 public enum TerminalSequences {
     static let esc = "\u{1B}"
     /// The string terminator, `ESC \`.
@@ -12,6 +12,12 @@ public enum TerminalSequences {
     public static func passthrough(_ seq: String, inTmux: Bool) -> String {
         guard inTmux else { return seq }
         return esc + "Ptmux;" + seq.replacingOccurrences(of: esc, with: esc + esc) + st
+    }
+
+    /// OSC 52: `ESC ] 52 ; c ; BASE64 ESC \` puts `text` on the clipboard; inside tmux, wrapped for its
+    /// passthrough (tmux then hands it on to the terminal).
+    public static func clipboard(_ text: String, inTmux: Bool) -> String {
+        passthrough(esc + "]52;c;" + Data(text.utf8).base64EncodedString() + st, inTmux: inTmux)
     }
 
     /// OSC 8: `ESC ] 8 ; ; URL ESC \` opens a hyperlink (an empty URL closes it). Control characters are
