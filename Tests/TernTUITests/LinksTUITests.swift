@@ -54,6 +54,10 @@ struct LinksTUITests: TUIFixture {
         #expect(effects.isEmpty)
         #expect(s.linkLabels?.urls == ["https://a.test/x", "https://b.test/y", "https://tern.test/docs"])
         #expect(s.notice == "/url N opens: [1] https://a.test/x  [2] https://b.test/y  [3] https://tern.test/docs")
+        s.messages["c1"]?.append(Message(messageId: 9, channelUrl: "c1", text: "new: https://c.test", sender: bob, createdAt: t + 9000))
+        _ = run("/url", &s)
+        #expect(s.linkLabels?.urls.first == "https://c.test", "/url again numbers what is on screen now")
+        #expect(run("/url 2", &s) == [.openURL("https://a.test/x")])
     }
 
     @Test func urlNOpensTheLink() {

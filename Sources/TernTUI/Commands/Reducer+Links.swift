@@ -18,9 +18,9 @@ extension Reducer {
 
     /// `/url` labels the links on screen `[1] [2] …` (newest first) and lists them; `/url N` opens link N.
     func urlCommand(_ c: SlashCommand.Invocation, _ state: inout AppState) -> [Effect] {
-        let links =
-            state.linkLabels.flatMap { $0.channelUrl == state.selected && $0.thread == state.thread?.parent.messageId ? $0.urls : nil }
-            ?? Self.screenLinks(state)
+        // `/url N` opens the link numbered N on screen; `/url` numbers them afresh.
+        let shown = state.linkLabels.flatMap { $0.channelUrl == state.selected && $0.thread == state.thread?.parent.messageId ? $0.urls : nil }
+        let links = c.words.count == 2 ? shown ?? Self.screenLinks(state) : Self.screenLinks(state)
         guard c.words.count <= 2 else {
             state.notice = "usage: /url [N]"
             return []
