@@ -9,7 +9,7 @@ extension ChatApp {
     func perform(_ effect: Effect) {
         // Exhaustive: a new effect does not compile until it has a place here.
         switch effect {
-        case .alert, .externalEditor, .openFile, .applyTheme, .saveSettings, .redraw, .quit:
+        case .alert, .externalEditor, .openFile, .openURL, .copy, .applyTheme, .saveSettings, .redraw, .quit:
             performOnScreen(effect)
         case .loadEmojis, .send, .sendMessage, .editMessage, .deleteMessage, .react, .openThread, .searchMessages,
             .jump, .upload, .cancelUpload, .download:
@@ -33,6 +33,10 @@ extension ChatApp {
             Task { await self.editDraft(text) }
         case .openFile(let m):
             Task { await self.openFile(m) }
+        case .openURL(let url):
+            openURL(url)
+        case .copy(let text):
+            surface.copy(text)
         case .applyTheme(let name):
             applyTheme(name)
         case .saveSettings(let s):

@@ -34,6 +34,8 @@ public protocol TerminalSurface: AnyObject, Sendable {
     /// An image (PNG, JPEG, GIF, WebP, BMP bytes) as at most `columns` × `maxRows` coloured cells; nil when the
     /// terminal adapter cannot draw images.
     func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview?
+    /// Puts text on the terminal's clipboard (OSC 52, through tmux when inside one).
+    func copy(_ text: String)
 }
 
 extension TerminalSurface {
@@ -43,6 +45,7 @@ extension TerminalSurface {
     public func redrawAll() {}
     public func runInTerminal(_ argv: [String]) async -> Int32 { -1 }
     public func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview? { nil }
+    public func copy(_ text: String) {}
 }
 
 /// Runs the client: engine events and keys go through the reducer; effects go to the engine;
@@ -421,27 +424,55 @@ public actor ChatApp {
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             guard let path = try await client.download(m, to: dir).first else { return }
-            let opener = env["BROWSER"].flatMap { $0.isEmpty ? nil : $0 } ?? "xdg-open"
-            let program = String(opener.split(separator: " ").first ?? "")
-            let found =
-                program.contains("/")
-                ? FileManager.default.isExecutableFile(atPath: program)
-                : (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
-            guard found else {
+            guard let opener = Self.opener(env) else {
                 dispatch(.notice("saved \(path) (no $BROWSER or xdg-open to show it)"))
                 return
             }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", "exec $1 \"$2\"", "sh", opener, path]
-            p.standardInput = FileHandle.nullDevice
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
+            try Self.launch(opener, path)
             dispatch(.notice("opened \(path)"))
         } catch {
             dispatch(.failed("open: " + Self.describe(error)))
         }
+    }
+
+    /// `/url N`: the link opened with `$BROWSER` or `xdg-open` (started detached: the UI does not wait), or
+    /// what would run when neither is there.
+    func openURL(_ url: String) {
+        let env = ProcessInfo.processInfo.environment
+        guard let opener = Self.opener(env) else {
+            dispatch(.notice("no $BROWSER or xdg-open: would run \(Self.opener(env, found: false) ?? "xdg-open") '\(url)'"))
+            return
+        }
+        do {
+            try Self.launch(opener, url)
+            dispatch(.notice("opening \(url) with \(opener)"))
+        } catch {
+            dispatch(.failed("open: " + Self.describe(error)))
+        }
+    }
+
+    /// `$BROWSER` (when set) or `xdg-open`, when its program is on the PATH (or at its path); with
+    /// `found: false`, the command whether or not it is there.
+    nonisolated static func opener(_ env: [String: String], found: Bool = true) -> String? {
+        let opener = env["BROWSER"].flatMap { $0.isEmpty ? nil : $0 } ?? "xdg-open"
+        guard found else { return opener }
+        let program = String(opener.split(separator: " ").first ?? "")
+        let there =
+            program.contains("/")
+            ? FileManager.default.isExecutableFile(atPath: program)
+            : (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+        return there ? opener : nil
+    }
+
+    /// Runs `opener target` through the shell, detached from the terminal (no input, output thrown away), not waited for.
+    nonisolated static func launch(_ opener: String, _ target: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "exec $1 \"$2\"", "sh", opener, target]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
     }
 
     /// `/whois`: nickname and id, presence, when last seen, metadata.

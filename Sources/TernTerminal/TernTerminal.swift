@@ -65,8 +65,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
 
     /// Wraps an escape sequence for tmux's passthrough when tern runs inside tmux.
     private func passthrough(_ seq: String) -> String {
-        guard inTmux else { return seq }
-        return "\u{1B}Ptmux;" + seq.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
+        TerminalSequences.passthrough(seq, inTmux: inTmux)
     }
 
     /// The bell, OSC 777 (`notify;TITLE;BODY`) and/or OSC 9 (`BODY`), wrapped for tmux when inside one;
@@ -81,6 +80,10 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         if styles.contains("osc9") { out += passthrough("\u{1B}]9;\(clean(title)): \(clean(body))\u{7}") }
         guard !out.isEmpty else { return }
         send(out)
+    }
+
+    public func copy(_ text: String) {
+        send(TerminalSequences.clipboard(text, inTmux: inTmux))
     }
 
     public func setTitle(_ title: String) {
@@ -413,7 +416,14 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     private func draw(_ frame: CellGrid) {
         let (w, h) = (Int(getmaxx(cnc_stdscr())), Int(getmaxy(cnc_stdscr())))
         guard frame.width == w, frame.height == h else { return }  // a resize is on its way
-        for run in frame.changes(since: drawn) {
+        let changes = frame.changes(since: drawn)
+        var changedRows: [Int] = []
+        for run in changes where changedRows.last != run.y { changedRows.append(run.y) }
+        // A row that had a link: curses skips cells it thinks are unchanged, which would keep the old hyperlink.
+        if let drawn, !drawn.links.isEmpty {
+            for y in changedRows where !drawn.linkRuns(y).isEmpty { _ = wredrawln(cnc_stdscr(), Int32(y), 1) }
+        }
+        for run in changes {
             var x = run.x
             while x < run.x + run.count {
                 let cell = frame[x, run.y]
@@ -444,7 +454,25 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             curs_set(0)
         }
         refresh()
+        hyperlinks(frame, rows: changedRows)
         drawn = frame
         lastFrame = frame
+    }
+
+    /// The links on the rows just drawn, written again inside OSC 8 hyperlinks (curses cannot send them), then
+    /// the cursor put back where curses left it.
+    private func hyperlinks(_ frame: CellGrid, rows: [Int]) {
+        guard !frame.links.isEmpty else { return }
+        let colors = Int(cnc_colors())
+        let color: ((Int) -> Int)? = useColor && has_colors() ? { Self.fit($0, colors: colors) } : nil
+        let out = TerminalSequences.hyperlinks(frame, rows: rows, color: color) { cell, cells in
+            var (scalars, pad) = CellWidth.forTerminal(cell.text, width: cells) { Int(cnc_wcwidth($0.value)) }
+            if cell.style.strike { scalars.append("\u{0336}") }
+            return String(String.UnicodeScalarView(scalars)) + String(repeating: " ", count: pad)
+        }
+        guard !out.isEmpty else { return }
+        let (y, x) = (getcury(cnc_stdscr()), getcurx(cnc_stdscr()))
+        fputs(out + "\u{1B}[\(y + 1);\(x + 1)H", stdout)
+        fflush(stdout)
     }
 }

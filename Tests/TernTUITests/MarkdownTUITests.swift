@@ -9,20 +9,8 @@ struct MarkdownTUITests: TUIFixture {
     let reducer = Reducer(keys: .standard, timeZone: TimeZone(identifier: "UTC")!)
     let screen = Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!)
 
-    func state(_ texts: [(User, String)]) -> AppState {
-        var s = aliceAtTheKeyboard()
-        s.channels = [GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob)])]
-        s.selected = "c1"
-        s.hasPrevious["c1"] = false
-        s.connection = .open
-        s.messages["c1"] = texts.enumerated().map { i, m in
-            Message(messageId: Int64(i + 1), channelUrl: "c1", text: m.1, sender: m.0, createdAt: t + Millis(i) * 1000)
-        }
-        return s
-    }
-
     var markdownState: AppState {
-        state([
+        teamChannel([
             (bob, "**bold**, *italic*, _also_, ~~struck~~ and `code`; snake_case and 2 * 3 stay"),
             (bob, "see [the docs](https://tern.test/docs) or **unclosed"),
             (alice, "> quoted with `code` inside\n> and **bold**\nthen:\n- a **bold** item that wraps onto the next line\n- two\n  1. nested"),
@@ -30,7 +18,7 @@ struct MarkdownTUITests: TUIFixture {
     }
 
     var codeState: AppState {
-        state([
+        teamChannel([
             (
                 bob,
                 "try this:\n```swift\nlet greeting = \"**not bold**\"\nfor (i, c) in greeting.enumerated() where i % 2 == 0 { print(c) }\n\tindented()\n```"
@@ -119,7 +107,7 @@ struct MarkdownTUITests: TUIFixture {
     }
 
     @Test func aReplyQuotesItsParentWithoutMarkers() throws {
-        var s = state([(bob, "**ship** it `now`"), (alice, "done")])
+        var s = teamChannel([(bob, "**ship** it `now`"), (alice, "done")])
         s.messages["c1"]![1].parentMessageId = 1
         s.messages["c1"]![1].isReplyToChannel = true
         s.messages["c1"]![1].parent = ParentSummary(messageId: 1, text: "**ship** it `now`", sender: bob, createdAt: t)

@@ -42,7 +42,8 @@ struct MarkdownTests {
         #expect(spans("[a [b] c](u)") == [Span("a [b] c", link: "u")])
         #expect(spans("[no url]") == [Span("[no url]")])
         #expect(spans("[text](with space)") == [Span("[text](with space)")])
-        #expect(spans("[text](https://unclosed") == [Span("[text](https://unclosed")])
+        #expect(
+            spans("[text](https://unclosed") == [Span("[text]("), Span("https://unclosed", link: "https://unclosed")], "the bare URL in it links")
         #expect(spans("[](u)") == [Span("[](u)")])
     }
 

@@ -40,7 +40,8 @@ struct MessageLayoutTests {
         #expect(
             lines == [
                 [
-                    Run("docs", Look(.link)), Run(" <https://d.test>", Look(.linkURL)), Run(" and "), Run("https://e.test", Look(.link)),
+                    Run("docs", Look(.link, link: "https://d.test")), Run(" <https://d.test>", Look(.linkURL, link: "https://d.test")), Run(" and "),
+                    Run("https://e.test", Look(.link, link: "https://e.test")),
                 ]
             ])
     }

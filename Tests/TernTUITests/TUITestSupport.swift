@@ -33,6 +33,17 @@ extension TUIFixture {
         return s
     }
 
+    /// Alice and Bob in #team (c1, on screen, its history all read) with these messages, a second apart.
+    func teamChannel(_ texts: [(User, String)]) -> AppState {
+        var s = aliceIn(
+            GroupChannel(url: "c1", name: "team", members: [Member(user: alice), Member(user: bob)]),
+            showing: texts.enumerated().map { i, m in
+                Message(messageId: Int64(i + 1), channelUrl: "c1", text: m.1, sender: m.0, createdAt: t + Millis(i) * 1000)
+            })
+        s.connection = .open
+        return s
+    }
+
     /// Types `text` into the input line, a key at a time; the effects of every key.
     @discardableResult
     func type(_ text: String, _ s: inout AppState) -> [Effect] {

@@ -18,6 +18,8 @@ struct SlashCommand: Sendable {
         case theme
         /// A file path (the rest of the line).
         case path
+        /// The number of a link on screen (`/url`).
+        case links
     }
 
     /// A line of the help screen: the usage on the left, what it does on the right. `key` names the key
@@ -151,6 +153,13 @@ extension SlashCommand {
         SlashCommand(name: "cancel") { r, _, s in r.cancelCommand(&s) },
         SlashCommand(name: "download", help: [HelpLine(usage: "/download [DIR]", what: "save the last file here")]) { r, c, s in
             r.downloadCommand(c, &s)
+        },
+        SlashCommand(
+            name: "url", argument: .links,
+            help: [HelpLine(usage: "/url [N]", what: "number the links on screen, newest first; /url N opens one")]
+        ) { r, c, s in r.urlCommand(c, &s) },
+        SlashCommand(name: "copy", help: [HelpLine(usage: "/copy", what: "copy the last message to the clipboard (OSC 52)")]) { r, _, s in
+            r.copyCommand(&s)
         },
         SlashCommand(name: "open", help: [HelpLine(usage: "/open, /enter NAME", what: "open channels: browse them, enter one")]) { r, c, s in
             r.openChannelCommand(c.words, &s)

@@ -33,6 +33,9 @@ extension Reducer {
             case .theme: return (start, themesAvailable().filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
             case .choices(let args): return (start, args.filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
             case .user: return (start, nickCandidates(lowerWord, state).map { $0 + " " })
+            case .links:
+                let count = (state.linkLabels?.urls ?? Self.screenLinks(state)).count
+                return (start, (0..<count).map { String($0 + 1) }.filter { $0.hasPrefix(lowerWord) })
             case .none, .path: break
             }
         }

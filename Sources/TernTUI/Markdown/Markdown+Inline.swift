@@ -1,5 +1,5 @@
 /// Markdown within a line: `**bold**`, `*italic*` / `_italic_`, `***both***`, `~~strike~~`, `` `code` ``,
-/// `[text](url)` and backslash escapes. A marker that opens nothing, or is never closed, stays as typed.
+/// `[text](url)`, bare `http(s)://` URLs and backslash escapes. A marker that opens nothing, or is never closed, stays as typed.
 extension Markdown {
     /// The spans of one line.
     static func spans(_ text: String) -> [Span] {
@@ -44,6 +44,12 @@ extension Markdown {
                 if c == "[", link == nil, let (label, url, after) = self.link(at: i, end) {
                     flush()
                     read(label, marks: marks, link: url, into: &out)
+                    i = after
+                    continue
+                }
+                if c == "h", link == nil, let (url, after) = bareURL(at: i, end) {
+                    flush()
+                    Inline.append(Span(url, marks, link: url), to: &out)
                     i = after
                     continue
                 }
@@ -132,6 +138,28 @@ extension Markdown {
             guard k < end, !url.isEmpty else { return nil }
             return ((i + 1)..<j, url, k + 1)
         }
+
+        /// A bare `http://` or `https://` URL at `i` (not inside a word): up to whitespace, without the
+        /// punctuation that ends a sentence around it (`.,;:!?'">` and a `)` or `]` it did not open); where it ends.
+        func bareURL(at i: Int, _ end: Int) -> (String, Int)? {
+            guard i == 0 || !Self.wordy(chars[i - 1]) else { return nil }
+            var j = i
+            while j < end, !chars[j].isWhitespace { j += 1 }
+            var word = Array(chars[i..<j])
+            while let last = word.last {
+                let opened = last == ")" ? word.filter { $0 == "(" }.count : last == "]" ? word.filter { $0 == "[" }.count : 0
+                let closed = word.filter { $0 == last }.count
+                guard Self.trailing.contains(last) || ((last == ")" || last == "]") && closed > opened) else { break }
+                word.removeLast()
+            }
+            let url = String(word)
+            for scheme in ["https://", "http://"] where url.hasPrefix(scheme) && url.count > scheme.count {
+                return (url, i + word.count)
+            }
+            return nil
+        }
+
+        static let trailing = Set(".,;:!?'\"*_~`>")
 
         /// Emphasis opened by `run` of `*`, `_` or `~` at `i`: what it holds, the marks it adds, where it ends.
         /// It opens before a non-space (and an underscore not inside a word); a run as long closes it after a

@@ -68,6 +68,21 @@ public struct Markdown: Sendable, Equatable {
         return lines(blocks).joined(separator: "\n")
     }
 
+    /// The links in it (`[text](url)` and bare URLs), in order, each once.
+    public var links: [String] {
+        func inBlocks(_ blocks: [Block]) -> [String] {
+            blocks.flatMap { b -> [String] in
+                switch b {
+                case .line(let s), .item(_, _, let s): s.compactMap(\.link)
+                case .quote(let inner): inBlocks(inner)
+                case .code: []
+                }
+            }
+        }
+        var seen = Set<String>()
+        return inBlocks(blocks).filter { seen.insert($0).inserted }
+    }
+
     // MARK: - Blocks
 
     static func blocks(_ lines: [String]) -> [Block] {

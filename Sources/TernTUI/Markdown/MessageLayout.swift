@@ -9,6 +9,8 @@ public enum MessageLayout {
             /// The message's own text style.
             case text
             case code, codeBlock, codeLanguage, quote, link, linkURL, listMarker
+            /// A link's number while `/url` labels them (`[1]`).
+            case linkLabel
             /// A code block's syntax colours.
             case codeKeyword, codeString, codeComment
             /// The receipt mark after a message of mine.
@@ -17,10 +19,13 @@ public enum MessageLayout {
         public var role: Role
         /// Bold, italic and strike (`code` is the role).
         public var marks: Markdown.Marks
+        /// The URL it is (part of) the text of: its cells carry it, for OSC 8 hyperlinks.
+        public var link: String?
 
-        public init(_ role: Role, _ marks: Markdown.Marks = []) {
+        public init(_ role: Role, _ marks: Markdown.Marks = [], link: String? = nil) {
             self.role = role
             self.marks = marks.subtracting(.code)
+            self.link = link
         }
 
         public static let text = Look(.text)
@@ -36,7 +41,7 @@ public enum MessageLayout {
             case .codeString: "timeline.code_block.string"
             case .codeComment: "timeline.code_block.comment"
             case .quote: "timeline.block_quote"
-            case .link: "timeline.link"
+            case .link, .linkLabel: "timeline.link"
             case .linkURL: "timeline.link.url"
             case .listMarker: "timeline.list_marker"
             }
@@ -56,15 +61,16 @@ public enum MessageLayout {
 
     /// `text` in lines at most `width` cells wide, `trailing` (the edited note, the receipt mark) after its
     /// last text; read as markdown when `markdown`, else as typed. When it starts with a quote, a list or a
-    /// code block, the first line is empty (the block goes under the name). Remembered: the next frame asks again.
-    public static func lines(_ text: String, markdown: Bool, trailing: [Run] = [], width: Int) -> [Line] {
+    /// code block, the first line is empty (the block goes under the name). `labels` numbers links (`/url`):
+    /// `[N]` follows the link. Remembered: the next frame asks again.
+    public static func lines(_ text: String, markdown: Bool, trailing: [Run] = [], labels: [String: Int] = [:], width: Int) -> [Line] {
         guard width > 0 else { return [] }
-        return memo.value(Key(text: text, markdown: markdown, trailing: trailing, width: width)) {
+        return memo.value(Key(text: text, markdown: markdown, trailing: trailing, labels: labels, width: width)) {
             let blocks =
                 markdown
                 ? Markdown(text).blocks
                 : text.split(separator: "\n", omittingEmptySubsequences: false).map { Markdown.Block.line([Markdown.Span(String($0))]) }
-            var out = layout(blocks, width: width, trailing: trailing)
+            var out = layout(blocks, width: width, trailing: trailing, labels: labels)
             // A quote, list or code block starts under the sender's name, so that its lines line up.
             if let first = blocks.first, first.startsOwnLine { out.insert([], at: 0) }
             return out
@@ -82,6 +88,7 @@ public enum MessageLayout {
         var text: String
         var markdown: Bool
         var trailing: [Run]
+        var labels: [String: Int]
         var width: Int
     }
 
@@ -90,18 +97,19 @@ public enum MessageLayout {
     // MARK: - Blocks
 
     /// Blocks in lines; `trailing` goes after the last, in its text when that is a line or an item.
-    static func layout(_ blocks: [Markdown.Block], width: Int, trailing: [Run] = []) -> [Line] {
+    static func layout(_ blocks: [Markdown.Block], width: Int, trailing: [Run] = [], labels: [String: Int] = [:]) -> [Line] {
         var out: [Line] = []
         for (n, block) in blocks.enumerated() {
             let last = n == blocks.count - 1
             switch block {
             case .line(let spans):
-                out += wrap(runs(spans) + (last ? trailing : []), width: width)
+                out += wrap(runs(spans, labels: labels) + (last ? trailing : []), width: width)
             case .item(let marker, let level, let spans):
-                out += item(marker, level: level, runs(spans) + (last ? trailing : []), width: width)
+                out += item(marker, level: level, runs(spans, labels: labels) + (last ? trailing : []), width: width)
             case .quote(let inner):
-                out += layout(inner, width: max(1, width - 2)).map { line in
-                    [Run("│ ", Look(.quote))] + line.map { $0.look.role == .text ? Run($0.text, Look(.quote, $0.look.marks)) : $0 }
+                out += layout(inner, width: max(1, width - 2), labels: labels).map { line in
+                    [Run("│ ", Look(.quote))]
+                        + line.map { $0.look.role == .text ? Run($0.text, Look(.quote, $0.look.marks, link: $0.look.link)) : $0 }
                 }
             case .code(let language, let lines):
                 out += codeBlock(language, lines, width: width)
@@ -128,19 +136,21 @@ public enum MessageLayout {
         return out
     }
 
-    /// The spans of a line as runs; a link's URL follows its text (unless the text is the URL).
-    static func runs(_ spans: [Markdown.Span]) -> [Run] {
+    /// The spans of a line as runs; a link's URL follows its text (unless the text is the URL), then its
+    /// number when `labels` has one.
+    static func runs(_ spans: [Markdown.Span], labels: [String: Int] = [:]) -> [Run] {
         var out: [Run] = []
         for (i, s) in spans.enumerated() {
             let role: Look.Role = s.marks.contains(.code) ? .code : s.link != nil ? .link : .text
-            out.append(Run(s.text, Look(role, s.marks)))
+            out.append(Run(s.text, Look(role, s.marks, link: s.link)))
             guard let url = s.link, i == spans.count - 1 || spans[i + 1].link != url else { continue }
             var label = ""
             for t in spans[...i].reversed() {
                 guard t.link == url else { break }
                 label = t.text + label
             }
-            if label != url { out.append(Run(" <\(url)>", Look(.linkURL))) }
+            if label != url { out.append(Run(" <\(url)>", Look(.linkURL, link: url))) }
+            if let n = labels[url] { out += [Run(" "), Run("[\(n)]", Look(.linkLabel, .bold))] }
         }
         return out
     }

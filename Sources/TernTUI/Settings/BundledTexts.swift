@@ -24,6 +24,8 @@ public let exampleConfig = #"""
     image_previews = true             # a small picture under an image message
     markdown = true                   # **bold**, `code`, ``` blocks, > quotes, lists,
                                       # [links](url); false: message text as typed
+    hyperlinks = true                 # links as OSC 8 hyperlinks (click to open)
+    clipboard = true                  # y, Y (Ctrl-R) and /copy copy with OSC 52
     mouse = true                      # click a channel, wheel scrolls
                                       # (hold Shift to select text)
 

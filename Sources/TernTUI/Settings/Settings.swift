@@ -36,6 +36,10 @@ public struct Settings: Sendable, Equatable {
     public var imagePreviews = true
     /// Message text read as markdown (bold, code, quotes, lists, links); off shows it as typed.
     public var markdown = true
+    /// Links drawn as OSC 8 hyperlinks (clickable where the terminal supports them).
+    public var hyperlinks = true
+    /// Copying (`y`, `Y`, `/copy`) writes OSC 52 to the terminal; off: nothing is copied.
+    public var clipboard = true
     /// Per channel (by name or URL): `notify`.
     public var channels: [String: ChannelSettings] = [:]
 
@@ -117,6 +121,7 @@ public struct Settings: Sendable, Equatable {
         ("notify", "all | mentions | none"), ("notify_style", "bell, osc777, osc9 (comma-separated) or none"),
         ("dnd", "HH:MM-HH:MM or off"), ("timestamp_format", "e.g. HH:mm:ss"), ("nick_colors", "on | off"),
         ("mouse", "on | off"), ("paste_confirm_lines", "a number"), ("image_previews", "on | off"), ("markdown", "on | off"),
+        ("hyperlinks", "on | off"), ("clipboard", "on | off"),
     ]
 
     static func bool(_ text: String) -> Bool? {
@@ -160,12 +165,14 @@ public struct Settings: Sendable, Equatable {
         case "timestamp_format":
             guard !value.isEmpty else { throw bad("a date format such as HH:mm") }
             timestampFormat = value
-        case "nick_colors", "mouse", "image_previews", "markdown":
+        case "nick_colors", "mouse", "image_previews", "markdown", "hyperlinks", "clipboard":
             guard let b = Self.bool(value) else { throw bad("on or off") }
             switch key {
             case "nick_colors": nickColors = b
             case "mouse": mouse = b
             case "markdown": markdown = b
+            case "hyperlinks": hyperlinks = b
+            case "clipboard": clipboard = b
             default: imagePreviews = b
             }
         case "paste_confirm_lines":
@@ -191,6 +198,8 @@ public struct Settings: Sendable, Equatable {
         case "paste_confirm_lines": String(pasteConfirmLines)
         case "image_previews": imagePreviews ? "on" : "off"
         case "markdown": markdown ? "on" : "off"
+        case "hyperlinks": hyperlinks ? "on" : "off"
+        case "clipboard": clipboard ? "on" : "off"
         default: nil
         }
     }
@@ -232,7 +241,7 @@ public struct Settings: Sendable, Equatable {
         let known: Set<String> = [
             "server", "user", "token_command", "app_id", "ca_file", "theme", "keymap", "keys", "highlights", "notify_style",
             "notify", "dnd", "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "markdown",
-            "channels",
+            "hyperlinks", "clipboard", "channels",
         ]
         for key in table.keys where !known.contains(key) {
             throw fail(key, "unknown key \"\(key)\" (known: \(known.sorted().joined(separator: ", ")))")
@@ -255,6 +264,8 @@ public struct Settings: Sendable, Equatable {
         if let v = try boolean("mouse") { s.mouse = v }
         if let v = try boolean("image_previews") { s.imagePreviews = v }
         if let v = try boolean("markdown") { s.markdown = v }
+        if let v = try boolean("hyperlinks") { s.hyperlinks = v }
+        if let v = try boolean("clipboard") { s.clipboard = v }
         if let v = table["paste_confirm_lines"] {
             guard let n = v.int, n >= 1 else { throw fail("paste_confirm_lines", "paste_confirm_lines must be a whole number, 1 or more") }
             s.pasteConfirmLines = n
@@ -344,6 +355,8 @@ public struct Settings: Sendable, Equatable {
         t["paste_confirm_lines"] = pasteConfirmLines
         t["image_previews"] = imagePreviews
         t["markdown"] = markdown
+        t["hyperlinks"] = hyperlinks
+        t["clipboard"] = clipboard
         if !keys.isEmpty || !normalKeys.isEmpty {
             let k = TOMLTable()
             for (seq, c) in keys { k[seq] = c }

@@ -134,6 +134,16 @@ extension Reducer {
             state.reporting = m
             state.notice = "report as: s suspicious · h harassing · i inappropriate · p spam (any other key: no)"
             return []
+        case .char("y"):
+            state.picker = nil
+            return copy(Self.copiedText(m), &state)
+        case .char("Y"):
+            guard let link = Self.copiedLink(m) else {
+                state.notice = "no link or file in this message"
+                return []
+            }
+            state.picker = nil
+            return copy(link, &state)
         case .char("f"):
             guard !m.files.isEmpty else {
                 state.notice = "no file in this message"

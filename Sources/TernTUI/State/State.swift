@@ -70,6 +70,8 @@ public struct AppState: Sendable, Equatable {
     public var paneRows: [String: [PeopleView.Row]] = [:]
     /// The terminal's size (the message pane's depends on it and on the people pane).
     public var terminal = PaneSize()
+    /// The links `/url` numbered on screen (`[1] [2] …`), until one is opened.
+    public var linkLabels: LinkLabels?
     /// How many lines tern added to channels itself (moderation results); numbers them.
     public var localEvents = 0
 
@@ -353,6 +355,10 @@ public enum Effect: Sendable, Equatable {
     case externalEditor(String)
     /// Open a file message's file (the full image) with `$BROWSER` / `xdg-open`.
     case openFile(Message)
+    /// Open a link (`/url N`) with `$BROWSER` / `xdg-open`.
+    case openURL(String)
+    /// Put text on the clipboard (OSC 52).
+    case copy(String)
     /// Load the theme the settings name now (`/theme`, `/set theme`).
     case applyTheme(String)
     /// Write the settings to the config file (`/save`).

@@ -48,13 +48,16 @@ public struct Style: Hashable, Sendable {
     }
 }
 
-/// One terminal cell: a grapheme (or "" for the second half of a wide one) and its style.
+/// One terminal cell: a grapheme (or "" for the second half of a wide one), its style, and the link it is
+/// part of (an index into its grid's ``CellGrid/links`` plus one; 0: none).
 public struct Cell: Hashable, Sendable {
     public var text: String
     public var style: Style
-    public init(_ text: String = " ", _ style: Style = .plain) {
+    public var link: UInt16
+    public init(_ text: String = " ", _ style: Style = .plain, link: UInt16 = 0) {
         self.text = text
         self.style = style
+        self.link = link
     }
     /// The right half of a two-cell glyph.
     public var isContinuation: Bool { text.isEmpty }
@@ -68,6 +71,9 @@ public struct CellGrid: Equatable, Sendable {
     public private(set) var cells: [Cell]
     /// Where the terminal cursor goes (the input box), if shown.
     public var cursor: (x: Int, y: Int)?
+    /// The URLs of the links in it (a cell's `link` is an index here plus one): the terminal adapter wraps
+    /// their cells in OSC 8 hyperlinks.
+    public private(set) var links: [String] = []
 
     public init(width: Int, height: Int, fill: Style = .plain) {
         self.width = max(0, width)
@@ -77,6 +83,21 @@ public struct CellGrid: Equatable, Sendable {
 
     public static func == (a: CellGrid, b: CellGrid) -> Bool {
         a.width == b.width && a.height == b.height && a.cells == b.cells && a.cursor?.x == b.cursor?.x && a.cursor?.y == b.cursor?.y
+            && a.links == b.links
+    }
+
+    /// The id of `url` in this grid's links (added when new), for ``write(_:x:y:style:limit:link:)``.
+    public mutating func link(_ url: String) -> UInt16 {
+        if let i = links.firstIndex(of: url) { return UInt16(i + 1) }
+        guard links.count < Int(UInt16.max) else { return 0 }
+        links.append(url)
+        return UInt16(links.count)
+    }
+
+    /// The URL of the link the cell at (x, y) is part of.
+    public func url(x: Int, y: Int) -> String? {
+        let id = Int(self[x, y].link)
+        return id > 0 && id <= links.count ? links[id - 1] : nil
     }
 
     public subscript(x: Int, y: Int) -> Cell {
@@ -92,9 +113,10 @@ public struct CellGrid: Equatable, Sendable {
     }
 
     /// Writes `text` at (x, y), clipped at `limit` (exclusive; default: the right edge). A wide
-    /// glyph that would straddle the limit becomes a space. Returns the column after the text.
+    /// glyph that would straddle the limit becomes a space; `link` (from ``link(_:)``) marks the cells as a
+    /// link's. Returns the column after the text.
     @discardableResult
-    public mutating func write(_ text: String, x: Int, y: Int, style: Style, limit: Int? = nil) -> Int {
+    public mutating func write(_ text: String, x: Int, y: Int, style: Style, limit: Int? = nil, link: UInt16 = 0) -> Int {
         guard y >= 0, y < height else { return x }
         let end = min(limit ?? width, width)
         var col = x
@@ -115,8 +137,8 @@ public struct CellGrid: Equatable, Sendable {
                 return end
             }
             if col >= 0 {
-                self[col, y] = Cell(String(c), style)
-                if w == 2 { self[col + 1, y] = Cell("", style) }
+                self[col, y] = Cell(String(c), style, link: link)
+                if w == 2 { self[col + 1, y] = Cell("", style, link: link) }
             }
             col += w
         }
@@ -137,6 +159,31 @@ public struct CellGrid: Equatable, Sendable {
     /// The whole screen as text, one line per row.
     public var text: String { (0..<height).map(line).joined(separator: "\n") }
 
+    /// Whether the cell at (x, y) differs from `old`'s (its link compared by URL: ids are per frame).
+    private func differs(_ old: CellGrid, _ x: Int, _ y: Int) -> Bool {
+        let (a, b) = (self[x, y], old[x, y])
+        if a.link == 0 && b.link == 0 { return a != b }
+        return a.text != b.text || a.style != b.style || url(x: x, y: y) != old.url(x: x, y: y)
+    }
+
+    /// The runs of cells of row `y` that are part of a link: where each starts, how many cells, its URL.
+    public func linkRuns(_ y: Int) -> [(x: Int, count: Int, url: String)] {
+        guard !links.isEmpty else { return [] }
+        var out: [(x: Int, count: Int, url: String)] = []
+        var x = 0
+        while x < width {
+            guard let u = url(x: x, y: y) else {
+                x += 1
+                continue
+            }
+            var e = x + 1
+            while e < width && self[e, y].link == self[x, y].link { e += 1 }
+            out.append((x, e - x, u))
+            x = e
+        }
+        return out
+    }
+
     /// Rows and column runs that differ from `old` (everything when the size changed).
     public func changes(since old: CellGrid?) -> [(y: Int, x: Int, count: Int)] {
         guard let old, old.width == width, old.height == height else {
@@ -146,11 +193,11 @@ public struct CellGrid: Equatable, Sendable {
         for y in 0..<height {
             var x = 0
             while x < width {
-                if self[x, y] != old[x, y] {
+                if differs(old, x, y) {
                     var start = x
                     if start > 0 && self[start, y].isContinuation { start -= 1 }
                     var e = x
-                    while e < width && self[e, y] != old[e, y] { e += 1 }
+                    while e < width && differs(old, e, y) { e += 1 }
                     if e < width && self[e, y].isContinuation { e += 1 }
                     runs.append((y, start, e - start))
                     x = e

@@ -6,6 +6,8 @@ import TernProtocol
 extension Screen {
     struct Line {
         var parts: [(String, Style)]
+        /// The parts that are a link's text: part index → URL (for OSC 8 hyperlinks).
+        var links: [Int: String] = [:]
     }
 
     func formatter(_ format: String) -> TimeFormat { TimeFormat(format, timeZone: timeZone) }
@@ -95,7 +97,9 @@ extension Screen {
             trailing += [MessageLayout.Run(String(mark.prefix { $0 == " " })), MessageLayout.Run(trimmedMark, .init(.mark))]
         }
         let bodyWidth = max(1, width - CellWidth.of(head))
-        let laid = MessageLayout.lines(body, markdown: state.settings.markdown && m.kind != .file, trailing: trailing, width: bodyWidth)
+        let labels = state.linkLabels.map { $0.channelUrl == state.selected && $0.thread == state.thread?.parent.messageId ? $0.numbers : [:] }
+        let laid = MessageLayout.lines(
+            body, markdown: state.settings.markdown && m.kind != .file, trailing: trailing, labels: labels ?? [:], width: bodyWidth)
         for (i, runs) in laid.enumerated() {
             var parts: [(String, Style)] = []
             if i == 0 {
@@ -111,8 +115,12 @@ extension Screen {
             } else {
                 parts.append((String(repeating: " ", count: min(indent, width - 1)), theme.style("timeline")))
             }
-            for run in runs { parts.append((run.text, style(run.look, text: textStyle, mark: markStyle))) }
-            out.append(Line(parts: parts))
+            var links: [Int: String] = [:]
+            for run in runs {
+                if let url = run.look.link { links[parts.count] = url }
+                parts.append((run.text, style(run.look, text: textStyle, mark: markStyle)))
+            }
+            out.append(Line(parts: parts, links: links))
         }
         return out + linesUnder(m, state, pad: pad, room: max(1, width - indent), time: time)
     }
@@ -249,7 +257,10 @@ extension Screen {
         let top = height - visible.count
         for (i, line) in visible.enumerated() {
             var col = x + 1
-            for (text, style) in line.parts { col = g.write(text, x: col, y: top + i, style: style) }
+            for (n, (text, style)) in line.parts.enumerated() {
+                let link = state.settings.hyperlinks ? line.links[n].map { g.link($0) } ?? 0 : 0
+                col = g.write(text, x: col, y: top + i, style: style, link: link)
+            }
         }
         if scroll > 0 {
             let more = "-- \(scroll) more below (PgDn) --"

@@ -78,7 +78,7 @@ public struct Screen: Sendable {
         } else if let p = state.picker, let r = p.reaction {
             drawReactions(selected: r, &g)
         } else if state.picker != nil {
-            let hint = " r reply · t thread · + react · e edit · d delete · f save · Esc "
+            let hint = " r reply · t thread · + react · e edit · d delete · f save · y/Y copy · Esc "
             g.write(Self.clip(hint, width - x0 - 1), x: x0 + 1, y: height - 3, style: theme.style("help.key"))
         }
         return g

@@ -1,0 +1,58 @@
+import Foundation
+import TernTestSupport
+import Testing
+
+/// Links and the clipboard in a real terminal (issue 37): the raw bytes `tern` writes to its tmux pane
+/// (`pipe-pane`) carry the OSC 8 hyperlink of a URL in a message and the OSC 52 of `/copy`; `/url 1` runs
+/// a recorded `$BROWSER`.
+@Suite("Links and the clipboard (tmux)", .serialized)
+struct LinksTerminalTests {
+    typealias Rig = FirstHourTerminalTests.Rig
+
+    @Test func aLinkIsAnOSC8HyperlinkOpensWithURLAndCopiesWithOSC52() async throws {
+        try await Rig.run { rig in
+            let bytes = rig.dir + "/pane.bytes"
+            let opened = rig.dir + "/opened"
+            let browser = rig.dir + "/browser"
+            try "#!/bin/sh\necho \"$1\" > \(opened)\n".write(toFile: browser, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser)
+            var env = rig.env("alice")
+            env["BROWSER"] = browser
+            let vars = env.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+            await rig.tmux.run([
+                "new-session", "-d", "-s", "alice", "-x", "100", "-y", "24", "env -u TERN_SERVER \(vars) \(rig.tern); echo TERN-EXITED-$?; sleep 120",
+            ])
+            await rig.tmux.run(["pipe-pane", "-t", "alice", "-o", "cat > \(bytes)"])
+            try await rig.tmux.waitScreen("alice", "connected") { $0.contains("│ connected") }
+
+            let text = "see https://a.test/x and [docs](https://d.test)"
+            let sent = try await tern(["send", "--to", "alice", text], env: rig.env("bob"))
+            #expect(sent.status == 0, "\(sent.stderr)")
+            try await rig.tmux.waitScreen("alice", "the link") { $0.contains("bob: see https://a.test/x and docs <https://d.test>") }
+
+            await rig.say("alice", "/url")
+            try await rig.tmux.waitScreen("alice", "the numbers") { $0.contains("/url N opens: [1] https://a.test/x  [2] https://d.test") }
+            await rig.say("alice", "/url 1")
+            for _ in 0..<100 where !FileManager.default.fileExists(atPath: opened) { try await Task.sleep(for: .milliseconds(50)) }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect((try? String(contentsOfFile: opened, encoding: .utf8)) == "https://a.test/x\n")
+
+            await rig.say("alice", "/copy")
+            try await rig.tmux.waitScreen("alice", "copied") { $0.contains("copied \(text.count) characters") }
+            try await Task.sleep(for: .milliseconds(300))
+            let raw = String(decoding: FileManager.default.contents(atPath: bytes) ?? Data(), as: UTF8.self)
+            #expect(raw.contains("\u{1B}]8;;https://a.test/x\u{1B}\\"), "an OSC 8 hyperlink around the URL")
+            #expect(raw.contains("\u{1B}]8;;https://d.test\u{1B}\\"))
+            let osc52 = "\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{1B}\\"
+            #expect(raw.contains(TerminalSequencesForTests.passthrough(osc52)), "OSC 52 in tmux's passthrough")
+            try await rig.tmux.quit("alice")
+        }
+    }
+}
+
+/// tmux's passthrough, spelled out here (not through TernTUI) so that the test checks the bytes themselves.
+enum TerminalSequencesForTests {
+    static func passthrough(_ seq: String) -> String {
+        "\u{1B}Ptmux;" + seq.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
+    }
+}
