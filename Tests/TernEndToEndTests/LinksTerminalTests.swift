@@ -14,7 +14,10 @@ struct LinksTerminalTests {
             let bytes = rig.dir + "/pane.bytes"
             let opened = rig.dir + "/opened"
             let browser = rig.dir + "/browser"
-            try "#!/bin/sh\necho \"$1\" > \(opened)\n".write(toFile: browser, atomically: true, encoding: .utf8)
+            // The browser writes the URL it got to a file beside and renames it into place: the test
+            // sees the file whole or not at all.
+            try "#!/bin/sh\necho \"$1\" > \(opened).part && mv \(opened).part \(opened)\n".write(
+                toFile: browser, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser)
             var env = rig.env("alice")
             env["BROWSER"] = browser
@@ -33,17 +36,21 @@ struct LinksTerminalTests {
             await rig.say("alice", "/url")
             try await rig.tmux.waitScreen("alice", "the numbers") { $0.contains("/url N opens: [1] https://a.test/x  [2] https://d.test") }
             await rig.say("alice", "/url 1")
-            for _ in 0..<100 where !FileManager.default.fileExists(atPath: opened) { try await Task.sleep(for: .milliseconds(50)) }
-            try await Task.sleep(for: .milliseconds(100))
+            for _ in 0..<600 where !FileManager.default.fileExists(atPath: opened) { try await Task.sleep(for: .milliseconds(50)) }
             #expect((try? String(contentsOfFile: opened, encoding: .utf8)) == "https://a.test/x\n")
 
             await rig.say("alice", "/copy")
             try await rig.tmux.waitScreen("alice", "copied") { $0.contains("copied \(text.count) characters") }
-            try await Task.sleep(for: .milliseconds(300))
-            let raw = String(decoding: FileManager.default.contents(atPath: bytes) ?? Data(), as: UTF8.self)
+            // pipe-pane's copy of the output may trail the screen: wait for the bytes, not for a time.
+            let osc52 = "\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{1B}\\"
+            var raw = ""
+            for _ in 0..<600 {
+                raw = String(decoding: FileManager.default.contents(atPath: bytes) ?? Data(), as: UTF8.self)
+                if raw.contains(TerminalSequencesForTests.passthrough(osc52)) { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
             #expect(raw.contains("\u{1B}]8;;https://a.test/x\u{1B}\\"), "an OSC 8 hyperlink around the URL")
             #expect(raw.contains("\u{1B}]8;;https://d.test\u{1B}\\"))
-            let osc52 = "\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{1B}\\"
             #expect(raw.contains(TerminalSequencesForTests.passthrough(osc52)), "OSC 52 in tmux's passthrough")
             try await rig.tmux.quit("alice")
         }
