@@ -270,6 +270,8 @@ public final class PostgresTestCluster: Sendable {
             for pid in pids { kill(pid, SIGTERM) }
             let dirs = PostgresTestCluster.directories.withLock { $0 }
             for pid in pids { PostgresTestCluster.reap(pid, dataDirectory: dirs[pid] ?? "") }
+            // The clusters' files too (about 2 GB each): a test process left one in /tmp every run.
+            for pid in pids { if let dir = dirs[pid] { try? FileManager.default.removeItem(atPath: dir) } }
         }
     }
 
