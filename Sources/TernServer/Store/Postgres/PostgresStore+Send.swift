@@ -32,7 +32,7 @@ extension PostgresStore {
         let read = try await readBasis(db, url: url, senders: senders, totalsFor: users)
         var ledger = read.ledger
         var call = SendCall()
-        var prepared: [(NewMessage, MessageRecord, ledger: UnreadLedger)] = []
+        var prepared: [(NewMessage, MessageRecord, totals: [String: UnreadCount])] = []
         var newest: [String: (id: Int64, ts: Int64)] = [:]
         for (index, m) in batch.enumerated() {
             let (m, record, blockers) = prepare(m, ledger: ledger, blockersOf: read.blockersOf, newest: newest)
@@ -40,7 +40,8 @@ extension PostgresStore {
             apply(m, blockers: blockers, to: &ledger)
             if ledger.channels[url] != nil { newest[url] = (0, m.createdAt) }
             call.add(m, index: index + 1, hiddenFor: record.hiddenFor, before: before, after: ledger.channels[url]?.members ?? [:])
-            prepared.append((m, record, ledger))
+            // Its recipients' totals as they stand after it (no copy of the ledger kept a message).
+            prepared.append((m, record, totals(m, ledger)))
         }
         var stored: [Int: (id: Int64, previous: Int64?, at: Int64)] = [:]
         for row in try await db.fetchAll(
@@ -53,14 +54,13 @@ extension PostgresStore {
         // Answered once the statement above has committed.
         try await db.execute("SELECT 1")
         return prepared.enumerated().map { index, item -> Result<StoredMessage, any Error> in
-            var (m, record, after) = item
+            var (_, record, counts) = item
             guard let s = stored[index] else { return .failure(SendbirdError(.internalError, "The message could not be stored.")) }
             record.messageId = s.id
             record.createdAt = s.at
-            m.createdAt = s.at
             return .success(
                 StoredMessage(
-                    message: record, duplicate: false, totals: totals(m, after), parent: nil,
+                    message: record, duplicate: false, totals: counts, parent: nil,
                     previousMessageId: read.ledger.channels[url] == nil ? nil : s.previous ?? 0))
         }
     }
