@@ -21,9 +21,10 @@ struct SendPipelineTests {
 
         func hold(_ channel: String) { state.withLock { _ = $0.held.insert(channel) } }
 
-        func release() {
+        /// Releases every held channel, or only `channel`.
+        func release(_ channel: String? = nil) {
             let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-                s.held = []
+                if let channel { s.held.remove(channel) } else { s.held = [] }
                 defer { s.waiters = [] }
                 return s.waiters
             }
@@ -46,8 +47,8 @@ struct SendPipelineTests {
         }
 
         func insert(_ batch: [NewMessage]) async throws -> [Result<StoredMessage, any Error>] {
-            let held = state.withLock { s -> Bool in batch.contains { s.held.contains($0.channelUrl) } }
-            if held {
+            // A batch waits while any of its channels is held (a release wakes every waiter to look again).
+            while state.withLock({ s in batch.contains { s.held.contains($0.channelUrl) } }) {
                 await withCheckedContinuation { c in
                     let now = state.withLock { s -> Bool in
                         if batch.contains(where: { s.held.contains($0.channelUrl) }) {
@@ -166,5 +167,32 @@ struct SendPipelineTests {
         store.release()
         _ = try await (a1.value, b1)
         #expect(store.batches == [["a1"], ["b1"]])
+    }
+
+    @Test(
+        "Several lanes: a batch of several channels is stored and acknowledged a channel at a time; a held channel holds up only its own messages",
+        .timeLimit(.minutes(1)))
+    func batchSplitByChannel() async throws {
+        let (store, p, delivered, a1) = try await Self.firstSendHeld(lanes: 4, stallAfterMs: 60_000)
+        // b1 and c1 arrive while a1's batch is in flight, so they make the next batch together;
+        // b's lock is held (another node's transaction) when it runs.
+        store.hold("b")
+        async let b1 = Self.send(p, "b", "b1", delivered: delivered)
+        try await Self.waitFor(p, 1)
+        let c1 = Task { try await Self.send(p, "c", "c1", delivered: delivered) }
+        try await Self.waitFor(p, 2)
+        store.release("a")
+        _ = try await a1.value
+        let c = try await c1.value
+        #expect(c > 0, "c1 is acknowledged while b's part of its batch waits")
+        #expect(!delivered.all.contains("b1"))
+        // b is not free until its part commits: b2 waits behind b1 and keeps the order.
+        async let b2 = Self.send(p, "b", "b2", delivered: delivered)
+        try await Self.waitFor(p, 1)
+        store.release("b")
+        let (x, y) = try await (b1, b2)
+        #expect(x < y)
+        #expect(delivered.all == ["a1", "c1", "b1", "b2"])
+        #expect(store.batches == [["a1"], ["c1"], ["b1"], ["b2"]])
     }
 }

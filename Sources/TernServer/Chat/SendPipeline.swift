@@ -152,14 +152,47 @@ final class SendPipeline: Sendable {
     func run(_ number: Int, _ batch: [Item]) async {
         var current: (Int, [Item])? = (number, batch)
         while let (number, batch) = current {
-            await store(batch)
+            if lanes > 1, let first = batch.first?.message.channelUrl, batch.contains(where: { $0.message.channelUrl != first }) {
+                await storeByChannel(batch)
+            } else {
+                await store(batch)
+                state.withLock { s in for item in batch { s.busy.remove(item.message.channelUrl) } }
+            }
             let (next, watch) = state.withLock { s -> ([(Int, [Item])], Bool) in
-                for item in batch { s.busy.remove(item.message.channelUrl) }
                 s.started[number] = nil
                 return (take(&s), watchIfNeeded(&s))
             }
             current = next.first
             start(Array(next.dropFirst()), watch: watch)
+        }
+    }
+
+    /// A batch of several channels where batches may run side by side (PostgreSQL): each
+    /// channel's messages are stored on their own and acknowledged as soon as they commit, and
+    /// the channel is free for its next messages then, so a channel whose lock another node holds,
+    /// or whose statement is slow, holds up only its own messages — not the rest of its batch.
+    func storeByChannel(_ batch: [Item]) async {
+        var groups: [[Item]] = []
+        var index: [String: Int] = [:]
+        for item in batch {
+            if let i = index[item.message.channelUrl] {
+                groups[i].append(item)
+            } else {
+                index[item.message.channelUrl] = groups.count
+                groups.append([item])
+            }
+        }
+        await withTaskGroup(of: Void.self) { tasks in
+            for group in groups {
+                tasks.addTask {
+                    await self.store(group)
+                    let (next, watch) = self.state.withLock { s -> ([(Int, [Item])], Bool) in
+                        s.busy.remove(group[0].message.channelUrl)
+                        return (self.take(&s), self.watchIfNeeded(&s))
+                    }
+                    self.start(next, watch: watch)
+                }
+            }
         }
     }
 
