@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gd.h>
+#include <sys/ioctl.h>
 
 typedef gdImagePtr (*cti_gd_from_ptr)(int size, void *data);
 typedef int (*cti_gd_pixel)(gdImagePtr im, int x, int y);
@@ -119,5 +120,75 @@ static inline int cti_render(const void *data, int size, int cols, int max_rows,
     free(rgba);
     *used_cols = width;
     return rows;
+}
+/// The size of a cell in pixels, from the terminal (TIOCGWINSZ); 0 when it does not say.
+static inline void cti_cell_pixels(int *w, int *h) {
+    struct winsize ws;
+    *w = 0; *h = 0;
+    if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0 && ws.ws_xpixel > 0 && ws.ws_ypixel > 0) {
+        *w = ws.ws_xpixel / ws.ws_col;
+        *h = ws.ws_ypixel / ws.ws_row;
+    }
+}
+
+typedef gdImagePtr (*cti_gd_create)(int w, int h);
+typedef void (*cti_gd_resampled)(gdImagePtr dst, gdImagePtr src, int dx, int dy, int sx, int sy, int dw, int dh, int sw, int sh);
+typedef void (*cti_gd_flag)(gdImagePtr im, int on);
+typedef void *(*cti_gd_png)(gdImagePtr im, int *size);
+typedef void (*cti_gd_free)(void *p);
+
+/// Decodes `data` and scales it to `pw` × `ph` pixels: PNG bytes when `png`, else RGBA (4 bytes a pixel, row by
+/// row). Returns a malloc'd buffer (the caller frees it) and its size in `*len`; NULL on failure.
+static inline uint8_t *cti_picture(const void *data, int size, int pw, int ph, int png, int *len) {
+    *len = 0;
+    if (!cti_available() || pw < 1 || ph < 1 || size <= 0 || (long)pw * ph > 16L * 1000 * 1000) return NULL;
+    static const char *loaders[] = { "gdImageCreateFromPngPtr", "gdImageCreateFromJpegPtr", "gdImageCreateFromGifPtr",
+                                     "gdImageCreateFromWebpPtr", "gdImageCreateFromBmpPtr" };
+    const uint8_t *b = (const uint8_t *)data;
+    int first = 0;
+    if (size > 3 && b[0] == 0xFF && b[1] == 0xD8) first = 1;
+    else if (size > 3 && b[0] == 'G' && b[1] == 'I' && b[2] == 'F') first = 2;
+    else if (size > 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0) first = 3;
+    else if (size > 2 && b[0] == 'B' && b[1] == 'M') first = 4;
+    const char *G = "libgd.so.3";
+    cti_gd_from_ptr load = (cti_gd_from_ptr)cti_sym(G, loaders[first]);
+    cti_gd_pixel pixel = (cti_gd_pixel)cti_sym(G, "gdImageGetTrueColorPixel");
+    cti_gd_destroy destroy = (cti_gd_destroy)cti_sym(G, "gdImageDestroy");
+    cti_gd_create create = (cti_gd_create)cti_sym(G, "gdImageCreateTrueColor");
+    cti_gd_resampled resample = (cti_gd_resampled)cti_sym(G, "gdImageCopyResampled");
+    cti_gd_flag blending = (cti_gd_flag)cti_sym(G, "gdImageAlphaBlending");
+    cti_gd_flag save_alpha = (cti_gd_flag)cti_sym(G, "gdImageSaveAlpha");
+    cti_gd_png to_png = (cti_gd_png)cti_sym(G, "gdImagePngPtr");
+    cti_gd_free gd_free = (cti_gd_free)cti_sym(G, "gdFree");
+    if (!load || !pixel || !destroy || !create || !resample || !blending || !save_alpha || !to_png || !gd_free) return NULL;
+    gdImagePtr im = load(size, (void *)data);
+    if (!im) return NULL;
+    int w = gdImageSX(im), h = gdImageSY(im);
+    if (w < 1 || h < 1 || (long)w * h > 40L * 1000 * 1000) { destroy(im); return NULL; }
+    gdImagePtr out = create(pw, ph);
+    if (!out) { destroy(im); return NULL; }
+    blending(out, 0);
+    save_alpha(out, 1);
+    resample(out, im, 0, 0, 0, 0, pw, ph, w, h);
+    destroy(im);
+    uint8_t *buf = NULL;
+    if (png) {
+        int n = 0;
+        void *p = to_png(out, &n);
+        if (p && n > 0 && (buf = malloc((size_t)n)) != NULL) { memcpy(buf, p, (size_t)n); *len = n; }
+        if (p) gd_free(p);
+    } else if ((buf = malloc((size_t)pw * ph * 4)) != NULL) {
+        for (int y = 0; y < ph; y++) {
+            for (int x = 0; x < pw; x++) {
+                int c = pixel(out, x, y);
+                uint8_t *q = buf + ((size_t)y * pw + x) * 4;
+                q[0] = (c >> 16) & 0xFF; q[1] = (c >> 8) & 0xFF; q[2] = c & 0xFF;
+                q[3] = (uint8_t)(255 - ((c >> 24) & 0x7F) * 255 / 127);
+            }
+        }
+        *len = pw * ph * 4;
+    }
+    destroy(out);
+    return buf;
 }
 #endif

@@ -12,6 +12,16 @@ public enum TerminalInput: Sendable, Equatable {
     case mouse(MouseEvent)
     /// The terminal is gone: tern quits.
     case hangup
+    /// The terminal's answer to a query the adapter sent at start.
+    case reply(TerminalReply)
+}
+
+/// What a terminal answers about itself.
+public enum TerminalReply: Sendable, Equatable {
+    /// kitty's graphics query: OK, or an error (no kitty graphics).
+    case graphics(ok: Bool)
+    /// The primary device attributes (DA1): 4 among them means sixels.
+    case deviceAttributes([Int])
 }
 
 /// The terminal as the app sees it: a size, a stream of input, and a place to put frames. The
@@ -31,9 +41,12 @@ public protocol TerminalSurface: AnyObject, Sendable {
     func redrawAll()
     /// Hands the terminal to a program (`$EDITOR`) until it exits; its exit status (-1: it did not run).
     func runInTerminal(_ argv: [String]) async -> Int32
-    /// An image (PNG, JPEG, GIF, WebP, BMP bytes) as at most `columns` × `maxRows` coloured cells; nil when the
-    /// terminal adapter cannot draw images.
-    func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview?
+    /// An image (PNG, JPEG, GIF, WebP, BMP bytes) as at most `columns` × `maxRows` coloured cells, and with
+    /// `graphics`, the same cells as a picture for that protocol (kitty's image `id`); nil when the terminal
+    /// adapter cannot draw images. Called off the drawing thread.
+    func renderImage(_ data: [UInt8], columns: Int, maxRows: Int, graphics: ImageProtocol?, id: Int, key: Int64) -> ImagePreview?
+    /// The graphics protocol the terminal speaks, as far as its environment and its answers tell (nil: none known).
+    var imageProtocol: ImageProtocol? { get }
     /// Puts text on the terminal's clipboard (OSC 52, through tmux when inside one).
     func copy(_ text: String)
 }
@@ -44,7 +57,10 @@ extension TerminalSurface {
     public func setMouse(_ on: Bool) {}
     public func redrawAll() {}
     public func runInTerminal(_ argv: [String]) async -> Int32 { -1 }
-    public func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview? { nil }
+    public func renderImage(_ data: [UInt8], columns: Int, maxRows: Int, graphics: ImageProtocol?, id: Int, key: Int64) -> ImagePreview? {
+        nil
+    }
+    public var imageProtocol: ImageProtocol? { nil }
     public func copy(_ text: String) {}
 }
 
@@ -70,6 +86,8 @@ public actor ChatApp {
     var title = ""
     /// Image messages whose preview was asked for (once each).
     var previewsAsked: Set<Int64> = []
+    /// The last kitty image id given out (1…255).
+    var nextImageId = 0
     var dirty = true
     var finished: CheckedContinuation<Void, Never>?
     var done = false
@@ -119,6 +137,7 @@ public actor ChatApp {
                     case .mouse(let m): self.dispatch(.mouse(m))
                     case .hangup: self.perform(.quit)
                     case .resize: self.resized()
+                    case .reply: self.graphicsChanged()
                     }
                 }
             },
@@ -316,22 +335,51 @@ public actor ChatApp {
         askPreviews()
     }
 
-    /// Image messages on screen get a preview (the server's thumbnail, else the image), drawn by the adapter.
+    /// Image messages on screen get a preview (the server's thumbnail, else the image), drawn by the adapter:
+    /// as a picture when the terminal speaks a graphics protocol, else as symbols.
     func askPreviews() {
-        guard state.settings.imagePreviews, let url = state.selected, state.pane.width > 12 else { return }
+        guard state.settings.images != .off, let url = state.selected, state.pane.width > 12 else { return }
         let columns = min(48, state.pane.width - 8)
+        let graphics = imageProtocol
         for m in (state.messages[url] ?? []).suffix(40) where m.status == .succeeded && !previewsAsked.contains(m.messageId) {
             guard m.kind == .file, m.files.first?.type.lowercased().hasPrefix("image/") == true else { continue }
             previewsAsked.insert(m.messageId)
+            // kitty's ids go round 1…255 (the cells carry the id as their colour); one in use again is sent afresh.
+            nextImageId = nextImageId % 255 + 1
+            let id = nextImageId
             let client = client
             let surface = surface
             Task {
                 guard let data = try? await client.previewImageData(m),
-                    let preview = surface.renderImage(Array(data), columns: columns, maxRows: 10)
+                    let preview = surface.renderImage(Array(data), columns: columns, maxRows: 10, graphics: graphics, id: id, key: m.messageId)
                 else { return }
                 self.dispatch(.previewLoaded(messageId: m.messageId, preview))
             }
         }
+    }
+
+    /// The graphics protocol previews are made for: the `images` setting's, or with `auto` what the terminal speaks.
+    var imageProtocol: ImageProtocol? {
+        switch state.settings.images {
+        case .auto: surface.imageProtocol
+        case .kitty: .kitty
+        case .sixel: .sixel
+        case .iterm: .iterm
+        case .symbols, .off: nil
+        }
+    }
+
+    /// The terminal answered what it can draw, or `images` changed: previews made for another protocol are made again.
+    func graphicsChanged() {
+        let wanted = imageProtocol
+        let stale = state.previews.filter { $0.value.graphic?.kind != wanted }.map(\.key)
+        guard !stale.isEmpty else { return }
+        for id in stale {
+            state.previews[id] = nil
+            previewsAsked.remove(id)
+        }
+        askPreviews()
+        markDirty(urgent: true)
     }
 
     /// Whether an action changes what the user is looking at (else only badges, counts, the hotlist).
@@ -366,6 +414,7 @@ public actor ChatApp {
             }
         }
         if s.mouse != old.mouse { surface.setMouse(s.mouse) }
+        if s.images != old.images { graphicsChanged() }
         if s.timestampFormat != old.timestampFormat { screen.timestampFormat = s.timestampFormat }
     }
 

@@ -17,7 +17,7 @@ public enum TernTerminal {
 public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     public let inputs: AsyncStream<TerminalInput>
     private let sink: AsyncStream<TerminalInput>.Continuation
-    private let lock = NSLock()
+    let lock = NSLock()
     private var pending: CellGrid?
     private var outbox: [String] = []
     private var width = 80
@@ -30,7 +30,17 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     private let started = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
     private let useColor: Bool
-    private let inTmux = ProcessInfo.processInfo.environment["TMUX"] != nil
+    let inTmux = ProcessInfo.processInfo.environment["TMUX"] != nil
+    /// What the environment says the terminal draws pictures with (the start-up queries may add to it).
+    let environmentGraphics = ImageProtocol.fromEnvironment(ProcessInfo.processInfo.environment)
+    /// What the terminal draws pictures with, as far as known (under `lock`).
+    var detectedGraphics: ImageProtocol?
+    /// kitty's answer to the graphics query was OK (curses thread).
+    var kittyAnswered = false
+    /// kitty: the picture each image id was last sent with (curses thread).
+    var sentKitty: [Int: Int64] = [:]
+    /// Sixel and iTerm2 pictures drawn with the last frame (curses thread).
+    var placed: [GraphicPlacement] = []
     private var wakeRead: Int32 = -1
     private var wakeWrite: Int32 = -1
 
@@ -38,6 +48,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     public init(color: Bool) {
         (inputs, sink) = AsyncStream<TerminalInput>.makeStream()
         useColor = color
+        detectedGraphics = environmentGraphics
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
             wakeRead = fds[0]
@@ -64,7 +75,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     }
 
     /// Wraps an escape sequence for tmux's passthrough when tern runs inside tmux.
-    private func passthrough(_ seq: String) -> String {
+    func passthrough(_ seq: String) -> String {
         TerminalSequences.passthrough(seq, inTmux: inTmux)
     }
 
@@ -118,10 +129,6 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             lock.unlock()
             wake()
         }
-    }
-
-    public func renderImage(_ data: [UInt8], columns: Int, maxRows: Int) -> ImagePreview? {
-        Self.renderImage(data, columns: columns, maxRows: maxRows)
     }
 
     /// libgd decodes, libchafa draws symbols in 256-colour pens (both loaded on the first image).
@@ -189,7 +196,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     private var pairs: [Style: Int16] = [:]
     private var drawn: CellGrid?
     private var lastFrame: CellGrid?
-    private var decoder = InputDecoder()
+    var decoder = InputDecoder()
 
     /// Bracketed paste and focus reporting on (and mouse reporting when asked).
     private func modesOn() {
@@ -218,6 +225,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         }
         cnc_install_winch(wakeWrite)
         modesOn()
+        askGraphics()
         updateSize()
         started.signal()
         while true {
@@ -276,6 +284,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
                 fflush(stdout)
             }
         }
+        forgetPictures()
         modesOff()
         endwin()
         stopped.signal()
@@ -348,7 +357,10 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             if r == ERR { return }
             if r == KEY_CODE_YES { continue }
             guard let scalar = Unicode.Scalar(UInt32(ch)) else { continue }
-            for i in decoder.feed(scalar) { sink.yield(i) }
+            for i in decoder.feed(scalar) {
+                if case .reply(let r) = i { noteReply(r) }
+                sink.yield(i)
+            }
         }
     }
 
@@ -423,6 +435,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         if let drawn, !drawn.links.isEmpty {
             for y in changedRows where !drawn.linkRuns(y).isEmpty { _ = wredrawln(cnc_stdscr(), Int32(y), 1) }
         }
+        picturesBefore(frame)
         for run in changes {
             var x = run.x
             while x < run.x + run.count {
@@ -455,6 +468,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         }
         refresh()
         hyperlinks(frame, rows: changedRows)
+        picturesAfter(frame, changedRows: changedRows)
         drawn = frame
         lastFrame = frame
     }

@@ -21,18 +21,23 @@ public struct MouseEvent: Sendable, Equatable {
 /// Home/End, PgUp/PgDn, F-keys and their Ctrl/Alt/Shift forms; `ESC [ 200 ~ … ESC [ 201 ~` is a
 /// bracketed paste (DECSET 2004); `ESC [ I` / `ESC [ O` are focus in / out (DECSET 1004);
 /// `ESC [ < b ; x ; y M|m` is an SGR mouse event. A lone Esc waits for ``flush()`` (the adapter
-/// calls it when no byte followed within the escape delay). A value type, tested without a terminal.
+/// calls it when no byte followed within the escape delay). While ``expectsReplies`` (the adapter asked the
+/// terminal what it can do), `ESC _ G … ESC \` is kitty's graphics answer and `ESC [ ? … c` the device
+/// attributes, which end the answers. A value type, tested without a terminal.
 public struct InputDecoder: Sendable {
-    enum Phase: Sendable, Equatable { case ground, escape, csi, ss3, paste }
+    enum Phase: Sendable, Equatable { case ground, escape, csi, ss3, paste, apc }
     var phase = Phase.ground
     var params = ""
+    /// The adapter sent the start-up queries and their answers have not all come.
+    public var expectsReplies = false
+    var apc: [Unicode.Scalar] = []
     var pasteBuffer: [Unicode.Scalar] = []
     static let pasteEnd: [Unicode.Scalar] = Array("\u{1B}[201~".unicodeScalars)
 
     public init() {}
 
     /// Whether a lone Esc (or a cut-off sequence) waits for the next byte or the escape delay.
-    public var isPending: Bool { phase == .escape || phase == .csi || phase == .ss3 }
+    public var isPending: Bool { phase == .escape || phase == .csi || phase == .ss3 || phase == .apc }
 
     public mutating func feed(_ text: String) -> [TerminalInput] {
         var out: [TerminalInput] = []
@@ -53,6 +58,21 @@ public struct InputDecoder: Sendable {
                 return [.paste(text)]
             }
             return []
+        case .apc:
+            // Until ST (ESC \) or BEL; a runaway one is dropped.
+            if s == "\\" && apc.last == "\u{1B}" || s == "\u{07}" {
+                if apc.last == "\u{1B}" { apc.removeLast() }
+                let body = String(String.UnicodeScalarView(apc))
+                phase = .ground
+                apc = []
+                return body.hasPrefix("G") ? [.reply(.graphics(ok: body.hasSuffix(";OK")))] : []
+            }
+            apc.append(s)
+            if apc.count > 512 {
+                phase = .ground
+                apc = []
+            }
+            return []
         case .ground:
             if s.value == 27 {
                 phase = .escape
@@ -67,6 +87,10 @@ public struct InputDecoder: Sendable {
                 return []
             case "O":
                 phase = .ss3
+                return []
+            case "_" where expectsReplies:
+                phase = .apc
+                apc = []
                 return []
             case "\u{1B}":
                 return [.key(.escape)]  // Esc Esc: the first was a lone Esc
@@ -136,6 +160,10 @@ public struct InputDecoder: Sendable {
     }
 
     mutating func csi(_ params: String, final: Character) -> [TerminalInput] {
+        if params.hasPrefix("?"), final == "c" {
+            expectsReplies = false
+            return [.reply(.deviceAttributes(params.dropFirst().split(separator: ";").compactMap { Int($0) }))]
+        }
         if params.hasPrefix("<"), final == "M" || final == "m" {
             let n = params.dropFirst().split(separator: ";").compactMap { Int($0) }
             guard n.count == 3 else { return [] }

@@ -21,7 +21,9 @@ public let exampleConfig = #"""
     theme = "default"
     timestamp_format = "HH:mm"        # e.g. "HH:mm:ss", "h:mm a"
     nick_colors = true                # each nickname in its own stable colour
-    image_previews = true             # a small picture under an image message
+    images = "auto"                   # image messages: "auto" (the terminal's own
+                                      # graphics if it has them), "kitty", "sixel",
+                                      # "iterm", "symbols" or "off"
     markdown = true                   # **bold**, `code`, ``` blocks, > quotes, lists,
                                       # [links](url); false: message text as typed
     hyperlinks = true                 # links as OSC 8 hyperlinks (click to open)

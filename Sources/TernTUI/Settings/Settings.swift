@@ -32,8 +32,14 @@ public struct Settings: Sendable, Equatable {
     public var mouse = true
     /// A paste of more lines than this asks before it is sent as one message.
     public var pasteConfirmLines = 5
-    /// Image messages show a small preview in the message pane.
-    public var imagePreviews = true
+    /// How image messages are shown: `auto` (the terminal's graphics protocol if it speaks one, else
+    /// symbols), `kitty`, `sixel`, `iterm`, `symbols` or `off`.
+    public var images = ImageMode.auto
+    /// Image messages show a preview at all (`image_previews`, the older switch: off is `images = "off"`).
+    public var imagePreviews: Bool {
+        get { images != .off }
+        set { images = newValue ? (images == .off ? .auto : images) : .off }
+    }
     /// Message text read as markdown (bold, code, quotes, lists, links); off shows it as typed.
     public var markdown = true
     /// Links drawn as OSC 8 hyperlinks (clickable where the terminal supports them).
@@ -120,7 +126,8 @@ public struct Settings: Sendable, Equatable {
         ("theme", "a theme name"), ("keymap", "emacs | vi"), ("highlights", "words, comma-separated"),
         ("notify", "all | mentions | none"), ("notify_style", "bell, osc777, osc9 (comma-separated) or none"),
         ("dnd", "HH:MM-HH:MM or off"), ("timestamp_format", "e.g. HH:mm:ss"), ("nick_colors", "on | off"),
-        ("mouse", "on | off"), ("paste_confirm_lines", "a number"), ("image_previews", "on | off"), ("markdown", "on | off"),
+        ("mouse", "on | off"), ("paste_confirm_lines", "a number"), ("images", "auto|kitty|sixel|iterm|symbols|off"),
+        ("markdown", "on | off"),
         ("hyperlinks", "on | off"), ("clipboard", "on | off"),
     ]
 
@@ -175,6 +182,9 @@ public struct Settings: Sendable, Equatable {
             case "clipboard": clipboard = b
             default: imagePreviews = b
             }
+        case "images":
+            guard let m = ImageMode(rawValue: value.lowercased()) else { throw bad("auto, kitty, sixel, iterm, symbols or off") }
+            images = m
         case "paste_confirm_lines":
             guard let n = Int(value), n >= 1 else { throw bad("a number of lines (1 or more)") }
             pasteConfirmLines = n
@@ -197,6 +207,7 @@ public struct Settings: Sendable, Equatable {
         case "mouse": mouse ? "on" : "off"
         case "paste_confirm_lines": String(pasteConfirmLines)
         case "image_previews": imagePreviews ? "on" : "off"
+        case "images": images.rawValue
         case "markdown": markdown ? "on" : "off"
         case "hyperlinks": hyperlinks ? "on" : "off"
         case "clipboard": clipboard ? "on" : "off"
@@ -240,7 +251,7 @@ public struct Settings: Sendable, Equatable {
         }
         let known: Set<String> = [
             "server", "user", "token_command", "app_id", "ca_file", "theme", "keymap", "keys", "highlights", "notify_style",
-            "notify", "dnd", "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "markdown",
+            "notify", "dnd", "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "images", "markdown",
             "hyperlinks", "clipboard", "channels",
         ]
         for key in table.keys where !known.contains(key) {
@@ -255,7 +266,7 @@ public struct Settings: Sendable, Equatable {
         func apply(_ key: String, _ value: String) throws {
             do { try s.set(key, value) } catch let e as SettingsError { throw fail(key, e.message) }
         }
-        for key in ["theme", "keymap", "notify", "dnd", "timestamp_format"] {
+        for key in ["theme", "keymap", "notify", "dnd", "timestamp_format", "images"] {
             if let v = try string(table, key) { try apply(key, v) }
         }
         if let v = try strings("highlights") { s.highlights = v }
@@ -353,7 +364,7 @@ public struct Settings: Sendable, Equatable {
         t["nick_colors"] = nickColors
         t["mouse"] = mouse
         t["paste_confirm_lines"] = pasteConfirmLines
-        t["image_previews"] = imagePreviews
+        t["images"] = images.rawValue
         t["markdown"] = markdown
         t["hyperlinks"] = hyperlinks
         t["clipboard"] = clipboard

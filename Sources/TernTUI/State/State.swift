@@ -159,13 +159,17 @@ public struct Switcher: Sendable, Equatable {
     public init() {}
 }
 
-/// A small picture of an image, as coloured cells (rendered by the terminal adapter with libchafa).
+/// A small picture of an image, as coloured cells (rendered by the terminal adapter with libchafa), and the
+/// same picture at the terminal's resolution when it speaks a graphics protocol (`graphic`, the same
+/// `width` × `rows.count` cells). The symbols stand in where the picture cannot be drawn.
 public struct ImagePreview: Sendable, Equatable {
     public var width: Int
     public var rows: [[Cell]]
-    public init(width: Int, rows: [[Cell]]) {
+    public var graphic: ImageGraphic?
+    public init(width: Int, rows: [[Cell]], graphic: ImageGraphic? = nil) {
         self.width = width
         self.rows = rows
+        self.graphic = graphic
     }
 }
 

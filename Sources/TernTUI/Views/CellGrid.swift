@@ -74,6 +74,8 @@ public struct CellGrid: Equatable, Sendable {
     /// The URLs of the links in it (a cell's `link` is an index here plus one): the terminal adapter wraps
     /// their cells in OSC 8 hyperlinks.
     public private(set) var links: [String] = []
+    /// The pictures in it, for the adapter to send or draw (see ``GraphicPlacement``).
+    public var graphics: [GraphicPlacement] = []
 
     public init(width: Int, height: Int, fill: Style = .plain) {
         self.width = max(0, width)
@@ -83,7 +85,7 @@ public struct CellGrid: Equatable, Sendable {
 
     public static func == (a: CellGrid, b: CellGrid) -> Bool {
         a.width == b.width && a.height == b.height && a.cells == b.cells && a.cursor?.x == b.cursor?.x && a.cursor?.y == b.cursor?.y
-            && a.links == b.links
+            && a.links == b.links && a.graphics == b.graphics
     }
 
     /// The id of `url` in this grid's links (added when new), for ``write(_:x:y:style:limit:link:)``.

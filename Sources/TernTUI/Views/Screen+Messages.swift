@@ -8,6 +8,11 @@ extension Screen {
         var parts: [(String, Style)]
         /// The parts that are a link's text: part index → URL (for OSC 8 hyperlinks).
         var links: [Int: String] = [:]
+        /// A row of a picture drawn by sixel or iTerm2: the picture, which row, and the column it starts at
+        /// in the line (`parts` then hold the symbols that stand in when the picture is cut off).
+        var graphic: (picture: ImageGraphic, row: Int, x: Int)?
+        /// A picture of kitty's that starts on this line (its cells are in `parts`: the adapter sends it).
+        var kitty: (picture: ImageGraphic, x: Int)?
     }
 
     func formatter(_ format: String) -> TimeFormat { TimeFormat(format, timeZone: timeZone) }
@@ -181,11 +186,20 @@ extension Screen {
     /// What hangs under a message, indented: its image, its link's preview, its reactions, its thread.
     func linesUnder(_ m: Message, _ state: AppState, pad: String, room: Int, time: TimeFormat) -> [Line] {
         var out: [Line] = []
-        if let image = state.previews[m.messageId] {
-            for row in image.rows {
+        if let image = state.previews[m.messageId], state.settings.images != .off {
+            let x = CellWidth.of(pad)
+            for (r, row) in image.rows.enumerated() {
                 var parts: [(String, Style)] = [(pad, theme.style("timeline"))]
-                for cell in row.prefix(room) { parts.append((cell.text, cell.style)) }
-                out.append(Line(parts: parts))
+                var line = Line(parts: [])
+                if let g = image.graphic, g.kind == .kitty, g.columns <= room {
+                    for c in 0..<g.columns { parts.append((g.placeholder(row: r, column: c).text, Style(fg: .index(g.id)))) }
+                    if r == 0 { line.kitty = (g, x) }
+                } else {
+                    for cell in row.prefix(room) { parts.append((cell.text, cell.style)) }
+                    if let g = image.graphic, g.kind != .kitty, g.columns <= room { line.graphic = (g, r, x) }
+                }
+                line.parts = parts
+                out.append(line)
             }
         }
         if let og = m.preview, og.title != nil || og.description != nil {
@@ -255,9 +269,30 @@ extension Screen {
         let start = max(0, end - height)
         let visible = Array(all[start..<end])
         let top = height - visible.count
+        // Sixel and iTerm2 pictures drawn where all their rows are on screen (else their symbols stand in).
+        var drawnAt: [Int: Int] = [:]
+        for (i, line) in visible.enumerated() {
+            guard let (picture, row, _) = line.graphic, row == 0, i + picture.rows <= visible.count else { continue }
+            let whole = (0..<picture.rows).allSatisfy { r -> Bool in
+                guard let g = visible[i + r].graphic else { return false }
+                return g.picture == picture && g.row == r
+            }
+            if whole { drawnAt[i] = picture.rows }
+        }
+        var blankUntil = -1
         for (i, line) in visible.enumerated() {
             var col = x + 1
+            if let rows = drawnAt[i], let (picture, _, px) = line.graphic {
+                g.graphics.append(GraphicPlacement(x: col + px, y: top + i, graphic: picture))
+                blankUntil = i + rows - 1
+            }
+            if let (picture, px) = line.kitty { g.graphics.append(GraphicPlacement(x: col + px, y: top + i, graphic: picture)) }
             for (n, (text, style)) in line.parts.enumerated() {
+                if i <= blankUntil, n > 0, line.graphic != nil {
+                    // The picture's cells: blank, for the adapter to draw into.
+                    col = g.write(String(repeating: " ", count: CellWidth.of(text)), x: col, y: top + i, style: theme.style("timeline"))
+                    continue
+                }
                 let link = state.settings.hyperlinks ? line.links[n].map { g.link($0) } ?? 0 : 0
                 col = g.write(text, x: col, y: top + i, style: style, link: link)
             }
