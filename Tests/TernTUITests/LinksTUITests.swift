@@ -48,6 +48,26 @@ struct LinksTUITests: TUIFixture {
         state(["the docs: [tern docs](https://tern.test/docs)", "see https://a.test/x and https://b.test/y."])
     }
 
+    @Test func altULabelsTheLinksAndADigitOpensOne() {
+        var s = linkState
+        #expect(reducer.reduce(&s, .key(.alt("u"))).isEmpty)
+        #expect(s.linkLabels?.choosing == true && s.linkLabels?.urls.count == 3)
+        #expect(s.notice?.hasPrefix("1–9 opens (Esc: none): [1] https://a.test/x") == true, "\(s.notice ?? "")")
+        #expect(reducer.reduce(&s, .key(.char("2"))) == [.openURL("https://b.test/y")])
+        #expect(s.linkLabels == nil)
+        // Esc takes the labels away; a key that is not a digit goes on as usual and ends the choosing.
+        _ = reducer.reduce(&s, .key(.alt("u")))
+        #expect(reducer.reduce(&s, .key(.escape)).isEmpty && s.linkLabels == nil && !s.showHelp, "Esc clears, not help")
+        _ = reducer.reduce(&s, .key(.alt("u")))
+        _ = reducer.reduce(&s, .key(.char("x")))
+        #expect(s.input == ["x"] && s.linkLabels?.choosing == false, "typed; the labels stay until Esc")
+        _ = reducer.reduce(&s, .key(.char("1")))
+        #expect(s.input == ["x", "1"], "a digit is typed once choosing is over")
+        var none = state(["no links"])
+        _ = reducer.reduce(&none, .key(.alt("u")))
+        #expect(none.notice == "no links on screen" && none.linkLabels == nil)
+    }
+
     @Test func urlLabelsTheLinksNewestFirst() {
         var s = linkState
         let effects = run("/url", &s)

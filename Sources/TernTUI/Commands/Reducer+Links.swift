@@ -16,6 +16,33 @@ extension Reducer {
         return out
     }
 
+    /// With links labelled: Esc takes the labels away; right after the open-link key (Alt-U), a digit opens
+    /// that link. nil: the key goes on as usual (and ends the choosing).
+    func linkLabelKey(_ key: Key, _ state: inout AppState) -> [Effect]? {
+        guard let labels = state.linkLabels else { return nil }
+        if key == .escape {
+            state.linkLabels = nil
+            return []
+        }
+        guard labels.choosing else { return nil }
+        state.linkLabels?.choosing = false
+        if case .char(let c) = key, let n = c.wholeNumberValue, n >= 1, n <= min(9, labels.urls.count) {
+            state.linkLabels = nil
+            return [.openURL(labels.urls[n - 1])]
+        }
+        return nil
+    }
+
+    /// The open-link key (Alt-U): the links on screen labelled, and the next digit opens one.
+    func openLinkKey(_ state: inout AppState) -> [Effect] {
+        let effects = urlCommand(SlashCommand.Invocation(words: ["/url"], text: "/url"), &state)
+        if state.linkLabels != nil {
+            state.linkLabels?.choosing = true
+            state.notice = "1–9 opens (Esc: none): " + (state.notice ?? "").replacingOccurrences(of: "/url N opens: ", with: "")
+        }
+        return effects
+    }
+
     /// `/url` labels the links on screen `[1] [2] …` (newest first) and lists them; `/url N` opens link N.
     func urlCommand(_ c: SlashCommand.Invocation, _ state: inout AppState) -> [Effect] {
         // `/url N` opens the link numbered N on screen; `/url` numbers them afresh.
@@ -82,6 +109,8 @@ public struct LinkLabels: Sendable, Equatable {
     public var channelUrl: String?
     public var thread: Int64?
     public var urls: [String]
+    /// Labelled by the open-link key: the next key, a digit, opens that link.
+    public var choosing = false
 
     /// Link → its number.
     public var numbers: [String: Int] {

@@ -68,6 +68,7 @@ public enum Command: String, Hashable, Sendable, CaseIterable {
     case editLast = "edit-last"
     case search
     case openImage = "open-image"
+    case openLink = "open-link"
     // Views
     case help
     case channelInfo = "channel-info"
@@ -151,6 +152,7 @@ public enum Command: String, Hashable, Sendable, CaseIterable {
         case .search: "search messages"
         case .searchPrompt: "vi: search messages"
         case .openImage: "open the last image in $BROWSER / xdg-open"
+        case .openLink: "label the links on screen; then 1–9 opens one, Esc clears"
         case .help: "this help"
         case .channelInfo: "this channel: members, flags, actions"
         case .browseChannels: "public channels to join; Tab: open, then hidden ones"
@@ -227,6 +229,7 @@ public struct KeyTable: Sendable, Equatable {
             [.alt("a")]: .nextActivity, [.alt("j")]: .switcher,
             [.pageUp]: .scrollUp, [.pageDown]: .scrollDown,
             [.ctrl("r")]: .pickMessage, [.alt("e")]: .editLast, [.ctrl("s")]: .search, [.alt("o")]: .openImage,
+            [.alt("u")]: .openLink,
             [.escape]: .help, [.function(1)]: .help, [.ctrl("o")]: .channelInfo, [.ctrl("g")]: .browseChannels,
             [.ctrl("t")]: .togglePeople, [.ctrl("l")]: .redraw, [.ctrl("c")]: .quit,
         ]

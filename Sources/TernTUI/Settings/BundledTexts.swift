@@ -55,10 +55,11 @@ public let exampleConfig = #"""
     #   next-activity, switch-channel, jump-1, jump-2, jump-3, jump-4, jump-5,
     #   jump-6, jump-7, jump-8, jump-9, jump-10, page-up, page-down, line-up,
     #   line-down, half-page-up, half-page-down, scroll-top, scroll-bottom,
-    #   pick-message, edit-last, search, open-image, help, channel-info,
-    #   browse-channels, people-pane, redraw, quit, normal-mode, insert-mode,
-    #   append, insert-at-start, append-at-end, command-line, search-prompt,
-    #   change-line, end-of-word, vi-delete-char, vi-delete-char-before
+    #   pick-message, edit-last, search, open-image, open-link, help,
+    #   channel-info, browse-channels, people-pane, redraw, quit, normal-mode,
+    #   insert-mode, append, insert-at-start, append-at-end, command-line,
+    #   search-prompt, change-line, end-of-word, vi-delete-char,
+    #   vi-delete-char-before
     [keys]
     "M-s" = "search"
     # "C-k" = "kill-line"

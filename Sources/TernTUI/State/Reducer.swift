@@ -119,6 +119,7 @@ public struct Reducer: Sendable {
             if let url = state.info, key != .ctrl("c") { return presence + infoKey(key, url: url, &state) }
             if state.search != nil, key != .ctrl("c") { return presence + searchKey(key, &state) }
             if state.picker != nil, key != .ctrl("c") { return presence + pickerKey(key, &state) }
+            if let effects = linkLabelKey(key, &state) { return presence + effects }
             return presence + inputKey(key, &state)
 
         case .paste(let text):
@@ -202,6 +203,8 @@ public struct Reducer: Sendable {
                 return []
             }
             return [.openFile(m)]
+        case .openLink:
+            return openLinkKey(&state)
         case .redraw:
             return [.redraw]
         case .editor:
