@@ -39,6 +39,16 @@ extension Reducer {
             case .none, .path: break
             }
         }
+        if start == 0, let sign = word.firstIndex(where: { $0 == "+" || $0 == "-" }),
+            word[..<sign].allSatisfy({ $0.isASCII && $0.isNumber }), word[word.index(after: sign)...].hasPrefix(":")
+        {
+            // A quick reaction: `+:thu` → `+:thumbsup:` (the server's emoji keys, then tern's own).
+            let head = String(word[...sign])
+            let prefix = String(lowerWord.dropFirst(head.count + 1))
+            var keys = state.emojiKeys
+            for r in Self.reactions where !keys.contains(r.key) { keys.append(r.key) }
+            return (start, keys.filter { $0.hasPrefix(prefix) }.map { head + ":" + $0 + ":" })
+        }
         if word.hasPrefix("@") {
             return (start, nickCandidates(String(lowerWord.dropFirst()), state).map { "@" + $0 + " " })
         }

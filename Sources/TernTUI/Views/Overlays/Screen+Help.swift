@@ -12,6 +12,9 @@ extension Screen {
             return (line.usage, line.what + (key.map { " (\($0))" } ?? ""))
         } + [
             ("", ""),
+            ("Quick edits", "typed as a message"),
+        ] + QuickEdit.helpLines + [
+            ("", ""),
             ("Channels", ""),
         ] + Self.channelKinds.map { ($0.kind, $0.what) }
     }
