@@ -376,12 +376,14 @@ public struct Reducer: Sendable {
     func submit(_ state: inout AppState, confirmed: Bool = false) -> [Effect] {
         let text = state.inputText.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return [] }
-        if state.editing == nil, state.selected != nil, let q = QuickEdit.parse(text) {
+        if state.editing == nil, let url = state.selected, let q = QuickEdit.parse(text) {
             remember(text, &state)
             pushUndo(&state)
             state.input = []
             state.cursor = 0
-            return quickEdit(q, &state)
+            state.typingRun = false
+            // Typing it showed "typing…" to the others: that ends here, as after a send.
+            return [.typing(channelUrl: url, started: false)] + quickEdit(q, &state)
         }
         if !text.hasPrefix("/") || text.hasPrefix("//") {
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
