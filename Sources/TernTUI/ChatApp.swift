@@ -99,7 +99,7 @@ public actor ChatApp {
 
     public init(
         client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String, settings: Settings = Settings(),
-        configPath: String? = nil, themesDirectory: String = "", noColor: Bool = false
+        configPath: String? = nil, themesDirectory: String = "", noColor: Bool = false, layoutPath: String? = nil
     ) {
         self.client = client
         self.surface = surface
@@ -112,6 +112,30 @@ public actor ChatApp {
         self.configPath = configPath
         self.themesDirectory = themesDirectory
         self.noColor = noColor
+        self.layoutPath = layoutPath
+        if settings.layout == "restore", let layoutPath, let data = FileManager.default.contents(atPath: layoutPath) {
+            state.pendingLayout = try? JSONDecoder().decode(SavedLayout.self, from: data)
+            savedLayout = state.pendingLayout
+        }
+    }
+
+    /// Where the split panes are kept between runs (nil: nowhere).
+    let layoutPath: String?
+    /// The layout last written there.
+    var savedLayout: SavedLayout?
+
+    /// Writes the layout when it changed (a file of a few hundred bytes, written in order).
+    func saveLayout() {
+        guard let layoutPath, state.pendingLayout == nil else { return }
+        let layout = Reducer.layoutToSave(state)
+        guard layout != savedLayout else { return }
+        savedLayout = layout
+        if let layout, let data = try? JSONEncoder().encode(layout) {
+            try? FileManager.default.createDirectory(atPath: (layoutPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? data.write(to: URL(fileURLWithPath: layoutPath), options: .atomic)
+        } else {
+            try? FileManager.default.removeItem(atPath: layoutPath)
+        }
     }
 
     /// Whether the first connection has happened (before it, a wait for the server says why).
@@ -333,6 +357,7 @@ public actor ChatApp {
         markDirty(urgent: Self.isUrgent(action, state))
         for e in effects { perform(e) }
         askPreviews()
+        saveLayout()
     }
 
     /// Image messages on screen get a preview (the server's thumbnail, else the image), drawn by the adapter:

@@ -12,6 +12,10 @@ enum Paths {
     static var serverData: String { base("XDG_DATA_HOME", ".local/share") + "/tern/server" }
     static var state: String { base("XDG_STATE_HOME", ".local/state") + "/tern" }
     static var config: String { base("XDG_CONFIG_HOME", ".config") + "/tern" }
+    /// `text` as a file name: letters, digits, `.`, `-` and `_` kept, anything else `_`.
+    static func safeName(_ text: String) -> String {
+        String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" })
+    }
 }
 
 /// The local server `tern` starts when no server is configured: `ternd serve-embedded` (the `ternd`

@@ -205,6 +205,11 @@ extension SlashCommand {
         },
         SlashCommand(name: "nick", help: [HelpLine(usage: "/nick NAME", what: "change your nickname")]) { r, c, s in r.nickCommand(c, &s) },
         SlashCommand(name: "pane") { r, _, s in r.togglePeoplePane(&s) },
+        SlashCommand(
+            name: "split",
+            help: [HelpLine(usage: "/split [-h] [NAME]", what: "show a channel beside this one (-h: below); Alt-W types there")]
+        ) { r, c, s in r.splitCommand(c, &s) },
+        SlashCommand(name: "unsplit", help: [HelpLine(usage: "/unsplit", what: "one pane again")]) { r, _, s in r.unsplitCommand(&s) },
         SlashCommand(name: "go", aliases: ["switch"], help: [HelpLine(usage: "/go NAME", what: "switch to the channel best matching NAME")]) {
             r, c, s in r.goCommand(c, &s)
         },

@@ -69,6 +69,7 @@ public enum Command: String, Hashable, Sendable, CaseIterable {
     case search
     case openImage = "open-image"
     case openLink = "open-link"
+    case otherPane = "other-pane"
     // Views
     case help
     case channelInfo = "channel-info"
@@ -153,6 +154,7 @@ public enum Command: String, Hashable, Sendable, CaseIterable {
         case .searchPrompt: "vi: search messages"
         case .openImage: "open the last image in $BROWSER / xdg-open"
         case .openLink: "label the links on screen; then 1–9 opens one, Esc clears"
+        case .otherPane: "type in the other pane (after /split)"
         case .help: "this help"
         case .channelInfo: "this channel: members, flags, actions"
         case .browseChannels: "public channels to join; Tab: open, then hidden ones"
@@ -229,7 +231,7 @@ public struct KeyTable: Sendable, Equatable {
             [.alt("a")]: .nextActivity, [.alt("j")]: .switcher,
             [.pageUp]: .scrollUp, [.pageDown]: .scrollDown,
             [.ctrl("r")]: .pickMessage, [.alt("e")]: .editLast, [.ctrl("s")]: .search, [.alt("o")]: .openImage,
-            [.alt("u")]: .openLink,
+            [.alt("u")]: .openLink, [.alt("w")]: .otherPane,
             [.escape]: .help, [.function(1)]: .help, [.ctrl("o")]: .channelInfo, [.ctrl("g")]: .browseChannels,
             [.ctrl("t")]: .togglePeople, [.ctrl("l")]: .redraw, [.ctrl("c")]: .quit,
         ]
@@ -250,7 +252,7 @@ public struct KeyTable: Sendable, Equatable {
                 [.char("J")]: .nextChannel, [.char("K")]: .previousChannel,
                 [.char("/")]: .searchPrompt, [.char(":")]: .commandLine, [.char("?")]: .help, [.function(1)]: .help,
                 [.enter]: .send, [.escape]: .normalMode, [.ctrl("c")]: .quit, [.ctrl("r")]: .pickMessage,
-                [.char("o")]: .openImage, [.ctrl("l")]: .redraw,
+                [.char("o")]: .openImage, [.ctrl("l")]: .redraw, [.ctrl("w"), .char("w")]: .otherPane,
             ]
             for (k, c) in b where k.count == 1 {
                 switch k[0] {

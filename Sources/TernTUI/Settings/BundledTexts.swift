@@ -24,6 +24,8 @@ public let exampleConfig = #"""
     images = "auto"                   # image messages: "auto" (the terminal's own
                                       # graphics if it has them), "kitty", "sixel",
                                       # "iterm", "symbols" or "off"
+    layout = "restore"                # "restore": the split panes of the last run
+                                      # (/split); "single": one pane at start
     markdown = true                   # **bold**, `code`, ``` blocks, > quotes, lists,
                                       # [links](url); false: message text as typed
     hyperlinks = true                 # links as OSC 8 hyperlinks (click to open)
@@ -55,10 +57,10 @@ public let exampleConfig = #"""
     #   next-activity, switch-channel, jump-1, jump-2, jump-3, jump-4, jump-5,
     #   jump-6, jump-7, jump-8, jump-9, jump-10, page-up, page-down, line-up,
     #   line-down, half-page-up, half-page-down, scroll-top, scroll-bottom,
-    #   pick-message, edit-last, search, open-image, open-link, help,
-    #   channel-info, browse-channels, people-pane, redraw, quit, normal-mode,
-    #   insert-mode, append, insert-at-start, append-at-end, command-line,
-    #   search-prompt, change-line, end-of-word, vi-delete-char,
+    #   pick-message, edit-last, search, open-image, open-link, other-pane,
+    #   help, channel-info, browse-channels, people-pane, redraw, quit,
+    #   normal-mode, insert-mode, append, insert-at-start, append-at-end,
+    #   command-line, search-prompt, change-line, end-of-word, vi-delete-char,
     #   vi-delete-char-before
     [keys]
     "M-s" = "search"

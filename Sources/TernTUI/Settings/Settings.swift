@@ -46,6 +46,8 @@ public struct Settings: Sendable, Equatable {
     public var hyperlinks = true
     /// Copying (`y`, `Y`, `/copy`) writes OSC 52 to the terminal; off: nothing is copied.
     public var clipboard = true
+    /// At start: `restore` brings back the split panes of the last run (`/split`), `single` starts with one.
+    public var layout = "restore"
     /// Per channel (by name or URL): `notify`.
     public var channels: [String: ChannelSettings] = [:]
 
@@ -127,7 +129,7 @@ public struct Settings: Sendable, Equatable {
         ("notify", "all | mentions | none"), ("notify_style", "bell, osc777, osc9 (comma-separated) or none"),
         ("dnd", "HH:MM-HH:MM or off"), ("timestamp_format", "e.g. HH:mm:ss"), ("nick_colors", "on | off"),
         ("mouse", "on | off"), ("paste_confirm_lines", "a number"), ("images", "auto|kitty|sixel|iterm|symbols|off"),
-        ("markdown", "on | off"),
+        ("layout", "restore | single"), ("markdown", "on | off"),
         ("hyperlinks", "on | off"), ("clipboard", "on | off"),
     ]
 
@@ -182,6 +184,9 @@ public struct Settings: Sendable, Equatable {
             case "clipboard": clipboard = b
             default: imagePreviews = b
             }
+        case "layout":
+            guard ["restore", "single"].contains(value) else { throw bad("restore or single") }
+            layout = value
         case "images":
             guard let m = ImageMode(rawValue: value.lowercased()) else { throw bad("auto, kitty, sixel, iterm, symbols or off") }
             images = m
@@ -208,6 +213,7 @@ public struct Settings: Sendable, Equatable {
         case "paste_confirm_lines": String(pasteConfirmLines)
         case "image_previews": imagePreviews ? "on" : "off"
         case "images": images.rawValue
+        case "layout": layout
         case "markdown": markdown ? "on" : "off"
         case "hyperlinks": hyperlinks ? "on" : "off"
         case "clipboard": clipboard ? "on" : "off"
@@ -251,7 +257,7 @@ public struct Settings: Sendable, Equatable {
         }
         let known: Set<String> = [
             "server", "user", "token_command", "app_id", "ca_file", "theme", "keymap", "keys", "highlights", "notify_style",
-            "notify", "dnd", "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "images", "markdown",
+            "notify", "dnd", "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "images", "layout", "markdown",
             "hyperlinks", "clipboard", "channels",
         ]
         for key in table.keys where !known.contains(key) {
@@ -266,7 +272,7 @@ public struct Settings: Sendable, Equatable {
         func apply(_ key: String, _ value: String) throws {
             do { try s.set(key, value) } catch let e as SettingsError { throw fail(key, e.message) }
         }
-        for key in ["theme", "keymap", "notify", "dnd", "timestamp_format", "images"] {
+        for key in ["theme", "keymap", "notify", "dnd", "timestamp_format", "images", "layout"] {
             if let v = try string(table, key) { try apply(key, v) }
         }
         if let v = try strings("highlights") { s.highlights = v }
@@ -365,6 +371,7 @@ public struct Settings: Sendable, Equatable {
         t["mouse"] = mouse
         t["paste_confirm_lines"] = pasteConfirmLines
         t["images"] = images.rawValue
+        t["layout"] = layout
         t["markdown"] = markdown
         t["hyperlinks"] = hyperlinks
         t["clipboard"] = clipboard

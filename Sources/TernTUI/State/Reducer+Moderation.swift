@@ -205,7 +205,7 @@ extension Reducer {
     func togglePeoplePane(_ state: inout AppState) -> [Effect] {
         state.sidePane.toggle()
         if state.terminal.width > 0 {
-            state.pane = Screen.messagePane(width: state.terminal.width, height: state.terminal.height, sidePane: state.sidePane)
+            state.pane = Screen.messagePane(width: state.terminal.width, height: state.terminal.height, sidePane: state.sidePane, split: state.split)
             state.scroll = min(state.scroll, maxScroll(state))
         }
         if state.sidePane && Screen.sidePaneWidth(state.terminal.width, shown: true) == 0 && state.terminal.width > 0 {

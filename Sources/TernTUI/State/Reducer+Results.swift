@@ -9,6 +9,7 @@ extension Reducer {
         switch action {
         case .channelsLoaded(let list):
             for c in list { upsert(c, &state) }
+            if let effects = restoreLayout(&state) { return effects }
             if state.selected == nil, let first = state.channels.first { return select(first.url, &state) }
             return []
 

@@ -42,7 +42,8 @@ public struct Reducer: Sendable {
         // The input grows with its lines: the message pane shrinks.
         if state.terminal.width > 0 {
             let pane = Screen.messagePane(
-                width: state.terminal.width, height: state.terminal.height, sidePane: state.sidePane, inputRows: Screen.inputRows(state))
+                width: state.terminal.width, height: state.terminal.height, sidePane: state.sidePane, inputRows: Screen.inputRows(state),
+                split: state.split)
             if pane != state.pane {
                 state.pane = pane
                 state.scroll = min(state.scroll, maxScroll(state))
@@ -81,7 +82,7 @@ public struct Reducer: Sendable {
         switch action {
         case .resized(let width, let height):
             state.terminal = PaneSize(width: width, height: height)
-            state.pane = Screen.messagePane(width: width, height: height, sidePane: state.sidePane)
+            state.pane = Screen.messagePane(width: width, height: height, sidePane: state.sidePane, split: state.split)
             if state.pane.width > 0 { state.scroll = min(state.scroll, maxScroll(state)) }
             return []
 
@@ -205,6 +206,8 @@ public struct Reducer: Sendable {
             return [.openFile(m)]
         case .openLink:
             return openLinkKey(&state)
+        case .otherPane:
+            return focusOtherPane(&state)
         case .redraw:
             return [.redraw]
         case .editor:
@@ -446,6 +449,8 @@ public struct Reducer: Sendable {
 
     func select(_ url: String, _ state: inout AppState) -> [Effect] {
         guard url != state.selected else { return [] }
+        // The channel in the other pane: you type there now.
+        if state.split?.channelUrl == url { return focusOtherPane(&state) }
         let effects = switchChannel(to: url, &state)
         return effects + enter(url, &state) + reopenThread(&state) + paneRefresh(url, state)
     }
@@ -477,6 +482,7 @@ public struct Reducer: Sendable {
 
     /// A channel that is gone takes its thread, parked thread, draft and info view with it.
     func forget(_ url: String, _ state: inout AppState) {
+        if state.split?.channelUrl == url { state.split = nil }
         state.parkedThreads[url] = nil
         state.drafts[url] = nil
         if state.thread?.channelUrl == url { state.thread = nil }

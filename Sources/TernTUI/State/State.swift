@@ -72,6 +72,10 @@ public struct AppState: Sendable, Equatable {
     public var terminal = PaneSize()
     /// The links `/url` numbered on screen (`[1] [2] …`), until one is opened.
     public var linkLabels: LinkLabels?
+    /// A second channel shown beside the one on screen (`/split`); nil: one pane.
+    public var split: SplitView?
+    /// The layout to bring back once the channels are known (`layout = "restore"`).
+    public var pendingLayout: SavedLayout?
     /// How many lines tern added to channels itself (moderation results); numbers them.
     public var localEvents = 0
 

@@ -244,10 +244,11 @@ extension Screen {
             + "] \(Int((fraction * 100).rounded(.down)))%"
     }
 
-    func drawMessages(_ state: AppState, _ g: inout CellGrid, x: Int, width: Int, height: Int, now: Millis) {
+    func drawMessages(_ state: AppState, _ g: inout CellGrid, x: Int, y y0: Int = 0, width: Int, height: Int, now: Millis) {
         guard state.selected != nil else {
             g.write(
-                "Welcome to Tern. /dm USER opens a conversation; /help lists keys and commands.", x: x + 1, y: 0, style: theme.style("timeline.event")
+                "Welcome to Tern. /dm USER opens a conversation; /help lists keys and commands.", x: x + 1, y: y0,
+                style: theme.style("timeline.event")
             )
             return
         }
@@ -258,7 +259,7 @@ extension Screen {
                 "Ctrl-O, then a accepts or d declines (or /accept, /decline).",
             ]
             for (i, line) in text.enumerated() {
-                g.write(line, x: x + 1, y: max(0, height / 2 - 1) + i, style: theme.style("timeline.event"), limit: x + width)
+                g.write(line, x: x + 1, y: y0 + max(0, height / 2 - 1) + i, style: theme.style("timeline.event"), limit: x + width)
             }
             return
         }
@@ -283,23 +284,25 @@ extension Screen {
         for (i, line) in visible.enumerated() {
             var col = x + 1
             if let rows = drawnAt[i], let (picture, _, px) = line.graphic {
-                g.graphics.append(GraphicPlacement(x: col + px, y: top + i, graphic: picture))
+                g.graphics.append(GraphicPlacement(x: col + px, y: y0 + top + i, graphic: picture))
                 blankUntil = i + rows - 1
             }
-            if let (picture, px) = line.kitty { g.graphics.append(GraphicPlacement(x: col + px, y: top + i, graphic: picture)) }
+            if let (picture, px) = line.kitty { g.graphics.append(GraphicPlacement(x: col + px, y: y0 + top + i, graphic: picture)) }
             for (n, (text, style)) in line.parts.enumerated() {
                 if i <= blankUntil, n > 0, line.graphic != nil {
                     // The picture's cells: blank, for the adapter to draw into.
-                    col = g.write(String(repeating: " ", count: CellWidth.of(text)), x: col, y: top + i, style: theme.style("timeline"))
+                    col = g.write(
+                        String(repeating: " ", count: CellWidth.of(text)), x: col, y: y0 + top + i, style: theme.style("timeline"), limit: x + width)
                     continue
                 }
                 let link = state.settings.hyperlinks ? line.links[n].map { g.link($0) } ?? 0 : 0
-                col = g.write(text, x: col, y: top + i, style: style, link: link)
+                // Clipped at the pane's edge (a split puts another pane right of it).
+                col = g.write(text, x: col, y: y0 + top + i, style: style, limit: x + width, link: link)
             }
         }
         if scroll > 0 {
             let more = "-- \(scroll) more below (PgDn) --"
-            g.write(more, x: x + max(1, width - CellWidth.of(more) - 1), y: height - 1, style: theme.style("timeline.event"))
+            g.write(more, x: x + max(1, width - CellWidth.of(more) - 1), y: y0 + height - 1, style: theme.style("timeline.event"))
         }
     }
 

@@ -55,7 +55,7 @@ public struct Screen: Sendable {
         let paneWidth = width - x0 - (side > 0 ? side + 1 : 0)
         let rows = min(Self.inputRows(state), max(1, height - 5))
         let paneHeight = height - 2 - rows
-        drawMessages(state, &g, x: x0, width: paneWidth, height: paneHeight, now: now)
+        drawPanes(state, &g, x: x0, width: paneWidth, height: paneHeight, now: now)
         if side > 0 {
             for y in 0..<paneHeight { g.write("│", x: x0 + paneWidth, y: y, style: theme.style("border")) }
             drawSidePane(state, &g, x: x0 + paneWidth + 1, width: side, height: paneHeight)
@@ -87,10 +87,15 @@ public struct Screen: Sendable {
     static func listWidth(_ width: Int) -> Int { min(26, max(14, width / 4)) }
 
     /// The size of the message pane's text area on a terminal of this size (what scrolling pages through).
-    public static func messagePane(width: Int, height: Int, sidePane: Bool = false, inputRows: Int = 1) -> PaneSize {
+    /// With a split, the focused pane's text area.
+    public static func messagePane(width: Int, height: Int, sidePane: Bool = false, inputRows: Int = 1, split: SplitView? = nil) -> PaneSize {
         guard width >= 24, height >= 6 else { return PaneSize() }
         let side = sidePaneWidth(width, shown: sidePane)
-        return PaneSize(width: width - listWidth(width) - 2 - (side > 0 ? side + 1 : 0), height: height - 2 - min(inputRows, max(1, height - 5)))
+        let areaWidth = width - listWidth(width) - 1 - (side > 0 ? side + 1 : 0)
+        let areaHeight = height - 2 - min(inputRows, max(1, height - 5))
+        let (focused, other) = paneAreas(x: 0, width: areaWidth, height: areaHeight, split: split)
+        let text = textArea(focused, split: other != nil)
+        return PaneSize(width: text.width - 1, height: text.height)
     }
 
     /// The people pane's width: only on terminals wide enough to keep the messages readable.
