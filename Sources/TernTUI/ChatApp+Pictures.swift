@@ -1,0 +1,54 @@
+import Foundation
+import TernKit
+import TernProtocol
+
+/// Image previews: asked for the messages on screen, made (off the drawing thread) for the graphics protocol
+/// the `images` setting and the terminal agree on, and made again when either changes.
+extension ChatApp {
+    /// Image messages on screen get a preview (the server's thumbnail, else the image), drawn by the adapter:
+    /// as a picture when the terminal speaks a graphics protocol, else as symbols.
+    func askPreviews() {
+        guard state.settings.images != .off, let url = state.selected, state.pane.width > 12 else { return }
+        let columns = min(48, state.pane.width - 8)
+        let graphics = imageProtocol
+        for m in (state.messages[url] ?? []).suffix(40) where m.status == .succeeded && !previewsAsked.contains(m.messageId) {
+            guard m.kind == .file, m.files.first?.type.lowercased().hasPrefix("image/") == true else { continue }
+            previewsAsked.insert(m.messageId)
+            // kitty's ids go round 1…255 (the cells carry the id as their colour); one in use again is sent afresh.
+            nextImageId = nextImageId % 255 + 1
+            let id = nextImageId
+            let client = client
+            let surface = surface
+            Task {
+                guard let data = try? await client.previewImageData(m),
+                    let preview = surface.renderImage(Array(data), columns: columns, maxRows: 10, graphics: graphics, id: id, key: m.messageId)
+                else { return }
+                self.dispatch(.previewLoaded(messageId: m.messageId, preview))
+            }
+        }
+    }
+
+    /// The graphics protocol previews are made for: the `images` setting's, or with `auto` what the terminal speaks.
+    var imageProtocol: ImageProtocol? {
+        switch state.settings.images {
+        case .auto: surface.imageProtocol
+        case .kitty: .kitty
+        case .sixel: .sixel
+        case .iterm: .iterm
+        case .symbols, .off: nil
+        }
+    }
+
+    /// The terminal answered what it can draw, or `images` changed: previews made for another protocol are made again.
+    func graphicsChanged() {
+        let wanted = imageProtocol
+        let stale = state.previews.filter { $0.value.graphic?.kind != wanted }.map(\.key)
+        guard !stale.isEmpty else { return }
+        for id in stale {
+            state.previews[id] = nil
+            previewsAsked.remove(id)
+        }
+        askPreviews()
+        markDirty(urgent: true)
+    }
+}
