@@ -151,7 +151,7 @@ struct Tern: AsyncParsableCommand {
         let client = ChatClient(configuration: config)
         let app = ChatApp(
             client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase, settings: settings,
-            configPath: configFile, themesDirectory: Paths.config + "/themes", noColor: noColor)
+            configPath: configFile, themesDirectory: Paths.config + "/themes", noColor: noColor, spellChecker: HunspellChecker())
         let stop = SignalWatch([SIGTERM, SIGHUP])
         let quitOnSignal = Task {
             await stop.wait()
