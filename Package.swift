@@ -78,9 +78,11 @@ let package = Package(
         // The ncursesw C shim; only TernTerminal imports it.
         .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),
         // The thin terminal adapter: the only code that calls ncurses.
-        .target(name: "TernTerminal", dependencies: ["TernTUI", "CNCursesw", "CImage"]),
+        .target(name: "TernTerminal", dependencies: ["TernTUI", "CNCursesw", "CImage", "CHunspell"]),
         // Image previews: libgd decodes, libchafa draws symbols; both loaded with dlopen on the first preview.
         .systemLibrary(name: "CImage", providers: [.apt(["libgd-dev", "libchafa-dev"])]),
+        // Spell checking of the input line: Hunspell's C API, loaded with dlopen (no headers needed to build).
+        .systemLibrary(name: "CHunspell"),
         .executableTarget(
             name: "ternd",
             dependencies: [

@@ -5,7 +5,8 @@
 #
 #   scripts/setup.sh [--dev] [--no-run] [-- TERN-ARGUMENTS…]
 #
-#   --dev      also install what the whole test suite uses: tmux, postgresql and libsixel-bin (docs/testing.md)
+#   --dev      also install what the whole test suite uses: tmux, postgresql, libsixel-bin, libhunspell-1.7-0 and
+#              hunspell-en-us (docs/testing.md)
 #   --no-run   install and build, do not open tern
 #
 # Afterwards `swift build && swift run tern` does the same as this without the installing.
@@ -16,7 +17,7 @@ packages=(libncursesw5-dev libgd-dev libchafa-dev libsqlite3-dev libcurl4-openss
 run=1
 while [ $# -gt 0 ]; do
     case "$1" in
-        --dev) packages+=(tmux postgresql libsixel-bin); shift ;;
+        --dev) packages+=(tmux postgresql libsixel-bin libhunspell-1.7-0 hunspell-en-us); shift ;;
         --no-run) run=0; shift ;;
         --) shift; break ;;
         -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;

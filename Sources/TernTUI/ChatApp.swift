@@ -96,10 +96,13 @@ public actor ChatApp {
     /// The message collection of each channel whose history is on screen (cache first, then the server;
     /// paging back goes through it).
     var collections: [String: MessageCollection] = [:]
+    /// What the spelling dictionaries said could not be loaded, each said once (ChatApp+Spell).
+    var spellProblemsShown: Set<String> = []
 
     public init(
         client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String, settings: Settings = Settings(),
-        configPath: String? = nil, themesDirectory: String = "", noColor: Bool = false, layoutPath: String? = nil
+        configPath: String? = nil, themesDirectory: String = "", noColor: Bool = false, layoutPath: String? = nil,
+        spellChecker: (any SpellChecker)? = nil
     ) {
         self.client = client
         self.surface = surface
@@ -107,6 +110,7 @@ public actor ChatApp {
         reducer = Reducer(keys: screen.keys, timeZone: screen.timeZone)
         let dir = themesDirectory
         reducer.themesAvailable = { Theme.available(themesDirectory: dir) }
+        reducer.spellChecker = spellChecker
         state = AppState(me: User(userId: user), server: server)
         state.settings = settings
         self.configPath = configPath
@@ -153,6 +157,7 @@ public actor ChatApp {
             },
         ]
         surface.setMouse(state.settings.mouse)
+        loadSpelling()
         resized()
         Task { await self.start() }
         await withCheckedContinuation { cont in
@@ -380,6 +385,7 @@ public actor ChatApp {
         if s.mouse != old.mouse { surface.setMouse(s.mouse) }
         if s.images != old.images { graphicsChanged() }
         if s.timestampFormat != old.timestampFormat { screen.timestampFormat = s.timestampFormat }
+        if s.spell != old.spell { loadSpelling() }
     }
 
     /// `/theme NAME`: the theme at once.

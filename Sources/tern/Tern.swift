@@ -152,7 +152,8 @@ struct Tern: AsyncParsableCommand {
         let app = ChatApp(
             client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase, settings: settings,
             configPath: configFile, themesDirectory: Paths.config + "/themes", noColor: noColor,
-            layoutPath: Paths.state + "/layout-" + Paths.safeName(config.userId + "@" + config.server.apiBase) + ".json")
+            layoutPath: Paths.state + "/layout-" + Paths.safeName(config.userId + "@" + config.server.apiBase) + ".json",
+            spellChecker: HunspellChecker())
         let stop = SignalWatch([SIGTERM, SIGHUP])
         let quitOnSignal = Task {
             await stop.wait()

@@ -40,6 +40,7 @@ public enum Command: String, Hashable, Sendable, CaseIterable {
     case historyNext = "next-history"
     case completeNext = "complete"
     case completePrevious = "complete-backward"
+    case spellSuggest = "spell-suggest"
     // Channels
     case nextChannel = "next-channel"
     case previousChannel = "previous-channel"
@@ -135,6 +136,7 @@ public enum Command: String, Hashable, Sendable, CaseIterable {
         case .historyNext: "the line below, else what you sent here after"
         case .completeNext: "complete @nick, /command, #channel, :emoji:, path (again: next)"
         case .completePrevious: "complete, going back through the candidates"
+        case .spellSuggest: "spelling: the word before the cursor becomes a suggestion (again: the next)"
         case .nextChannel: "next channel"
         case .previousChannel: "previous channel"
         case .nextActivity: "next channel with activity (mentions first)"
@@ -231,7 +233,7 @@ public struct KeyTable: Sendable, Equatable {
             [.alt("a")]: .nextActivity, [.alt("j")]: .switcher,
             [.pageUp]: .scrollUp, [.pageDown]: .scrollDown,
             [.ctrl("r")]: .pickMessage, [.alt("e")]: .editLast, [.ctrl("s")]: .search, [.alt("o")]: .openImage,
-            [.alt("u")]: .openLink, [.alt("w")]: .otherPane,
+            [.alt("u")]: .openLink, [.alt("w")]: .otherPane, [.alt("s")]: .spellSuggest,
             [.escape]: .help, [.function(1)]: .help, [.ctrl("o")]: .channelInfo, [.ctrl("g")]: .browseChannels,
             [.ctrl("t")]: .togglePeople, [.ctrl("l")]: .redraw, [.ctrl("c")]: .quit,
         ]

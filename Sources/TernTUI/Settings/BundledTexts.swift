@@ -32,6 +32,11 @@ public let exampleConfig = #"""
     clipboard = true                  # y, Y (Ctrl-R) and /copy copy with OSC 52
     mouse = true                      # click a channel, wheel scrolls
                                       # (hold Shift to select text)
+    spell = "en_US"                   # spell check the input: misspelled words
+                                      # are underlined, Alt-S puts in suggestions;
+                                      # a language, a list ["en_US", "de_DE"] or
+                                      # "off" (unset: en_US when its Hunspell
+                                      # dictionary is installed)
 
     # Keys: "emacs" (readline keys) or "vi" (Esc: normal mode with h j k l,
     # / search, : commands).
@@ -53,17 +58,17 @@ public let exampleConfig = #"""
     #   backward-delete-char, delete-char, delete-char-or-quit,
     #   unix-word-rubout, backward-kill-word, kill-word, unix-line-discard,
     #   kill-line, kill-whole-line, yank, undo, previous-history, next-history,
-    #   complete, complete-backward, next-channel, previous-channel,
-    #   next-activity, switch-channel, jump-1, jump-2, jump-3, jump-4, jump-5,
-    #   jump-6, jump-7, jump-8, jump-9, jump-10, page-up, page-down, line-up,
-    #   line-down, half-page-up, half-page-down, scroll-top, scroll-bottom,
-    #   pick-message, edit-last, search, open-image, open-link, other-pane,
-    #   help, channel-info, browse-channels, people-pane, redraw, quit,
-    #   normal-mode, insert-mode, append, insert-at-start, append-at-end,
+    #   complete, complete-backward, spell-suggest, next-channel,
+    #   previous-channel, next-activity, switch-channel, jump-1, jump-2, jump-3,
+    #   jump-4, jump-5, jump-6, jump-7, jump-8, jump-9, jump-10, page-up,
+    #   page-down, line-up, line-down, half-page-up, half-page-down, scroll-top,
+    #   scroll-bottom, pick-message, edit-last, search, open-image, open-link,
+    #   other-pane, help, channel-info, browse-channels, people-pane, redraw,
+    #   quit, normal-mode, insert-mode, append, insert-at-start, append-at-end,
     #   command-line, search-prompt, change-line, end-of-word, vi-delete-char,
     #   vi-delete-char-before
     [keys]
-    "M-s" = "search"
+    "M-/" = "search"
     # "C-k" = "kill-line"
     # [keys.normal]                   # vi's normal mode
     # "q" = "quit"
@@ -141,6 +146,7 @@ public let bundledThemeTexts: [String: String] = [
         input = fg on bg
         input.prompt = accent on bg bold
         input.command = warn on bg
+        input.misspelled = bad on bg underline
         status = fg on panel
         status.connected = good on panel bold
         status.reconnecting = warn on panel bold
@@ -212,6 +218,7 @@ public let bundledThemeTexts: [String: String] = [
         input = fg on bg
         input.prompt = warn on bg bold
         input.command = warn on bg
+        input.misspelled = bad on bg underline
         status = bg on fg
         status.connected = bg on bright-green bold
         status.reconnecting = bg on warn bold
@@ -287,6 +294,7 @@ public let bundledThemeTexts: [String: String] = [
         input = fg on bg
         input.prompt = accent on bg bold
         input.command = warn on bg
+        input.misspelled = bad on bg underline
         status = fg on panel
         status.connected = good on panel bold
         status.reconnecting = warn on panel bold

@@ -48,6 +48,9 @@ public struct Settings: Sendable, Equatable {
     public var clipboard = true
     /// At start: `restore` brings back the split panes of the last run (`/split`), `single` starts with one.
     public var layout = "restore"
+    /// The languages the input line is spell checked in (Hunspell dictionaries: `en_US`, `de_DE`); empty: off;
+    /// nil (the default): `en_US` when its dictionary is installed, else off.
+    public var spell: [String]?
     /// Per channel (by name or URL): `notify`.
     public var channels: [String: ChannelSettings] = [:]
 
@@ -130,7 +133,7 @@ public struct Settings: Sendable, Equatable {
         ("dnd", "HH:MM-HH:MM or off"), ("timestamp_format", "e.g. HH:mm:ss"), ("nick_colors", "on | off"),
         ("mouse", "on | off"), ("paste_confirm_lines", "a number"), ("images", "auto|kitty|sixel|iterm|symbols|off"),
         ("layout", "restore | single"), ("markdown", "on | off"),
-        ("hyperlinks", "on | off"), ("clipboard", "on | off"),
+        ("hyperlinks", "on | off"), ("clipboard", "on | off"), ("spell", "languages (en_US, de_DE), auto or off"),
     ]
 
     static func bool(_ text: String) -> Bool? {
@@ -190,6 +193,17 @@ public struct Settings: Sendable, Equatable {
         case "images":
             guard let m = ImageMode(rawValue: value.lowercased()) else { throw bad("auto, kitty, sixel, iterm, symbols or off") }
             images = m
+        case "spell":
+            let words = Self.list(value)
+            if words == ["auto"] || words == ["default"] {
+                spell = nil
+            } else if words.isEmpty || words == ["off"] || words == ["none"] {
+                spell = []
+            } else {
+                let ok = words.allSatisfy { w in !w.isEmpty && w.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_-".contains($0)) } }
+                guard ok else { throw bad("languages such as en_US (comma-separated), auto or off") }
+                spell = words
+            }
         case "paste_confirm_lines":
             guard let n = Int(value), n >= 1 else { throw bad("a number of lines (1 or more)") }
             pasteConfirmLines = n
@@ -217,6 +231,7 @@ public struct Settings: Sendable, Equatable {
         case "markdown": markdown ? "on" : "off"
         case "hyperlinks": hyperlinks ? "on" : "off"
         case "clipboard": clipboard ? "on" : "off"
+        case "spell": spell.map { $0.isEmpty ? "off" : $0.joined(separator: ",") } ?? "auto"
         default: nil
         }
     }
@@ -256,9 +271,9 @@ public struct Settings: Sendable, Equatable {
             return out
         }
         let known: Set<String> = [
-            "server", "user", "token_command", "app_id", "ca_file", "theme", "keymap", "keys", "highlights", "notify_style",
-            "notify", "dnd", "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "images", "layout", "markdown",
-            "hyperlinks", "clipboard", "channels",
+            "server", "user", "token_command", "app_id", "ca_file", "theme", "keymap", "keys", "highlights", "notify_style", "notify", "dnd",
+            "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "images", "layout", "markdown", "hyperlinks",
+            "clipboard", "spell", "channels",
         ]
         for key in table.keys where !known.contains(key) {
             throw fail(key, "unknown key \"\(key)\" (known: \(known.sorted().joined(separator: ", ")))")
@@ -276,7 +291,7 @@ public struct Settings: Sendable, Equatable {
             if let v = try string(table, key) { try apply(key, v) }
         }
         if let v = try strings("highlights") { s.highlights = v }
-        if let v = try strings("notify_style") { try apply("notify_style", v.isEmpty ? "none" : v.joined(separator: ",")) }
+        for k in ["notify_style", "spell"] { if let v = try strings(k) { try apply(k, v.isEmpty ? "none" : v.joined(separator: ",")) } }
         if let v = try boolean("nick_colors") { s.nickColors = v }
         if let v = try boolean("mouse") { s.mouse = v }
         if let v = try boolean("image_previews") { s.imagePreviews = v }
@@ -375,6 +390,9 @@ public struct Settings: Sendable, Equatable {
         t["markdown"] = markdown
         t["hyperlinks"] = hyperlinks
         t["clipboard"] = clipboard
+        if let spell {
+            if spell.count > 1 { t["spell"] = TOMLArray(spell) } else { t["spell"] = spell.first ?? "off" }
+        }
         if !keys.isEmpty || !normalKeys.isEmpty {
             let k = TOMLTable()
             for (seq, c) in keys { k[seq] = c }

@@ -11,6 +11,8 @@ public struct Reducer: Sendable {
     public var listDirectory: @Sendable (String) -> [DirectoryEntry] = Reducer.readDirectory
     /// The theme names `/theme` completes.
     public var themesAvailable: @Sendable () -> [String] = { ["default"] + bundledThemeTexts.keys.sorted() }
+    /// The spelling dictionaries (nil: no spell check); ``ChatApp`` loads the `spell` setting's languages.
+    public var spellChecker: (any SpellChecker)?
 
     public struct DirectoryEntry: Sendable, Equatable {
         public var name: String
@@ -37,6 +39,7 @@ public struct Reducer: Sendable {
 
     public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         let effects = reduceScrolled(&state, action)
+        refreshSpelling(&state)
         // What is shown is where input goes: a thread stays only with its own channel on screen.
         if let t = state.thread, t.channelUrl != state.selected { parkThread(&state) }
         // The input grows with its lines: the message pane shrinks.
@@ -208,6 +211,9 @@ public struct Reducer: Sendable {
             return openLinkKey(&state)
         case .otherPane:
             return focusOtherPane(&state)
+        case .spellSuggest:
+            spellSuggest(&state)
+            return []
         case .redraw:
             return [.redraw]
         case .editor:

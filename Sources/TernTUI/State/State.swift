@@ -100,6 +100,8 @@ public struct AppState: Sendable, Equatable {
     public var drafts: [String: [Character]] = [:]
     /// Tab completion in progress: cycling through its candidates.
     public var completion: Completion?
+    /// Spell checking of the input: the dictionaries loaded, each word's answer, Alt-S's suggestions.
+    public var spell = SpellState()
     /// The fuzzy channel switcher.
     public var switcher: Switcher?
     /// A long paste waits for y/n before it is sent as one message.

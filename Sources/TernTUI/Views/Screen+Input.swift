@@ -30,6 +30,10 @@ extension Screen {
         }
         lines.append((s, state.input.count))
         let cursorLine = lines.firstIndex { state.cursor >= $0.start && state.cursor <= $0.end } ?? lines.count - 1
+        // Misspelled words are underlined (`input.misspelled`).
+        let misspelled = Reducer.misspelled(state)
+        let wrong = theme.style("input.misspelled")
+        let limit = x + width - CellWidth.of(counter)
         let firstLine = max(0, min(cursorLine - rows + 1, lines.count - rows))
         for (row, line) in lines.dropFirst(firstLine).prefix(rows).enumerated() {
             var startIndex = line.start
@@ -40,8 +44,16 @@ extension Screen {
                 g.cursor = (px + window.column, y + row)
             }
             // Only what can show is turned into a string (a 100,000-character paste costs a screen's width).
-            let shown = state.input[startIndex..<min(line.end, startIndex + 2 * room + 16)]
-            g.write(String(shown), x: px, y: y + row, style: style, limit: x + width - CellWidth.of(counter))
+            let end = min(line.end, startIndex + 2 * room + 16)
+            var column = px
+            var i = startIndex
+            for r in misspelled where r.upperBound > startIndex && r.lowerBound < end {
+                let (a, b) = (max(r.lowerBound, startIndex), min(r.upperBound, end))
+                if a > i { column = g.write(String(state.input[i..<a]), x: column, y: y + row, style: style, limit: limit) }
+                column = g.write(String(state.input[a..<b]), x: column, y: y + row, style: wrong, limit: limit)
+                i = b
+            }
+            if i < end { g.write(String(state.input[i..<end]), x: column, y: y + row, style: style, limit: limit) }
         }
         if lines.count > rows, firstLine + rows < lines.count {
             let more = "+\(lines.count - firstLine - rows)"

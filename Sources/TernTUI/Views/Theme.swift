@@ -21,7 +21,7 @@ public struct Theme: Sendable, Equatable {
         "timeline.code", "timeline.code_block", "timeline.code_block.language", "timeline.code_block.keyword",
         "timeline.code_block.string", "timeline.code_block.comment", "timeline.block_quote", "timeline.link", "timeline.link.url",
         "timeline.list_marker",
-        "typing", "input", "input.prompt", "input.command",
+        "typing", "input", "input.prompt", "input.command", "input.misspelled",
         "status", "status.connected", "status.offline", "status.reconnecting", "status.activity", "status.user",
         "help", "help.key",
     ]
@@ -294,6 +294,7 @@ public let defaultThemeText = """
     input = default
     input.prompt = accent bold
     input.command = yellow
+    input.misspelled = red underline
     status = default reverse
     status.connected = green reverse
     status.reconnecting = yellow reverse bold
