@@ -9,7 +9,7 @@ extension ChatApp {
     func perform(_ effect: Effect) {
         // Exhaustive: a new effect does not compile until it has a place here.
         switch effect {
-        case .alert, .externalEditor, .openFile, .openURL, .copy, .applyTheme, .saveSettings, .redraw, .quit:
+        case .alert, .externalEditor, .openLog, .openFile, .openURL, .copy, .applyTheme, .saveSettings, .redraw, .quit:
             performOnScreen(effect)
         case .loadEmojis, .send, .sendMessage, .editMessage, .deleteMessage, .react, .openThread, .searchMessages,
             .jump, .upload, .cancelUpload, .download:
@@ -31,6 +31,8 @@ extension ChatApp {
             surface.alert(title: title, body: body, styles: state.settings.notifyStyle)
         case .externalEditor(let text):
             Task { await self.editDraft(text) }
+        case .openLog(let url):
+            Task { await self.openLog(url) }
         case .openFile(let m):
             Task { await self.openFile(m) }
         case .openURL(let url):

@@ -98,6 +98,9 @@ public actor ChatApp {
     var collections: [String: MessageCollection] = [:]
     /// What the spelling dictionaries said could not be loaded, each said once (ChatApp+Spell).
     var spellProblemsShown: Set<String> = []
+    /// Chat logs (`log = true`): what was logged, and the writer (``ChatLog``).
+    var chatLog = ChatLog()
+    var chatLogWriter: ChatLogWriter?
 
     public init(
         client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String, settings: Settings = Settings(),
@@ -342,6 +345,7 @@ public actor ChatApp {
         default:
             break
         }
+        if case .event(let e) = action { logEvent(e) }
         let before = state.settings
         let effects = reducer.reduce(&state, action)
         if state.settings != before { settingsChanged(from: before) }

@@ -79,6 +79,15 @@ extension Reducer {
         return copy(Self.copiedText(m), &state)
     }
 
+    /// `/log`: the log of the channel on screen, in the pager (``ChatLog``).
+    func logCommand(_ state: inout AppState) -> [Effect] {
+        guard let url = state.selected else {
+            state.notice = "no channel on screen"
+            return []
+        }
+        return [.openLog(channelUrl: url)]
+    }
+
     /// What `y` copies of a message: its text, or a file message's file names.
     static func copiedText(_ m: Message) -> String {
         m.kind == .file && m.text.isEmpty ? m.files.map(\.name).joined(separator: "\n") : m.text

@@ -161,6 +161,9 @@ extension SlashCommand {
         SlashCommand(name: "copy", help: [HelpLine(usage: "/copy", what: "copy the last message to the clipboard (OSC 52)")]) { r, _, s in
             r.copyCommand(&s)
         },
+        SlashCommand(name: "log", help: [HelpLine(usage: "/log", what: "this channel's log in $PAGER (set log on)")]) { r, _, s in
+            r.logCommand(&s)
+        },
         SlashCommand(name: "open", help: [HelpLine(usage: "/open, /enter NAME", what: "open channels: browse them, enter one")]) { r, c, s in
             r.openChannelCommand(c.words, &s)
         },

@@ -37,6 +37,8 @@ public let exampleConfig = #"""
                                       # a language, a list ["en_US", "de_DE"] or
                                       # "off" (unset: en_US when its Hunspell
                                       # dictionary is installed)
+    log = false                       # each channel's messages as plain text in
+                                      # $XDG_STATE_HOME/tern/logs (/log reads it)
 
     # Keys: "emacs" (readline keys) or "vi" (Esc: normal mode with h j k l,
     # / search, : commands).

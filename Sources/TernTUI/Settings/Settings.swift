@@ -51,6 +51,8 @@ public struct Settings: Sendable, Equatable {
     /// The languages the input line is spell checked in (Hunspell dictionaries: `en_US`, `de_DE`); empty: off;
     /// nil (the default): `en_US` when its dictionary is installed, else off.
     public var spell: [String]?
+    /// Each channel's messages written as plain text under `$XDG_STATE_HOME/tern/logs` (``ChatLog``).
+    public var log = false
     /// Per channel (by name or URL): `notify`.
     public var channels: [String: ChannelSettings] = [:]
 
@@ -133,7 +135,7 @@ public struct Settings: Sendable, Equatable {
         ("dnd", "HH:MM-HH:MM or off"), ("timestamp_format", "e.g. HH:mm:ss"), ("nick_colors", "on | off"),
         ("mouse", "on | off"), ("paste_confirm_lines", "a number"), ("images", "auto|kitty|sixel|iterm|symbols|off"),
         ("layout", "restore | single"), ("markdown", "on | off"),
-        ("hyperlinks", "on | off"), ("clipboard", "on | off"), ("spell", "languages (en_US, de_DE), auto or off"),
+        ("hyperlinks", "on | off"), ("clipboard", "on | off"), ("spell", "languages (en_US, de_DE), auto or off"), ("log", "on | off"),
     ]
 
     static func bool(_ text: String) -> Bool? {
@@ -177,7 +179,7 @@ public struct Settings: Sendable, Equatable {
         case "timestamp_format":
             guard !value.isEmpty else { throw bad("a date format such as HH:mm") }
             timestampFormat = value
-        case "nick_colors", "mouse", "image_previews", "markdown", "hyperlinks", "clipboard":
+        case "nick_colors", "mouse", "image_previews", "markdown", "hyperlinks", "clipboard", "log":
             guard let b = Self.bool(value) else { throw bad("on or off") }
             switch key {
             case "nick_colors": nickColors = b
@@ -185,6 +187,7 @@ public struct Settings: Sendable, Equatable {
             case "markdown": markdown = b
             case "hyperlinks": hyperlinks = b
             case "clipboard": clipboard = b
+            case "log": log = b
             default: imagePreviews = b
             }
         case "layout":
@@ -232,6 +235,7 @@ public struct Settings: Sendable, Equatable {
         case "hyperlinks": hyperlinks ? "on" : "off"
         case "clipboard": clipboard ? "on" : "off"
         case "spell": spell.map { $0.isEmpty ? "off" : $0.joined(separator: ",") } ?? "auto"
+        case "log": log ? "on" : "off"
         default: nil
         }
     }
@@ -273,7 +277,7 @@ public struct Settings: Sendable, Equatable {
         let known: Set<String> = [
             "server", "user", "token_command", "app_id", "ca_file", "theme", "keymap", "keys", "highlights", "notify_style", "notify", "dnd",
             "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "images", "layout", "markdown", "hyperlinks",
-            "clipboard", "spell", "channels",
+            "clipboard", "spell", "log", "channels",
         ]
         for key in table.keys where !known.contains(key) {
             throw fail(key, "unknown key \"\(key)\" (known: \(known.sorted().joined(separator: ", ")))")
@@ -292,12 +296,9 @@ public struct Settings: Sendable, Equatable {
         }
         if let v = try strings("highlights") { s.highlights = v }
         for k in ["notify_style", "spell"] { if let v = try strings(k) { try apply(k, v.isEmpty ? "none" : v.joined(separator: ",")) } }
-        if let v = try boolean("nick_colors") { s.nickColors = v }
-        if let v = try boolean("mouse") { s.mouse = v }
-        if let v = try boolean("image_previews") { s.imagePreviews = v }
-        if let v = try boolean("markdown") { s.markdown = v }
-        if let v = try boolean("hyperlinks") { s.hyperlinks = v }
-        if let v = try boolean("clipboard") { s.clipboard = v }
+        for key in ["nick_colors", "mouse", "image_previews", "markdown", "hyperlinks", "clipboard", "log"] {
+            if let v = try boolean(key) { try apply(key, v ? "on" : "off") }
+        }
         if let v = table["paste_confirm_lines"] {
             guard let n = v.int, n >= 1 else { throw fail("paste_confirm_lines", "paste_confirm_lines must be a whole number, 1 or more") }
             s.pasteConfirmLines = n
@@ -393,6 +394,7 @@ public struct Settings: Sendable, Equatable {
         if let spell {
             if spell.count > 1 { t["spell"] = TOMLArray(spell) } else { t["spell"] = spell.first ?? "off" }
         }
+        t["log"] = log
         if !keys.isEmpty || !normalKeys.isEmpty {
             let k = TOMLTable()
             for (seq, c) in keys { k[seq] = c }

@@ -363,6 +363,8 @@ public enum Effect: Sendable, Equatable {
     case alert(title: String, body: String)
     /// Edit this draft in `$EDITOR` (the terminal is handed over meanwhile).
     case externalEditor(String)
+    /// `/log`: the channel's log in `$PAGER`.
+    case openLog(channelUrl: String)
     /// Open a file message's file (the full image) with `$BROWSER` / `xdg-open`.
     case openFile(Message)
     /// Open a link (`/url N`) with `$BROWSER` / `xdg-open`.
