@@ -107,6 +107,26 @@ struct ImagesTUITests: TUIFixture {
         }
     }
 
+    /// Golden screens: kitty's placeholders under the message, then scrolled so the picture is cut at the
+    /// pane's bottom (its remaining rows are still placeholders: kitty clips it); a sixel picture's blank
+    /// cells, then scrolled (its symbols, no placement: nothing left to paint over).
+    @Test func goldenScreens() throws {
+        let kitty = ImageGraphic(kind: .kitty, id: 5, key: 100, columns: 4, rows: 3, sequence: "<kitty>")
+        var s = imageState(kitty, above: 12)
+        try assertGolden(screen.render(s, width: 60, height: 12, now: t), "image-kitty-60x12")
+        s.scroll = 2
+        let cut = screen.render(s, width: 60, height: 12, now: t)
+        try assertGolden(cut, "image-kitty-scrolled-60x12")
+        #expect(cut.graphics.count == 1, "still sent: one row of it is on screen")
+        let sixel = ImageGraphic(kind: .sixel, id: 5, key: 100, columns: 4, rows: 3, sequence: "<sixel>")
+        var x = imageState(sixel, above: 12)
+        try assertGolden(screen.render(x, width: 60, height: 12, now: t), "image-sixel-60x12")
+        x.scroll = 2
+        let gone = screen.render(x, width: 60, height: 12, now: t)
+        try assertGolden(gone, "image-sixel-scrolled-60x12")
+        #expect(gone.graphics.isEmpty)
+    }
+
     @Test func sixelPicturesAreDrawnOnlyWhenWhollyOnScreen() {
         let g = ImageGraphic(kind: .sixel, id: 5, key: 100, columns: 4, rows: 3, sequence: "<sixel>")
         var grid = screen.render(imageState(g), width: 60, height: 12, now: t)
