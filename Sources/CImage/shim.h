@@ -39,11 +39,9 @@ static inline void *cti_sym(const char *lib, const char *name) {
     return h ? dlsym(h, name) : NULL;
 }
 
-/// Decodes `data` and renders it into at most `cols` × `max_rows` cells, keeping its aspect (a cell is about
-/// twice as tall as wide). Writes each cell's character and its fg/bg palette pens (16–255; -1: none) row
-/// by row with `cols` cells a row; `*used_cols` gets the width used. Returns the rows used, 0 on failure.
-static inline int cti_render(const void *data, int size, int cols, int max_rows, uint32_t *chars, int *fg, int *bg, int *used_cols) {
-    if (!cti_available() || cols < 1 || max_rows < 1 || size <= 0) return 0;
+/// Decodes `data` (PNG, JPEG, GIF, WebP or BMP, told by its first bytes; PNG otherwise) with libgd. NULL when
+/// it is not an image, or one of more than 40 million pixels; else the caller destroys it.
+static inline gdImagePtr cti_decode(const void *data, int size) {
     static const char *loaders[] = { "gdImageCreateFromPngPtr", "gdImageCreateFromJpegPtr", "gdImageCreateFromGifPtr",
                                      "gdImageCreateFromWebpPtr", "gdImageCreateFromBmpPtr" };
     const uint8_t *b = (const uint8_t *)data;
@@ -53,13 +51,26 @@ static inline int cti_render(const void *data, int size, int cols, int max_rows,
     else if (size > 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0) first = 3;
     else if (size > 2 && b[0] == 'B' && b[1] == 'M') first = 4;
     cti_gd_from_ptr load = (cti_gd_from_ptr)cti_sym("libgd.so.3", loaders[first]);
+    cti_gd_destroy destroy = (cti_gd_destroy)cti_sym("libgd.so.3", "gdImageDestroy");
+    if (!load || !destroy || size <= 0) return NULL;
+    gdImagePtr im = load(size, (void *)data);
+    if (!im) return NULL;
+    int w = gdImageSX(im), h = gdImageSY(im);
+    if (w < 1 || h < 1 || (long)w * h > 40L * 1000 * 1000) { destroy(im); return NULL; }
+    return im;
+}
+
+/// Decodes `data` and renders it into at most `cols` × `max_rows` cells, keeping its aspect (a cell is about
+/// twice as tall as wide). Writes each cell's character and its fg/bg palette pens (16–255; -1: none) row
+/// by row with `cols` cells a row; `*used_cols` gets the width used. Returns the rows used, 0 on failure.
+static inline int cti_render(const void *data, int size, int cols, int max_rows, uint32_t *chars, int *fg, int *bg, int *used_cols) {
+    if (!cti_available() || cols < 1 || max_rows < 1 || size <= 0) return 0;
     cti_gd_pixel pixel = (cti_gd_pixel)cti_sym("libgd.so.3", "gdImageGetTrueColorPixel");
     cti_gd_destroy destroy = (cti_gd_destroy)cti_sym("libgd.so.3", "gdImageDestroy");
-    if (!load || !pixel || !destroy) return 0;
-    gdImagePtr im = load(size, (void *)data);
+    if (!pixel || !destroy) return 0;
+    gdImagePtr im = cti_decode(data, size);
     if (!im) return 0;
     int w = gdImageSX(im), h = gdImageSY(im);
-    if (w < 1 || h < 1 || (long)w * h > 40L * 1000 * 1000) { destroy(im); return 0; }
     int rows = (int)((double)cols * h / w / 2.0 + 0.5);
     int width = cols;
     if (rows > max_rows) {
@@ -142,16 +153,7 @@ typedef void (*cti_gd_free)(void *p);
 static inline uint8_t *cti_picture(const void *data, int size, int pw, int ph, int png, int *len) {
     *len = 0;
     if (!cti_available() || pw < 1 || ph < 1 || size <= 0 || (long)pw * ph > 16L * 1000 * 1000) return NULL;
-    static const char *loaders[] = { "gdImageCreateFromPngPtr", "gdImageCreateFromJpegPtr", "gdImageCreateFromGifPtr",
-                                     "gdImageCreateFromWebpPtr", "gdImageCreateFromBmpPtr" };
-    const uint8_t *b = (const uint8_t *)data;
-    int first = 0;
-    if (size > 3 && b[0] == 0xFF && b[1] == 0xD8) first = 1;
-    else if (size > 3 && b[0] == 'G' && b[1] == 'I' && b[2] == 'F') first = 2;
-    else if (size > 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0) first = 3;
-    else if (size > 2 && b[0] == 'B' && b[1] == 'M') first = 4;
     const char *G = "libgd.so.3";
-    cti_gd_from_ptr load = (cti_gd_from_ptr)cti_sym(G, loaders[first]);
     cti_gd_pixel pixel = (cti_gd_pixel)cti_sym(G, "gdImageGetTrueColorPixel");
     cti_gd_destroy destroy = (cti_gd_destroy)cti_sym(G, "gdImageDestroy");
     cti_gd_create create = (cti_gd_create)cti_sym(G, "gdImageCreateTrueColor");
@@ -160,11 +162,10 @@ static inline uint8_t *cti_picture(const void *data, int size, int pw, int ph, i
     cti_gd_flag save_alpha = (cti_gd_flag)cti_sym(G, "gdImageSaveAlpha");
     cti_gd_png to_png = (cti_gd_png)cti_sym(G, "gdImagePngPtr");
     cti_gd_free gd_free = (cti_gd_free)cti_sym(G, "gdFree");
-    if (!load || !pixel || !destroy || !create || !resample || !blending || !save_alpha || !to_png || !gd_free) return NULL;
-    gdImagePtr im = load(size, (void *)data);
+    if (!pixel || !destroy || !create || !resample || !blending || !save_alpha || !to_png || !gd_free) return NULL;
+    gdImagePtr im = cti_decode(data, size);
     if (!im) return NULL;
     int w = gdImageSX(im), h = gdImageSY(im);
-    if (w < 1 || h < 1 || (long)w * h > 40L * 1000 * 1000) { destroy(im); return NULL; }
     gdImagePtr out = create(pw, ph);
     if (!out) { destroy(im); return NULL; }
     blending(out, 0);

@@ -76,9 +76,11 @@ final class ChatLogWriter: Sendable {
 
 /// Chat logs: the lines of each engine event, to the writer; `/log` in the pager.
 extension ChatApp {
-    /// Where this account's logs are.
+    /// Where this account's logs are: named as its cache is (the embedded server is "embedded", whatever port
+    /// it has this time).
     var logDirectory: String {
-        ChatLog.directory(environment: ProcessInfo.processInfo.environment, user: state.me.userId, server: state.server)
+        ChatLog.directory(
+            environment: ProcessInfo.processInfo.environment, user: state.me.userId, server: accountServer ?? state.server)
     }
 
     /// Before the reducer sees an engine event: its log lines (when `log` is on), handed to the writer.

@@ -105,8 +105,9 @@ public actor ChatApp {
     public init(
         client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String, settings: Settings = Settings(),
         configPath: String? = nil, themesDirectory: String = "", noColor: Bool = false, layoutPath: String? = nil,
-        spellChecker: (any SpellChecker)? = nil
+        spellChecker: (any SpellChecker)? = nil, accountServer: String? = nil
     ) {
+        self.accountServer = accountServer
         self.client = client
         self.surface = surface
         self.screen = screen
@@ -126,6 +127,9 @@ public actor ChatApp {
         }
     }
 
+    /// How the account's server is named in file names when not by its URL (the embedded server: "embedded",
+    /// as its cache is, whatever port it has this time).
+    let accountServer: String?
     /// Where the split panes are kept between runs (nil: nowhere).
     let layoutPath: String?
     /// The layout last written there.

@@ -44,8 +44,9 @@ struct Tern: AsyncParsableCommand {
             $XDG_CACHE_HOME/tern (else ~/.cache/tern), one file per server and user:
             tern starts with them at once, also while the server is down, and
             messages written offline go out when it is back.
-            Logs go to $XDG_STATE_HOME/tern/tern.log. Scripts use `tern send` and
-            `tern tail`.
+            Logs go to $XDG_STATE_HOME/tern/tern.log (with log = true, channels' messages
+            to $XDG_STATE_HOME/tern/logs/; /log opens them). Scripts use `tern send`
+            and `tern tail`.
 
             KEYS (emacs preset; keymap = "vi" for vi's modes; F1 or Esc lists the live
             keymap): Enter sends, Alt-Enter a new line, Ctrl-X Ctrl-E edits the draft in
@@ -54,8 +55,12 @@ struct Tern: AsyncParsableCommand {
             last message); Tab/Shift-Tab complete @nick, /command, #channel, :emoji:,
             paths after /upload; Alt-1…9, Alt-0 channel N; Alt-A next channel with
             activity (mentions first); Alt-J switch channel by name; Ctrl-S search;
-            Ctrl-R pick a message; Alt-O open the last image; Ctrl-L redraw.
+            Ctrl-R pick a message; Alt-O open the last image; Alt-U number the links
+            on screen, then 1–9 opens one; Alt-W type in the other pane (/split);
+            Alt-S spelling suggestions; Ctrl-L redraw.
             A pasted block is one message (asks first above paste_confirm_lines).
+            Quick edits, typed as a message: s/old/new/ edits your last one, +:emoji:
+            reacts to the last message (2+:emoji: the one before), -:emoji: takes it back.
 
             COMMANDS (F1 or /help in tern says what each does; docs/usage.md too):
 
@@ -152,8 +157,9 @@ struct Tern: AsyncParsableCommand {
         let app = ChatApp(
             client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase, settings: settings,
             configPath: configFile, themesDirectory: Paths.config + "/themes", noColor: noColor,
-            layoutPath: Paths.state + "/layout-" + Paths.safeName(config.userId + "@" + config.server.apiBase) + ".json",
-            spellChecker: HunspellChecker())
+            // Per account, named as its cache is: the embedded server is one account whatever its port.
+            layoutPath: Paths.state + "/layout-" + Paths.safeName(config.userId + "@" + (config.cacheName ?? config.server.apiBase)) + ".json",
+            spellChecker: HunspellChecker(), accountServer: config.cacheName)
         let stop = SignalWatch([SIGTERM, SIGHUP])
         let quitOnSignal = Task {
             await stop.wait()

@@ -192,7 +192,10 @@ extension Screen {
                 var parts: [(String, Style)] = [(pad, theme.style("timeline"))]
                 var line = Line(parts: [])
                 if let g = image.graphic, g.kind == .kitty, g.columns <= room {
-                    for c in 0..<g.columns { parts.append((g.placeholder(row: r, column: c).text, Style(fg: .index(g.id)))) }
+                    for c in 0..<g.columns {
+                        let cell = g.placeholder(row: r, column: c)
+                        parts.append((cell.text, cell.style))
+                    }
                     if r == 0 { line.kitty = (g, x) }
                 } else {
                     for cell in row.prefix(room) { parts.append((cell.text, cell.style)) }
