@@ -213,6 +213,13 @@ extension SlashCommand {
             help: [HelpLine(usage: "/split [-h] [NAME]", what: "show a channel beside this one (-h: below); Alt-W types there")]
         ) { r, c, s in r.splitCommand(c, &s) },
         SlashCommand(name: "unsplit", help: [HelpLine(usage: "/unsplit", what: "one pane again")]) { r, _, s in r.unsplitCommand(&s) },
+        SlashCommand(
+            name: "account",
+            help: [HelpLine(usage: "/account [NAME]", what: "list the accounts, or go to NAME's channels")]
+        ) { r, c, s in r.accountCommand(c, &s) },
+        SlashCommand(name: "fold", help: [HelpLine(usage: "/fold [NAME]", what: "hide (or show) an account's channels in the list")]) {
+            r, c, s in r.foldCommand(c, &s)
+        },
         SlashCommand(name: "go", aliases: ["switch"], help: [HelpLine(usage: "/go NAME", what: "switch to the channel best matching NAME")]) {
             r, c, s in r.goCommand(c, &s)
         },

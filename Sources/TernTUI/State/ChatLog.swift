@@ -87,7 +87,7 @@ struct ChatLog {
 
     /// A channel's name as tern shows it (its URL when tern does not know it).
     static func channelName(_ url: String, _ state: AppState) -> String {
-        if let c = state.channels.first(where: { $0.url == url }) { return c.displayName(me: state.me.userId) }
+        if let c = state.channels.first(where: { $0.url == url }) { return c.displayName(me: state.me(for: url).userId) }
         if let o = state.openChannels.first(where: { $0.url == url }) { return o.displayName }
         return url
     }

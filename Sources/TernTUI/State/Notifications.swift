@@ -74,11 +74,11 @@ extension Reducer {
     /// notify level (`all`, `mentions`: mentions, highlight words and 1-on-1s, `none`), the server's push
     /// preferences (trigger option, do-not-disturb, snooze) and the config's do-not-disturb window.
     static func alertEffects(_ m: Message, _ state: AppState, timeZone: TimeZone = .current) -> [Effect] {
-        guard m.kind != .admin, let sender = m.sender, sender.userId != state.me.userId, !m.silent else { return [] }
+        guard m.kind != .admin, let sender = m.sender, sender.userId != state.me(for: m.channelUrl).userId, !m.silent else { return [] }
         // On screen and seen already: nothing to call attention to.
         if state.selected == m.channelUrl && state.seeing { return [] }
         let highlight = highlighted(m.text, words: state.settings.highlights)
-        let mentioned = m.mentionedUserIds.contains(state.me.userId) || m.mentionType == "channel" || highlight
+        let mentioned = m.mentionedUserIds.contains(state.me(for: m.channelUrl).userId) || m.mentionType == "channel" || highlight
         let channel = state.channels.first { $0.url == m.channelUrl }
         let direct = (channel?.memberCount ?? 0) == 2
         let label = channelLabel(m.channelUrl, state)

@@ -144,6 +144,8 @@ public struct Reducer: Sendable {
 
         case .event(let event):
             return apply(event, &state)
+        case .account(let name, let event):
+            return applyAccount(name, event, &state)
 
         case .channelsLoaded, .historyLoaded, .historyFailed, .opened, .notice:
             return reduceLoaded(&state, action)
