@@ -89,7 +89,7 @@ struct ChatLog {
     static func channelName(_ url: String, _ state: AppState) -> String {
         if let c = state.channels.first(where: { $0.url == url }) { return c.displayName(me: state.me(for: url).userId) }
         if let o = state.openChannels.first(where: { $0.url == url }) { return o.displayName }
-        return url
+        return AccountKey.url(of: url)
     }
 
     // MARK: - Lines
