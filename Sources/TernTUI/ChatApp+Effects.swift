@@ -60,7 +60,9 @@ extension ChatApp {
         switch effect {
         case .loadEmojis:
             Task {
-                do { self.dispatch(r, .emojisLoaded(try await client.emojiKeys())) } catch { self.dispatch(r, .failed("emojis: " + Self.describe(error))) }
+                do { self.dispatch(r, .emojisLoaded(try await client.emojiKeys())) } catch {
+                    self.dispatch(r, .failed("emojis: " + Self.describe(error)))
+                }
             }
         case .send(let text, let url):
             Task { await client.sendMessage(text, to: url) }

@@ -29,6 +29,10 @@ struct Tern: AsyncParsableCommand {
               TERN_THEME          a theme file, or NAME: default, dark, light,
                                   high-contrast, or $XDG_CONFIG_HOME/tern/themes/NAME.theme
               NO_COLOR            set: no colours, attributes only
+            Several accounts or servers at once: [[accounts]] tables in the config
+            (name, server, user_id, token or token_command, color; see below); then
+            the variables above do not sign in, --server or --user does (once). Each
+            account's channels are listed under its name; /account NAME goes there.
             In the client: Enter sends; Ctrl-N/Ctrl-P (Alt-↓/Alt-↑) switch channel;
             PgUp/PgDn scroll (older history loads at the top); Ctrl-O shows the
             channel (members, flags) with one-key actions; Ctrl-G browses public

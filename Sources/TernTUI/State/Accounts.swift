@@ -134,7 +134,8 @@ public struct AccountRoute: Sendable, Equatable {
             .userBlocked, .userUnblocked, .syncing:
             return .account(name: name, event)
         case .unreadCountChanged(let url, let messages, let mentions, let total):
-            return .account(name: name, .unreadCountChanged(channelUrl: url.map(key), unreadMessageCount: messages, unreadMentionCount: mentions, total: total))
+            return .account(
+                name: name, .unreadCountChanged(channelUrl: url.map(key), unreadMessageCount: messages, unreadMentionCount: mentions, total: total))
         default:
             return .event(tagged(event))
         }
