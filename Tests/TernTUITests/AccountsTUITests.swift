@@ -115,7 +115,7 @@ struct AccountsTUITests: TUIFixture {
         _ = reducer.reduce(&s, .key(.ctrl("n")))
         #expect(AccountKey.account(of: s.selected ?? "") == "work")
         let onHome = reducer.reduce(&s, home.action(for: .messageReceived(fromAlice)))
-        #expect(onHome.contains { if case .alert = $0 { true } else { false } }, "Bob is told: \(onHome)")
+        #expect(onHome.contains(.alert(title: "Alice · home", body: "ping")), "Bob is told, on his account: \(onHome)")
     }
 
     @Test func eachAccountsConnectionAndUnreadTotal() throws {
@@ -157,6 +157,25 @@ struct AccountsTUITests: TUIFixture {
         type("/account nowhere", &s)
         _ = reducer.reduce(&s, .key(.enter))
         #expect(s.notice == "no account \"nowhere\" (accounts: work, home)")
+        type("/account h", &s)
+        _ = reducer.reduce(&s, .key(.tab))
+        #expect(s.inputText == "/account home ", "Tab completes an account's name")
+    }
+
+    @Test func aSplitAcrossAccountsComesBackOnceBothHaveLoaded() {
+        var s = AppState(me: User(userId: "nobody"), server: "test")
+        s.accounts = [
+            AccountState(name: "work", me: User(userId: "alice"), server: "http://a"),
+            AccountState(name: "home", me: User(userId: "bob"), server: "http://b"),
+        ]
+        s.pendingLayout = SavedLayout(focused: "work\u{1F}team-url", split: SplitView(channelUrl: "home\u{1F}dm"))
+        _ = reducer.reduce(&s, .resized(width: 100, height: 24))
+        let team = GroupChannel(url: "team-url", name: "team", members: [Member(user: alice)])
+        let dm = GroupChannel(url: "dm", name: "", members: [Member(user: alice), Member(user: bob)])
+        _ = reducer.reduce(&s, work.tagged(.channelsLoaded([team])))
+        #expect(s.split == nil && s.pendingLayout != nil, "home's channels are not here yet")
+        _ = reducer.reduce(&s, home.tagged(.channelsLoaded([dm])))
+        #expect(s.pendingLayout == nil && s.selected == "work\u{1F}team-url" && s.split?.channelUrl == "home\u{1F}dm")
     }
 
     @Test func theConfigsAccounts() throws {

@@ -20,6 +20,8 @@ struct SlashCommand: Sendable {
         case path
         /// The number of a link on screen (`/url`).
         case links
+        /// An account's name (`[[accounts]]`).
+        case account
     }
 
     /// A line of the help screen: the usage on the left, what it does on the right. `key` names the key
@@ -214,10 +216,12 @@ extension SlashCommand {
         ) { r, c, s in r.splitCommand(c, &s) },
         SlashCommand(name: "unsplit", help: [HelpLine(usage: "/unsplit", what: "one pane again")]) { r, _, s in r.unsplitCommand(&s) },
         SlashCommand(
-            name: "account",
+            name: "account", argument: .account,
             help: [HelpLine(usage: "/account [NAME]", what: "list the accounts, or go to NAME's channels")]
         ) { r, c, s in r.accountCommand(c, &s) },
-        SlashCommand(name: "fold", help: [HelpLine(usage: "/fold [NAME]", what: "hide (or show) an account's channels in the list")]) {
+        SlashCommand(
+            name: "fold", argument: .account, help: [HelpLine(usage: "/fold [NAME]", what: "hide (or show) an account's channels in the list")]
+        ) {
             r, c, s in r.foldCommand(c, &s)
         },
         SlashCommand(name: "go", aliases: ["switch"], help: [HelpLine(usage: "/go NAME", what: "switch to the channel best matching NAME")]) {
