@@ -138,8 +138,10 @@ struct Tern: AsyncParsableCommand {
                 for a in settings.accounts {
                     let c = try ConnectionOptions.clientConfiguration(a.environment(env), server: a.server, userId: a.userId, caFile: a.caFile)
                     // One cache per login: two accounts that are the same login would share it.
-                    if let twin = accountConfigs.first(where: { $0.1.userId == c.userId && $0.1.cacheName == c.cacheName && $0.1.server == c.server }) {
-                        throw SendbirdError(.invalidParameter, "accounts \(twin.0.name) and \(a.name) are the same login (\(c.userId) on \(c.server.apiBase))")
+                    if let twin = accountConfigs.first(where: { $0.1.userId == c.userId && $0.1.cacheName == c.cacheName && $0.1.server == c.server })
+                    {
+                        throw SendbirdError(
+                            .invalidParameter, "accounts \(twin.0.name) and \(a.name) are the same login (\(c.userId) on \(c.server.apiBase))")
                     }
                     accountConfigs.append((a, try prepared(c, env)))
                 }
