@@ -53,6 +53,8 @@ struct QuickEditTests: TUIFixture {
         onItsWay.messages["c1"]?[2].status = .pending
         #expect(send("s/teh/the/", &onItsWay).isEmpty)
         #expect(onItsWay.notice == "your last message is still on its way: s/…/…/ again once it shows ✓")
+        // /say sends one as text.
+        #expect(send("/say s/teh/the/", &onItsWay) == [.send(text: "s/teh/the/", channelUrl: "c1")])
     }
 
     @Test func reactionsGoToTheNthLastMessage() {

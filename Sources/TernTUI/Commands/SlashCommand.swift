@@ -128,6 +128,9 @@ extension SlashCommand {
         ) { r, c, s in r.blockCommand(c, &s) },
         SlashCommand(name: "unblock", argument: .user) { r, c, s in r.blockCommand(c, &s) },
         SlashCommand(name: "blocked", help: [HelpLine(usage: "/blocked", what: "who you block")]) { _, _, _ in [.listBlocked] },
+        SlashCommand(name: "say", help: [HelpLine(usage: "/say TEXT", what: "send TEXT as it is (/… or s/a/b/ too)")]) { r, c, s in
+            r.sayCommand(c, &s)
+        },
         SlashCommand(name: "reply", help: [HelpLine(usage: "/reply [TEXT]", what: "reply to the last message from others")]) { r, c, s in
             r.replyCommand(c, &s)
         },
