@@ -42,9 +42,10 @@ extension ChatApp {
         return (a.client, AccountRoute(a.name))
     }
 
-    /// The account called `name`; none named: the channel on screen's, else the first.
+    /// The account called `name`; none named: the one `/account` chose (``AppState/accountFocus``), else the
+    /// channel on screen's, else the first.
     func account(named name: String?) -> Account {
-        let wanted = name ?? state.currentAccount.map { state.accounts[$0].name }
+        let wanted = name ?? state.accountFocus ?? state.currentAccount.map { state.accounts[$0].name }
         return accounts.first { $0.name == wanted } ?? accounts[0]
     }
 

@@ -15,7 +15,7 @@ extension TerminalEndToEndTests {
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let second = try await TerndChild.start(dataDirectory: dir + "/second", apiToken: "second-\(UUID().uuidString)")
             do {
-                try await second.createUsers(["carol", "dave"])
+                try await second.createUsers(["carol", "dave", "erin"])
                 try await second.createGroup("home-room", name: "home", of: ["carol", "dave"])
                 try await second.post("hello from two", by: "dave", in: "home-room")
                 let config = """
@@ -29,6 +29,11 @@ extension TerminalEndToEndTests {
                     server = "\(second.url)"
                     user_id = "carol"
                     color = "magenta"
+
+                    [[accounts]]
+                    name = "three"
+                    server = "\(second.url)"
+                    user_id = "erin"
                     """
                 try await T.withTerminals(["alice"], configs: ["alice": config], size: (100, 24)) { tmux, server in
                     try await server.createUsers(["bob"])
@@ -61,7 +66,14 @@ extension TerminalEndToEndTests {
                     try await tmux.waitScreen("alice", "the other account's news") { $0.contains("Act:") && $0.contains("home") }
                     // /fold two: only its header.
                     try await tmux.enter("alice", "/fold two", thenSee: "two folded") { $0.contains("▸two ●") && !$0.contains(" home ") }
+                    // An account with no channels: /account takes the commands there, /dm starts one as erin.
+                    try await tmux.enter("alice", "/account three", thenSee: "three chosen") { $0.contains("→ three") }
+                    try await tmux.enter("alice", "/dm dave", thenSee: "erin's DM") { $0.contains("Erin@three") && $0.contains("#Dave") }
+
                 }
+                // The DM /dm made in account three is erin's, on the second server.
+                let dm = try await second.channelUrl(of: "erin", named: "")
+                #expect(!dm.isEmpty, "erin's DM with dave is on the second server")
             } catch {
                 await second.stop(SIGKILL)
                 throw error

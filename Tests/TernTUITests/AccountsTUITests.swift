@@ -162,6 +162,23 @@ struct AccountsTUITests: TUIFixture {
         #expect(s.inputText == "/account home ", "Tab completes an account's name")
     }
 
+    @Test func anAccountWithoutChannelsTakesTheCommandsUntilTheChannelChanges() throws {
+        var s = twoAccounts()
+        s.accounts.append(AccountState(name: "new", me: User(userId: "al"), server: "http://c"))
+        _ = reducer.reduce(&s, .key(.char("x")))
+        _ = reducer.reduce(&s, .key(.ctrl("u")))
+        let before = s.selected
+        type("/account new", &s)
+        _ = reducer.reduce(&s, .key(.enter))
+        #expect(s.accountFocus == "new" && s.selected == before, "the channel stays on screen")
+        #expect(s.notice == "new has no channels yet: /dm USER, /create NAME or /join NAME now act there")
+        let status = try #require(screen.render(s, width: 100, height: 24, now: t).text.split(separator: "\n").last)
+        #expect(status.contains("alice@work → new"), "\(status)")
+        #expect(screen.render(s, width: 100, height: 24, now: t).text.contains("▾new ◌"), "its header, still connecting")
+        _ = reducer.reduce(&s, .key(.ctrl("n")))
+        #expect(s.accountFocus == nil, "another channel on screen: commands follow it again")
+    }
+
     @Test func aSplitAcrossAccountsComesBackOnceBothHaveLoaded() {
         var s = AppState(me: User(userId: "nobody"), server: "test")
         s.accounts = [

@@ -46,7 +46,9 @@ extension Reducer {
         let name = state.accounts[i].name
         // Its channel with the latest activity (the list keeps them in that order).
         guard let url = Self.channelOrder(state).first(where: { AccountKey.account(of: $0) == name }) else {
-            state.notice = "\(name): no channels yet (/dm USER starts one there)"
+            // Nothing to show there yet: what names no channel is done there until the channel changes.
+            state.accountFocus = name
+            state.notice = "\(name) has no channels yet: /dm USER, /create NAME or /join NAME now act there"
             return []
         }
         return select(url, &state)

@@ -471,6 +471,7 @@ public struct Reducer: Sendable {
     func switchChannel(to url: String, _ state: inout AppState) -> [Effect] {
         var effects: [Effect] = []
         let old = state.selected
+        state.accountFocus = nil
         if let old {
             effects.append(.unview(channelUrl: old))
             if !state.input.isEmpty { effects.append(.typing(channelUrl: old, started: false)) }

@@ -11,6 +11,9 @@ public struct AppState: Sendable, Equatable {
     /// The accounts when tern runs several (config.toml `[[accounts]]`); empty: one account, as before.
     /// Their channels are known by ``AccountKey``s (the account's name and the channel's URL).
     public var accounts: [AccountState] = []
+    /// With several accounts: the account `/account NAME` chose while it has no channels. Commands that name
+    /// no channel (`/dm`, `/create`, `/join`, `/users`…) act there until the channel on screen changes.
+    public var accountFocus: String?
     /// The engine is catching up after a (re)connection (changelogs, gap fills).
     public var syncing = false
     /// Started from the cache before the server answered (the status bar says so until connected).

@@ -7,7 +7,7 @@ extension Screen {
         g.fill(x: 0, y: y, width: width, height: 1, style: theme.style("status"))
         // With several accounts: the user and the account of the channel on screen, its connection.
         let account = state.currentAccount
-        let who = state.me.displayName + (account.map { "@" + state.accounts[$0].name } ?? "")
+        let who = state.me.displayName + (account.map { "@" + state.accounts[$0].name } ?? "") + (state.accountFocus.map { " → " + $0 } ?? "")
         var col = g.write(" \(who) ", x: 0, y: y, style: theme.style("status.user"))
         var (text, key) = Self.connectionText(state.connection, now: now)
         if account.map({ state.accounts[$0].syncing }) ?? state.syncing, case .open = state.connection {
