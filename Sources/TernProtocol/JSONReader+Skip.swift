@@ -61,9 +61,7 @@ extension JSONReader {
             let b = bytes[index]
             switch b {
             case UInt8(ascii: "\""):
-                if !ascii, String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) == nil {
-                    throw Unrecognised()
-                }
+                if !ascii, !Self.isUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index])) { throw Unrecognised() }
                 index += 1
                 return
             case UInt8(ascii: "\\"):
@@ -108,5 +106,39 @@ extension JSONReader {
         let start = index
         while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
         return index - start
+    }
+}
+
+extension JSONReader {
+    /// Whether `b` is well-formed UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF),
+    /// checked without building a String.
+    static func isUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            if c < 0x80 {
+                i += 1
+                continue
+            }
+            let n: Int
+            var lo: UInt8 = 0x80
+            var hi: UInt8 = 0xBF
+            switch c {
+            case 0xC2...0xDF: n = 1
+            case 0xE0: (n, lo) = (2, 0xA0)
+            case 0xED: (n, hi) = (2, 0x9F)
+            case 0xE1...0xEF: n = 2
+            case 0xF0: (n, lo) = (3, 0x90)
+            case 0xF4: (n, hi) = (3, 0x8F)
+            case 0xF1...0xF3: n = 3
+            default: return false
+            }
+            guard i + n < b.count else { return false }
+            // The first continuation byte has the narrowed range; the rest any continuation byte.
+            guard b[i + 1] >= lo, b[i + 1] <= hi else { return false }
+            for j in 2..<(n + 1) where b[i + j] & 0xC0 != 0x80 { return false }
+            i += n + 1
+        }
+        return true
     }
 }

@@ -344,6 +344,16 @@ extension JSONReader {
         seen |= mask
     }
 
+    /// Reads an object: `member` is given each key's index in `names` (-1 for another key) and must
+    /// read or skip its value. A key of `names` given twice makes the reader give up.
+    package mutating func object(
+        _ names: [StaticString], _ member: (Int, inout JSONReader) throws(Unrecognised) -> Void
+    ) throws(Unrecognised) {
+        var seen: UInt64 = 0
+        try beginObject()
+        while let k = try nextKey(in: names, seen: &seen) { try member(k, &self) }
+    }
+
     /// The next member's key as its index in `names` (-1 for another key), the reader then at its
     /// value; nil after the object's `}`. A key of `names` given twice makes the reader give up.
     package mutating func nextKey(in names: [StaticString], seen: inout UInt64) throws(Unrecognised) -> Int? {

@@ -3,13 +3,13 @@
 // gives up, and `JSONDecoder` then throws as before.
 
 extension UnreadCount: ByteDecodable {
+    static let keys: [StaticString] = ["all", "custom_types", "ts"]
+
     package init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
         var all = 0
         var customTypes: [String: Int] = [:]
         var ts: Int64 = 0
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: ["all", "custom_types", "ts"], seen: &seen) {
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
             switch k {
             case 0: all = try r.int() ?? 0
             case 1: customTypes = try r.dictionary { (r: inout JSONReader) throws(JSONReader.Unrecognised) in try r.int() } ?? [:]
@@ -18,6 +18,20 @@ extension UnreadCount: ByteDecodable {
             }
         }
         self.init(all: all, customTypes: customTypes, ts: ts)
+    }
+}
+
+/// Any frame's `unread_cnt`, when a server sends one: read on every message (ternd puts each
+/// recipient's totals in front of it).
+package struct UnreadCarrier: Decodable, Equatable, ByteDecodable {
+    package var unreadCnt: UnreadCount?
+    enum CodingKeys: String, CodingKey { case unreadCnt = "unread_cnt" }
+    static let keys: [StaticString] = ["unread_cnt"]
+
+    package init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
+            if k == 0 { unreadCnt = try r.optional(UnreadCount.self) } else { try r.skipValue() }
+        }
     }
 }
 
@@ -31,9 +45,7 @@ extension ReadEvent: ByteDecodable {
         var user: SenderPayload?
         var ts: Int64?
         var unread: UnreadCount?
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: Self.keys, seen: &seen) {
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
             switch k {
             case 0: channelUrl = try r.string()
             case 1: channelType = try r.string()
@@ -51,13 +63,13 @@ extension ReadEvent: ByteDecodable {
 }
 
 extension DeliveryEvent: ByteDecodable {
+    static let keys: [StaticString] = ["channel_url", "channel_type", "updated"]
+
     package init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
         var channelUrl: String?
         var channelType: String?
         var updated: [String: Int64]?
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: ["channel_url", "channel_type", "updated"], seen: &seen) {
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
             switch k {
             case 0: channelUrl = try r.string()
             case 1: channelType = try r.string()
@@ -72,14 +84,14 @@ extension DeliveryEvent: ByteDecodable {
 }
 
 extension DeleteMessageEvent: ByteDecodable {
+    static let keys: [StaticString] = ["channel_url", "channel_type", "msg_id", "message_id"]
+
     package init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
         var channelUrl: String?
         var channelType: String?
         var msgId: Int64?
         var messageId: Int64?
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: ["channel_url", "channel_type", "msg_id", "message_id"], seen: &seen) {
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
             switch k {
             case 0: channelUrl = try r.string()
             case 1: channelType = try r.string()
@@ -101,9 +113,7 @@ extension ReactionEvent: ByteDecodable {
         var msgId: Int64?
         var updatedAt: Int64?
         var success: Bool?
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: Self.keys, seen: &seen) {
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
             switch k {
             case 0, 1, 3, 4, 5: text[k] = try r.string()
             case 2: msgId = try r.flexibleInt64()

@@ -15,9 +15,7 @@ extension SenderPayload: ByteDecodable {
         var metadata: [String: String] = [:]
         var isActive = true
         var requireAuth = false
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: Self.keys, seen: &seen) {
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
             switch k {
             case 0: userId = try r.string()
             case 1: nickname = try r.string() ?? ""
@@ -38,12 +36,12 @@ extension SenderPayload: ByteDecodable {
 }
 
 extension MetaArrayItem: ByteDecodable {
+    static let keys: [StaticString] = ["key", "value"]
+
     package init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
         var key: String?
         var value: [String]?
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: ["key", "value"], seen: &seen) {
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
             switch k {
             case 0: key = try r.string()
             case 1: value = try r.stringArray()
@@ -130,9 +128,7 @@ private struct MessageFields {
 extension MessagePayload: ByteDecodable {
     package init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
         var f = MessageFields()
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: MessageFields.keys, seen: &seen) { try f.read(k, &r) }
+        try r.object(MessageFields.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in try f.read(k, &r) }
         let id = f.msgId ?? f.messageId ?? -1
         let type = f.type ?? "MESG"
         // No id: `Decodable` throws. A file message's flat `url`/`name`/`size`: left to it.

@@ -123,3 +123,23 @@ struct JSONReaderTests {
         Self.check(UnreadCount.self, #"{"all":"1"}"#, fast: false)
     }
 }
+
+extension JSONReaderTests {
+    /// The reader's own UTF-8 check (for skipped strings) against the standard library's.
+    @Test func utf8CheckAgreesWithTheStandardLibrary() {
+        var rng = SeededGenerator(seed: 0x0075_7466_38)
+        let starts: [UInt8] = [
+            0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ]
+        let tails: [UInt8] = [0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                bytes.append(starts.randomElement(using: &rng)!)
+                for _ in 0..<Int.random(in: 0...3, using: &rng) { bytes.append(tails.randomElement(using: &rng)!) }
+            }
+            let ours = bytes.withUnsafeBufferPointer { JSONReader.isUTF8($0) }
+            #expect(ours == (String(validating: bytes, as: UTF8.self) != nil), "\(bytes)")
+        }
+    }
+}

@@ -97,23 +97,6 @@ struct ChannelEventData: Decodable {
     }
 }
 
-/// Any frame's `unread_cnt`, when a server sends one.
-struct UnreadCarrier: Decodable, Equatable {
-    var unreadCnt: UnreadCount?
-    enum CodingKeys: String, CodingKey { case unreadCnt = "unread_cnt" }
-}
-
-/// Read on every message (ternd puts each recipient's totals in front of it): without `JSONDecoder`.
-extension UnreadCarrier: ByteDecodable {
-    init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
-        var seen: UInt64 = 0
-        try r.beginObject()
-        while let k = try r.nextKey(in: ["unread_cnt"], seen: &seen) {
-            if k == 0 { unreadCnt = try r.optional(UnreadCount.self) } else { try r.skipValue() }
-        }
-    }
-}
-
 extension ChatClient {
     static let unreadKey = Data("\"unread_cnt\"".utf8)
     static let errorKey = Data("\"error\":true".utf8)

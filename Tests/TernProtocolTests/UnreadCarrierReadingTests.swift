@@ -1,10 +1,9 @@
 import Foundation
 import Testing
 
-@testable import TernKit
 @testable import TernProtocol
 
-/// The engine's own per-message reader (`unread_cnt` of any frame) against `JSONDecoder`.
+/// `unread_cnt`, which the engine reads of every frame, against `JSONDecoder`.
 @Suite("UnreadCarrier read without JSONDecoder")
 struct UnreadCarrierReadingTests {
     @Test(arguments: [
