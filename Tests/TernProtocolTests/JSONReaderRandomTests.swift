@@ -140,6 +140,37 @@ struct JSONReaderRandomTests {
         }
     }
 
+    @Test("1,000 random DLVR, DELM and MRCT frames each")
+    func randomEvents() {
+        var maker = Maker(rng: SeededGenerator(seed: 0x36_E7E7))
+        for _ in 0..<1_000 {
+            let id = { (m: inout Maker) in m.chance(2) ? "\(m.int())" : "\"\(m.int())\"" }
+            let users = (0..<Int.random(in: 0...3, using: &maker.rng)).map { i in ("u\(i)", "\(maker.int())") }
+            let dlvr = maker.object(
+                [("channel_url", maker.string()), ("channel_type", maker.string()), ("updated", maker.object(users))], unknown: true)
+            let delm = maker.object(
+                [("channel_url", maker.string()), (maker.chance(2) ? "msg_id" : "message_id", id(&maker))]
+                    + maker.some([("channel_type", maker.orNull(maker.string()))]), unknown: true)
+            let mrct = maker.object(
+                [
+                    ("channel_url", maker.string()), ("msg_id", id(&maker)), ("reaction", maker.string()), ("user_id", maker.string()),
+                    ("operation", maker.chance(2) ? "\"ADD\"" : "\"DELETE\""),
+                ] + maker.some([("channel_type", maker.orNull(maker.string())), ("success", maker.bool()), ("updated_at", maker.flexibleInt())]),
+                unknown: true)
+            JSONReaderTests.check(DeliveryEvent.self, dlvr, fast: true)
+            JSONReaderTests.check(DeleteMessageEvent.self, delm, fast: true)
+            JSONReaderTests.check(ReactionEvent.self, mrct, fast: true)
+            for (type, json) in [(0, dlvr), (1, delm), (2, mrct)] {
+                let mutated = String(decoding: FuzzTests.mutate(Array(json.utf8), &maker.rng), as: UTF8.self)
+                switch type {
+                case 0: JSONReaderTests.check(DeliveryEvent.self, mutated, fast: false)
+                case 1: JSONReaderTests.check(DeleteMessageEvent.self, mutated, fast: false)
+                default: JSONReaderTests.check(ReactionEvent.self, mutated, fast: false)
+                }
+            }
+        }
+    }
+
     @Test("3,000 random messages: read without JSONDecoder, equal to it; mutated, never different")
     func randomMessages() {
         var maker = Maker(rng: SeededGenerator(seed: 0x36_DEC0DE))
