@@ -94,7 +94,10 @@ private struct MessageFields {
     /// Reads the value of the key at `index` of ``keys``.
     mutating func read(_ index: Int, _ r: inout JSONReader) throws(JSONReader.Unrecognised) {
         switch index {
-        case 0: type = try r.string()
+        case 0:
+            type = try r.string()
+            // A file message's flat `url`/`name`/`size` are `Decodable`'s: give up at once.
+            if type == "FILE" { throw JSONReader.Unrecognised() }
         case 1: msgId = try r.flexibleInt64()
         case 2: messageId = try r.flexibleInt64()
         case 3: message = try r.string() ?? ""
@@ -131,8 +134,8 @@ extension MessagePayload: ByteDecodable {
         try r.object(MessageFields.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in try f.read(k, &r) }
         let id = f.msgId ?? f.messageId ?? -1
         let type = f.type ?? "MESG"
-        // No id: `Decodable` throws. A file message's flat `url`/`name`/`size`: left to it.
-        guard id >= 0, type != "FILE" else { throw JSONReader.Unrecognised() }
+        // No id: `Decodable` throws.
+        guard id >= 0 else { throw JSONReader.Unrecognised() }
         self.init(
             type: type, id: id, message: f.message, channelUrl: f.channelUrl, channelType: f.channelType, createdAt: f.ts ?? f.createdAt ?? 0,
             updatedAt: f.updatedAt, user: f.user, customType: f.customType, data: f.data, sortedMetaarray: f.sortedMetaarray,
