@@ -56,11 +56,13 @@ extension ChatApp {
 
     /// Messages: sending, editing, deleting, reactions, threads, search, files, emojis.
     func performForMessages(_ effect: Effect) {
-        let client = self.client
+        let (client, r, effect) = route(effect)
         switch effect {
         case .loadEmojis:
             Task {
-                do { self.dispatch(.emojisLoaded(try await client.emojiKeys())) } catch { self.dispatch(.failed("emojis: " + Self.describe(error))) }
+                do { self.dispatch(r, .emojisLoaded(try await client.emojiKeys())) } catch {
+                    self.dispatch(r, .failed("emojis: " + Self.describe(error)))
+                }
             }
         case .send(let text, let url):
             Task { await client.sendMessage(text, to: url) }
@@ -69,25 +71,25 @@ extension ChatApp {
         case .editMessage(let m, let text):
             Task {
                 do { try await client.updateMessage(m, MessageUpdateParams(text: text)) } catch {
-                    self.dispatch(.failed("edit: " + Self.describe(error)))
+                    self.dispatch(r, .failed("edit: " + Self.describe(error)))
                 }
             }
         case .deleteMessage(let m):
             Task {
-                do { try await client.deleteMessage(m) } catch { self.dispatch(.failed("delete: " + Self.describe(error))) }
+                do { try await client.deleteMessage(m) } catch { self.dispatch(r, .failed("delete: " + Self.describe(error))) }
             }
         case .react(let m, let key, let add):
             Task {
                 do {
                     if add { try await client.addReaction(m, key: key) } else { try await client.deleteReaction(m, key: key) }
                 } catch {
-                    self.dispatch(.failed("reaction: " + Self.describe(error)))
+                    self.dispatch(r, .failed("reaction: " + Self.describe(error)))
                 }
             }
         case .openThread(let parent):
             Task {
-                do { self.dispatch(.threadLoaded(try await client.thread(of: parent))) } catch {
-                    self.dispatch(.failed("thread: " + Self.describe(error)))
+                do { self.dispatch(r, .threadLoaded(try await client.thread(of: parent))) } catch {
+                    self.dispatch(r, .failed("thread: " + Self.describe(error)))
                 }
             }
         case .searchMessages(let query):
@@ -98,20 +100,20 @@ extension ChatApp {
                     q.order = .timestamp
                     q.reverse = true
                     q.advanced = MessageSearchQuery.looksAdvanced(query)
-                    let r = try await client.searchMessages(q)
-                    self.dispatch(.searchResults(query: query, r.messages, hasMore: r.hasNext))
+                    let found = try await client.searchMessages(q)
+                    self.dispatch(r, .searchResults(query: query, found.messages, hasMore: found.hasNext))
                 } catch {
-                    self.dispatch(.searchResults(query: query, [], hasMore: false))
-                    self.dispatch(.failed("search: " + Self.describe(error)))
+                    self.dispatch(r, .searchResults(query: query, [], hasMore: false))
+                    self.dispatch(r, .failed("search: " + Self.describe(error)))
                 }
             }
         case .jump(let m):
             Task {
                 do {
                     let page = try await client.messages(around: m)
-                    self.dispatch(.jumped(url: m.channelUrl, page: page, messageId: m.messageId))
+                    self.dispatch(r, .jumped(url: m.channelUrl, page: page, messageId: m.messageId))
                 } catch {
-                    self.dispatch(.failed("jump: " + Self.describe(error)))
+                    self.dispatch(r, .failed("jump: " + Self.describe(error)))
                 }
             }
         case .upload(let path, let url):
@@ -122,17 +124,19 @@ extension ChatApp {
                         Task { await self.uploadProgress(path: path, sent: sent, total: total) }
                     }
                     self.uploadIds[path] = requestId
-                    self.dispatch(.uploadStarted(requestId: requestId, Upload(channelUrl: url, name: name)))
+                    self.dispatch(r, .uploadStarted(requestId: requestId, Upload(channelUrl: url, name: name)))
                 } catch {
-                    self.dispatch(.failed("\(name): " + Self.describe(error, .upload(name))))
+                    self.dispatch(r, .failed("\(name): " + Self.describe(error, .upload(name))))
                 }
             }
         case .cancelUpload(let requestId):
             Task {
-                if await client.cancelUpload(requestId) {
-                    self.dispatch(.uploadFinished(requestId: requestId, error: "cancelled"))
+                var cancelled = false
+                for (client, _) in self.engines where !cancelled { cancelled = await client.cancelUpload(requestId) }
+                if cancelled {
+                    self.dispatch(r, .uploadFinished(requestId: requestId, error: "cancelled"))
                 } else {
-                    self.dispatch(.notice("nothing to cancel: the upload had finished"))
+                    self.dispatch(r, .notice("nothing to cancel: the upload had finished"))
                 }
             }
         case .download(let m, let directory):
@@ -140,9 +144,9 @@ extension ChatApp {
                 do {
                     let dir = directory.isEmpty ? FileManager.default.currentDirectoryPath : directory
                     let paths = try await client.download(m, to: dir)
-                    self.dispatch(.notice("saved " + paths.joined(separator: ", ")))
+                    self.dispatch(r, .notice("saved " + paths.joined(separator: ", ")))
                 } catch {
-                    self.dispatch(.failed("download: " + Self.describe(error)))
+                    self.dispatch(r, .failed("download: " + Self.describe(error)))
                 }
             }
         default:
@@ -152,22 +156,22 @@ extension ChatApp {
 
     /// Group channels: opening, creating, history, reading, typing, membership, blocking, read-all.
     func performForChannels(_ effect: Effect) {
-        let client = self.client
+        let (client, r, effect) = route(effect)
         switch effect {
         case .openDirect(let user):
             Task {
-                do { self.dispatch(.opened(try await client.directChannel(with: user))) } catch {
-                    self.dispatch(.failed(Self.describe(error, .user(user))))
+                do { self.dispatch(r, .opened(try await client.directChannel(with: user))) } catch {
+                    self.dispatch(r, .failed(Self.describe(error, .user(user))))
                 }
             }
         case .createGroup(let name, let users, let isPublic):
             Task {
-                do { self.dispatch(.opened(try await client.createGroupChannel(name: name, userIds: users, isPublic: isPublic))) } catch {
-                    self.dispatch(.failed(Self.describe(error)))
+                do { self.dispatch(r, .opened(try await client.createGroupChannel(name: name, userIds: users, isPublic: isPublic))) } catch {
+                    self.dispatch(r, .failed(Self.describe(error)))
                 }
             }
         case .loadHistory(let url, let before):
-            Task { await self.loadHistory(url, before: before) }
+            Task { await self.loadHistory(r.key(url), before: before) }
         case .view(let url):
             Task { await client.openChannel(url) }
         case .unview(let url):
@@ -178,7 +182,7 @@ extension ChatApp {
             Task { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
         case .channel(let command, let url):
             Task {
-                do { try await self.run(command, in: url) } catch { self.dispatch(.failed(Self.describe(error))) }
+                do { try await self.run(command, in: url, client, r) } catch { self.dispatch(r, .failed(Self.describe(error))) }
             }
         case .joinPublic(let name):
             Task {
@@ -186,21 +190,21 @@ extension ChatApp {
                     let found = try await client.publicChannels(nameContains: name, limit: 100)
                     guard let target = found.first(where: { $0.url == name || $0.name == name }) ?? (found.count == 1 ? found.first : nil) else {
                         let names = found.prefix(5).map(\.name).joined(separator: ", ")
-                        self.dispatch(.failed(found.isEmpty ? "no public channel named \(name)" : "several match: \(names)"))
+                        self.dispatch(r, .failed(found.isEmpty ? "no public channel named \(name)" : "several match: \(names)"))
                         return
                     }
-                    self.dispatch(.opened(try await client.join(target.url)))
+                    self.dispatch(r, .opened(try await client.join(target.url)))
                 } catch {
-                    self.dispatch(.failed(Self.describe(error, .channel(name))))
+                    self.dispatch(r, .failed(Self.describe(error, .channel(name))))
                 }
             }
         case .block(let user):
             Task {
-                do { try await client.blockUser(user) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
+                do { try await client.blockUser(user) } catch { self.dispatch(r, .failed(Self.describe(error, .user(user)))) }
             }
         case .unblock(let user):
             Task {
-                do { try await client.unblockUser(user) } catch { self.dispatch(.failed(Self.describe(error, .user(user)))) }
+                do { try await client.unblockUser(user) } catch { self.dispatch(r, .failed(Self.describe(error, .user(user)))) }
             }
         case .listBlocked:
             Task {
@@ -208,27 +212,27 @@ extension ChatApp {
                     let page = try await client.blockedUsers()
                     let names = page.users.map(\.displayName)
                     let more = page.next == nil ? "" : " …"
-                    self.dispatch(.notice(names.isEmpty ? "you block nobody" : "blocked: " + names.joined(separator: ", ") + more))
+                    self.dispatch(r, .notice(names.isEmpty ? "you block nobody" : "blocked: " + names.joined(separator: ", ") + more))
                 } catch {
-                    self.dispatch(.failed(Self.describe(error)))
+                    self.dispatch(r, .failed(Self.describe(error)))
                 }
             }
         case .markAllRead:
             Task {
                 do {
-                    try await client.markAllAsRead()
-                    self.dispatch(.notice("all channels marked read"))
+                    for (client, _) in self.engines { try await client.markAllAsRead() }
+                    self.dispatch(r, .notice("all channels marked read"))
                 } catch {
-                    self.dispatch(.failed(Self.describe(error)))
+                    self.dispatch(r, .failed(Self.describe(error)))
                 }
             }
         case .setAutoAccept(let on):
             Task {
                 do {
                     try await client.setInvitationAutoAccept(on)
-                    self.dispatch(.notice(on ? "invitations now join you at once" : "invitations now wait for /accept or /decline"))
+                    self.dispatch(r, .notice(on ? "invitations now join you at once" : "invitations now wait for /accept or /decline"))
                 } catch {
-                    self.dispatch(.failed(Self.describe(error)))
+                    self.dispatch(r, .failed(Self.describe(error)))
                 }
             }
         default:
@@ -238,15 +242,14 @@ extension ChatApp {
 
     /// A channel command (/invite, /accept, /leave, /freeze, /rename…) through the engine; what it did, as a notice
     /// or the channel opened.
-    func run(_ command: ChannelCommand, in url: String) async throws {
-        let client = self.client
+    func run(_ command: ChannelCommand, in url: String, _ client: ChatClient, _ r: AccountRoute) async throws {
         switch command {
         case .invite(let users):
             let c = try await client.invite(users, to: url)
-            self.dispatch(.notice("invited \(users.joined(separator: ", ")) to #\(c.displayName(me: self.state.me.userId))"))
-        case .accept: self.dispatch(.opened(try await client.acceptInvitation(url)))
-        case .join: self.dispatch(.opened(try await client.join(url)))
-        case .unhide: self.dispatch(.opened(try await client.unhide(url)))
+            self.dispatch(r, .notice("invited \(users.joined(separator: ", ")) to #\(c.displayName(me: self.state.me.userId))"))
+        case .accept: self.dispatch(r, .opened(try await client.acceptInvitation(url)))
+        case .join: self.dispatch(r, .opened(try await client.join(url)))
+        case .unhide: self.dispatch(r, .opened(try await client.unhide(url)))
         case .decline: try await client.declineInvitation(url)
         case .leave: try await client.leave(url)
         case .hide: try await client.hide(url, allowAutoUnhide: true)
@@ -260,13 +263,13 @@ extension ChatApp {
                 .all: "counts messages and mentions", .messagesOnly: "counts messages only",
                 .mentionsOnly: "counts mentions only", .off: "counts nothing",
             ]
-            self.dispatch(.notice("#\(c.displayName(me: self.state.me.userId)) \(what[p] ?? p.rawValue)"))
+            self.dispatch(r, .notice("#\(c.displayName(me: self.state.me.userId)) \(what[p] ?? p.rawValue)"))
         }
     }
 
     /// Open channels: browsing, entering, creating, leaving.
     func performForOpenChannels(_ effect: Effect) {
-        let client = self.client
+        let (client, r, effect) = route(effect)
         switch effect {
         case .browse(let kind, let query):
             let (name, customType) = Browser.terms(query)
@@ -277,7 +280,7 @@ extension ChatApp {
                     case .openChannels:
                         let page = try await client.openChannelList(
                             nameContains: name, customTypes: customType.isEmpty ? [] : [customType], limit: 100)
-                        self.dispatch(.openBrowserResults(query: query, page.channels))
+                        self.dispatch(r, .openBrowserResults(query: query, page.channels))
                         return
                     case .publicChannels:
                         found = try await client.publicChannels(nameContains: name, customType: customType, limit: 100)
@@ -289,9 +292,9 @@ extension ChatApp {
                         if !customType.isEmpty { params.customTypes = [customType] }
                         found = try await client.myChannels(params).channels
                     }
-                    self.dispatch(.browserResults(kind: kind, query: query, found))
+                    self.dispatch(r, .browserResults(kind: kind, query: query, found))
                 } catch {
-                    self.dispatch(.failed(Self.describe(error)))
+                    self.dispatch(r, .failed(Self.describe(error)))
                 }
             }
         case .enterOpen(let name):
@@ -304,13 +307,13 @@ extension ChatApp {
                         if let exact = found.first(where: { $0.url == name || $0.name == name }) ?? (found.count == 1 ? found.first : nil) {
                             url = exact.url
                         } else if !found.isEmpty {
-                            self.dispatch(.failed("several open channels match: " + found.prefix(5).map(\.displayName).joined(separator: ", ")))
+                            self.dispatch(r, .failed("several open channels match: " + found.prefix(5).map(\.displayName).joined(separator: ", ")))
                             return
                         }
                     }
                     try await client.enterOpenChannel(url)
                 } catch {
-                    self.dispatch(.failed("enter: " + Self.describe(error, .channel(name))))
+                    self.dispatch(r, .failed("enter: " + Self.describe(error, .channel(name))))
                 }
             }
         case .createOpen(let name):
@@ -319,12 +322,12 @@ extension ChatApp {
                     let c = try await client.createOpenChannel(name: name)
                     try await client.enterOpenChannel(c.url)
                 } catch {
-                    self.dispatch(.failed("create: " + Self.describe(error)))
+                    self.dispatch(r, .failed("create: " + Self.describe(error)))
                 }
             }
         case .exitOpen(let url):
             Task {
-                do { try await client.exitOpenChannel(url) } catch { self.dispatch(.failed("exit: " + Self.describe(error))) }
+                do { try await client.exitOpenChannel(url) } catch { self.dispatch(r, .failed("exit: " + Self.describe(error))) }
             }
         default:
             assertionFailure("perform(_:) sent \(effect) to the wrong place")
@@ -333,18 +336,18 @@ extension ChatApp {
 
     /// People lists, moderation, reports, profiles.
     func performForPeople(_ effect: Effect) {
-        let client = self.client
+        let (client, r, effect) = route(effect)
         switch effect {
         case .people(let kind, let query):
             Task {
-                do { self.dispatch(.peopleLoaded(kind, query: query, try await self.loadPeople(kind, query: query))) } catch {
-                    self.dispatch(.peopleLoaded(kind, query: query, []))
-                    self.dispatch(.failed(Self.describe(error)))
+                do { self.dispatch(r, .peopleLoaded(kind, query: query, try await self.loadPeople(kind, query: query, client))) } catch {
+                    self.dispatch(r, .peopleLoaded(kind, query: query, []))
+                    self.dispatch(r, .failed(Self.describe(error)))
                 }
             }
         case .loadPane(let url):
             Task {
-                if let rows = try? await self.loadPeople(.participants(url), query: "") { self.dispatch(.paneLoaded(url: url, rows)) }
+                if let rows = try? await self.loadPeople(.participants(url), query: "", client) { self.dispatch(r, .paneLoaded(url: url, rows)) }
             }
         case .moderate(let m, let url):
             Task {
@@ -358,7 +361,7 @@ extension ChatApp {
                     case .unmute(let u): try await client.unmute(u, in: url)
                     }
                 } catch {
-                    self.dispatch(.failed(Self.describe(error)))
+                    self.dispatch(r, .failed(Self.describe(error)))
                 }
             }
         case .report(let target, let category, let description):
@@ -369,24 +372,24 @@ extension ChatApp {
                     case .user(let u, let url): try await client.report(userId: u, in: url, category: category, description: description)
                     case .message(let m): try await client.report(message: m, category: category, description: description)
                     }
-                    self.dispatch(.notice("reported (\(category.rawValue)): thank you"))
+                    self.dispatch(r, .notice("reported (\(category.rawValue)): thank you"))
                 } catch {
-                    self.dispatch(.failed("report: " + Self.describe(error)))
+                    self.dispatch(r, .failed("report: " + Self.describe(error)))
                 }
             }
         case .whois(let id):
             Task {
-                do { self.dispatch(.notice(Self.whoisLine(try await client.user(id), now: SystemEngineClock().now()))) } catch {
-                    self.dispatch(.failed("whois: " + Self.describe(error, .user(id))))
+                do { self.dispatch(r, .notice(Self.whoisLine(try await client.user(id), now: SystemEngineClock().now()))) } catch {
+                    self.dispatch(r, .failed("whois: " + Self.describe(error, .user(id))))
                 }
             }
         case .nick(let name):
             Task {
                 do {
                     let p = try await client.updateMe(nickname: name)
-                    self.dispatch(.notice("you are now \(p.user.displayName)"))
+                    self.dispatch(r, .notice("you are now \(p.user.displayName)"))
                 } catch {
-                    self.dispatch(.failed("nick: " + Self.describe(error)))
+                    self.dispatch(r, .failed("nick: " + Self.describe(error)))
                 }
             }
         default:

@@ -76,22 +76,19 @@ final class ChatLogWriter: Sendable {
 
 /// Chat logs: the lines of each engine event, to the writer; `/log` in the pager.
 extension ChatApp {
-    /// Where this account's logs are: named as its cache is (the embedded server is "embedded", whatever port
-    /// it has this time).
-    var logDirectory: String {
-        ChatLog.directory(
-            environment: ProcessInfo.processInfo.environment, user: state.me.userId, server: accountServer ?? state.server)
-    }
-
     /// Before the reducer sees an engine event: its log lines (when `log` is on), handed to the writer.
     func logEvent(_ event: ClientEvent) {
         guard state.settings.log else { return }
         let entries = chatLog.entries(for: event, in: state, now: SystemEngineClock().now())
         guard !entries.isEmpty else { return }
-        let dir = logDirectory
         let tz = chatLog.timeZone
+        // Each account's logs where its cache is named (the embedded server is "embedded", whatever its port).
         let writes = entries.map { e in
-            (path: dir + "/" + ChatLog.fileName(channelName: e.channelName, url: e.channelUrl, month: ChatLog.month(e.at, tz)), text: e.text)
+            (
+                path: logDirectory(forKey: e.channelUrl) + "/"
+                    + ChatLog.fileName(channelName: e.channelName, url: AccountKey.url(of: e.channelUrl), month: ChatLog.month(e.at, tz)),
+                text: e.text
+            )
         }
         logWriter.append(writes)
     }
@@ -109,7 +106,8 @@ extension ChatApp {
         await chatLogWriter?.flush()
         let name = ChatLog.channelName(url, state)
         let path =
-            logDirectory + "/" + ChatLog.fileName(channelName: name, url: url, month: ChatLog.month(SystemEngineClock().now(), chatLog.timeZone))
+            logDirectory(forKey: url) + "/"
+            + ChatLog.fileName(channelName: name, url: AccountKey.url(of: url), month: ChatLog.month(SystemEngineClock().now(), chatLog.timeZone))
         guard FileManager.default.fileExists(atPath: path) else {
             let hint = state.settings.log ? "" : " (logging is off: /set log on)"
             dispatch(.notice("no log of #\(name) this month yet\(hint): \(path)"))

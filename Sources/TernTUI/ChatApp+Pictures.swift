@@ -17,10 +17,10 @@ extension ChatApp {
             // kitty's ids go round 1…255 (the cells carry the id as their colour); one in use again is sent afresh.
             nextImageId = nextImageId % 255 + 1
             let id = nextImageId
-            let client = client
+            let (client, r) = route(forKey: m.channelUrl)
             let surface = surface
             Task {
-                guard let data = try? await client.previewImageData(m),
+                guard let data = try? await client.previewImageData(r.untagged(m)),
                     let preview = surface.renderImage(Array(data), columns: columns, maxRows: 10, graphics: graphics, id: id, key: m.messageId)
                 else { return }
                 self.dispatch(.previewLoaded(messageId: m.messageId, preview))

@@ -68,7 +68,10 @@ extension TerminalSurface {
 /// the screen is redrawn after what changed it (within 25 ms, or 100 ms for news in other channels), and once a second only
 /// while a countdown is on screen — nothing runs while nothing happens.
 public actor ChatApp {
+    /// The engine (with several accounts: the first account's).
     let client: ChatClient
+    /// With several accounts, each with its engine (empty: one account, `client`).
+    let accounts: [Account]
     let surface: any TerminalSurface
     var screen: Screen
     var reducer: Reducer
@@ -105,10 +108,11 @@ public actor ChatApp {
     public init(
         client: ChatClient, surface: any TerminalSurface, screen: Screen, user: String, server: String, settings: Settings = Settings(),
         configPath: String? = nil, themesDirectory: String = "", noColor: Bool = false, layoutPath: String? = nil,
-        spellChecker: (any SpellChecker)? = nil, accountServer: String? = nil
+        spellChecker: (any SpellChecker)? = nil, accountServer: String? = nil, accounts: [Account] = []
     ) {
         self.accountServer = accountServer
-        self.client = client
+        self.client = accounts.first?.client ?? client
+        self.accounts = accounts
         self.surface = surface
         self.screen = screen
         reducer = Reducer(keys: screen.keys, timeZone: screen.timeZone)
@@ -116,6 +120,7 @@ public actor ChatApp {
         reducer.themesAvailable = { Theme.available(themesDirectory: dir) }
         reducer.spellChecker = spellChecker
         state = AppState(me: User(userId: user), server: server)
+        state.accounts = Self.accountStates(accounts)
         state.settings = settings
         self.configPath = configPath
         self.themesDirectory = themesDirectory
@@ -135,20 +140,22 @@ public actor ChatApp {
     /// The layout last written there.
     var savedLayout: SavedLayout?
 
-    /// Whether the first connection has happened (before it, a wait for the server says why).
-    var everConnected = false
+    /// The accounts whose first connection has happened (before it, a wait for the server says why); "" for the one account.
+    var everConnected: Set<String> = []
 
     /// Runs until the user quits.
     public func run() async {
-        let events = client.events()
         let inputs = surface.inputs
-        let tasks = [
-            Task {
+        var tasks = engines.map { client, r in
+            let events = client.events()
+            return Task {
                 for await e in events {
-                    self.dispatch(.event(e))
-                    if case .connectionStateChanged(.reconnecting(_, .some)) = e { await self.explainWaiting() }
+                    self.dispatch(r.action(for: e))
+                    if case .connectionStateChanged(.reconnecting(_, .some)) = e { await self.explainWaiting(client, r) }
                 }
-            },
+            }
+        }
+        tasks += [
             Task {
                 for await i in inputs {
                     switch i {
@@ -161,51 +168,60 @@ public actor ChatApp {
                     case .reply: self.graphicsChanged()
                     }
                 }
-            },
+            }
         ]
         surface.setMouse(state.settings.mouse)
         loadSpelling()
         resized()
-        Task { await self.start() }
+        for (client, r) in engines { Task { await self.start(client, r) } }
         await withCheckedContinuation { cont in
             if done { cont.resume() } else { finished = cont }
         }
         for t in tasks { t.cancel() }
-        await client.shutdown()
+        for (client, _) in engines { await client.shutdown() }
     }
 
-    func start() async {
+    /// One account's start (each account's at the same time).
+    func start(_ client: ChatClient, _ r: AccountRoute) async {
         // An offline start: what the cache holds is on screen before the server answers.
         let cached = await client.cachedChannels()
         if !cached.isEmpty {
             state.offlineStart = true
-            dispatch(.channelsLoaded(cached))
+            dispatch(r, .channelsLoaded(cached))
         }
         do {
             try await client.connect()
-            everConnected = true
+            everConnected.insert(r.name ?? "")
             state.offlineStart = false
-            // The reaction palette: the server's emojis (none configured: any key goes).
-            Task { if let keys = try? await client.emojiKeys() { self.dispatch(.emojisLoaded(keys)) } }
+            // The reaction palette: the server's emojis (none configured: any key goes); the first account's.
+            if r.name == accounts.first?.name {
+                Task { if let keys = try? await client.emojiKeys() { self.dispatch(.emojisLoaded(keys)) } }
+            }
             // When to alert: the user's push preferences on the server (global, then per channel).
-            Task { await self.loadNotificationRules() }
+            Task { await self.loadNotificationRules(client, r) }
             // With a cache, the engine's catch-up after login reads the list (and announces it).
             if client.cache == nil {
                 let list = try await client.loadAllChannels()
-                dispatch(.channelsLoaded(list))
+                dispatch(r, .channelsLoaded(list))
             }
         } catch {
-            dispatch(.failed("cannot connect: " + ErrorText.describe(error, .connect)))
+            dispatch(.failed((r.name.map { $0 + ": " } ?? "") + "cannot connect: " + ErrorText.describe(error, .connect)))
         }
     }
 
     /// While the first connection has not happened yet, says why and what tern does about it (it keeps
     /// trying): a server that is down or a wrong `TERN_SERVER` is not a silent countdown.
-    func explainWaiting() async {
-        guard !everConnected, let e = await client.lastConnectionError else { return }
-        dispatch(
-            .failed(
-                "cannot reach the server at \(state.server) (\(e.message)): trying again — is it running? TERN_SERVER or --server says where it is"))
+    func explainWaiting(_ client: ChatClient, _ r: AccountRoute) async {
+        guard !everConnected.contains(r.name ?? ""), let e = await client.lastConnectionError else { return }
+        guard let name = r.name else {
+            dispatch(
+                .failed(
+                    "cannot reach the server at \(state.server) (\(e.message)): trying again — is it running? TERN_SERVER or --server says where it is"
+                ))
+            return
+        }
+        let server = accounts.first { $0.name == name }?.server ?? ""
+        dispatch(.failed("\(name): cannot reach the server at \(server) (\(e.message)): trying again — is it running? [[accounts]] says where"))
     }
 
     func markDirty(urgent: Bool = true) {
@@ -246,8 +262,17 @@ public actor ChatApp {
     }
 
     /// The user's push preferences as alert rules; each channel's own trigger option too.
-    func loadNotificationRules() async {
+    func loadNotificationRules(_ client: ChatClient, _ r: AccountRoute) async {
         guard let p = try? await client.pushPreferences() else { return }
+        // Several accounts: the first account's rules, every account's channels' triggers.
+        guard r.name == accounts.first?.name else {
+            for channel in state.channels where AccountKey.account(of: channel.url) == r.name {
+                if let t = try? await client.pushTrigger(in: r.url(channel.url)), t != "default" {
+                    state.notificationRules.channelTriggers[channel.url] = t
+                }
+            }
+            return
+        }
         var rules = NotificationRules()
         rules.triggerOption = p.pushTriggerOption ?? "all"
         rules.doNotDisturb = p.doNotDisturb ?? false
@@ -259,63 +284,67 @@ public actor ChatApp {
         rules.snoozeEnabled = p.snoozeEnabled ?? false
         rules.snoozeStart = p.snoozeStartTs ?? 0
         rules.snoozeEnd = p.snoozeEndTs ?? 0
-        for channel in state.channels {
-            if let t = try? await client.pushTrigger(in: channel.url), t != "default" { rules.channelTriggers[channel.url] = t }
+        for channel in state.channels where AccountKey.account(of: channel.url) == r.name {
+            if let t = try? await client.pushTrigger(in: r.url(channel.url)), t != "default" { rules.channelTriggers[channel.url] = t }
         }
+        rules.channelTriggers.merge(state.notificationRules.channelTriggers) { mine, _ in mine }
         dispatch(.notificationRulesLoaded(rules))
     }
 
     /// A channel's history through its message collection: a first load starts a new collection
     /// (the cache at once, also offline, then the server's page replaces it); older pages come from
     /// the collection (the cache when it holds them, else the server). Open channels are not cached.
-    func loadHistory(_ url: String, before: Millis?) async {
+    func loadHistory(_ key: String, before: Millis?) async {
+        // The engine's URL; the app's key (with several accounts, they differ).
+        let (client, r) = route(forKey: key)
+        let url = r.url(key)
         if await client.isOpenChannel(url) {
             do {
                 dispatch(
-                    .historyLoaded(url: url, page: try await client.previousMessages(in: url, before: before, limit: 50), replace: before == nil))
+                    r, .historyLoaded(url: url, page: try await client.previousMessages(in: url, before: before, limit: 50), replace: before == nil))
             } catch {
-                dispatch(.historyFailed(url: url, error: Self.describe(error)))
+                dispatch(r, .historyFailed(url: url, error: Self.describe(error)))
             }
             return
         }
-        if before == nil || collections[url] == nil {
-            await collections.removeValue(forKey: url)?.dispose()
+        if before == nil || collections[key] == nil {
+            await collections.removeValue(forKey: key)?.dispose()
             let collection = await client.messageCollection(url, limit: 50)
-            collections[url] = collection
+            collections[key] = collection
             var shown = false
             do {
-                let page = try await collection.start { cached in await self.cacheShown(url, cached) }
+                let page = try await collection.start { cached in await self.cacheShown(r, url, cached) }
                 shown = true
-                dispatch(.historyLoaded(url: url, page: MessagePage(messages: page, hasPrevious: await collection.hasPrevious), replace: true))
+                dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: page, hasPrevious: await collection.hasPrevious), replace: true))
             } catch let e as SendbirdError where e.code == .connectionRequired {
                 // Offline with the cache on screen: the catch-up after login fills it in.
-                if !shown { dispatch(.historyLoaded(url: url, page: MessagePage(messages: [], hasPrevious: true), replace: false)) }
+                if !shown { dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: [], hasPrevious: true), replace: false)) }
             } catch {
-                dispatch(.historyFailed(url: url, error: Self.describe(error)))
+                dispatch(r, .historyFailed(url: url, error: Self.describe(error)))
             }
             if before == nil { return }
         }
-        guard let collection = collections[url] else { return }
+        guard let collection = collections[key] else { return }
         // The screen pages back from somewhere else than the collection holds (a jump to a search
         // result): read before that point directly.
         if let before, await collection.succeededMessages.first?.createdAt != before {
             do {
-                dispatch(.historyLoaded(url: url, page: try await client.previousMessages(in: url, before: before, limit: 50), replace: false))
+                dispatch(r, .historyLoaded(url: url, page: try await client.previousMessages(in: url, before: before, limit: 50), replace: false))
             } catch {
-                dispatch(.historyFailed(url: url, error: Self.describe(error)))
+                dispatch(r, .historyFailed(url: url, error: Self.describe(error)))
             }
             return
         }
         do {
             let older = try await collection.loadPrevious()
-            dispatch(.historyLoaded(url: url, page: MessagePage(messages: older, hasPrevious: await collection.hasPrevious), replace: false))
+            dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: older, hasPrevious: await collection.hasPrevious), replace: false))
         } catch {
-            dispatch(.historyFailed(url: url, error: Self.describe(error)))
+            dispatch(r, .historyFailed(url: url, error: Self.describe(error)))
         }
     }
 
-    func cacheShown(_ url: String, _ page: MessagePage) {
-        dispatch(.historyLoaded(url: url, page: page, replace: true))
+    func cacheShown(_ r: AccountRoute, _ url: String, _ page: MessagePage) {
+        dispatch(r, .historyLoaded(url: url, page: page, replace: true))
     }
 
     func uploadProgress(path: String, sent: Int64, total: Int64) {
@@ -361,7 +390,11 @@ public actor ChatApp {
 
     /// Whether an action changes what the user is looking at (else only badges, counts, the hotlist).
     nonisolated static func isUrgent(_ action: Action, _ state: AppState) -> Bool {
-        guard case .event(let e) = action else { return true }
+        let e: ClientEvent
+        switch action {
+        case .event(let event), .account(_, let event): e = event
+        default: return true
+        }
         switch e {
         case .messageReceived(let m), .messageSent(let m), .messagePending(let m), .messageFailed(let m), .messageUpdated(let m):
             return m.channelUrl == state.selected || m.parentMessageId == state.thread?.parent.messageId
@@ -443,65 +476,6 @@ public actor ChatApp {
         dispatch(.editorFinished(String(decoding: data, as: UTF8.self)))
     }
 
-    /// Alt-O: the file of a message, downloaded into the cache, opened with `$BROWSER` or `xdg-open`.
-    func openFile(_ m: Message) async {
-        let env = ProcessInfo.processInfo.environment
-        let base = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? NSTemporaryDirectory()) + "/.cache")
-        let dir = base + "/tern/files"
-        do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            guard let path = try await client.download(m, to: dir).first else { return }
-            guard let opener = Self.opener(env) else {
-                dispatch(.notice("saved \(path) (no $BROWSER or xdg-open to show it)"))
-                return
-            }
-            try Self.launch(opener, path)
-            dispatch(.notice("opened \(path)"))
-        } catch {
-            dispatch(.failed("open: " + Self.describe(error)))
-        }
-    }
-
-    /// `/url N`: the link opened with `$BROWSER` or `xdg-open` (started detached: the UI does not wait), or
-    /// what would run when neither is there.
-    func openURL(_ url: String) {
-        let env = ProcessInfo.processInfo.environment
-        guard let opener = Self.opener(env) else {
-            dispatch(.notice("no $BROWSER or xdg-open: would run \(Self.opener(env, found: false) ?? "xdg-open") '\(url)'"))
-            return
-        }
-        do {
-            try Self.launch(opener, url)
-            dispatch(.notice("opening \(url) with \(opener)"))
-        } catch {
-            dispatch(.failed("open: " + Self.describe(error)))
-        }
-    }
-
-    /// `$BROWSER` (when set) or `xdg-open`, when its program is on the PATH (or at its path); with
-    /// `found: false`, the command whether or not it is there.
-    nonisolated static func opener(_ env: [String: String], found: Bool = true) -> String? {
-        let opener = env["BROWSER"].flatMap { $0.isEmpty ? nil : $0 } ?? "xdg-open"
-        guard found else { return opener }
-        let program = String(opener.split(separator: " ").first ?? "")
-        let there =
-            program.contains("/")
-            ? FileManager.default.isExecutableFile(atPath: program)
-            : (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
-        return there ? opener : nil
-    }
-
-    /// Runs `opener target` through the shell, detached from the terminal (no input, output thrown away), not waited for.
-    nonisolated static func launch(_ opener: String, _ target: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "exec $1 \"$2\"", "sh", opener, target]
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-    }
-
     /// `/whois`: nickname and id, presence, when last seen, metadata.
     nonisolated static func whoisLine(_ p: UserProfile, now: Millis) -> String {
         var parts = [p.user.nickname.isEmpty ? p.user.userId : "\(p.user.nickname) (\(p.user.userId))"]
@@ -519,7 +493,7 @@ public actor ChatApp {
     }
 
     /// The rows of a people list.
-    func loadPeople(_ kind: PeopleView.Kind, query: String) async throws -> [PeopleView.Row] {
+    func loadPeople(_ kind: PeopleView.Kind, query: String, _ client: ChatClient) async throws -> [PeopleView.Row] {
         let now = SystemEngineClock().now()
         func until(_ r: Restriction) -> String {
             var d = r.endAt < 0 ? "for ever" : "until " + Self.clockText(r.endAt)

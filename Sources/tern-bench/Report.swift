@@ -107,8 +107,15 @@ struct CPUWindow {
     let clientUs: Double
     let deliveries: Int
     let acks: Int
+    /// The server's wake-ups (voluntary context switches) and preemptions over the window.
+    let serverSwitches: (voluntary: Int, involuntary: Int)?
 
     init(_ a: CPUSample, _ b: CPUSample) {
+        if let x = a.serverSwitches, let y = b.serverSwitches {
+            serverSwitches = (y.voluntary - x.voluntary, y.involuntary - x.involuntary)
+        } else {
+            serverSwitches = nil
+        }
         wallSeconds = Double(b.wallNs - a.wallNs) / 1e9
         if let x = a.serverUs, let y = b.serverUs { serverUs = y - x } else { serverUs = nil }
         clientUs = b.clientUs - a.clientUs

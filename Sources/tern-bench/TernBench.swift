@@ -368,6 +368,13 @@ struct TernBench: AsyncParsableCommand {
                 print(
                     String(format: "server CPU: %.2f s over %.1f s = %.0f%% of a core; ", server / 1e6, w.wallSeconds, share * 100)
                         + "\(perDelivery) µs per delivery, \(perMessage) µs per message")
+                if let s = w.serverSwitches, w.acks > 0 {
+                    // Issue 35: how many times a message puts a server thread to sleep and wakes it.
+                    print(
+                        String(
+                            format: "server threads: %.1f wake-ups (voluntary context switches) and %.1f preemptions per message",
+                            Double(s.voluntary) / Double(w.acks), Double(s.involuntary) / Double(w.acks)))
+                }
                 if share > 0.9 {
                     print(
                         "NOTE: the server was saturated (>90% of a core): the offered rate exceeds its capacity, so "

@@ -24,6 +24,12 @@ struct ConnectionOptions: ParsableArguments {
     /// The configuration from the options and the environment; with no server given anywhere, the embedded
     /// local server (started if it is not running), as the interactive client does.
     func clientConfiguration(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> ClientConfiguration {
+        try Self.clientConfiguration(env, server: server, userId: userId, caFile: caFile)
+    }
+
+    /// The configuration of a login: the given server, user and CA file, else the environment's; no server
+    /// anywhere: the embedded local server.
+    static func clientConfiguration(_ env: [String: String], server: String?, userId: String?, caFile: String?) throws -> ClientConfiguration {
         if let address = server ?? env["TERN_SERVER"].flatMap({ $0.isEmpty ? nil : $0 }) {
             return try ClientConfiguration.fromEnvironment(env, server: address, userId: userId, caFile: caFile)
         }

@@ -29,6 +29,10 @@ struct Tern: AsyncParsableCommand {
               TERN_THEME          a theme file, or NAME: default, dark, light,
                                   high-contrast, or $XDG_CONFIG_HOME/tern/themes/NAME.theme
               NO_COLOR            set: no colours, attributes only
+            Several accounts or servers at once: [[accounts]] tables in the config
+            (name, server, user_id, token or token_command, color; see below); then
+            the variables above do not sign in, --server or --user does (once). Each
+            account's channels are listed under its name; /account NAME goes there.
             In the client: Enter sends; Ctrl-N/Ctrl-P (Alt-↓/Alt-↑) switch channel;
             PgUp/PgDn scroll (older history loads at the top); Ctrl-O shows the
             channel (members, flags) with one-key actions; Ctrl-G browses public
@@ -125,18 +129,26 @@ struct Tern: AsyncParsableCommand {
         let sink = FileLogHandler.Sink(path: Paths.state + "/tern.log")
         LoggingSystem.bootstrap { label in FileLogHandler(label: label, sink: sink) }
         let config: ClientConfiguration
+        // Several logins ([[accounts]]) unless the command line names one.
+        var accountConfigs: [(AccountSettings, ClientConfiguration)] = []
         let theme: Theme
         let keys: KeyTable
         do {
-            var c = try connection.clientConfiguration(env)
-            // The client waits for its server (down, restarting, a wrong port) and says so, rather than giving up.
-            c.waitForServer = true
-            if !noCache {
-                guard cacheSizeMB >= 1 else { throw SendbirdError(.invalidParameter, "--cache-size must be at least 1 (MB)") }
-                c.cacheDirectory = LocalCache.defaultDirectory(env)
-                c.cacheMaxBytes = Int64(cacheSizeMB) * 1024 * 1024
+            if connection.server == nil && connection.userId == nil && !settings.accounts.isEmpty {
+                for a in settings.accounts {
+                    let c = try ConnectionOptions.clientConfiguration(a.environment(env), server: a.server, userId: a.userId, caFile: a.caFile)
+                    // One cache per login: two accounts that are the same login would share it.
+                    if let twin = accountConfigs.first(where: { $0.1.userId == c.userId && $0.1.cacheName == c.cacheName && $0.1.server == c.server })
+                    {
+                        throw SendbirdError(
+                            .invalidParameter, "accounts \(twin.0.name) and \(a.name) are the same login (\(c.userId) on \(c.server.apiBase))")
+                    }
+                    accountConfigs.append((a, try prepared(c, env)))
+                }
+                config = accountConfigs[0].1
+            } else {
+                config = try prepared(try connection.clientConfiguration(env), env)
             }
-            config = c
             theme = try loadTheme(env, settings: settings)
             keys = try settings.keyTable()
         } catch let e as Settings.SettingsError {
@@ -149,17 +161,29 @@ struct Tern: AsyncParsableCommand {
         var screen = Screen(theme: noColor ? theme.withoutColor() : theme, keys: keys, timestampFormat: settings.timestampFormat)
         screen.nickColors = settings.nickColors
         // The first frame before anything else (the cache opens, the server answers): the screen is there at once.
+        let accounts =
+            accountConfigs.count < 2
+            ? []
+            : accountConfigs.map { a, c in
+                Account(
+                    name: a.name, client: ChatClient(configuration: c), userId: c.userId, server: c.server.apiBase, fileName: c.cacheName,
+                    color: a.color)
+            }
         var first = AppState(me: User(userId: config.userId), server: config.server.apiBase)
+        first.accounts = accounts.map { AccountState(name: $0.name, me: User(userId: $0.userId), server: $0.server, color: $0.color) }
         first.settings = settings
         let (w, h) = terminal.size()
         terminal.present(screen.render(first, width: w, height: h, now: SystemEngineClock().now()))
-        let client = ChatClient(configuration: config)
+        let client = accounts.first?.client ?? ChatClient(configuration: config)
+        // Per account, named as its cache is: the embedded server is one account whatever its port.
+        let layoutName =
+            accounts.isEmpty
+            ? config.userId + "@" + (config.cacheName ?? config.server.apiBase) : "accounts-" + accounts.map(\.name).joined(separator: "+")
         let app = ChatApp(
             client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase, settings: settings,
             configPath: configFile, themesDirectory: Paths.config + "/themes", noColor: noColor,
-            // Per account, named as its cache is: the embedded server is one account whatever its port.
-            layoutPath: Paths.state + "/layout-" + Paths.safeName(config.userId + "@" + (config.cacheName ?? config.server.apiBase)) + ".json",
-            spellChecker: HunspellChecker(), accountServer: config.cacheName)
+            layoutPath: Paths.state + "/layout-" + Paths.safeName(layoutName) + ".json", spellChecker: HunspellChecker(),
+            accountServer: config.cacheName, accounts: accounts)
         let stop = SignalWatch([SIGTERM, SIGHUP])
         let quitOnSignal = Task {
             await stop.wait()
@@ -169,6 +193,19 @@ struct Tern: AsyncParsableCommand {
         await app.run()
         quitOnSignal.cancel()
         terminal.stop()
+    }
+
+    /// A login as the interactive client runs it: waiting for its server, with its offline cache.
+    func prepared(_ config: ClientConfiguration, _ env: [String: String]) throws -> ClientConfiguration {
+        var c = config
+        // The client waits for its server (down, restarting, a wrong port) and says so, rather than giving up.
+        c.waitForServer = true
+        if !noCache {
+            guard cacheSizeMB >= 1 else { throw SendbirdError(.invalidParameter, "--cache-size must be at least 1 (MB)") }
+            c.cacheDirectory = LocalCache.defaultDirectory(env)
+            c.cacheMaxBytes = Int64(cacheSizeMB) * 1024 * 1024
+        }
+        return c
     }
 
     /// `TERN_THEME`, else the config's theme: a file, a theme in $XDG_CONFIG_HOME/tern/themes, or one tern carries.

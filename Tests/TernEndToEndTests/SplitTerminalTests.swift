@@ -23,7 +23,8 @@ extension TerminalEndToEndTests {
                     $0.contains("▸ #team") && $0.contains("#ops  (Alt-W: type here)") && $0.contains("ops news") && $0.contains("team news")
                 }
                 // Typing goes to #team, the focused pane; s/old/new/ fixes the last message there.
-                try await tmux.enter("alice", "a tpyo here", thenSee: "sent") { $0.contains("a tpyo here") }
+                // Stored (✓) before it is edited: a message on its way has no id yet.
+                try await tmux.enter("alice", "a tpyo here", thenSee: "sent") { $0.contains("a tpyo here ✓") }
                 await tmux.enter("alice", "s/tpyo/typo/")
                 var last = ""
                 for _ in 0..<150 {

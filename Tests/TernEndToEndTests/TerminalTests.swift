@@ -113,7 +113,9 @@ struct TerminalEndToEndTests {
                 let configHome = configs[user] == nil ? "\(dir)/config" : "\(dir)/config-\(user)"
                 if let text = configs[user] {
                     try FileManager.default.createDirectory(atPath: configHome + "/tern", withIntermediateDirectories: true)
-                    try text.write(toFile: configHome + "/tern/config.toml", atomically: true, encoding: .utf8)
+                    // `{SERVER}` in a config: this test's ternd.
+                    try text.replacingOccurrences(of: "{SERVER}", with: server.url).write(
+                        toFile: configHome + "/tern/config.toml", atomically: true, encoding: .utf8)
                 }
                 let env =
                     "env -u NO_COLOR LANG=C.UTF-8 TZ=UTC TERM=xterm-256color XDG_STATE_HOME=\(dir)/state-\(user) XDG_CACHE_HOME=\(dir)/cache-\(user) XDG_CONFIG_HOME=\(configHome) XDG_DATA_HOME=\(dir)/data TERN_SERVER=\(server.url) TERN_USER_ID=\(user) \(extraEnv)"

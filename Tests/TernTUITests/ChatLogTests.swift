@@ -85,6 +85,22 @@ struct ChatLogTests: TUIFixture {
         // History pages are not events the log sees; only live ones count.
         #expect(log.entries(for: .messagesFilled(channelUrl: "c1", [message(9, "gap")]), in: s, now: t).isEmpty)
         #expect(log.entries(for: .messageReceived(message(10, "next")), in: s, now: t).count == 1)
+        // Two accounts on one server: the same message in each account's channel goes to each one's log.
+        var other = mine
+        other.channelUrl = AccountKey.make(account: "home", url: "c1")
+        #expect(log.entries(for: .messageReceived(other), in: s, now: t).count == 1)
+    }
+
+    @Test func anAllDayTernRemembersOnlyTheNewest() {
+        var log = ChatLog(timeZone: utc)
+        log.memory = 100
+        let s = teamChannel([])
+        for id in 1...250 { _ = log.entries(for: .messageReceived(message(Int64(id), "m\(id)")), in: s, now: t) }
+        #expect(log.logged.count <= 100 && log.logged.count >= 50, "\(log.logged.count)")
+        #expect(log.logged[ChatLog.Logged(channel: "c1", id: 250)] == "m250", "the newest are kept")
+        #expect(log.logged[ChatLog.Logged(channel: "c1", id: 1)] == nil, "the oldest forgotten")
+        // A recent message told again is still logged once.
+        #expect(log.entries(for: .messageReceived(message(249, "m249")), in: s, now: t).isEmpty)
     }
 
     @Test func filesRotateByMonth() {

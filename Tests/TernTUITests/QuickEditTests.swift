@@ -48,6 +48,13 @@ struct QuickEditTests: TUIFixture {
         #expect(send("s/I cna't do teh thing, teh end//", &s).isEmpty && s.notice?.contains("empty") == true)
         var none = teamChannel([(bob, "only bob")])
         #expect(send("s/a/b/", &none).isEmpty && none.notice == "nothing of yours to edit here")
+        // Typed right after sending: the message is not stored yet (no id to edit by), and tern says so.
+        var onItsWay = state
+        onItsWay.messages["c1"]?[2].status = .pending
+        #expect(send("s/teh/the/", &onItsWay).isEmpty)
+        #expect(onItsWay.notice == "your last message is still on its way: s/…/…/ again once it shows ✓")
+        // /say sends one as text.
+        #expect(send("/say s/teh/the/", &onItsWay) == [.send(text: "s/teh/the/", channelUrl: "c1")])
     }
 
     @Test func reactionsGoToTheNthLastMessage() {

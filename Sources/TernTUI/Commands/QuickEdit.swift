@@ -61,9 +61,10 @@ extension Reducer {
     func quickEdit(_ q: QuickEdit, _ state: inout AppState) -> [Effect] {
         switch q {
         case .substitute(let old, let new, let global):
-            let mine = Self.visibleMessages(state).last { $0.sender?.userId == state.me.userId && $0.status == .succeeded && $0.kind == .user }
-            guard let m = mine else {
-                state.notice = "nothing of yours to edit here"
+            let last = Self.visibleMessages(state).last { $0.sender?.userId == state.me.userId && $0.kind == .user && $0.status != .failed }
+            guard let m = last, m.status == .succeeded else {
+                // Sent a moment ago and not stored yet: it has no id to edit by.
+                state.notice = last == nil ? "nothing of yours to edit here" : "your last message is still on its way: s/…/…/ again once it shows ✓"
                 return []
             }
             let text: String

@@ -88,8 +88,14 @@ extension Reducer {
     /// both channels are known (nil when they are not: the usual start).
     func restoreLayout(_ state: inout AppState) -> [Effect]? {
         guard let saved = state.pendingLayout else { return nil }
-        state.pendingLayout = nil
         let known = Set(state.channels.map(\.url) + state.openChannels.map(\.url))
+        // Several accounts: a pane of an account whose channels have not come yet waits for them.
+        let waiting = [saved.focused, saved.split.channelUrl].contains { key in
+            guard !known.contains(key), let account = AccountKey.account(of: key) else { return false }
+            return !known.contains { AccountKey.account(of: $0) == account }
+        }
+        if waiting { return nil }
+        state.pendingLayout = nil
         guard known.contains(saved.focused), known.contains(saved.split.channelUrl), saved.focused != saved.split.channelUrl else { return nil }
         let effects = select(saved.focused, &state)
         return effects + split(saved.split, &state)

@@ -20,6 +20,8 @@ struct SlashCommand: Sendable {
         case path
         /// The number of a link on screen (`/url`).
         case links
+        /// An account's name (`[[accounts]]`).
+        case account
     }
 
     /// A line of the help screen: the usage on the left, what it does on the right. `key` names the key
@@ -126,6 +128,9 @@ extension SlashCommand {
         ) { r, c, s in r.blockCommand(c, &s) },
         SlashCommand(name: "unblock", argument: .user) { r, c, s in r.blockCommand(c, &s) },
         SlashCommand(name: "blocked", help: [HelpLine(usage: "/blocked", what: "who you block")]) { _, _, _ in [.listBlocked] },
+        SlashCommand(name: "say", help: [HelpLine(usage: "/say TEXT", what: "send TEXT as it is (/… or s/a/b/ too)")]) { r, c, s in
+            r.sayCommand(c, &s)
+        },
         SlashCommand(name: "reply", help: [HelpLine(usage: "/reply [TEXT]", what: "reply to the last message from others")]) { r, c, s in
             r.replyCommand(c, &s)
         },
@@ -213,6 +218,15 @@ extension SlashCommand {
             help: [HelpLine(usage: "/split [-h] [NAME]", what: "show a channel beside this one (-h: below); Alt-W types there")]
         ) { r, c, s in r.splitCommand(c, &s) },
         SlashCommand(name: "unsplit", help: [HelpLine(usage: "/unsplit", what: "one pane again")]) { r, _, s in r.unsplitCommand(&s) },
+        SlashCommand(
+            name: "account", argument: .account,
+            help: [HelpLine(usage: "/account [NAME]", what: "list the accounts, or go to NAME's channels")]
+        ) { r, c, s in r.accountCommand(c, &s) },
+        SlashCommand(
+            name: "fold", argument: .account, help: [HelpLine(usage: "/fold [NAME]", what: "hide (or show) an account's channels in the list")]
+        ) {
+            r, c, s in r.foldCommand(c, &s)
+        },
         SlashCommand(name: "go", aliases: ["switch"], help: [HelpLine(usage: "/go NAME", what: "switch to the channel best matching NAME")]) {
             r, c, s in r.goCommand(c, &s)
         },

@@ -32,6 +32,7 @@ extension Reducer {
             switch command.argument {
             case .theme: return (start, themesAvailable().filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
             case .choices(let args): return (start, args.filter { $0.hasPrefix(lowerWord) }.map { $0 + " " })
+            case .account: return (start, state.accounts.map(\.name).filter { $0.lowercased().hasPrefix(lowerWord) }.map { $0 + " " })
             case .user: return (start, nickCandidates(lowerWord, state).map { $0 + " " })
             case .links:
                 let count = (state.linkLabels?.urls ?? Self.screenLinks(state)).count

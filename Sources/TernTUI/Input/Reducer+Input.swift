@@ -42,6 +42,8 @@ extension Reducer {
         case .press(button: 1) where !overlay:
             if e.x < Screen.listWidth(state.terminal.width), let url = Screen.channel(atRow: e.y, state, height: state.terminal.height) {
                 effects += select(url, &state)
+            } else if e.x < Screen.listWidth(state.terminal.width), let a = Screen.account(atRow: e.y, state, height: state.terminal.height) {
+                state.accounts[a].folded.toggle()
             }
         default:
             break
@@ -406,7 +408,7 @@ extension Reducer {
     /// order; closer-knit first); ties in the channel list's order (invitations, then latest activity, then
     /// open channels).
     public static func switcherMatches(_ query: String, _ state: AppState) -> [(url: String, name: String)] {
-        var all: [(url: String, name: String)] = state.channels.map { ($0.url, $0.displayName(me: state.me.userId)) }
+        var all: [(url: String, name: String)] = state.channels.map { ($0.url, $0.displayName(me: state.me(for: $0.url).userId)) }
         all += state.openChannels.map { ($0.url, $0.displayName) }
         guard query.contains(where: { $0 != " " && $0 != "#" }) else { return all }
         var scored: [(quality: MatchQuality, score: Int, index: Int, channel: (url: String, name: String))] = []

@@ -79,6 +79,23 @@ public let exampleConfig = #"""
     [channels.random]
     notify = "none"
 
+    # Several accounts (or servers) in one tern: one [[accounts]] table each.
+    # With them, the login keys at the top and TERN_SERVER/TERN_USER_ID are not
+    # used (--server or --user on the command line signs in once, as before).
+    # Each account's channels are listed under its name; /account NAME goes
+    # there, /fold NAME folds them. No server: the embedded local server.
+    # [[accounts]]
+    # name = "work"                         # one word, unique
+    # server = "https://chat.example.com"   # or http://HOST:PORT, sendbird://ID
+    # user_id = "alice"
+    # token_command = "pass show chat/alice" # or token = "..."
+    # color = "cyan"                        # its header in the channel list
+    #
+    # [[accounts]]
+    # name = "home"
+    # server = "http://192.168.1.5:8080"
+    # user_id = "al"
+
     """#
 
 /// The themes shipped in themes/ besides the default one, by name.

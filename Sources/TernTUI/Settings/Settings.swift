@@ -11,6 +11,8 @@ public struct Settings: Sendable, Equatable {
     public var tokenCommand: String?
     public var appId: String?
     public var caFile: String?
+    /// Several logins in one tern (`[[accounts]]`); empty: the one login above and the environment's.
+    public var accounts: [AccountSettings] = []
 
     public var theme = "default"
     public var keymap = KeyTable.Preset.emacs
@@ -277,7 +279,7 @@ public struct Settings: Sendable, Equatable {
         let known: Set<String> = [
             "server", "user", "token_command", "app_id", "ca_file", "theme", "keymap", "keys", "highlights", "notify_style", "notify", "dnd",
             "timestamp_format", "nick_colors", "mouse", "paste_confirm_lines", "image_previews", "images", "layout", "markdown", "hyperlinks",
-            "clipboard", "spell", "log", "channels",
+            "clipboard", "spell", "log", "channels", "accounts",
         ]
         for key in table.keys where !known.contains(key) {
             throw fail(key, "unknown key \"\(key)\" (known: \(known.sorted().joined(separator: ", ")))")
@@ -287,6 +289,7 @@ public struct Settings: Sendable, Equatable {
         s.tokenCommand = try string(table, "token_command")
         s.appId = try string(table, "app_id")
         s.caFile = try string(table, "ca_file")
+        if let v = table["accounts"] { s.accounts = try parseAccounts(v) { key, message in fail(key, message, section: "accounts") } }
         // Through `set`, so the file and /set accept the same values.
         func apply(_ key: String, _ value: String) throws {
             do { try s.set(key, value) } catch let e as SettingsError { throw fail(key, e.message) }
@@ -405,6 +408,7 @@ public struct Settings: Sendable, Equatable {
             }
             t["keys"] = k
         }
+        if !accounts.isEmpty { t["accounts"] = accountsTOML() }
         if !channels.isEmpty {
             let c = TOMLTable()
             for (name, cs) in channels {

@@ -23,11 +23,20 @@ struct ChatLog {
     }
 
     var timeZone: TimeZone
-    /// The messages logged while tern runs (by id), with the text last written: each message is logged once,
-    /// an edit only when the text changed.
-    private(set) var logged: [Int64: String] = [:]
+    /// A message in one channel (by key: with several accounts on one server, the same message is in
+    /// each account's channel, and each account's log gets it).
+    struct Logged: Hashable {
+        var channel: String
+        var id: Int64
+    }
+    /// The messages logged while tern runs, with the text last written: each message is logged once, an
+    /// edit only when the text changed. The newest ``memory`` are kept (an all-day tern does not grow).
+    private(set) var logged: [Logged: String] = [:]
     /// The deletions logged (a changelog after a reconnection may tell one again).
-    private(set) var deleted: Set<Int64> = []
+    private(set) var deleted: Set<Logged> = []
+    /// How many messages (and deletions) are remembered; past it, the oldest half is forgotten (an edit of
+    /// one of them is still logged when its text differs from what is on screen).
+    var memory = 20_000
 
     init(timeZone: TimeZone = .current) { self.timeZone = timeZone }
 
@@ -36,8 +45,10 @@ struct ChatLog {
     mutating func entries(for event: ClientEvent, in state: AppState, now: Millis) -> [Entry] {
         switch event {
         case .messageReceived(let m), .messageSent(let m):
-            guard m.status == .succeeded, m.messageId != 0, logged[m.messageId] == nil else { return [] }
-            logged[m.messageId] = Self.body(m)
+            let key = Logged(channel: m.channelUrl, id: m.messageId)
+            guard m.status == .succeeded, m.messageId != 0, logged[key] == nil else { return [] }
+            logged[key] = Self.body(m)
+            trim()
             return [entry(m.channelUrl, state, at: m.createdAt, Self.messageLine(m, timeZone: timeZone))]
         case .messageUpdated(let m):
             return edit(m, state, now: now)
@@ -53,25 +64,38 @@ struct ChatLog {
     /// An edit: logged when the text differs from what was logged or shown before (a reaction, a link
     /// preview or a changelog telling it again adds nothing).
     private mutating func edit(_ m: Message, _ state: AppState, now: Millis) -> [Entry] {
-        guard m.messageId != 0, let before = logged[m.messageId] ?? Self.known(m.channelUrl, m.messageId, state).map(Self.body) else {
+        let key = Logged(channel: m.channelUrl, id: m.messageId)
+        guard m.messageId != 0, let before = logged[key] ?? Self.known(m.channelUrl, m.messageId, state).map(Self.body) else {
             return []
         }
         let after = Self.body(m)
         guard after != before else { return [] }
-        logged[m.messageId] = after
+        logged[key] = after
+        trim()
         let at = m.updatedAt > 0 ? m.updatedAt : now
         return [entry(m.channelUrl, state, at: at, Self.editLine(m, at: at, timeZone: timeZone))]
     }
 
     /// A deletion of a message logged or on screen, once.
     private mutating func deletion(_ url: String, _ id: Int64, _ state: AppState, now: Millis) -> [Entry] {
-        guard !deleted.contains(id) else { return [] }
+        let key = Logged(channel: url, id: id)
+        guard !deleted.contains(key) else { return [] }
         let shown = Self.known(url, id, state)
-        guard logged[id] != nil || shown != nil else { return [] }
-        deleted.insert(id)
+        guard logged[key] != nil || shown != nil else { return [] }
+        deleted.insert(key)
+        trim()
         let nick = shown?.sender?.displayName
-        let text = logged[id] ?? shown.map(Self.body) ?? ""
+        let text = logged[key] ?? shown.map(Self.body) ?? ""
         return [entry(url, state, at: now, Self.deleteLine(id: id, nick: nick, text: text, at: now, timeZone: timeZone))]
+    }
+
+    /// Past ``memory``: the older half forgotten (message ids grow with time).
+    private mutating func trim() {
+        if logged.count > memory {
+            let keep = Set(logged.keys.sorted { $0.id > $1.id }.prefix(memory / 2))
+            logged = logged.filter { keep.contains($0.key) }
+        }
+        if deleted.count > memory { deleted = Set(deleted.sorted { $0.id > $1.id }.prefix(memory / 2)) }
     }
 
     private func entry(_ url: String, _ state: AppState, at: Millis, _ text: String) -> Entry {
@@ -87,9 +111,9 @@ struct ChatLog {
 
     /// A channel's name as tern shows it (its URL when tern does not know it).
     static func channelName(_ url: String, _ state: AppState) -> String {
-        if let c = state.channels.first(where: { $0.url == url }) { return c.displayName(me: state.me.userId) }
+        if let c = state.channels.first(where: { $0.url == url }) { return c.displayName(me: state.me(for: url).userId) }
         if let o = state.openChannels.first(where: { $0.url == url }) { return o.displayName }
-        return url
+        return AccountKey.url(of: url)
     }
 
     // MARK: - Lines

@@ -74,15 +74,15 @@ extension Reducer {
     /// notify level (`all`, `mentions`: mentions, highlight words and 1-on-1s, `none`), the server's push
     /// preferences (trigger option, do-not-disturb, snooze) and the config's do-not-disturb window.
     static func alertEffects(_ m: Message, _ state: AppState, timeZone: TimeZone = .current) -> [Effect] {
-        guard m.kind != .admin, let sender = m.sender, sender.userId != state.me.userId, !m.silent else { return [] }
+        guard m.kind != .admin, let sender = m.sender, sender.userId != state.me(for: m.channelUrl).userId, !m.silent else { return [] }
         // On screen and seen already: nothing to call attention to.
         if state.selected == m.channelUrl && state.seeing { return [] }
         let highlight = highlighted(m.text, words: state.settings.highlights)
-        let mentioned = m.mentionedUserIds.contains(state.me.userId) || m.mentionType == "channel" || highlight
+        let mentioned = m.mentionedUserIds.contains(state.me(for: m.channelUrl).userId) || m.mentionType == "channel" || highlight
         let channel = state.channels.first { $0.url == m.channelUrl }
         let direct = (channel?.memberCount ?? 0) == 2
         let label = channelLabel(m.channelUrl, state)
-        switch state.settings.notifyLevel(url: m.channelUrl, name: String(label.dropFirst())) {
+        switch state.settings.notifyLevel(url: AccountKey.url(of: m.channelUrl), name: String(label.dropFirst())) {
         case "none": return []
         case "all": break
         default: guard mentioned || direct else { return [] }
@@ -96,6 +96,8 @@ extension Reducer {
         if rules.quiet(at: m.createdAt) || locallyQuiet(state.settings, at: m.createdAt, timeZone: timeZone) { return [] }
         let name = sender.nickname.isEmpty ? sender.userId : sender.nickname
         let text = m.kind == .file ? (m.files.first?.name ?? "a file") : m.text
-        return [.alert(title: direct ? name : "\(name) in \(label)", body: String(text.prefix(200)))]
+        // With several accounts, which one it came to.
+        let account = state.accounts.isEmpty ? "" : state.accountIndex(of: m.channelUrl).map { " · " + state.accounts[$0].name } ?? ""
+        return [.alert(title: (direct ? name : "\(name) in \(label)") + account, body: String(text.prefix(200)))]
     }
 }

@@ -12,7 +12,7 @@ extension Reducer {
             state.me = user
         case .channelAdded(let c), .channelUpdated(let c):
             if case .channelAdded = event, c.myMemberState == "invited" {
-                state.notice = "\(c.inviter?.displayName ?? "someone") invited you to #\(c.displayName(me: state.me.userId))"
+                state.notice = "\(c.inviter?.displayName ?? "someone") invited you to #\(c.displayName(me: state.me(for: c.url).userId))"
             }
             upsert(c, &state)
             if state.selected == nil { return select(c.url, &state) }
@@ -157,7 +157,7 @@ extension Reducer {
     /// about the channel on screen.
     static func describe(_ kind: ChannelEventKind, channel url: String, _ state: AppState) -> String? {
         let name = channelLabel(url, state)
-        let me = state.me.userId
+        let me = state.me(for: url).userId
         if case .invited(let inviter, let invitees) = kind, invitees.contains(where: { $0.userId == me }) {
             // An unknown channel is announced once it is read (channelAdded), with its name.
             guard state.channels.contains(where: { $0.url == url }) else { return nil }

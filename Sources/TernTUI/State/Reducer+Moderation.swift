@@ -4,16 +4,18 @@ public import TernKit
 /// Open channels, people lists (members, participants, operators, banned, muted, users), operator commands
 /// and reports.
 extension Reducer {
-    /// Every channel in list order: invitations, group channels, then open channels.
+    /// Every channel in list order: invitations, group channels, then open channels (with several accounts,
+    /// account by account, as the list shows them; a folded account's channels are passed over).
     static func channelOrder(_ state: AppState) -> [String] {
-        state.channels.map(\.url) + state.openChannels.map(\.url)
+        guard !state.accounts.isEmpty else { return state.channels.map(\.url) + state.openChannels.map(\.url) }
+        return Screen.listRows(state).compactMap(\.url)
     }
 
     /// `#name` of a channel of either type.
     static func channelLabel(_ url: String, _ state: AppState) -> String {
-        if let c = state.channels.first(where: { $0.url == url }) { return "#" + c.displayName(me: state.me.userId) }
+        if let c = state.channels.first(where: { $0.url == url }) { return "#" + c.displayName(me: state.me(for: url).userId) }
         if let o = state.openChannels.first(where: { $0.url == url }) { return "#" + o.displayName }
-        return "#" + url
+        return "#" + AccountKey.url(of: url)
     }
 
     // MARK: Commands

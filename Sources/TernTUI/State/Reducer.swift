@@ -144,6 +144,8 @@ public struct Reducer: Sendable {
 
         case .event(let event):
             return apply(event, &state)
+        case .account(let name, let event):
+            return applyAccount(name, event, &state)
 
         case .channelsLoaded, .historyLoaded, .historyFailed, .opened, .notice:
             return reduceLoaded(&state, action)
@@ -469,6 +471,7 @@ public struct Reducer: Sendable {
     func switchChannel(to url: String, _ state: inout AppState) -> [Effect] {
         var effects: [Effect] = []
         let old = state.selected
+        state.accountFocus = nil
         if let old {
             effects.append(.unview(channelUrl: old))
             if !state.input.isEmpty { effects.append(.typing(channelUrl: old, started: false)) }

@@ -3,9 +3,17 @@ public import TernKit
 
 /// Everything the screen shows.
 public struct AppState: Sendable, Equatable {
-    public var me: User
+    /// The user, when tern runs one account (with several: each account's, in ``accounts``; see ``me``).
+    var ownUser: User
     public var server: String
-    public var connection: ConnectionState = .connecting
+    /// The connection, when tern runs one account (with several: see ``connection``).
+    var ownConnection: ConnectionState = .connecting
+    /// The accounts when tern runs several (config.toml `[[accounts]]`); empty: one account, as before.
+    /// Their channels are known by ``AccountKey``s (the account's name and the channel's URL).
+    public var accounts: [AccountState] = []
+    /// With several accounts: the account `/account NAME` chose while it has no channels. Commands that name
+    /// no channel (`/dm`, `/create`, `/join`, `/users`…) act there until the channel on screen changes.
+    public var accountFocus: String?
     /// The engine is catching up after a (re)connection (changelogs, gap fills).
     public var syncing = false
     /// Started from the cache before the server answered (the status bar says so until connected).
@@ -117,7 +125,7 @@ public struct AppState: Sendable, Equatable {
     public var previews: [Int64: ImagePreview] = [:]
 
     public init(me: User, server: String) {
-        self.me = me
+        self.ownUser = me
         self.server = server
     }
 
@@ -330,6 +338,8 @@ public enum Action: Sendable {
     case resized(width: Int, height: Int)
     case paste(String)
     case event(ClientEvent)
+    /// An event about one account as a whole (its connection, user, unread total), with several accounts.
+    case account(name: String, ClientEvent)
     case channelsLoaded([GroupChannel])
     case historyLoaded(url: String, page: MessagePage, replace: Bool)
     case historyFailed(url: String, error: String)

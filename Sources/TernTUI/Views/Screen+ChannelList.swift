@@ -4,7 +4,7 @@ public import TernKit
 /// The channel list on the left: rows, badges, what a click hits.
 extension Screen {
     func drawChannels(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
-        if state.channels.isEmpty && state.openChannels.isEmpty {
+        if state.channels.isEmpty && state.openChannels.isEmpty && state.accounts.isEmpty {
             g.write("Channels", x: 1, y: 0, style: theme.style("roomlist.header"), limit: width)
             g.write("none yet:", x: 1, y: 2, style: theme.style("timeline.event"), limit: width)
             g.write("/dm USER", x: 1, y: 3, style: theme.style("timeline.event"), limit: width)
@@ -17,6 +17,8 @@ extension Screen {
             switch row {
             case .header(let title):
                 g.write(title, x: 1, y: y, style: theme.style("roomlist.header"), limit: width)
+            case .account(let i):
+                drawAccountHeader(state, i, &g, y: y, width: width)
             case .open(let o):
                 let isSelected = o.url == state.selected
                 let style = theme.style(isSelected ? "roomlist.selected" : "roomlist")
@@ -40,7 +42,7 @@ extension Screen {
                 let badge = Self.badge(unread: unread, mentions: mentions)
                 let nameLimit = width - (badge.isEmpty ? 0 : CellWidth.of(badge) + 1)
                 let from = c.myMemberState == "invited" ? " · " + (c.inviter?.displayName ?? "invitation") : ""
-                g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me.userId) + from, x: 0, y: y, style: style, limit: nameLimit)
+                g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me(for: c.url).userId) + from, x: 0, y: y, style: style, limit: nameLimit)
                 if !badge.isEmpty {
                     var b = theme.style(mentions > 0 ? "roomlist.mention" : "roomlist.count")
                     if isSelected { b.reverse = true }
@@ -50,33 +52,83 @@ extension Screen {
         }
     }
 
+    /// An account's header (several accounts): ▾ or ▸ (folded), its name in its colour, its connection as
+    /// a mark (● connected, ◌ connecting or reconnecting, ○ offline) and, folded, its unread total.
+    func drawAccountHeader(_ state: AppState, _ i: Int, _ g: inout CellGrid, y: Int, width: Int) {
+        let a = state.accounts[i]
+        var style = theme.style("roomlist.header")
+        if let c = a.color.flatMap({ Theme.color($0, palette: [:]) }) { style.fg = c }
+        let (mark, markKey) = Self.accountMark(a.connection)
+        var col = g.write((a.folded ? "▸" : "▾") + a.name, x: 0, y: y, style: style, limit: width - 2)
+        col = g.write(" " + mark, x: col, y: y, style: theme.style(markKey), limit: width)
+        if a.folded {
+            let unread = state.channels.filter { state.accountIndex(of: $0.url) == i }.reduce(0) { $0 + $1.unreadMessageCount }
+            let badge = Self.badge(unread: unread, mentions: 0)
+            if !badge.isEmpty, col + 1 + CellWidth.of(badge) <= width {
+                g.write(badge, x: width - CellWidth.of(badge), y: y, style: theme.style("roomlist.count"))
+            }
+        }
+    }
+
+    /// An account's connection as one mark and its style key.
+    static func accountMark(_ s: ConnectionState) -> (String, String) {
+        switch s {
+        case .open: ("●", "status.connected")
+        case .connecting, .reconnecting: ("◌", "status.reconnecting")
+        case .closed: ("○", "status.offline")
+        }
+    }
+
     /// The channel list's rows: invitations in their own section first, then the channels, then open channels.
+    /// With several accounts, each account's header and under it its channels in the same order (a folded
+    /// account: only the channel on screen, if it is there).
     public enum ListRow: Sendable {
         case header(String)
+        /// An account's header (its index in ``AppState/accounts``).
+        case account(Int)
         case channel(GroupChannel)
         case open(OpenChannel)
         public var url: String? {
             switch self {
             case .channel(let c): c.url
             case .open(let o): o.url
-            case .header: nil
+            case .header, .account: nil
             }
         }
     }
 
     public static func listRows(_ state: AppState) -> [ListRow] {
-        let invited = state.channels.filter { $0.myMemberState == "invited" }
-        let joined = state.channels.filter { $0.myMemberState != "invited" }
+        guard !state.accounts.isEmpty else { return sectionRows(state.channels, state.openChannels, headers: true) }
         var rows: [ListRow] = []
-        if !invited.isEmpty { rows.append(.header("Invitations")) }
-        rows += invited.map(ListRow.channel)
-        rows.append(.header("Channels"))
-        rows += joined.map(ListRow.channel)
-        if !state.openChannels.isEmpty {
-            rows.append(.header("Open"))
-            rows += state.openChannels.map(ListRow.open)
+        for (i, a) in state.accounts.enumerated() {
+            rows.append(.account(i))
+            let mine = state.channels.filter { state.accountIndex(of: $0.url) == i && (!a.folded || $0.url == state.selected) }
+            let open = state.openChannels.filter { state.accountIndex(of: $0.url) == i && (!a.folded || $0.url == state.selected) }
+            rows += sectionRows(mine, open, headers: false)
         }
         return rows
+    }
+
+    /// Invitations, then channels, then open channels; with `headers`, each section under its title.
+    static func sectionRows(_ channels: [GroupChannel], _ open: [OpenChannel], headers: Bool) -> [ListRow] {
+        let invited = channels.filter { $0.myMemberState == "invited" }
+        let joined = channels.filter { $0.myMemberState != "invited" }
+        var rows: [ListRow] = []
+        if headers, !invited.isEmpty { rows.append(.header("Invitations")) }
+        rows += invited.map(ListRow.channel)
+        if headers { rows.append(.header("Channels")) }
+        rows += joined.map(ListRow.channel)
+        if headers, !open.isEmpty { rows.append(.header("Open")) }
+        rows += open.map(ListRow.open)
+        return rows
+    }
+
+    /// The account whose header is on row `y` of the list (a click folds it).
+    public static func account(atRow y: Int, _ state: AppState, height: Int) -> Int? {
+        let rows = listRows(state)
+        let i = firstListRow(rows, state, height: height - 1) + y
+        guard y >= 0, y < height - 1, rows.indices.contains(i), case .account(let a) = rows[i] else { return nil }
+        return a
     }
 
     /// The first row shown, so the selected channel stays visible.

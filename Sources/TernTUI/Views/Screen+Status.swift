@@ -5,9 +5,12 @@ public import TernKit
 extension Screen {
     func drawStatus(_ state: AppState, _ g: inout CellGrid, y: Int, width: Int, now: Millis) {
         g.fill(x: 0, y: y, width: width, height: 1, style: theme.style("status"))
-        var col = g.write(" \(state.me.displayName) ", x: 0, y: y, style: theme.style("status.user"))
+        // With several accounts: the user and the account of the channel on screen, its connection.
+        let account = state.currentAccount
+        let who = state.me.displayName + (account.map { "@" + state.accounts[$0].name } ?? "") + (state.accountFocus.map { " → " + $0 } ?? "")
+        var col = g.write(" \(who) ", x: 0, y: y, style: theme.style("status.user"))
         var (text, key) = Self.connectionText(state.connection, now: now)
-        if state.syncing, case .open = state.connection {
+        if account.map({ state.accounts[$0].syncing }) ?? state.syncing, case .open = state.connection {
             (text, key) = ("syncing…", "status.reconnecting")
         } else if state.offlineStart, case .connecting = state.connection {
             (text, key) = ("offline", "status.offline")
@@ -24,6 +27,15 @@ extension Screen {
             col = g.write(" │ #" + o.displayName + " · \(o.participantCount) here", x: col, y: y, style: theme.style("status"))
             if o.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }
             if o.isOperator(state.me.userId) { col = g.write(" [operator]", x: col, y: y, style: theme.style("status.activity")) }
+        }
+        if let account {
+            // The other accounts' connections, a mark each.
+            col = g.write(" │", x: col, y: y, style: theme.style("status"))
+            for (i, a) in state.accounts.enumerated() where i != account {
+                let (mark, markKey) = Self.accountMark(a.connection)
+                col = g.write(" " + a.name + " ", x: col, y: y, style: theme.style("status"))
+                col = g.write(mark, x: col, y: y, style: theme.style(markKey))
+            }
         }
         if let activity = Self.activityText(state) {
             col = g.write(" │ ", x: col, y: y, style: theme.style("status"))

@@ -21,8 +21,9 @@ extension Screen {
         case "hidden_prevent_auto_unhide": flags.append("archived")
         default: break
         }
-        var lines: [(String, String)] = [
-            ("URL", c.url), ("Kind", kind.joined(separator: ", ")), ("State", flags.joined(separator: ", ")),
+        var lines: [(String, String)] = state.accountIndex(of: c.url).map { [("Account", state.accounts[$0].name)] } ?? []
+        lines += [
+            ("URL", AccountKey.url(of: c.url)), ("Kind", kind.joined(separator: ", ")), ("State", flags.joined(separator: ", ")),
             ("Members", "\(c.memberCount) (\(c.joinedMemberCount) joined)"),
         ]
         for m in c.members.sorted(by: { ($0.role == "operator" ? 0 : 1, $0.userId) < ($1.role == "operator" ? 0 : 1, $1.userId) }) {

@@ -21,7 +21,9 @@ extension Screen {
         let first = max(0, min(s.selected - rows + 1, s.results.count - rows))
         for (i, m) in s.results.enumerated().dropFirst(first).prefix(max(0, rows)) {
             let y = box.y + 3 + (i - first)
-            let channel = state.channels.first { $0.url == m.channelUrl }?.displayName(me: state.me.userId) ?? m.channelUrl
+            let channel =
+                state.channels.first { $0.url == m.channelUrl }?.displayName(me: state.me(for: m.channelUrl).userId)
+                ?? AccountKey.url(of: m.channelUrl)
             let when = time.string(from: Date(timeIntervalSince1970: Double(m.createdAt) / 1000))
             let text = "#\(channel) \(when) \(m.sender?.displayName ?? "*"): \(m.text)".replacingOccurrences(of: "\n", with: " ")
             let style = theme.style(i == s.selected ? "roomlist.selected" : "help")

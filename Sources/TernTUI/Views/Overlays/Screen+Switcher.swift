@@ -17,7 +17,9 @@ extension Screen {
             let style = theme.style(i == s.selected ? "roomlist.selected" : "roomlist")
             g.fill(x: box.x, y: y, width: box.w, height: 1, style: style)
             let n = (Reducer.channelOrder(state).firstIndex(of: m.url) ?? 0) + 1
-            g.write(" \(n). #\(m.name)", x: box.x, y: y, style: style, limit: box.x + box.w)
+            // With several accounts, whose channel it is (two accounts may each have a #bob).
+            let account = state.accounts.isEmpty ? "" : state.accountIndex(of: m.url).map { " · " + state.accounts[$0].name } ?? ""
+            g.write(" \(n). #\(m.name)\(account)", x: box.x, y: y, style: style, limit: box.x + box.w)
         }
     }
 }
