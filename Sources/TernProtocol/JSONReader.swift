@@ -7,13 +7,14 @@
 /// ``Frame/decode(_:)`` then reads the frame with `JSONDecoder`, so what a frame gives is always what
 /// the `Decodable` path gives. No logic beyond parsing lives here.
 ///
-/// For example, reading `{"id":"42","name":"x"}`:
+/// For example, reading the `id` of `{"id":"42","name":"x"}` (a ``ByteDecodable`` type does this in
+/// `init(reading:)`, and ``ByteDecodable/scan(_:)`` gives it the bytes of a payload; a ``Key`` points
+/// into them, so nothing of the reader outlives that call):
 ///
 /// ```swift
-/// var r = JSONReader(bytes)
-/// try r.beginObject()
-/// while let key = try r.nextKey() {
-///     if key == "id" { id = try r.flexibleInt64() } else { try r.skipValue() }
+/// var id: Int64?
+/// try r.object(["id"]) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
+///     if k == 0 { id = try r.flexibleInt64() } else { try r.skipValue() }
 /// }
 /// ```
 package struct JSONReader {
