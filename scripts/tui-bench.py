@@ -107,9 +107,18 @@ class Ternd:
         self.conn = http.client.HTTPConnection("127.0.0.1", self.port)
 
     def call(self, method, path, body=None):
-        self.conn.request(method, path, body=json.dumps(body) if body is not None else None,
-                          headers={"Api-Token": self.token, "Content-Type": "application/json"})
-        r = self.conn.getresponse()
+        for attempt in (0, 1):
+            try:
+                self.conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                                  headers={"Api-Token": self.token, "Content-Type": "application/json"})
+                r = self.conn.getresponse()
+                break
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                # The server closed the kept-alive connection while it was idle (during the settle): open another.
+                if attempt:
+                    raise
+                self.conn.close()
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port)
         data = r.read()
         if r.status >= 300:
             raise SystemExit(f"{method} {path}: {r.status} {data[:200]!r}")

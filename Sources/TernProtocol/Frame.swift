@@ -61,7 +61,7 @@ public struct Frame: Sendable, Equatable {
 
     /// Decodes the payload as `T`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try WireCoding.decoder.decode(T.self, from: payload.isEmpty ? Data("{}".utf8) : payload)
+        try decodeWithFoundation(T.self)
     }
 
     /// The frame as it travels: `CMD4{json}\n`.

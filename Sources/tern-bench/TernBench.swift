@@ -19,7 +19,7 @@ struct TernBench: AsyncParsableCommand {
             `tern-bench fanout-server`, a trivial server, to show what the bench itself costs.
             Exits non-zero when a message was lost, duplicated, rejected or delivered out of order.
             """,
-        subcommands: [FanoutServer.self]
+        subcommands: [FanoutServer.self, DecodeBench.self]
     )
 
     @Option(help: "Base URL of a running ternd, e.g. http://127.0.0.1:8080.")

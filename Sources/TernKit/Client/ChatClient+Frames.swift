@@ -97,12 +97,6 @@ struct ChannelEventData: Decodable {
     }
 }
 
-/// Any frame's `unread_cnt`, when a server sends one.
-struct UnreadCarrier: Decodable {
-    var unreadCnt: UnreadCount?
-    enum CodingKeys: String, CodingKey { case unreadCnt = "unread_cnt" }
-}
-
 extension ChatClient {
     static let unreadKey = Data("\"unread_cnt\"".utf8)
     static let errorKey = Data("\"error\":true".utf8)
