@@ -246,7 +246,7 @@ extension ChatApp {
         switch command {
         case .invite(let users):
             let c = try await client.invite(users, to: url)
-            self.dispatch(r, .notice("invited \(users.joined(separator: ", ")) to #\(c.displayName(me: self.state.me.userId))"))
+            self.dispatch(r, .notice("invited \(users.joined(separator: ", ")) to #\(c.title(me: self.state.me(for: r.key(url)).userId))"))
         case .accept: self.dispatch(r, .opened(try await client.acceptInvitation(url)))
         case .join: self.dispatch(r, .opened(try await client.join(url)))
         case .unhide: self.dispatch(r, .opened(try await client.unhide(url)))
@@ -263,7 +263,7 @@ extension ChatApp {
                 .all: "counts messages and mentions", .messagesOnly: "counts messages only",
                 .mentionsOnly: "counts mentions only", .off: "counts nothing",
             ]
-            self.dispatch(r, .notice("#\(c.displayName(me: self.state.me.userId)) \(what[p] ?? p.rawValue)"))
+            self.dispatch(r, .notice("#\(c.title(me: self.state.me(for: r.key(url)).userId)) \(what[p] ?? p.rawValue)"))
         }
     }
 

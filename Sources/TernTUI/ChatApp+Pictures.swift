@@ -11,19 +11,21 @@ extension ChatApp {
         guard state.settings.images != .off, let url = state.selected, state.pane.width > 12 else { return }
         let columns = min(48, state.pane.width - 8)
         let graphics = imageProtocol
-        for m in (state.messages[url] ?? []).suffix(40) where m.status == .succeeded && !previewsAsked.contains(m.messageId) {
+        for m in (state.messages[url] ?? []).suffix(40) where m.status == .succeeded && !previewsAsked.contains(m.previewKey) {
             guard m.kind == .file, m.files.first?.type.lowercased().hasPrefix("image/") == true else { continue }
-            previewsAsked.insert(m.messageId)
+            previewsAsked.insert(m.previewKey)
             // kitty's ids go round 1…255 (the cells carry the id as their colour); one in use again is sent afresh.
             nextImageId = nextImageId % 255 + 1
             let id = nextImageId
             let (client, r) = route(forKey: m.channelUrl)
+            // What tells pictures apart for the terminal: the message id, and with several accounts its channel too.
+            let key = accounts.isEmpty ? m.messageId : Int64(truncatingIfNeeded: m.previewKey.hashValue)
             let surface = surface
             Task {
                 guard let data = try? await client.previewImageData(r.untagged(m)),
-                    let preview = surface.renderImage(Array(data), columns: columns, maxRows: 10, graphics: graphics, id: id, key: m.messageId)
+                    let preview = surface.renderImage(Array(data), columns: columns, maxRows: 10, graphics: graphics, id: id, key: key)
                 else { return }
-                self.dispatch(.previewLoaded(messageId: m.messageId, preview))
+                self.dispatch(.previewLoaded(m.previewKey, preview))
             }
         }
     }

@@ -88,7 +88,7 @@ public actor ChatApp {
     var lastDraw = ContinuousClock.now - .seconds(1)
     var title = ""
     /// Image messages whose preview was asked for (once each).
-    var previewsAsked: Set<Int64> = []
+    var previewsAsked: Set<PreviewKey> = []
     /// The last kitty image id given out (1…255).
     var nextImageId = 0
     var dirty = true
@@ -142,6 +142,8 @@ public actor ChatApp {
 
     /// The accounts whose first connection has happened (before it, a wait for the server says why); "" for the one account.
     var everConnected: Set<String> = []
+    /// The accounts (several) whose wait for their server has been explained once.
+    var waitExplained: Set<String> = []
 
     /// Runs until the user quits.
     public func run() async {
@@ -205,7 +207,14 @@ public actor ChatApp {
                 dispatch(r, .channelsLoaded(list))
             }
         } catch {
-            dispatch(.failed((r.name.map { $0 + ": " } ?? "") + "cannot connect: " + ErrorText.describe(error, .connect)))
+            guard let name = r.name else {
+                dispatch(.failed("cannot connect: " + ErrorText.describe(error, .connect)))
+                return
+            }
+            // One account of several: it stays off (its header says ○), named as the config names it.
+            dispatch(.account(name: name, .connectionStateChanged(.closed)))
+            let text = ErrorText.describe(error, .connect).replacingOccurrences(of: "TERN_TOKEN_COMMAND", with: "token_command")
+            dispatch(.failed(name + ": cannot connect: " + text))
         }
     }
 
@@ -220,6 +229,8 @@ public actor ChatApp {
                 ))
             return
         }
+        // Once per account: the others' screens are not taken over at every retry (its header's ◌ stays).
+        guard waitExplained.insert(name).inserted else { return }
         let server = accounts.first { $0.name == name }?.server ?? ""
         dispatch(.failed("\(name): cannot reach the server at \(server) (\(e.message)): trying again — is it running? [[accounts]] says where"))
     }

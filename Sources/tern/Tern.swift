@@ -135,16 +135,7 @@ struct Tern: AsyncParsableCommand {
         let keys: KeyTable
         do {
             if connection.server == nil && connection.userId == nil && !settings.accounts.isEmpty {
-                for a in settings.accounts {
-                    let c = try ConnectionOptions.clientConfiguration(a.environment(env), server: a.server, userId: a.userId, caFile: a.caFile)
-                    // One cache per login: two accounts that are the same login would share it.
-                    if let twin = accountConfigs.first(where: { $0.1.userId == c.userId && $0.1.cacheName == c.cacheName && $0.1.server == c.server })
-                    {
-                        throw SendbirdError(
-                            .invalidParameter, "accounts \(twin.0.name) and \(a.name) are the same login (\(c.userId) on \(c.server.apiBase))")
-                    }
-                    accountConfigs.append((a, try prepared(c, env)))
-                }
+                accountConfigs = try accountConfigurations(settings.accounts, env, configFile: configFile)
                 config = accountConfigs[0].1
             } else {
                 config = try prepared(try connection.clientConfiguration(env), env)
@@ -193,6 +184,32 @@ struct Tern: AsyncParsableCommand {
         await app.run()
         quitOnSignal.cancel()
         terminal.stop()
+    }
+
+    /// Each `[[accounts]]` login, ready to run; what is wrong with one names the account (`--ca-file` is for
+    /// every account without `ca_file`), and two that are the same login are refused.
+    func accountConfigurations(_ accounts: [AccountSettings], _ env: [String: String], configFile: String) throws -> [(
+        AccountSettings, ClientConfiguration
+    )] {
+        var accountConfigs: [(AccountSettings, ClientConfiguration)] = []
+        for a in accounts {
+            // What is wrong with one account's login names the account (--ca-file: for every account without ca_file).
+            let c: ClientConfiguration
+            do {
+                c = try ConnectionOptions.clientConfiguration(
+                    a.environment(env), server: a.server, userId: a.userId, caFile: a.caFile ?? connection.caFile)
+            } catch let e as SendbirdError {
+                throw SendbirdError(
+                    e.code, "\(configFile): account \(a.name): " + e.message.replacingOccurrences(of: "TERN_USER_ID", with: "user_id"))
+            }
+            // One cache per login: two accounts that are the same login would share it.
+            if let twin = accountConfigs.first(where: { $0.1.userId == c.userId && $0.1.cacheName == c.cacheName && $0.1.server == c.server }) {
+                throw SendbirdError(
+                    .invalidParameter, "accounts \(twin.0.name) and \(a.name) are the same login (\(c.userId) on \(c.server.apiBase))")
+            }
+            accountConfigs.append((a, try prepared(c, env)))
+        }
+        return accountConfigs
     }
 
     /// A login as the interactive client runs it: waiting for its server, with its offline cache.

@@ -65,7 +65,7 @@ extension TerminalEndToEndTests {
                     try await second.post("more from two", by: "dave", in: "home-room")
                     try await tmux.waitScreen("alice", "the other account's news") { $0.contains("Act:") && $0.contains("home") }
                     // /fold two: only its header.
-                    try await tmux.enter("alice", "/fold two", thenSee: "two folded") { $0.contains("▸two ●") && !$0.contains(" home ") }
+                    try await tmux.enter("alice", "/fold two", thenSee: "two folded") { $0.contains("▹two ●") && !$0.contains(" home ") }
                     // An account with no channels: /account takes the commands there, /dm starts one as erin.
                     try await tmux.enter("alice", "/account three", thenSee: "three chosen") { $0.contains("→ three") }
                     try await tmux.enter("alice", "/dm dave", thenSee: "erin's DM") { $0.contains("Erin@three") && $0.contains("#Dave") }

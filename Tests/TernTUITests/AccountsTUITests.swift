@@ -147,7 +147,7 @@ struct AccountsTUITests: TUIFixture {
         type("/fold home", &s)
         _ = reducer.reduce(&s, .key(.enter))
         #expect(s.accounts[1].folded && Reducer.channelOrder(s) == ["work\u{1F}team-url", "work\u{1F}dm"])
-        #expect(screen.render(s, width: 100, height: 24, now: t).text.split(separator: "\n")[3].hasPrefix("▸home ●"))
+        #expect(screen.render(s, width: 100, height: 24, now: t).text.split(separator: "\n")[3].hasPrefix("▹home ●"))
         // A click on its header shows it again.
         _ = reducer.reduce(&s, .mouse(MouseEvent(.press(button: 1), x: 2, y: 3)))
         #expect(!s.accounts[1].folded)

@@ -91,7 +91,7 @@ struct ImagesTUITests: TUIFixture {
         file.files = [FilePayload(url: "http://x.test/p.png", name: "p.png", size: 2000, type: "image/png")]
         s.messages["c1"]?.append(file)
         let symbols = (0..<3).map { _ in (0..<4).map { _ in Cell("▀", Style(fg: .index(196), bg: .index(21))) } }
-        s.previews[100] = ImagePreview(width: 4, rows: symbols, graphic: graphic)
+        s.previews[PreviewKey(channel: "c1", id: 100)] = ImagePreview(width: 4, rows: symbols, graphic: graphic)
         return s
     }
 

@@ -268,7 +268,8 @@ extension Reducer {
             return []
         }
         let choice = c.words[1]
-        state.settings.channels[url] = choice == "default" ? nil : Settings.ChannelSettings(notify: choice)
+        // By the channel's URL on its server (config.toml's [channels."URL"]), not its key in tern.
+        state.settings.channels[AccountKey.url(of: url)] = choice == "default" ? nil : Settings.ChannelSettings(notify: choice)
         state.notice =
             "\(Self.channelLabel(url, state)) alerts: \(choice == "default" ? state.settings.notify + " (the default)" : choice) · /save keeps it"
         return []

@@ -347,7 +347,7 @@ extension Reducer {
     /// each with its number in the channel order (Alt-N).
     public static func hotlist(_ state: AppState) -> [(number: Int, url: String, mentions: Int, unread: Int)] {
         var number: [String: Int] = [:]
-        for (i, url) in channelOrder(state).enumerated() { number[url] = i }
+        for (i, url) in numberedOrder(state).enumerated() { number[url] = i }
         var out: [(number: Int, url: String, mentions: Int, unread: Int, rank: Int)] = []
         for c in state.channels where c.myMemberState != "invited" && (c.unreadMessageCount > 0 || c.unreadMentionCount > 0) {
             guard let i = number[c.url], c.url != state.selected || !state.seeing else { continue }
@@ -408,7 +408,7 @@ extension Reducer {
     /// order; closer-knit first); ties in the channel list's order (invitations, then latest activity, then
     /// open channels).
     public static func switcherMatches(_ query: String, _ state: AppState) -> [(url: String, name: String)] {
-        var all: [(url: String, name: String)] = state.channels.map { ($0.url, $0.displayName(me: state.me(for: $0.url).userId)) }
+        var all: [(url: String, name: String)] = state.channels.map { ($0.url, $0.title(me: state.me(for: $0.url).userId)) }
         all += state.openChannels.map { ($0.url, $0.displayName) }
         guard query.contains(where: { $0 != " " && $0 != "#" }) else { return all }
         var scored: [(quality: MatchQuality, score: Int, index: Int, channel: (url: String, name: String))] = []
@@ -468,7 +468,7 @@ extension Reducer {
     }
 
     func jump(_ n: Int, _ state: inout AppState) -> [Effect] {
-        let order = Self.channelOrder(state)
+        let order = Self.numberedOrder(state)
         guard order.indices.contains(n - 1) else {
             state.notice = "no channel \(n) (there are \(order.count))"
             return []

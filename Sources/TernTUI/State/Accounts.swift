@@ -49,6 +49,15 @@ public enum AccountKey {
     }
 }
 
+extension GroupChannel {
+    /// Its name as tern shows it to `me` (``GroupChannel/displayName(me:)``), with its URL on its server when it
+    /// has no name and no one else in it — never its key in tern.
+    public func title(me: String) -> String {
+        let name = displayName(me: me)
+        return name == url ? AccountKey.url(of: url) : name
+    }
+}
+
 extension AppState {
     /// The account of a channel (by its key), else the first; nil with one account.
     public func accountIndex(of key: String?) -> Int? {

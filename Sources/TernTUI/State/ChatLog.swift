@@ -34,6 +34,8 @@ struct ChatLog {
     private(set) var logged: [Logged: String] = [:]
     /// The deletions logged (a changelog after a reconnection may tell one again).
     private(set) var deleted: Set<Logged> = []
+    /// What was remembered, oldest first (``remember(_:)``).
+    private var order: [Logged] = []
     /// How many messages (and deletions) are remembered; past it, the oldest half is forgotten (an edit of
     /// one of them is still logged when its text differs from what is on screen).
     var memory = 20_000
@@ -48,7 +50,7 @@ struct ChatLog {
             let key = Logged(channel: m.channelUrl, id: m.messageId)
             guard m.status == .succeeded, m.messageId != 0, logged[key] == nil else { return [] }
             logged[key] = Self.body(m)
-            trim()
+            remember(key)
             return [entry(m.channelUrl, state, at: m.createdAt, Self.messageLine(m, timeZone: timeZone))]
         case .messageUpdated(let m):
             return edit(m, state, now: now)
@@ -70,8 +72,7 @@ struct ChatLog {
         }
         let after = Self.body(m)
         guard after != before else { return [] }
-        logged[key] = after
-        trim()
+        if logged.updateValue(after, forKey: key) == nil { remember(key) }
         let at = m.updatedAt > 0 ? m.updatedAt : now
         return [entry(m.channelUrl, state, at: at, Self.editLine(m, at: at, timeZone: timeZone))]
     }
@@ -83,19 +84,22 @@ struct ChatLog {
         let shown = Self.known(url, id, state)
         guard logged[key] != nil || shown != nil else { return [] }
         deleted.insert(key)
-        trim()
+        remember(key)
         let nick = shown?.sender?.displayName
         let text = logged[key] ?? shown.map(Self.body) ?? ""
         return [entry(url, state, at: now, Self.deleteLine(id: id, nick: nick, text: text, at: now, timeZone: timeZone))]
     }
 
-    /// Past ``memory``: the older half forgotten (message ids grow with time).
-    private mutating func trim() {
-        if logged.count > memory {
-            let keep = Set(logged.keys.sorted { $0.id > $1.id }.prefix(memory / 2))
-            logged = logged.filter { keep.contains($0.key) }
+    /// A message (or deletion) newly remembered; past ``memory``, the older half is forgotten, in the order
+    /// they came (ids are per server: with several accounts, an order by id would favour one server).
+    private mutating func remember(_ key: Logged) {
+        order.append(key)
+        guard order.count > memory else { return }
+        for old in order.prefix(order.count - memory / 2) {
+            logged[old] = nil
+            deleted.remove(old)
         }
-        if deleted.count > memory { deleted = Set(deleted.sorted { $0.id > $1.id }.prefix(memory / 2)) }
+        order.removeFirst(order.count - memory / 2)
     }
 
     private func entry(_ url: String, _ state: AppState, at: Millis, _ text: String) -> Entry {
@@ -111,7 +115,7 @@ struct ChatLog {
 
     /// A channel's name as tern shows it (its URL when tern does not know it).
     static func channelName(_ url: String, _ state: AppState) -> String {
-        if let c = state.channels.first(where: { $0.url == url }) { return c.displayName(me: state.me(for: url).userId) }
+        if let c = state.channels.first(where: { $0.url == url }) { return c.title(me: state.me(for: url).userId) }
         if let o = state.openChannels.first(where: { $0.url == url }) { return o.displayName }
         return AccountKey.url(of: url)
     }

@@ -18,9 +18,10 @@ extension Reducer {
             state.accounts[i].totalUnread = total
             state.totalUnread = state.accounts.reduce(0) { $0 + $1.totalUnread }
         default:
-            // Errors and blocks: said as with one account, naming the account.
+            // Errors and blocks: said as with one account, naming the account (only what this event said).
+            let before = state.notice
             let effects = apply(event, &state)
-            if let n = state.notice { state.notice = name + ": " + n }
+            if let n = state.notice, n != before { state.notice = name + ": " + n }
             return effects
         }
         return []
@@ -43,6 +44,7 @@ extension Reducer {
             return []
         }
         state.accounts[i].folded = false
+        state.accountFocus = nil
         let name = state.accounts[i].name
         // Its channel with the latest activity (the list keeps them in that order).
         guard let url = Self.channelOrder(state).first(where: { AccountKey.account(of: $0) == name }) else {

@@ -12,7 +12,7 @@ extension Reducer {
             state.me = user
         case .channelAdded(let c), .channelUpdated(let c):
             if case .channelAdded = event, c.myMemberState == "invited" {
-                state.notice = "\(c.inviter?.displayName ?? "someone") invited you to #\(c.displayName(me: state.me(for: c.url).userId))"
+                state.notice = "\(c.inviter?.displayName ?? "someone") invited you to #\(c.title(me: state.me(for: c.url).userId))"
             }
             upsert(c, &state)
             if state.selected == nil { return select(c.url, &state) }
@@ -94,7 +94,7 @@ extension Reducer {
             state.messages[m.channelUrl]![i] = m
             return []
         }
-        if let t = state.thread, m.parentMessageId == t.parent.messageId { state.thread?.replies.append(m) }
+        if let t = state.thread, t.channelUrl == m.channelUrl, m.parentMessageId == t.parent.messageId { state.thread?.replies.append(m) }
         state.messages[m.channelUrl, default: []].append(m)
         return []
     }
@@ -127,7 +127,9 @@ extension Reducer {
         if state.messages[m.channelUrl] != nil, !(state.messages[m.channelUrl]!.contains { $0.messageId == m.messageId }) {
             Self.placeStored(m, in: &state.messages[m.channelUrl]!)
         }
-        if let t = state.thread, m.parentMessageId == t.parent.messageId, !t.replies.contains(where: { $0.messageId == m.messageId }) {
+        if let t = state.thread, t.channelUrl == m.channelUrl, m.parentMessageId == t.parent.messageId,
+            !t.replies.contains(where: { $0.messageId == m.messageId })
+        {
             state.thread?.replies.append(m)
         }
         if let i = state.typers[m.channelUrl]?.firstIndex(where: { $0.userId == m.sender?.userId }) {

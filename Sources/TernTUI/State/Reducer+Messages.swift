@@ -261,6 +261,9 @@ extension Reducer {
     func applyMessageChange(_ event: ClientEvent, _ state: inout AppState) {
         func update(_ id: Int64, in url: String, _ body: (inout Message) -> Void) {
             if let i = state.messages[url]?.firstIndex(where: { $0.messageId == id }) { body(&state.messages[url]![i]) }
+            // The thread on screen only when it is this channel's: ids are per server, and with several
+            // accounts the same message is in each account's channel.
+            guard state.thread?.channelUrl == url else { return }
             if state.thread?.parent.messageId == id { body(&state.thread!.parent) }
             if let i = state.thread?.replies.firstIndex(where: { $0.messageId == id }) { body(&state.thread!.replies[i]) }
         }
@@ -275,13 +278,15 @@ extension Reducer {
             }
         case .messageDeleted(let url, let id):
             state.messages[url]?.removeAll { $0.messageId == id }
-            state.thread?.replies.removeAll { $0.messageId == id }
-            if state.thread?.parent.messageId == id {
-                state.thread = nil
-                state.notice = "the thread's message was deleted"
+            if state.thread?.channelUrl == url {
+                state.thread?.replies.removeAll { $0.messageId == id }
+                if state.thread?.parent.messageId == id {
+                    state.thread = nil
+                    state.notice = "the thread's message was deleted"
+                }
             }
-            if state.editing?.messageId == id { state.editing = nil }
-            if state.replyingTo?.messageId == id { state.replyingTo = nil }
+            if state.editing?.messageId == id && state.editing?.channelUrl == url { state.editing = nil }
+            if state.replyingTo?.messageId == id && state.replyingTo?.channelUrl == url { state.replyingTo = nil }
         case .reactionUpdated(let url, let id, let key, let user, let added):
             update(id, in: url) { $0.applyReaction(key: key, userId: user, added: added) }
         case .threadInfoUpdated(let url, let parent, let summary):

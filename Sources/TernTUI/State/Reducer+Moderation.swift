@@ -11,9 +11,19 @@ extension Reducer {
         return Screen.listRows(state).compactMap(\.url)
     }
 
+    /// Every channel in its number's order (Alt-N, the hotlist, the switcher): the list's order with no
+    /// account folded, so a channel keeps its number when an account is folded, and news in a folded
+    /// account still shows in the hotlist and Alt-A.
+    static func numberedOrder(_ state: AppState) -> [String] {
+        guard state.accounts.contains(where: \.folded) else { return channelOrder(state) }
+        var unfolded = state
+        for i in unfolded.accounts.indices { unfolded.accounts[i].folded = false }
+        return channelOrder(unfolded)
+    }
+
     /// `#name` of a channel of either type.
     static func channelLabel(_ url: String, _ state: AppState) -> String {
-        if let c = state.channels.first(where: { $0.url == url }) { return "#" + c.displayName(me: state.me(for: url).userId) }
+        if let c = state.channels.first(where: { $0.url == url }) { return "#" + c.title(me: state.me(for: url).userId) }
         if let o = state.openChannels.first(where: { $0.url == url }) { return "#" + o.displayName }
         return "#" + AccountKey.url(of: url)
     }
@@ -268,7 +278,7 @@ extension Reducer {
 
     /// Operator changes, bans and mutes show in the channel as lines of their own (and in the status bar).
     func moderationLine(_ kind: ChannelEventKind, url: String, _ state: inout AppState, now: Millis) {
-        let me = state.me.userId
+        let me = state.me(for: url).userId
         func who(_ u: User) -> String { u.userId == me ? "you" : u.displayName }
         func until(_ end: Millis) -> String {
             guard end >= 0 else { return "" }

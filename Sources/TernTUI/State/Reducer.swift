@@ -138,8 +138,8 @@ public struct Reducer: Sendable {
         case .editorFinished(let text):
             return editorFinished(text, &state)
 
-        case .previewLoaded(let id, let preview):
-            state.previews[id] = preview
+        case .previewLoaded(let key, let preview):
+            state.previews[key] = preview
             return []
 
         case .event(let event):

@@ -121,8 +121,9 @@ public struct AppState: Sendable, Equatable {
     public var present = false
     /// The help screen's first line (it scrolls).
     public var helpScroll = 0
-    /// The image preview of a file message, rendered by the terminal adapter: message id → cell rows.
-    public var previews: [Int64: ImagePreview] = [:]
+    /// The image preview of a file message, rendered by the terminal adapter: by channel and message id (ids are
+    /// per server: with several accounts, two servers' messages may share one) → cell rows.
+    public var previews: [PreviewKey: ImagePreview] = [:]
 
     public init(me: User, server: String) {
         self.ownUser = me
@@ -171,6 +172,21 @@ public struct Switcher: Sendable, Equatable {
     public var query = ""
     public var selected = 0
     public init() {}
+}
+
+/// Which message a preview is of: its channel (by key) and its id.
+public struct PreviewKey: Sendable, Hashable {
+    public var channel: String
+    public var id: Int64
+    public init(channel: String, id: Int64) {
+        self.channel = channel
+        self.id = id
+    }
+}
+
+extension Message {
+    /// Its preview's key.
+    public var previewKey: PreviewKey { PreviewKey(channel: channelUrl, id: messageId) }
 }
 
 /// A small picture of an image, as coloured cells (rendered by the terminal adapter with libchafa), and the
@@ -333,7 +349,7 @@ public enum Action: Sendable {
     /// `$EDITOR` returned the draft (nil: it failed).
     case editorFinished(String?)
     /// An image message's preview is ready.
-    case previewLoaded(messageId: Int64, ImagePreview)
+    case previewLoaded(PreviewKey, ImagePreview)
     /// The terminal has this size now.
     case resized(width: Int, height: Int)
     case paste(String)

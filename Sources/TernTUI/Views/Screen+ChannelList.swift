@@ -42,7 +42,7 @@ extension Screen {
                 let badge = Self.badge(unread: unread, mentions: mentions)
                 let nameLimit = width - (badge.isEmpty ? 0 : CellWidth.of(badge) + 1)
                 let from = c.myMemberState == "invited" ? " · " + (c.inviter?.displayName ?? "invitation") : ""
-                g.write((isSelected ? "▸" : " ") + c.displayName(me: state.me(for: c.url).userId) + from, x: 0, y: y, style: style, limit: nameLimit)
+                g.write((isSelected ? "▸" : " ") + c.title(me: state.me(for: c.url).userId) + from, x: 0, y: y, style: style, limit: nameLimit)
                 if !badge.isEmpty {
                     var b = theme.style(mentions > 0 ? "roomlist.mention" : "roomlist.count")
                     if isSelected { b.reverse = true }
@@ -52,20 +52,20 @@ extension Screen {
         }
     }
 
-    /// An account's header (several accounts): ▾ or ▸ (folded), its name in its colour, its connection as
+    /// An account's header (several accounts): ▾ or ▹ (folded), its name in its colour, its connection as
     /// a mark (● connected, ◌ connecting or reconnecting, ○ offline) and, folded, its unread total.
     func drawAccountHeader(_ state: AppState, _ i: Int, _ g: inout CellGrid, y: Int, width: Int) {
         let a = state.accounts[i]
         var style = theme.style("roomlist.header")
         if let c = a.color.flatMap({ Theme.color($0, palette: [:]) }) { style.fg = c }
         let (mark, markKey) = Self.accountMark(a.connection)
-        var col = g.write((a.folded ? "▸" : "▾") + a.name, x: 0, y: y, style: style, limit: width - 2)
+        var col = g.write((a.folded ? "▹" : "▾") + a.name, x: 0, y: y, style: style, limit: width - 2)
         col = g.write(" " + mark, x: col, y: y, style: theme.style(markKey), limit: width)
         if a.folded {
-            let unread = state.channels.filter { state.accountIndex(of: $0.url) == i }.reduce(0) { $0 + $1.unreadMessageCount }
-            let badge = Self.badge(unread: unread, mentions: 0)
+            let mine = state.channels.filter { state.accountIndex(of: $0.url) == i }
+            let badge = Self.badge(unread: mine.reduce(0) { $0 + $1.unreadMessageCount }, mentions: mine.reduce(0) { $0 + $1.unreadMentionCount })
             if !badge.isEmpty, col + 1 + CellWidth.of(badge) <= width {
-                g.write(badge, x: width - CellWidth.of(badge), y: y, style: theme.style("roomlist.count"))
+                g.write(badge, x: width - CellWidth.of(badge), y: y, style: theme.style(badge.hasPrefix("@") ? "roomlist.mention" : "roomlist.count"))
             }
         }
     }

@@ -186,7 +186,7 @@ extension Screen {
     /// What hangs under a message, indented: its image, its link's preview, its reactions, its thread.
     func linesUnder(_ m: Message, _ state: AppState, pad: String, room: Int, time: TimeFormat) -> [Line] {
         var out: [Line] = []
-        if let image = state.previews[m.messageId], state.settings.images != .off {
+        if let image = state.previews[m.previewKey], state.settings.images != .off {
             let x = CellWidth.of(pad)
             for (r, row) in image.rows.enumerated() {
                 var parts: [(String, Style)] = [(pad, theme.style("timeline"))]
@@ -258,7 +258,7 @@ extension Screen {
         if let c = state.selectedChannel, c.myMemberState == "invited" {
             let who = c.inviter?.displayName ?? "Someone"
             let text = [
-                "\(who) invited you to #\(c.displayName(me: state.me.userId)) (\(c.memberCount) members).",
+                "\(who) invited you to #\(c.title(me: state.me.userId)) (\(c.memberCount) members).",
                 "Ctrl-O, then a accepts or d declines (or /accept, /decline).",
             ]
             for (i, line) in text.enumerated() {

@@ -86,7 +86,7 @@ extension Screen {
     /// A pane's header: its channel's name, marked when it is the one you type in.
     func header(_ state: AppState, _ g: inout CellGrid, _ a: Area, focused: Bool) {
         let name =
-            state.channels.first { $0.url == state.selected }.map { "#" + $0.displayName(me: state.me.userId) }
+            state.channels.first { $0.url == state.selected }.map { "#" + $0.title(me: state.me.userId) }
             ?? state.openChannels.first { $0.url == state.selected }.map { "#" + $0.displayName } ?? "?"
         let label = (focused ? "▸ " : "  ") + name + (focused ? "" : "  (Alt-W: type here)")
         let style = theme.style(focused ? "roomlist.selected" : "timeline.event")

@@ -9,16 +9,19 @@ extension Screen {
         let account = state.currentAccount
         let who = state.me.displayName + (account.map { "@" + state.accounts[$0].name } ?? "") + (state.accountFocus.map { " → " + $0 } ?? "")
         var col = g.write(" \(who) ", x: 0, y: y, style: theme.style("status.user"))
-        var (text, key) = Self.connectionText(state.connection, now: now)
-        if account.map({ state.accounts[$0].syncing }) ?? state.syncing, case .open = state.connection {
+        // After `/account NAME` (no channels there yet): that account's connection, where commands go.
+        let commands = state.accountFocus.flatMap { n in state.accounts.firstIndex { $0.name == n } } ?? account
+        let connection = commands.map { state.accounts[$0].connection } ?? state.connection
+        var (text, key) = Self.connectionText(connection, now: now)
+        if commands.map({ state.accounts[$0].syncing }) ?? state.syncing, case .open = connection {
             (text, key) = ("syncing…", "status.reconnecting")
-        } else if state.offlineStart, case .connecting = state.connection {
+        } else if state.offlineStart, case .connecting = connection {
             (text, key) = ("offline", "status.offline")
         }
         col = g.write("│ ", x: col, y: y, style: theme.style("status"))
         col = g.write(text, x: col, y: y, style: theme.style(key))
         if let c = state.selectedChannel {
-            col = g.write(" │ #" + c.displayName(me: state.me.userId), x: col, y: y, style: theme.style("status"))
+            col = g.write(" │ #" + c.title(me: state.me.userId), x: col, y: y, style: theme.style("status"))
             if c.isFrozen { col = g.write(" [frozen]", x: col, y: y, style: theme.style("status.activity")) }
             if c.myMemberState == "invited" {
                 col = g.write(" [invited: Ctrl-O, then a accepts, d declines]", x: col, y: y, style: theme.style("status.activity"))

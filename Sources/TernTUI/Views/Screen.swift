@@ -34,7 +34,7 @@ public struct Screen: Sendable {
         if mentions > 0 { t = "(@\(mentions)) " + t }
         if state.totalUnread > 0 { t = "(\(state.totalUnread) in \(channels)) " + t }
         if let c = state.selectedChannel {
-            t += " · #" + c.displayName(me: state.me.userId)
+            t += " · #" + c.title(me: state.me.userId)
         } else if let o = state.selectedOpenChannel {
             t += " · #" + o.displayName
         }

@@ -49,7 +49,7 @@ extension Screen {
             if !c.customType.isEmpty { detail += " · " + c.customType }
             if c.hiddenState == "hidden_prevent_auto_unhide" { detail += " · archived" }
             if c.myMemberState == "joined" && b.kind == .publicChannels { detail += " · joined" }
-            let name = (selected ? "▸" : " ") + (c.name.isEmpty ? c.url : c.name)
+            let name = (selected ? "▸" : " ") + (c.name.isEmpty ? AccountKey.url(of: c.url) : c.name)
             g.write(name, x: box.x, y: y, style: style, limit: box.x + box.w - CellWidth.of(detail) - 1)
             g.write(detail, x: box.x + box.w - CellWidth.of(detail), y: y, style: style)
         }

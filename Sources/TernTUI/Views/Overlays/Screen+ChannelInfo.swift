@@ -44,7 +44,7 @@ extension Screen {
         let labelWidth = 9
         let contentWidth = max(lines.map { labelWidth + CellWidth.of($0.1) }.max() ?? 0, actions.map { CellWidth.of($0) + 2 }.max() ?? 0)
         let box = drawBox(
-            &g, title: "#" + c.displayName(me: me) + " (any other key closes)", width: contentWidth + 6, height: lines.count + actions.count + 5)
+            &g, title: "#" + c.title(me: me) + " (any other key closes)", width: contentWidth + 6, height: lines.count + actions.count + 5)
         var y = box.y + 1
         let shown = max(0, box.h - 3 - actions.count)
         if lines.count > shown, shown > 1 {

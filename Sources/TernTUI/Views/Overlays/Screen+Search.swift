@@ -22,7 +22,7 @@ extension Screen {
         for (i, m) in s.results.enumerated().dropFirst(first).prefix(max(0, rows)) {
             let y = box.y + 3 + (i - first)
             let channel =
-                state.channels.first { $0.url == m.channelUrl }?.displayName(me: state.me(for: m.channelUrl).userId)
+                state.channels.first { $0.url == m.channelUrl }?.title(me: state.me(for: m.channelUrl).userId)
                 ?? AccountKey.url(of: m.channelUrl)
             let when = time.string(from: Date(timeIntervalSince1970: Double(m.createdAt) / 1000))
             let text = "#\(channel) \(when) \(m.sender?.displayName ?? "*"): \(m.text)".replacingOccurrences(of: "\n", with: " ")

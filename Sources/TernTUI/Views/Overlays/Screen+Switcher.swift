@@ -16,7 +16,7 @@ extension Screen {
             let y = box.y + 1 + i - first
             let style = theme.style(i == s.selected ? "roomlist.selected" : "roomlist")
             g.fill(x: box.x, y: y, width: box.w, height: 1, style: style)
-            let n = (Reducer.channelOrder(state).firstIndex(of: m.url) ?? 0) + 1
+            let n = (Reducer.numberedOrder(state).firstIndex(of: m.url) ?? 0) + 1
             // With several accounts, whose channel it is (two accounts may each have a #bob).
             let account = state.accounts.isEmpty ? "" : state.accountIndex(of: m.url).map { " · " + state.accounts[$0].name } ?? ""
             g.write(" \(n). #\(m.name)\(account)", x: box.x, y: y, style: style, limit: box.x + box.w)
