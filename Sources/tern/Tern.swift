@@ -169,7 +169,7 @@ struct Tern: AsyncParsableCommand {
         // Per account, named as its cache is: the embedded server is one account whatever its port.
         let layoutName =
             accounts.isEmpty
-            ? config.userId + "@" + (config.cacheName ?? config.server.apiBase) : "accounts-" + accounts.map(\.name).joined(separator: "+")
+            ? config.userId + "@" + (config.cacheName ?? config.server.apiBase) : "accounts"
         let app = ChatApp(
             client: client, surface: terminal, screen: screen, user: config.userId, server: config.server.apiBase, settings: settings,
             configPath: configFile, themesDirectory: Paths.config + "/themes", noColor: noColor,

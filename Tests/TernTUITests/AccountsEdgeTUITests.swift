@@ -143,4 +143,18 @@ struct AccountsEdgeTUITests: TUIFixture {
         let lines = (s.messages["home\u{1F}dm"] ?? []).map(\.text)
         #expect(lines.contains { $0.hasPrefix("you muted") }, "\(lines)")
     }
+
+    @Test func nameAtAccountPicksBetweenTwoChannelsOfOneName() {
+        var s = twoAccounts()
+        var other = GroupChannel(url: "team-url", name: "team", members: [Member(user: alice), Member(user: bob)])
+        other.lastMessage = Message(messageId: 1, channelUrl: "team-url", text: "y", sender: bob, createdAt: t)
+        _ = reducer.reduce(&s, home.tagged(.channelsLoaded([other])))
+        #expect(Reducer.switcherMatches("team@home", s).first?.url == "home\u{1F}team-url")
+        #expect(Reducer.switcherMatches("team@work", s).first?.url == "work\u{1F}team-url")
+        type("/split team@home", &s)
+        _ = reducer.reduce(&s, .key(.enter))
+        #expect(s.split?.channelUrl == "home\u{1F}team-url")
+        let grid = screen.render(s, width: 100, height: 24, now: t)
+        #expect(grid.text.contains("#team · home  (Alt-W: type here)"), "the pane names its account")
+    }
 }

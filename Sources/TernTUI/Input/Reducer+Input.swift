@@ -410,6 +410,14 @@ extension Reducer {
     public static func switcherMatches(_ query: String, _ state: AppState) -> [(url: String, name: String)] {
         var all: [(url: String, name: String)] = state.channels.map { ($0.url, $0.title(me: state.me(for: $0.url).userId)) }
         all += state.openChannels.map { ($0.url, $0.displayName) }
+        var query = query
+        // Several accounts: `NAME@ACCOUNT` looks only in that account (two accounts may both have a #team).
+        if !state.accounts.isEmpty, let at = query.lastIndex(of: "@"),
+            let i = Self.account(named: String(query[query.index(after: at)...]), state)
+        {
+            all = all.filter { state.accountIndex(of: $0.url) == i }
+            query = String(query[..<at])
+        }
         guard query.contains(where: { $0 != " " && $0 != "#" }) else { return all }
         var scored: [(quality: MatchQuality, score: Int, index: Int, channel: (url: String, name: String))] = []
         for (i, c) in all.enumerated() {

@@ -88,7 +88,9 @@ extension Screen {
         let name =
             state.channels.first { $0.url == state.selected }.map { "#" + $0.title(me: state.me.userId) }
             ?? state.openChannels.first { $0.url == state.selected }.map { "#" + $0.displayName } ?? "?"
-        let label = (focused ? "▸ " : "  ") + name + (focused ? "" : "  (Alt-W: type here)")
+        // Several accounts: whose channel it is (the two panes may be two accounts').
+        let account = state.currentAccount.map { " · " + state.accounts[$0].name } ?? ""
+        let label = (focused ? "▸ " : "  ") + name + account + (focused ? "" : "  (Alt-W: type here)")
         let style = theme.style(focused ? "roomlist.selected" : "timeline.event")
         g.fill(x: a.x + 1, y: a.y, width: max(0, a.width - 1), height: 1, style: style)
         g.write(Self.clip(label, max(1, a.width - 2)), x: a.x + 1, y: a.y, style: style, limit: a.x + a.width)
