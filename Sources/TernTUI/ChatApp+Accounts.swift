@@ -71,4 +71,52 @@ extension ChatApp {
         let a = account(named: AccountKey.account(of: key))
         return ChatLog.directory(environment: env, user: state.me(for: key).userId, server: a.fileName ?? a.server)
     }
+
+    /// Ctrl-S, `/search`: the server's search; with several accounts every account's server at once, the
+    /// results together, newest first (each named by its channel's key). An account that fails says so;
+    /// the others' results stay.
+    func search(_ query: String, _ client: ChatClient, _ r: AccountRoute) async {
+        var q = MessageSearchQuery(keyword: query)
+        q.limit = 50
+        q.order = .timestamp
+        q.reverse = true
+        q.advanced = MessageSearchQuery.looksAdvanced(query)
+        guard !accounts.isEmpty else {
+            do {
+                let found = try await client.searchMessages(q)
+                dispatch(r, .searchResults(query: query, found.messages, hasMore: found.hasNext))
+            } catch {
+                dispatch(r, .searchResults(query: query, [], hasMore: false))
+                dispatch(r, .failed("search: " + Self.describe(error)))
+            }
+            return
+        }
+        let engines = self.engines
+        let asked = q
+        let answers = await withTaskGroup(of: (AccountRoute, Result<MessageSearchResult, any Error>).self) { group in
+            for (client, r) in engines {
+                group.addTask {
+                    do { return (r, .success(try await client.searchMessages(asked))) } catch { return (r, .failure(error)) }
+                }
+            }
+            var all: [(AccountRoute, Result<MessageSearchResult, any Error>)] = []
+            for await answer in group { all.append(answer) }
+            return all
+        }
+        var found: [Message] = []
+        var more = false
+        var failures: [String] = []
+        for (r, answer) in answers {
+            switch answer {
+            case .success(let page):
+                found += page.messages.map(r.tagged)
+                more = more || page.hasNext
+            case .failure(let error):
+                failures.append((r.name ?? "") + ": " + Self.describe(error))
+            }
+        }
+        found.sort { $0.createdAt != $1.createdAt ? $0.createdAt > $1.createdAt : $0.channelUrl < $1.channelUrl }
+        dispatch(.searchResults(query: query, found, hasMore: more))
+        if !failures.isEmpty { dispatch(.failed("search: " + failures.sorted().joined(separator: " · "))) }
+    }
 }

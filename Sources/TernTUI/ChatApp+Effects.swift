@@ -93,20 +93,7 @@ extension ChatApp {
                 }
             }
         case .searchMessages(let query):
-            Task {
-                do {
-                    var q = MessageSearchQuery(keyword: query)
-                    q.limit = 50
-                    q.order = .timestamp
-                    q.reverse = true
-                    q.advanced = MessageSearchQuery.looksAdvanced(query)
-                    let found = try await client.searchMessages(q)
-                    self.dispatch(r, .searchResults(query: query, found.messages, hasMore: found.hasNext))
-                } catch {
-                    self.dispatch(r, .searchResults(query: query, [], hasMore: false))
-                    self.dispatch(r, .failed("search: " + Self.describe(error)))
-                }
-            }
+            Task { await self.search(query, client, r) }
         case .jump(let m):
             Task {
                 do {

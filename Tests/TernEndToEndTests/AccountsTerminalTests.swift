@@ -61,6 +61,12 @@ extension TerminalEndToEndTests {
                         try await Task.sleep(for: .milliseconds(100))
                     }
                     #expect(one == "reply via one" && two == "reply via two", "one: \(one), two: \(two)")
+                    // Search covers every account: each reply, from its own server.
+                    try await tmux.press("alice", "C-s", thenSee: "the search view") { $0.contains("Search messages") }
+                    try await tmux.enter("alice", "reply", thenSee: "both accounts' replies") {
+                        $0.contains("2 matches for \"reply\"") && $0.contains("reply via one") && $0.contains("reply via two")
+                    }
+                    try await tmux.press("alice", "Escape", thenSee: "the search closed") { !$0.contains("Search messages") }
                     // News on the other account shows in the list and the hotlist.
                     try await second.post("more from two", by: "dave", in: "home-room")
                     try await tmux.waitScreen("alice", "the other account's news") { $0.contains("Act:") && $0.contains("home") }
