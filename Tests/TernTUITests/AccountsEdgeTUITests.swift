@@ -14,22 +14,9 @@ struct AccountsEdgeTUITests: TUIFixture {
     let work = AccountRoute("work")
     let home = AccountRoute("home")
 
-    /// Alice on "work" and Bob on "home" in the same channel `dm`; "work" also has #team. Work's dm on screen.
-    func twoAccounts() -> AppState {
-        var s = AppState(me: User(userId: "nobody"), server: "test")
-        s.present = true
-        s.accounts = [
-            AccountState(name: "work", me: User(userId: "alice"), server: "http://a"),
-            AccountState(name: "home", me: User(userId: "bob"), server: "http://b"),
-        ]
-        let dm = GroupChannel(url: "dm", name: "", members: [Member(user: alice), Member(user: bob)])
-        var team = GroupChannel(url: "team-url", name: "team", members: [Member(user: alice), Member(user: bob)])
-        team.lastMessage = Message(messageId: 9, channelUrl: "team-url", text: "x", sender: bob, createdAt: t)
-        for (r, list) in [(work, [dm, team]), (home, [dm])] {
-            _ = reducer.reduce(&s, r.tagged(.channelsLoaded(list)))
-            _ = reducer.reduce(&s, r.action(for: .connectionStateChanged(.open)))
-        }
-        _ = reducer.reduce(&s, .resized(width: 100, height: 24))
+    /// ``twoAccounts()`` with work's dm on screen, Alice at the keyboard.
+    func onWorkDM() -> AppState {
+        var s = twoAccounts()
         _ = reducer.reduce(&s, .key(.char("x")))
         _ = reducer.reduce(&s, .key(.ctrl("u")))
         _ = reducer.reduce(&s, .jumped(url: "work\u{1F}dm", page: MessagePage(messages: [], hasPrevious: false), messageId: 0))
@@ -42,7 +29,7 @@ struct AccountsEdgeTUITests: TUIFixture {
     }
 
     @Test func theOtherAccountsCopyOfAMessageLeavesTheThreadOnScreenAlone() {
-        var s = twoAccounts()
+        var s = onWorkDM()
         let parent = message(5, "parent", in: "work\u{1F}dm", by: alice)
         s.messages["work\u{1F}dm"] = [parent]
         s.thread = ThreadView(channelUrl: "work\u{1F}dm", parent: parent)
@@ -64,7 +51,7 @@ struct AccountsEdgeTUITests: TUIFixture {
     }
 
     @Test func previewsAreKeptByChannelAndId() {
-        var s = twoAccounts()
+        var s = onWorkDM()
         let text = message(2, "just text", in: "work\u{1F}dm", by: bob)
         s.messages["work\u{1F}dm"] = [text]
         // The other server's image message 2.
@@ -76,7 +63,7 @@ struct AccountsEdgeTUITests: TUIFixture {
     }
 
     @Test func aFoldedAccountsNewsStaysInTheHotlistAndKeepsItsNumber() throws {
-        var s = twoAccounts()
+        var s = onWorkDM()
         let numbers = Reducer.numberedOrder(s)
         var dm = try #require(s.channels.first { $0.url == "home\u{1F}dm" })
         dm.unreadMessageCount = 4
@@ -97,7 +84,7 @@ struct AccountsEdgeTUITests: TUIFixture {
     }
 
     @Test func notifyNamesChannelsByTheirURLAndNamesNeverShowAKey() throws {
-        var s = twoAccounts()
+        var s = onWorkDM()
         type("/notify none", &s)
         _ = reducer.reduce(&s, .key(.enter))
         #expect(s.settings.channels["dm"]?.notify == "none" && s.settings.channels["work\u{1F}dm"] == nil)
@@ -111,7 +98,7 @@ struct AccountsEdgeTUITests: TUIFixture {
     }
 
     @Test func accountNoticesSayOnlyWhatTheEventSaid() {
-        var s = twoAccounts()
+        var s = onWorkDM()
         s.notice = "bob · online"
         _ = reducer.reduce(&s, home.action(for: .reconnectStarted))
         _ = reducer.reduce(&s, home.action(for: .reconnectSucceeded))
@@ -121,7 +108,7 @@ struct AccountsEdgeTUITests: TUIFixture {
     }
 
     @Test func accountToAChannelOnScreenEndsTheChoice() {
-        var s = twoAccounts()
+        var s = onWorkDM()
         s.accounts.append(AccountState(name: "spare", me: User(userId: "zed"), server: "http://c"))
         type("/account spare", &s)
         _ = reducer.reduce(&s, .key(.enter))
@@ -137,7 +124,7 @@ struct AccountsEdgeTUITests: TUIFixture {
     }
 
     @Test func aBanOfYouInTheOtherAccountSaysYou() {
-        var s = twoAccounts()
+        var s = onWorkDM()
         s.messages["home\u{1F}dm"] = []
         _ = reducer.reduce(&s, home.action(for: .channelEvent(channelUrl: "dm", .muted(bob, endAt: -1))))
         let lines = (s.messages["home\u{1F}dm"] ?? []).map(\.text)
@@ -145,7 +132,7 @@ struct AccountsEdgeTUITests: TUIFixture {
     }
 
     @Test func nameAtAccountPicksBetweenTwoChannelsOfOneName() {
-        var s = twoAccounts()
+        var s = onWorkDM()
         var other = GroupChannel(url: "team-url", name: "team", members: [Member(user: alice), Member(user: bob)])
         other.lastMessage = Message(messageId: 1, channelUrl: "team-url", text: "y", sender: bob, createdAt: t)
         _ = reducer.reduce(&s, home.tagged(.channelsLoaded([other])))

@@ -44,6 +44,26 @@ extension TUIFixture {
         return s
     }
 
+    /// Alice on "work" and Bob on "home", one server: the same 1-on-1 channel `dm` is in both accounts, and
+    /// "work" also has #team.
+    func twoAccounts() -> AppState {
+        var s = AppState(me: User(userId: "nobody"), server: "test")
+        s.present = true
+        s.accounts = [
+            AccountState(name: "work", me: User(userId: "alice"), server: "http://a", color: "cyan"),
+            AccountState(name: "home", me: User(userId: "bob"), server: "http://b"),
+        ]
+        let dm = GroupChannel(url: "dm", name: "", members: [Member(user: alice), Member(user: bob)])
+        var team = GroupChannel(url: "team-url", name: "team", members: [Member(user: alice), Member(user: bob)])
+        team.lastMessage = Message(messageId: 9, channelUrl: "team-url", text: "x", sender: bob, createdAt: t)
+        for (r, list) in [(AccountRoute("work"), [dm, team]), (AccountRoute("home"), [dm])] {
+            _ = reducer.reduce(&s, r.tagged(.channelsLoaded(list)))
+            _ = reducer.reduce(&s, r.action(for: .connectionStateChanged(.open)))
+        }
+        _ = reducer.reduce(&s, .resized(width: 100, height: 24))
+        return s
+    }
+
     /// Types `text` into the input line, a key at a time; the effects of every key.
     @discardableResult
     func type(_ text: String, _ s: inout AppState) -> [Effect] {

@@ -297,10 +297,6 @@ extension Reducer {
 
     /// `/say TEXT`: TEXT sent as it is (irssi's `/say`): a message that starts with `/` or reads like a quick edit.
     func sayCommand(_ c: SlashCommand.Invocation, _ state: inout AppState) -> [Effect] {
-        guard let url = state.selected else {
-            state.notice = "no channel: /dm USER starts a conversation"
-            return []
-        }
         let text = c.rest
         guard !text.isEmpty else {
             state.notice = "/say TEXT sends TEXT as a message, as it is"
@@ -310,7 +306,6 @@ extension Reducer {
             state.notice = "too long: \(text.count) characters, the limit is \(Self.messageLimit) (nothing was sent)"
             return []
         }
-        state.scroll = 0
-        return [.typing(channelUrl: url, started: false)] + sendEffects(text, url: url, &state)
+        return send(text, &state)
     }
 }

@@ -104,23 +104,16 @@ public struct AccountRoute: Sendable, Equatable {
     // MARK: Into the app
 
     public func key(_ url: String) -> String { name.map { AccountKey.make(account: $0, url: url) } ?? url }
-    public func tagged(_ m: Message) -> Message {
-        guard name != nil else { return m }
-        var m = m
-        m.channelUrl = key(m.channelUrl)
-        return m
-    }
-    public func tagged(_ c: GroupChannel) -> GroupChannel {
-        guard name != nil else { return c }
-        var c = c
-        c.url = key(c.url)
-        return c
-    }
-    public func tagged(_ o: OpenChannel) -> OpenChannel {
-        guard name != nil else { return o }
-        var o = o
-        o.url = key(o.url)
-        return o
+    public func tagged(_ m: Message) -> Message { rewritten(m, \.channelUrl, key) }
+    public func tagged(_ c: GroupChannel) -> GroupChannel { rewritten(c, \.url, key) }
+    public func tagged(_ o: OpenChannel) -> OpenChannel { rewritten(o, \.url, key) }
+
+    /// `value` with its channel URL at `path` passed through `change` (with one account: as it is).
+    func rewritten<T>(_ value: T, _ path: WritableKeyPath<T, String>, _ change: (String) -> String) -> T {
+        guard name != nil else { return value }
+        var v = value
+        v[keyPath: path] = change(v[keyPath: path])
+        return v
     }
     public func tagged(_ p: MessagePage) -> MessagePage {
         guard name != nil else { return p }
@@ -253,12 +246,7 @@ public struct AccountRoute: Sendable, Equatable {
     }
 
     public func url(_ key: String) -> String { name == nil ? key : AccountKey.url(of: key) }
-    public func untagged(_ m: Message) -> Message {
-        guard name != nil else { return m }
-        var m = m
-        m.channelUrl = url(m.channelUrl)
-        return m
-    }
+    public func untagged(_ m: Message) -> Message { rewritten(m, \.channelUrl, url) }
 
     /// An effect as the engine takes it: plain URLs.
     public func untagged(_ effect: Effect) -> Effect {

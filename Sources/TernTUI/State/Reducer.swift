@@ -414,12 +414,16 @@ public struct Reducer: Sendable {
         state.cursor = 0
         state.typingRun = false
         if text.hasPrefix("/") && !text.hasPrefix("//") { return slashCommand(text, &state) }
+        return send(text.hasPrefix("//") ? String(text.dropFirst()) : text, &state)
+    }
+
+    /// A message to the channel on screen (Enter, `/say`): "typing…" ends, the pane goes to the bottom.
+    func send(_ body: String, _ state: inout AppState) -> [Effect] {
         guard let url = state.selected else {
             state.notice = "no channel: /dm USER starts a conversation"
             return []
         }
         state.scroll = 0
-        let body = text.hasPrefix("//") ? String(text.dropFirst()) : text
         return [.typing(channelUrl: url, started: false)] + sendEffects(body, url: url, &state)
     }
 
