@@ -383,6 +383,32 @@ extension SQLiteStore {
             }
             try db.execute(sql: "DELETE FROM settings WHERE scope = 'api_token'")
         }
+        m.registerMigration("v18-search-index-after-commit") { db in
+            // The full-text index is no longer written inside each message's transaction (an FTS5
+            // segment per commit was about half of a lone message's store cost): messages past
+            // `indexed_upto` are indexed in batches after commit (``SQLiteStore/indexForSearch(_:)``),
+            // and before every search. Edits and deletions touch the index only for messages
+            // already in it (ids never come back: `AUTOINCREMENT`).
+            try db.execute(
+                sql: """
+                    CREATE TABLE search_index_state (id INTEGER PRIMARY KEY CHECK (id = 1), indexed_upto INTEGER NOT NULL);
+                    INSERT INTO search_index_state VALUES (1, max(
+                      COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0),
+                      COALESCE((SELECT max(message_id) FROM messages), 0)));
+                    DROP TRIGGER messages_fts_insert;
+                    DROP TRIGGER messages_fts_delete;
+                    DROP TRIGGER messages_fts_update;
+                    CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+                    WHEN old.message_id <= (SELECT indexed_upto FROM search_index_state) BEGIN
+                        INSERT INTO messages_fts(messages_fts, rowid, message, custom_type, data) VALUES ('delete', old.message_id, old.message, old.custom_type, old.data);
+                    END;
+                    CREATE TRIGGER messages_fts_update AFTER UPDATE OF message, custom_type, data ON messages
+                    WHEN old.message_id <= (SELECT indexed_upto FROM search_index_state) BEGIN
+                        INSERT INTO messages_fts(messages_fts, rowid, message, custom_type, data) VALUES ('delete', old.message_id, old.message, old.custom_type, old.data);
+                        INSERT INTO messages_fts(rowid, message, custom_type, data) VALUES (new.message_id, new.message, new.custom_type, new.data);
+                    END;
+                    """)
+        }
         return m
     }
 }

@@ -55,7 +55,7 @@ extension SQLiteStore {
             reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
         try Self.checkParent(db, m)
         let blockers = try Self.blockersOfSender(db, m, hiddenFor: &record.hiddenFor)
-        record.messageId = try Self.storeRow(db, m, hiddenFor: record.hiddenFor)
+        record.messageId = try storeRow(db, m, hiddenFor: record.hiddenFor)
         // Blockers are left out of every count below (seed 003).
         let blockedBy = Self.json(blockers)
         if !m.silent { try countUnread(db, m, blockers: blockers, blockedBy: blockedBy) }
@@ -122,8 +122,9 @@ extension SQLiteStore {
 
     /// Writes the message's row and moves the channel's last message; returns the new id. An
     /// ephemeral message only takes an id from the same sequence, so ids stay unique.
-    static func storeRow(_ db: Database, _ m: NewMessage, hiddenFor: String?) throws -> Int64 {
+    func storeRow(_ db: Database, _ m: NewMessage, hiddenFor: String?) throws -> Int64 {
         if m.persist {
+            noteUnindexed()
             try Self.exec(
                 db,
                 sql: """

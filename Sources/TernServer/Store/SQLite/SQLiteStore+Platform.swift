@@ -149,6 +149,7 @@ extension SQLiteStore {
             guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
             var ids: [Int64] = []
             var newest: (id: Int64, ts: Int64)?
+            if !messages.isEmpty { self.noteUnindexed() }
             for m in messages {
                 try db.execute(
                     sql: """

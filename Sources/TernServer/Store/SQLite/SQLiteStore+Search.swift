@@ -5,7 +5,8 @@ import TernProtocol
 /// Message search (``SearchStore``) on SQLite.
 extension SQLiteStore {
     public func searchMessages(_ q: MessageSearch) async throws -> (messages: [MessageRecord], total: Int) {
-        try await pool.read { db in
+        try await catchUpSearchIndex()
+        return try await pool.read { db in
             let search = MessageSearchSQL(
                 q, source: "messages_fts f JOIN messages m ON m.message_id = f.rowid", match: "messages_fts MATCH ?", matchArg: .text(q.match))
             let base = search.base.sql
@@ -23,7 +24,8 @@ extension SQLiteStore {
     }
 
     public func searchVocabulary(_ pattern: SearchQuery.TermPattern) async throws -> [String] {
-        try await pool.read { db in
+        try await catchUpSearchIndex()
+        return try await pool.read { db in
             switch pattern {
             case .word(let w):
                 return try String.fetchAll(db, sql: "SELECT term FROM messages_fts_vocab WHERE term = ?", arguments: [w])

@@ -27,7 +27,10 @@ public final class SQLiteStore: Store {
     /// the change log the triggers keep (`tern_now()` in SQL: channel and member change times,
     /// channel tombstones).
     /// - Throws: when the file cannot be opened or migrated.
-    public init(path: String, clock: any ServerClock = SystemClock()) throws {
+    /// `searchIndexDelay`: how long after a message is stored the full-text index takes it in
+    /// (with whatever else arrived meanwhile); a search catches the index up first in any case.
+    public init(path: String, clock: any ServerClock = SystemClock(), searchIndexDelay: Duration = .seconds(1)) throws {
+        self.searchIndexDelay = searchIndexDelay
         var config = Configuration()
         let now = DatabaseFunction("tern_now", argumentCount: 0, pure: false) { _ in clock.nowMs() }
         config.prepareDatabase { db in
@@ -43,6 +46,11 @@ public final class SQLiteStore: Store {
         try Self.migrator.migrate(pool)
         checkpointer = try WALCheckpointer(path: path)
     }
+
+    /// Whether stored messages may be missing from the full-text index, and whether a catch-up is
+    /// scheduled (see ``indexForSearch(_:limit:)``).
+    let searchIndex = Mutex(SearchIndexState())
+    let searchIndexDelay: Duration
 
     /// The writer checkpoints by itself only past this many WAL pages.
     static let backstopCheckpointPages = 8192

@@ -1,0 +1,81 @@
+import GRDB
+import Synchronization
+
+/// Where the full-text index stands against the messages table (in memory; the database keeps
+/// `search_index_state.indexed_upto`, so a restart after a crash catches up from there).
+struct SearchIndexState {
+    /// Messages may have been stored since the index last caught up.
+    var behind = true
+    /// A catch-up task is waiting to run.
+    var scheduled = false
+}
+
+/// The full-text index (FTS5 `messages_fts`) is kept after commit, not inside each message's
+/// transaction: a message's transaction writing the index made a new FTS5 segment per commit, about
+/// half the store's cost of a message sent alone (issue 35). New messages are indexed in batches a
+/// moment later (``searchIndexDelay``) and before every search, so a search sees every message
+/// stored before it, as it did. The triggers on edits and deletions touch the index only for
+/// messages already in it (migration v18).
+extension SQLiteStore {
+    /// The most messages one catch-up transaction indexes; a backlog takes several, so that sends
+    /// queued behind the writer wait for one short batch at most.
+    static let searchIndexBatch = 128
+
+    /// Called inside the transaction that stored a message: the index is behind; a catch-up runs
+    /// after ``searchIndexDelay`` unless one is already waiting.
+    func noteUnindexed() {
+        let schedule = searchIndex.withLock { s in
+            s.behind = true
+            if s.scheduled { return false }
+            s.scheduled = true
+            return true
+        }
+        guard schedule else { return }
+        let delay = searchIndexDelay
+        Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard let self else { return }
+            self.searchIndex.withLock { $0.scheduled = false }
+            try? await self.catchUpSearchIndex()
+        }
+    }
+
+    /// Indexes every message stored so far (a batch per transaction). Searches call it first.
+    func catchUpSearchIndex() async throws {
+        while searchIndex.withLock({ $0.behind }) {
+            do {
+                try await pool.write { db in try self.indexForSearch(db, limit: Self.searchIndexBatch) }
+            } catch {
+                searchIndex.withLock { $0.behind = true }  // rolled back: still behind
+                throw error
+            }
+        }
+    }
+
+    /// Indexes up to `limit` messages past `indexed_upto`, in id order, inside `db`'s write
+    /// transaction. When it reaches the newest id, the index is no longer behind
+    /// (a message stored later, in a later transaction, marks it behind again).
+    func indexForSearch(_ db: Database, limit: Int) throws {
+        let upto = try Int64.fetchOne(db.cachedStatement(sql: "SELECT indexed_upto FROM search_index_state")) ?? 0
+        let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'messages'")) ?? 0
+        guard last > upto else {
+            searchIndex.withLock { $0.behind = false }
+            return
+        }
+        // The ids of this batch: at most `limit` stored messages (ephemeral ones left no row).
+        let end =
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT message_id FROM messages WHERE message_id > ? ORDER BY message_id LIMIT 1 OFFSET ?"),
+                arguments: [upto, limit]
+            ).map { $0 - 1 } ?? last
+        try Self.exec(
+            db,
+            sql: """
+                INSERT INTO messages_fts(rowid, message, custom_type, data)
+                SELECT message_id, message, custom_type, data FROM messages WHERE message_id > ? AND message_id <= ? ORDER BY message_id
+                """,
+            arguments: [upto, end])
+        try Self.exec(db, sql: "UPDATE search_index_state SET indexed_upto = ?", arguments: [end])
+        if end == last { searchIndex.withLock { $0.behind = false } }
+    }
+}
