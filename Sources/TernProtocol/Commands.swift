@@ -166,7 +166,7 @@ public struct FlexibleInt64: Codable, Sendable, Equatable {
 }
 
 /// C→S `MESG`: send a user message.
-public struct SendMessageRequest: Codable, Sendable {
+public struct SendMessageRequest: Codable, Sendable, Equatable {
     public var channelUrl: String?
     public var message: String?
     public var data: String?
@@ -178,6 +178,8 @@ public struct SendMessageRequest: Codable, Sendable {
     public var replyToChannel: Bool?
     public var silent: Bool?
     public var reqId: String?
+    /// Nothing given (what a payload of `{}` reads as).
+    package init() {}
     public init(channelUrl: String, message: String, reqId: String?) {
         self.channelUrl = channelUrl
         self.message = message
@@ -293,11 +295,13 @@ public struct UpdateMessageRequest: Codable, Sendable {
 }
 
 /// C→S commands that name one channel: `READ`, `ENTR`, `EXIT`, `TPST`, `TPEN`, `MACK`.
-public struct ChannelRequest: Codable, Sendable {
+public struct ChannelRequest: Codable, Sendable, Equatable {
     public var channelUrl: String?
     public var reqId: String?
     public var time: FlexibleInt64?
     public var msgId: FlexibleInt64?
+    /// Nothing given (what a payload of `{}` reads as).
+    package init() {}
     public init(channelUrl: String, reqId: String? = nil, time: Int64? = nil, msgId: Int64? = nil) {
         self.channelUrl = channelUrl
         self.reqId = reqId
@@ -313,7 +317,7 @@ public struct ChannelRequest: Codable, Sendable {
 }
 
 /// C→S `PING` and S→C `PONG`.
-public struct PingPayload: Codable, Sendable {
+public struct PingPayload: Codable, Sendable, Equatable {
     public var id: FlexibleInt64?
     public var ts: Int64?
     public var reqId: String?

@@ -185,7 +185,7 @@ extension ChatService {
         }
         var payload = Presenter.message(stored.message, users: users, channelType: roster.channel.channelType)
         if stored.message.parentMessageId != 0 { payload.parentMessageInfo = parentInfo }
-        let json = String(decoding: try WireCoding.encoder.encode(payload), as: UTF8.self)
+        let json = String(decoding: try payload.jsonBytes(), as: UTF8.self)
         let ack = connection.flatMap { conn in reqId.map { (conn, command + Self.withReqId(json, $0) + "\n") } }
         if stored.duplicate || roster.channel.isOpen, let (conn, frame) = ack { conn.send(frame) }
         if !stored.duplicate {

@@ -164,4 +164,12 @@ extension WebSocketGateway {
             throw SendbirdError(.invalidJSON, "Malformed \(frame.command) payload.")
         }
     }
+
+    /// The commands sent once per message or keystroke: read from the bytes by `JSONReader` when
+    /// it can, else by `JSONDecoder`, which then decides.
+    func decode<T: ByteDecodable>(_ type: T.Type, _ frame: Frame) throws -> T {
+        do { return try frame.decode(T.self) } catch {
+            throw SendbirdError(.invalidJSON, "Malformed \(frame.command) payload.")
+        }
+    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import TernKit
+import TernKit
 
 /// Several accounts in one tern: each account's connection, user and unread total; `/account` and `/fold`.
 extension Reducer {
