@@ -68,8 +68,23 @@ public final class SQLiteStore: Store {
 
     static func placeholders(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ",") }
 
-    static func json(_ value: some Encodable) -> String {
+    static func json(_ value: some Encodable) -> String { encodedJSON(value) }
+
+    static func encodedJSON(_ value: some Encodable) -> String {
         (try? String(decoding: JSONEncoder().encode(value), as: UTF8.self)) ?? "null"
+    }
+
+    /// A list of ids (mentions, blockers) as JSON, written once per message: no `JSONEncoder`.
+    static func json(_ strings: [String]) -> String {
+        if strings.isEmpty { return "[]" }
+        var w = JSONWriter(capacity: 16 * strings.count)
+        w.strings(strings)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// A metaarray as JSON; most messages have none.
+    static func json(_ items: [MetaArrayItem]) -> String {
+        items.isEmpty ? "[]" : encodedJSON(items)
     }
 
     static func decodeJSON<T: Decodable>(_ text: String, as: T.Type, default value: T) -> T {
