@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "tern", targets: ["tern"]),
         .executable(name: "ternd", targets: ["ternd"]),
         .executable(name: "tern-bench", targets: ["tern-bench"]),
+        .executable(name: "tern-floor", targets: ["tern-floor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -109,6 +110,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The least a terminal chat client does on this stack (WSClient, curses): the baseline tern's
+        // start, memory and CPU per line are measured against (scripts/tui-bench.py --client floor).
+        .executableTarget(
+            name: "tern-floor",
+            dependencies: [
+                "CNCursesw",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Test support shared by the test targets: a real ternd in the test process or as a child process,

@@ -13,6 +13,7 @@ server in this script, which replays the 10,000 lines as channel history on join
   python3 scripts/tui-bench.py --client tern --tern .build/release/tern --ternd .build/release/ternd
   python3 scripts/tui-bench.py --client irssi
   python3 scripts/tui-bench.py --client weechat
+  python3 scripts/tui-bench.py --client floor --floor .build/release/tern-floor   # the baseline on tern's own stack
 Run them ABAB in one session (this VM is noisy): --rounds N alternates the clients given in --client a,b,c.
 """
 import argparse, fcntl, http.client, json, os, pty, random, re, select, shutil, signal, socket, struct, subprocess
@@ -129,7 +130,8 @@ class Ternd:
         self.proc.wait(15)
 
 
-def run_tern(a, tmp):
+def run_tern(a, tmp, binary=None):
+    """tern (or, with `binary`, tern-floor: no cache to warm) against a ternd of its own."""
     server = Ternd(a.ternd, tmp, None if a.no_pin else 0)
     try:
         for u in ("me", "bot"):
@@ -143,14 +145,15 @@ def run_tern(a, tmp):
         env = {"PATH": os.environ["PATH"], "HOME": tmp, "LANG": "C.UTF-8", "TERM": "xterm-256color", "TZ": "UTC",
                "XDG_CONFIG_HOME": tmp + "/config", "XDG_CACHE_HOME": tmp + "/cache", "XDG_STATE_HOME": tmp + "/state",
                "TERN_SERVER": f"http://127.0.0.1:{server.port}", "TERN_USER_ID": "me"}
-        # Warm the cache: a first run that reads the channels and is quit.
-        warm = Pty([a.tern], env, None if a.no_pin else 1)
-        warm.wait_for(b"connected", 60)
-        time.sleep(3)
-        warm.send(b"\x03")
-        time.sleep(1)
-        warm.stop()
-        client = Pty([a.tern], env, None if a.no_pin else 1)
+        if binary is None:
+            # Warm the cache: a first run that reads the channels and is quit.
+            warm = Pty([a.tern], env, None if a.no_pin else 1)
+            warm.wait_for(b"connected", 60)
+            time.sleep(3)
+            warm.send(b"\x03")
+            time.sleep(1)
+            warm.stop()
+        client = Pty([binary or a.tern], env, None if a.no_pin else 1)
         paint = client.wait_for(b" me \xe2\x94\x82", 30)  # the status bar: " me │"
         client.wait_for(b"connected", 60)
         time.sleep(a.settle)
@@ -301,7 +304,8 @@ def measure(a, client, paint, say):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--client", default="tern", help="tern, irssi, weechat, or several comma-separated (ABAB)")
+    p.add_argument("--client", default="tern", help="tern, irssi, weechat, floor (tern-floor: the least a client does on tern's stack), or several comma-separated (ABAB)")
+    p.add_argument("--floor", default=".build/release/tern-floor", help="the tern-floor binary (--client floor)")
     p.add_argument("--tern", default=".build/release/tern")
     p.add_argument("--ternd", default=".build/release/ternd")
     p.add_argument("--channels", type=int, default=50)
@@ -319,7 +323,12 @@ def main():
         for kind in a.client.split(","):
             tmp = tempfile.mkdtemp(prefix=f"tui-bench-{kind}-")
             try:
-                res = run_tern(a, tmp) if kind == "tern" else run_irc(a, tmp, kind)
+                if kind == "tern":
+                    res = run_tern(a, tmp)
+                elif kind == "floor":
+                    res = run_tern(a, tmp, binary=a.floor)
+                else:
+                    res = run_irc(a, tmp, kind)
                 print(json.dumps({"round": r + 1, "client": kind, **res}), flush=True)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
