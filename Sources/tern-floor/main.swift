@@ -11,7 +11,7 @@ import Logging
 import WSClient
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 let server = getenv("TERN_SERVER").map { String(cString: $0) } ?? "http://127.0.0.1:8080"
