@@ -39,7 +39,10 @@ func messageText(_ frame: Substring) -> Substring? {
     guard let key = frame.firstRange(of: "\"message\":\"") else { return nil }
     let rest = frame[key.upperBound...]
     var i = rest.startIndex
-    while i < rest.endIndex, rest[i] != "\"" { i = rest.index(after: rest[i] == "\\" ? rest.index(after: i) : i) }
+    while i < rest.endIndex, rest[i] != "\"" {
+        if rest[i] == "\\", rest.index(after: i) < rest.endIndex { i = rest.index(after: i) }
+        i = rest.index(after: i)
+    }
     return rest[..<i]
 }
 
