@@ -74,6 +74,26 @@ struct ReceiptEngineTests {
         }
     }
 
+    @Test func aBurstIsAcknowledgedUpToItsLastMessageInFewReceipts() async throws {
+        try await withLocalServer { server in
+            let alice = server.client("alice")
+            let bob = server.client("bob")
+            for c in [alice, bob] { try await c.connect() }
+            let pair = try await alice.createGroupChannel(name: "pair", userIds: ["bob"])
+            _ = try await bob.loadAllChannels()
+            let first = try await alice.sendMessageAndWait("burst 0", to: pair.url)
+            try await eventually("the first message is delivered at once") { await alice.undeliveredMemberCount(of: first) == 0 }
+            var last = first
+            for i in 1..<8 { last = try await alice.sendMessageAndWait("burst \(i)", to: pair.url) }
+            try await eventually("bob has the whole burst") { await bob.unreadCount(in: pair.url) == 8 }
+            // The rest of the burst: one trailing receipt (or a few, as the burst spans the interval), dated after the last message.
+            try await eventually("the burst's last message is delivered") { await alice.undeliveredMemberCount(of: last) == 0 }
+            let sent = await bob.deliveryAcksSent
+            #expect(sent >= 2 && sent < 8, "delivery receipts for 8 messages: \(sent)")
+            for c in [alice, bob] { await c.shutdown() }
+        }
+    }
+
     @Test func blockedSendersAndCountPreferences() async throws {
         try await withLocalServer { server in
             let alice = server.client("alice")

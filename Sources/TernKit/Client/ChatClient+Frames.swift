@@ -210,10 +210,7 @@ extension ChatClient {
         }
         emit(.messageReceived(message))
         if fromOthers && message.kind != .admin && !(store[message.channelUrl]?.isSuper ?? false) {
-            // Delivery receipt: tell the server this device has the message.
-            if let ack = try? Frame(command: .messageAck, ChannelRequest(channelUrl: message.channelUrl, msgId: message.messageId)) {
-                send([ack])
-            }
+            acknowledgeDelivery(message.channelUrl, upTo: message.messageId)
         }
         if effect.unknownChannel {
             fetchUnknownChannel(message.channelUrl)
@@ -228,6 +225,25 @@ extension ChatClient {
             emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
         }
         if fromOthers && isViewing { requestRead(message.channelUrl) }
+    }
+
+    /// Delivery receipt: tells the server this device has the channel's messages up to `id`; in a
+    /// burst, at most one receipt per channel per ``deliveryAckInterval`` (see ``deliveryAcks``).
+    func acknowledgeDelivery(_ url: String, upTo id: Int64) {
+        undeliveredUpTo[url] = max(undeliveredUpTo[url] ?? 0, id)
+        if case .sendNow = deliveryAcks.request(url, now: clock.now()) {
+            sendDeliveryAck(url)
+        } else {
+            armTicker()
+        }
+    }
+
+    func sendDeliveryAck(_ url: String) {
+        guard let id = undeliveredUpTo.removeValue(forKey: url),
+            let ack = try? Frame(command: .messageAck, ChannelRequest(channelUrl: url, msgId: id))
+        else { return }
+        deliveryAcksSent += 1
+        send([ack])
     }
 
     func handleRead(_ frame: Frame, server: UnreadCount?) {

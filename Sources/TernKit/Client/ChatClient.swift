@@ -38,6 +38,15 @@ public actor ChatClient {
     var typing: TypingTracker
     var typingOut: TypingThrottle
     var reads: ReadThrottle
+    /// Delivery receipts (`MACK`), at most one per channel per ``deliveryAckInterval``: the first
+    /// message's at once, the rest of a burst in one trailing receipt (the server dates it on
+    /// arrival, so it covers every message before it).
+    var deliveryAcks = ReadThrottle(interval: ChatClient.deliveryAckInterval)
+    /// The newest message id each pending delivery receipt is for.
+    var undeliveredUpTo: [String: Int64] = [:]
+    /// Delivery receipts sent since the start (tests).
+    var deliveryAcksSent = 0
+    static let deliveryAckInterval: Millis = 500
     /// Channels on screen: open ones (their messages do not count as unread) and shown ones not seen yet; both kept current.
     var onScreen = ChannelsOnScreen()
     /// Channels read because an event named them (unknown ones, changed ones), and their generations: a read
@@ -193,7 +202,7 @@ public actor ChatClient {
     }
 
     /// The earliest timer: the connection machine's deadline, a typing expiry, a deferred read.
-    var nextWake: Millis? { [machine.nextDeadline, typing.nextExpiry, reads.nextDue].compactMap { $0 }.min() }
+    var nextWake: Millis? { [machine.nextDeadline, typing.nextExpiry, reads.nextDue, deliveryAcks.nextDue].compactMap { $0 }.min() }
 
     /// Sleeps until the earliest timer — nothing wakes while none is due (no polling). A timer set later than
     /// the armed one waits for it (the tick re-arms); an earlier one re-arms now.
@@ -225,6 +234,7 @@ public actor ChatClient {
         for url in reads.takeDue(now: now) {
             Task { try? await self.sendRead(url) }
         }
+        for url in deliveryAcks.takeDue(now: now) { sendDeliveryAck(url) }
         armTicker()
     }
 
