@@ -4,8 +4,11 @@ import Foundation
 /// moment); until they are, and when none could be, the input is not checked. What could not be loaded (no
 /// library, no dictionary) is said once in the status notice.
 extension ChatApp {
-    /// Loads the dictionaries the `spell` setting asks for (at start, and when `/set spell` changes it).
+    /// Loads the dictionaries the `spell` setting asks for: when the input line first gets text (a
+    /// dictionary is several MB of memory, which someone who only reads never needs), and when `/set
+    /// spell` changes it.
     func loadSpelling() {
+        spellingRequested = true
         guard let checker = reducer.spellChecker else { return }
         let wanted = state.settings.spell
         state.spell = SpellState()

@@ -101,6 +101,8 @@ public actor ChatApp {
     var collections: [String: MessageCollection] = [:]
     /// What the spelling dictionaries said could not be loaded, each said once (ChatApp+Spell).
     var spellProblemsShown: Set<String> = []
+    /// Whether the `spell` setting's dictionaries were asked for (at the first text typed, or by `/set spell`).
+    var spellingRequested = false
     /// Chat logs (`log = true`): what was logged, and the writer (``ChatLog``).
     var chatLog = ChatLog()
     var chatLogWriter: ChatLogWriter?
@@ -173,7 +175,6 @@ public actor ChatApp {
             }
         ]
         surface.setMouse(state.settings.mouse)
-        loadSpelling()
         resized()
         for (client, r) in engines { Task { await self.start(client, r) } }
         await withCheckedContinuation { cont in
@@ -393,6 +394,8 @@ public actor ChatApp {
         let before = state.settings
         let effects = reducer.reduce(&state, action)
         if state.settings != before { settingsChanged(from: before) }
+        // The dictionaries load when the input line first gets text (several MB a reader never needs).
+        if !spellingRequested, !state.input.isEmpty { loadSpelling() }
         markDirty(urgent: Self.isUrgent(action, state))
         for e in effects { perform(e) }
         askPreviews()
