@@ -39,7 +39,7 @@ struct SearchIndexTests {
         return s
     }
 
-    /// SQLite's own check that the index matches the messages table.
+    /// SQLite's own check that the index matches the messages table (every row: call it caught up).
     func integrity(_ s: SQLiteStore) async throws {
         try await s.pool.write { db in try db.execute(sql: "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)") }
     }
@@ -103,6 +103,24 @@ struct SearchIndexTests {
         }
         #expect(try await indexedUpto(reopened) == next.messageId)
         try await reopened.close()
+    }
+
+    @Test("A search while messages keep arriving ends, and finds every message stored before it")
+    func searchWhileSending() async throws {
+        let s = try SQLiteStore(path: makeTempDirectory() + "/t.sqlite", searchIndexDelay: .seconds(3600))
+        for u in ["a", "b"] { _ = try await s.createUser(user(u)) }
+        _ = try await s.createGroupChannel(channel("c", ["a", "b"]))
+        _ = try await s.insertMessages((0..<500).map { message("early \($0)", at: 100 + Int64($0)) })
+        let sender = Task {
+            for i in 0..<3_000 where !Task.isCancelled { _ = try await s.insertMessage(message("late \(i)", at: 10_000 + Int64(i))) }
+        }
+        #expect(try await s.searchMessages(MessageSearch(match: "early")).total == 500)
+        sender.cancel()
+        _ = try? await sender.value
+        // The index against the messages table (SQLite's check counts unindexed rows as missing).
+        try await s.catchUpSearchIndex()
+        try await integrity(s)
+        try await s.close()
     }
 
     @Test("A database from before the change keeps its index and indexes what comes after")

@@ -386,7 +386,7 @@ extension SQLiteStore {
         m.registerMigration("v18-search-index-after-commit") { db in
             // The full-text index is no longer written inside each message's transaction (an FTS5
             // segment per commit was about half of a lone message's store cost): messages past
-            // `indexed_upto` are indexed in batches after commit (``SQLiteStore/indexForSearch(_:)``),
+            // `indexed_upto` are indexed in batches after commit (``SQLiteStore/indexForSearch(_:limit:)``),
             // and before every search. Edits and deletions touch the index only for messages
             // already in it (ids never come back: `AUTOINCREMENT`).
             try db.execute(

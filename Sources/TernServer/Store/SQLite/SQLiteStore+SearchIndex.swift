@@ -40,11 +40,15 @@ extension SQLiteStore {
         }
     }
 
-    /// Indexes every message stored so far (a batch per transaction). Searches call it first.
+    /// Indexes every message stored before the call (a batch per transaction). Searches call it
+    /// first. It ends at the first batch that reached the newest message of its transaction, which
+    /// began after the call: messages sent meanwhile do not keep a search waiting.
     func catchUpSearchIndex() async throws {
-        while searchIndex.withLock({ $0.behind }) {
+        guard searchIndex.withLock({ $0.behind }) else { return }
+        var done = false
+        while !done {
             do {
-                try await pool.write { db in try self.indexForSearch(db, limit: Self.searchIndexBatch) }
+                done = try await pool.write { db in try self.indexForSearch(db, limit: Self.searchIndexBatch) }
             } catch {
                 searchIndex.withLock { $0.behind = true }  // rolled back: still behind
                 throw error
@@ -55,12 +59,14 @@ extension SQLiteStore {
     /// Indexes up to `limit` messages past `indexed_upto`, in id order, inside `db`'s write
     /// transaction. When it reaches the newest id, the index is no longer behind
     /// (a message stored later, in a later transaction, marks it behind again).
-    func indexForSearch(_ db: Database, limit: Int) throws {
+    /// - Returns: whether it reached the newest id.
+    @discardableResult
+    func indexForSearch(_ db: Database, limit: Int) throws -> Bool {
         let upto = try Int64.fetchOne(db.cachedStatement(sql: "SELECT indexed_upto FROM search_index_state")) ?? 0
         let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'messages'")) ?? 0
         guard last > upto else {
             searchIndex.withLock { $0.behind = false }
-            return
+            return true
         }
         // The ids of this batch: at most `limit` stored messages (ephemeral ones left no row).
         let end =
@@ -77,5 +83,6 @@ extension SQLiteStore {
             arguments: [upto, end])
         try Self.exec(db, sql: "UPDATE search_index_state SET indexed_upto = ?", arguments: [end])
         if end == last { searchIndex.withLock { $0.behind = false } }
+        return end == last
     }
 }
