@@ -2,6 +2,32 @@
 // the same members as `MessagePayload.encode(to:)` (Message.swift), in the same order; the rare
 // nested parts (threads, reactions, link previews, files) go through `JSONEncoder`.
 
+extension JSONWriter {
+    /// A metaarray: `[{"key": …, "value": […]}]`.
+    package mutating func metaarray(_ items: [MetaArrayItem]) {
+        beginArray()
+        for item in items {
+            beginObject()
+            key("key")
+            string(item.key)
+            key("value")
+            strings(item.value)
+            endObject()
+        }
+        endArray()
+    }
+
+    /// A list written by `JSONEncoder`, or `[]` without it when empty (most messages' reactions and files).
+    package mutating func list(_ items: [some Encodable]) throws {
+        if items.isEmpty {
+            beginArray()
+            endArray()
+        } else {
+            try encoded(items)
+        }
+    }
+}
+
 extension SenderPayload {
     package func write(to w: inout JSONWriter) {
         w.beginObject()
@@ -88,16 +114,7 @@ extension MessagePayload {
         w.key("data")
         w.string(data)
         w.key("sorted_metaarray")
-        w.beginArray()
-        for item in sortedMetaarray {
-            w.beginObject()
-            w.key("key")
-            w.string(item.key)
-            w.key("value")
-            w.strings(item.value)
-            w.endObject()
-        }
-        w.endArray()
+        w.metaarray(sortedMetaarray)
         w.key("mention_type")
         w.string(mentionType)
         w.key("mentioned_users")

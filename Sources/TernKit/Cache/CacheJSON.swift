@@ -119,34 +119,15 @@ extension Message {
             try w.encoded(thread)
         }
         w.key("reactions")
-        if reactions.isEmpty {
-            w.beginArray()
-            w.endArray()
-        } else {
-            try w.encoded(reactions)
-        }
+        try w.list(reactions)
         if let preview {
             w.key("preview")
             try w.encoded(preview)
         }
         w.key("files")
-        if files.isEmpty {
-            w.beginArray()
-            w.endArray()
-        } else {
-            try w.encoded(files)
-        }
+        try w.list(files)
         w.key("metaarray")
-        w.beginArray()
-        for item in metaarray {
-            w.beginObject()
-            w.key("key")
-            w.string(item.key)
-            w.key("value")
-            w.strings(item.value)
-            w.endObject()
-        }
-        w.endArray()
+        w.metaarray(metaarray)
     }
 }
 
