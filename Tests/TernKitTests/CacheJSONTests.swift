@@ -79,8 +79,8 @@ struct CacheJSONTests {
     }
 
     /// Same value back, and the same JSON object as `JSONEncoder`'s.
-    static func check<T: Codable & Equatable>(_ value: T, _ written: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let data = Data(written)
+    static func check<T: Codable & Equatable>(_ value: T, _ written: Data, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let data = written
         #expect(try JSONDecoder().decode(T.self, from: data) == value, sourceLocation: sourceLocation)
         let mine = try JSONSerialization.jsonObject(with: data) as? NSDictionary
         let theirs = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? NSDictionary

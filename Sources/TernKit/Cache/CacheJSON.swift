@@ -1,3 +1,4 @@
+import Foundation
 import TernProtocol
 
 // Channels and messages as the offline cache keeps them (its `json` columns), written by
@@ -40,10 +41,10 @@ extension Member {
 
 extension Message {
     /// The message as the cache stores it.
-    func cacheJSON() throws -> [UInt8] {
+    func cacheJSON() throws -> Data {
         var w = JSONWriter(capacity: 320 + text.utf8.count + data.utf8.count)
         try write(to: &w)
-        return w.bytes
+        return Data(w.bytes)
     }
 
     func write(to w: inout JSONWriter) throws {
@@ -133,7 +134,7 @@ extension Message {
 
 extension GroupChannel {
     /// The channel as the cache stores it.
-    func cacheJSON() throws -> [UInt8] {
+    func cacheJSON() throws -> Data {
         var w = JSONWriter(capacity: 512 + 96 * members.count)
         w.beginObject()
         w.key("url")
@@ -195,7 +196,7 @@ extension GroupChannel {
         w.key("countPreference")
         w.string(countPreference)
         w.endObject()
-        return w.bytes
+        return Data(w.bytes)
     }
 
     /// Receipt times by user id.

@@ -291,7 +291,7 @@ public final class LocalCache: Sendable {
                 INSERT INTO channels(url, json, last_activity) VALUES (?, ?, ?)
                 ON CONFLICT(url) DO UPDATE SET json = excluded.json, last_activity = excluded.last_activity
                 """,
-            arguments: [c.url, Data(try c.cacheJSON()), c.lastActivity])
+            arguments: [c.url, try c.cacheJSON(), c.lastActivity])
     }
 
     /// A channel left the list (deleted, left, hidden): it goes with its messages and unsent ones.
@@ -397,7 +397,7 @@ public final class LocalCache: Sendable {
         write("update") { db in
             try db.execute(
                 sql: "UPDATE messages SET json = ? WHERE channel_url = ? AND message_id = ?",
-                arguments: [Data(try Self.stored(message).cacheJSON()), message.channelUrl, message.messageId])
+                arguments: [try Self.stored(message).cacheJSON(), message.channelUrl, message.messageId])
         }
     }
 
@@ -410,7 +410,7 @@ public final class LocalCache: Sendable {
             change(&m)
             try db.execute(
                 sql: "UPDATE messages SET json = ? WHERE channel_url = ? AND message_id = ?",
-                arguments: [Data(try m.cacheJSON()), url, id])
+                arguments: [try m.cacheJSON(), url, id])
         }
     }
 
@@ -473,7 +473,7 @@ public final class LocalCache: Sendable {
         for m in messages where m.messageId > 0 {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO messages(channel_url, message_id, created_at, json) VALUES (?, ?, ?, ?)",
-                arguments: [m.channelUrl, m.messageId, m.createdAt, Data(try stored(m).cacheJSON())])
+                arguments: [m.channelUrl, m.messageId, m.createdAt, try stored(m).cacheJSON()])
         }
     }
 
@@ -485,7 +485,7 @@ public final class LocalCache: Sendable {
         write("outbox") { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO outbox(request_id, channel_url, created_at, status, json) VALUES (?, ?, ?, ?, ?)",
-                arguments: [id, message.channelUrl, message.createdAt, message.status.rawValue, Data(try message.cacheJSON())])
+                arguments: [id, message.channelUrl, message.createdAt, message.status.rawValue, try message.cacheJSON()])
         }
     }
 

@@ -68,9 +68,7 @@ public final class SQLiteStore: Store {
 
     static func placeholders(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ",") }
 
-    static func json(_ value: some Encodable) -> String { encodedJSON(value) }
-
-    static func encodedJSON(_ value: some Encodable) -> String {
+    static func json(_ value: some Encodable) -> String {
         (try? String(decoding: JSONEncoder().encode(value), as: UTF8.self)) ?? "null"
     }
 
@@ -82,9 +80,12 @@ public final class SQLiteStore: Store {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    /// A metaarray as JSON; most messages have none.
+    /// A metaarray as JSON (most messages have none), written as the payload writes it.
     static func json(_ items: [MetaArrayItem]) -> String {
-        items.isEmpty ? "[]" : encodedJSON(items)
+        if items.isEmpty { return "[]" }
+        var w = JSONWriter()
+        w.metaarray(items)
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 
     static func decodeJSON<T: Decodable>(_ text: String, as: T.Type, default value: T) -> T {
