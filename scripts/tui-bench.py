@@ -276,6 +276,11 @@ def measure(a, client, paint, say):
         with open(a.smaps, "w") as out:
             for k, v in sorted(by.items(), key=lambda x: -x[1]):
                 out.write(f"{v}\t{k}\n")
+            if a.map:
+                # Inside the binary: by section and by module (scripts/rss-by-module.py).
+                here = os.path.dirname(os.path.abspath(__file__))
+                out.flush()
+                subprocess.run([sys.executable, os.path.join(here, "rss-by-module.py"), str(pid), "--map", a.map], stdout=out)
     # Idle CPU: nothing happens for IDLE seconds.
     c0, t0 = cpu_seconds(pid), time.monotonic()
     time.sleep(a.idle)
@@ -318,6 +323,7 @@ def main():
     p.add_argument("--no-pin", action="store_true", help="do not pin (server/IRC on core 0, client on core 1)")
     p.add_argument("--perf", help="record the client with perf during the burst into this file")
     p.add_argument("--smaps", help="write the client's resident memory by mapping after the join into this file")
+    p.add_argument("--map", help="with --smaps: the linker's map of the client's binary (-Xlinker -Map=FILE), to add its resident pages by module")
     a = p.parse_args()
     for r in range(a.rounds):
         for kind in a.client.split(","):

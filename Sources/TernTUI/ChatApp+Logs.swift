@@ -81,7 +81,7 @@ extension ChatApp {
         guard state.settings.log else { return }
         let entries = chatLog.entries(for: event, in: state, now: SystemEngineClock().now())
         guard !entries.isEmpty else { return }
-        let tz = chatLog.timeZone
+        let tz = chatLog.zone
         // Each account's logs where its cache is named (the embedded server is "embedded", whatever its port).
         let writes = entries.map { e in
             (
@@ -107,7 +107,7 @@ extension ChatApp {
         let name = ChatLog.channelName(url, state)
         let path =
             logDirectory(forKey: url) + "/"
-            + ChatLog.fileName(channelName: name, url: AccountKey.url(of: url), month: ChatLog.month(SystemEngineClock().now(), chatLog.timeZone))
+            + ChatLog.fileName(channelName: name, url: AccountKey.url(of: url), month: ChatLog.month(SystemEngineClock().now(), chatLog.zone))
         guard FileManager.default.fileExists(atPath: path) else {
             let hint = state.settings.log ? "" : " (logging is off: /set log on)"
             dispatch(.notice("no log of #\(name) this month yet\(hint): \(path)"))

@@ -117,7 +117,7 @@ public actor ChatApp {
         self.accounts = accounts
         self.surface = surface
         self.screen = screen
-        reducer = Reducer(keys: screen.keys, timeZone: screen.timeZone)
+        reducer = Reducer(keys: screen.keys, zone: screen.zone)
         let dir = themesDirectory
         reducer.themesAvailable = { Theme.available(themesDirectory: dir) }
         reducer.spellChecker = spellChecker
@@ -543,9 +543,7 @@ public actor ChatApp {
     }
 
     nonisolated static func clockText(_ ms: Millis) -> String {
-        let f = DateFormatter()
-        f.dateFormat = "HH:mm"
-        return f.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+        TimeFormat("HH:mm", zone: .system).string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
     }
 
     /// An error in words (``ErrorText``).

@@ -9,27 +9,27 @@ import Testing
 @Suite("Chat logs")
 struct ChatLogTests: TUIFixture {
     let reducer = Reducer(keys: .standard, timeZone: TimeZone(identifier: "UTC")!)
-    let utc = TimeZone(identifier: "UTC")!
+    let utc = Zone.utc
 
     func message(_ id: Int64, _ text: String, by user: User? = nil, at ms: Millis? = nil) -> Message {
         Message(messageId: id, channelUrl: "c1", text: text, sender: user ?? bob, createdAt: ms ?? t)
     }
 
     @Test func aMessageIsOneTimestampedLine() {
-        #expect(ChatLog.messageLine(message(1, "morning"), timeZone: utc) == "2026-11-21 22:26:40 <Bob> morning\n")
+        #expect(ChatLog.messageLine(message(1, "morning"), zone: utc) == "2026-11-21 22:26:40 <Bob> morning\n")
         // Local time: the zone given.
-        let paris = TimeZone(identifier: "Europe/Paris")!
-        #expect(ChatLog.messageLine(message(1, "morning"), timeZone: paris) == "2026-11-21 23:26:40 <Bob> morning\n")
+        let paris = Zone(TimeZone(identifier: "Europe/Paris")!)
+        #expect(ChatLog.messageLine(message(1, "morning"), zone: paris) == "2026-11-21 23:26:40 <Bob> morning\n")
         // No nickname: the user id; an admin message: a star.
-        #expect(ChatLog.messageLine(message(1, "hi", by: User(userId: "carol")), timeZone: utc) == "2026-11-21 22:26:40 <carol> hi\n")
+        #expect(ChatLog.messageLine(message(1, "hi", by: User(userId: "carol")), zone: utc) == "2026-11-21 22:26:40 <carol> hi\n")
         var admin = message(2, "maintenance at 5")
         admin.sender = nil
         admin.kind = .admin
-        #expect(ChatLog.messageLine(admin, timeZone: utc) == "2026-11-21 22:26:40 * maintenance at 5\n")
+        #expect(ChatLog.messageLine(admin, zone: utc) == "2026-11-21 22:26:40 * maintenance at 5\n")
     }
 
     @Test func furtherLinesAreIndentedUnderTheFirst() {
-        let line = ChatLog.messageLine(message(1, "two lines:\nthe second\r\n\nand a gap"), timeZone: utc)
+        let line = ChatLog.messageLine(message(1, "two lines:\nthe second\r\n\nand a gap"), zone: utc)
         let indent = String(repeating: " ", count: 22)
         #expect(line == "2026-11-21 22:26:40 <Bob> two lines:\n\(indent)the second\n\(indent)\n\(indent)and a gap\n")
         // Every line but the first starts with spaces: a grep for the date finds messages only.
@@ -40,15 +40,15 @@ struct ChatLogTests: TUIFixture {
         var m = message(3, "")
         m.kind = .file
         m.files = [FilePayload(url: "https://x.test/f/plan.pdf", name: "plan.pdf", size: 10, type: "application/pdf")]
-        #expect(ChatLog.messageLine(m, timeZone: utc) == "2026-11-21 22:26:40 <Bob> 📎 plan.pdf (https://x.test/f/plan.pdf)\n")
+        #expect(ChatLog.messageLine(m, zone: utc) == "2026-11-21 22:26:40 <Bob> 📎 plan.pdf (https://x.test/f/plan.pdf)\n")
         m.text = "the plan"
         #expect(
-            ChatLog.messageLine(m, timeZone: utc).hasSuffix(
+            ChatLog.messageLine(m, zone: utc).hasSuffix(
                 "<Bob> the plan\n" + String(repeating: " ", count: 22) + "📎 plan.pdf (https://x.test/f/plan.pdf)\n"))
     }
 
     @Test func editsAndDeletionsAreLinesOfTheirOwn() {
-        var log = ChatLog(timeZone: utc)
+        var log = ChatLog(zone: utc)
         let s = teamChannel([])
         #expect(log.entries(for: .messageReceived(message(7, "teh plan")), in: s, now: t).map(\.text) == ["2026-11-21 22:26:40 <Bob> teh plan\n"])
         var edited = message(7, "the plan")
@@ -67,11 +67,11 @@ struct ChatLogTests: TUIFixture {
         #expect(line.map(\.text) == ["2026-11-21 22:26:40 * deleted message from Bob: old news\n"])
         // One tern never had: nothing (no noise from changelogs).
         #expect(log.entries(for: .messageDeleted(channelUrl: "c1", messageId: 99), in: shown, now: t).isEmpty)
-        #expect(ChatLog.deleteLine(id: 5, nick: nil, text: "", at: t, timeZone: utc) == "2026-11-21 22:26:40 * deleted message (id 5)\n")
+        #expect(ChatLog.deleteLine(id: 5, nick: nil, text: "", at: t, zone: utc) == "2026-11-21 22:26:40 * deleted message (id 5)\n")
     }
 
     @Test func eachMessageIsLoggedOnce() {
-        var log = ChatLog(timeZone: utc)
+        var log = ChatLog(zone: utc)
         let s = teamChannel([])
         var mine = message(8, "shipped", by: alice)
         mine.status = .pending
@@ -92,7 +92,7 @@ struct ChatLogTests: TUIFixture {
     }
 
     @Test func anAllDayTernRemembersOnlyTheNewest() {
-        var log = ChatLog(timeZone: utc)
+        var log = ChatLog(zone: utc)
         log.memory = 100
         let s = teamChannel([])
         for id in 1...250 { _ = log.entries(for: .messageReceived(message(Int64(id), "m\(id)")), in: s, now: t) }
@@ -109,7 +109,7 @@ struct ChatLogTests: TUIFixture {
         // 2026-11-30 23:30 UTC is already December in Paris.
         let late: Millis = 1_796_081_400_000
         #expect(ChatLog.month(late, utc) == "2026-11")
-        #expect(ChatLog.month(late, TimeZone(identifier: "Europe/Paris")!) == "2026-12")
+        #expect(ChatLog.month(late, Zone(TimeZone(identifier: "Europe/Paris")!)) == "2026-12")
         #expect(ChatLog.hash("c1") == ChatLog.hash("c1") && ChatLog.hash("c1").count == 8 && ChatLog.hash("c1") != ChatLog.hash("c2"))
         // FNV-1a of "a", the same on every run.
         #expect(ChatLog.hash("a") == "e40c292c")

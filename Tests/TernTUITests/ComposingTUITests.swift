@@ -225,7 +225,7 @@ struct ComposingTUITests: TUIFixture {
         s.settings.highlights = []
         #expect(!Reducer.alertEffects(plain, s).isEmpty)
         s.settings.doNotDisturb = "00:00-23:59"
-        #expect(Reducer.alertEffects(plain, s, timeZone: TimeZone(identifier: "UTC")!).isEmpty)
+        #expect(Reducer.alertEffects(plain, s, zone: .utc).isEmpty)
         _ = reducer.reduce(&s, .key(.char("/")))
         for c in "notify mentions" { _ = reducer.reduce(&s, .key(.char(c))) }
         _ = reducer.reduce(&s, .key(.enter))

@@ -24,3 +24,26 @@ struct TimeFormatTests {
         }
     }
 }
+
+@Suite("Zones")
+struct ZoneTests {
+    /// The machine's zone through libc agrees with Foundation's `TimeZone.current` (the same TZ or
+    /// /etc/localtime) at every hour of two years, daylight saving changes included where the zone has them.
+    @Test func theSystemZoneAgreesWithFoundation() {
+        let start = 1_767_225_600  // 2026-01-01 UTC
+        for hour in stride(from: 0, to: 2 * 366 * 24, by: 1) {
+            let t = start + hour * 3600
+            let foundation = TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t)))
+            #expect(Zone.system.secondsFromGMT(at: t) == foundation, "at \(t)")
+        }
+    }
+
+    @Test func aNamedZoneIsFoundationsAndUTCIsZero() {
+        let paris = TimeZone(identifier: "Europe/Paris")!
+        let winter = 1_795_300_000  // 2026-11-21
+        let summer = 1_782_000_000  // 2026-06-21 00:00 UTC
+        #expect(Zone(paris).secondsFromGMT(at: winter) == 3600 && Zone(paris).secondsFromGMT(at: summer) == 7200)
+        #expect(Zone.utc.secondsFromGMT(at: winter) == 0 && Zone.utc.secondsFromGMT(at: summer) == 0)
+        #expect(TimeFormat("HH:mm", zone: Zone(paris)).string(from: Date(timeIntervalSince1970: Double(summer))) == "02:00")
+    }
+}

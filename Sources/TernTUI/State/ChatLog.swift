@@ -22,7 +22,7 @@ struct ChatLog {
         var text: String
     }
 
-    var timeZone: TimeZone
+    var zone: Zone
     /// A message in one channel (by key: with several accounts on one server, the same message is in
     /// each account's channel, and each account's log gets it).
     struct Logged: Hashable {
@@ -40,7 +40,7 @@ struct ChatLog {
     /// one of them is still logged when its text differs from what is on screen).
     var memory = 20_000
 
-    init(timeZone: TimeZone = .current) { self.timeZone = timeZone }
+    init(zone: Zone = .system) { self.zone = zone }
 
     /// What an engine event adds to the logs, given the state before the reducer applied it. Only live
     /// messages count (received or sent while tern runs): history pages never come here.
@@ -51,7 +51,7 @@ struct ChatLog {
             guard m.status == .succeeded, m.messageId != 0, logged[key] == nil else { return [] }
             logged[key] = Self.body(m)
             remember(key)
-            return [entry(m.channelUrl, state, at: m.createdAt, Self.messageLine(m, timeZone: timeZone))]
+            return [entry(m.channelUrl, state, at: m.createdAt, Self.messageLine(m, zone: zone))]
         case .messageUpdated(let m):
             return edit(m, state, now: now)
         case .messageChangelog(let url, let updated, let removed):
@@ -74,7 +74,7 @@ struct ChatLog {
         guard after != before else { return [] }
         if logged.updateValue(after, forKey: key) == nil { remember(key) }
         let at = m.updatedAt > 0 ? m.updatedAt : now
-        return [entry(m.channelUrl, state, at: at, Self.editLine(m, at: at, timeZone: timeZone))]
+        return [entry(m.channelUrl, state, at: at, Self.editLine(m, at: at, zone: zone))]
     }
 
     /// A deletion of a message logged or on screen, once.
@@ -87,7 +87,7 @@ struct ChatLog {
         remember(key)
         let nick = shown?.sender?.displayName
         let text = logged[key] ?? shown.map(Self.body) ?? ""
-        return [entry(url, state, at: now, Self.deleteLine(id: id, nick: nick, text: text, at: now, timeZone: timeZone))]
+        return [entry(url, state, at: now, Self.deleteLine(id: id, nick: nick, text: text, at: now, zone: zone))]
     }
 
     /// A message (or deletion) newly remembered; past ``memory``, the older half is forgotten, in the order
@@ -129,19 +129,19 @@ struct ChatLog {
     }
 
     /// `2026-11-27 06:40:12 <alice> text`; an admin message `… * text`; further lines indented.
-    static func messageLine(_ m: Message, timeZone: TimeZone) -> String {
+    static func messageLine(_ m: Message, zone: Zone) -> String {
         let head = m.sender.map { "<\($0.displayName)>" } ?? "*"
-        return lines(stamp(m.createdAt, timeZone), head + " ", body(m))
+        return lines(stamp(m.createdAt, zone), head + " ", body(m))
     }
 
-    static func editLine(_ m: Message, at: Millis, timeZone: TimeZone) -> String {
-        lines(stamp(at, timeZone), "* edited: <\(m.sender?.displayName ?? "?")> ", body(m))
+    static func editLine(_ m: Message, at: Millis, zone: Zone) -> String {
+        lines(stamp(at, zone), "* edited: <\(m.sender?.displayName ?? "?")> ", body(m))
     }
 
-    static func deleteLine(id: Int64, nick: String?, text: String, at: Millis, timeZone: TimeZone) -> String {
+    static func deleteLine(id: Int64, nick: String?, text: String, at: Millis, zone: Zone) -> String {
         let from = nick.map { " from \($0)" } ?? ""
         let first = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        return stamp(at, timeZone) + " * deleted message\(from)" + (first.isEmpty ? " (id \(id))" : ": " + first) + "\n"
+        return stamp(at, zone) + " * deleted message\(from)" + (first.isEmpty ? " (id \(id))" : ": " + first) + "\n"
     }
 
     /// The first line after the stamp and head; the others indented by the stamp's width and two spaces.
@@ -153,23 +153,14 @@ struct ChatLog {
         return out
     }
 
-    /// `2026-11-27 06:40:12` in `timeZone`.
-    static func stamp(_ ms: Millis, _ timeZone: TimeZone) -> String {
-        let c = calendar(timeZone).dateComponents([.year, .month, .day, .hour, .minute, .second], from: date(ms))
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+    /// `2026-11-27 06:40:12` in `zone`.
+    static func stamp(_ ms: Millis, _ zone: Zone) -> String {
+        TimeFormat("yyyy-MM-dd HH:mm:ss", zone: zone).string(from: date(ms))
     }
 
     /// `2026-11`: the month a line's file is for.
-    static func month(_ ms: Millis, _ timeZone: TimeZone) -> String {
-        let c = calendar(timeZone).dateComponents([.year, .month], from: date(ms))
-        return String(format: "%04d-%02d", c.year ?? 0, c.month ?? 0)
-    }
-
-    private static func calendar(_ timeZone: TimeZone) -> Calendar {
-        var cal = Calendar(identifier: .gregorian)
-        cal.timeZone = timeZone
-        return cal
+    static func month(_ ms: Millis, _ zone: Zone) -> String {
+        TimeFormat("yyyy-MM", zone: zone).string(from: date(ms))
     }
 
     private static func date(_ ms: Millis) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }

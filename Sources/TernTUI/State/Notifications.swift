@@ -26,15 +26,15 @@ public struct NotificationRules: Sendable, Equatable {
         guard doNotDisturb else { return false }
         return Self.inWindow(
             ms, start: startHour * 60 + startMinute, end: endHour * 60 + endMinute,
-            timeZone: TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!)
+            zone: timeZone == "UTC" ? .utc : TimeZone(identifier: timeZone).map(Zone.init) ?? .utc)
     }
 
     /// Whether `ms` falls in the daily window from minute `start` to minute `end` (may pass midnight; an
-    /// empty window never) in `timeZone`.
-    public static func inWindow(_ ms: Int64, start: Int, end: Int, timeZone: TimeZone) -> Bool {
+    /// empty window never) in `zone`.
+    public static func inWindow(_ ms: Int64, start: Int, end: Int, zone: Zone) -> Bool {
         guard start != end else { return false }
-        let date = Date(timeIntervalSince1970: TimeInterval(ms) / 1000)
-        let local = Int(ms / 1000) + timeZone.secondsFromGMT(for: date)
+        let instant = Int(ms / 1000)
+        let local = instant + zone.secondsFromGMT(at: instant)
         let minute = ((local % 86_400 + 86_400) % 86_400) / 60
         return start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
     }
@@ -65,15 +65,15 @@ extension Reducer {
     }
 
     /// Whether `ms` falls in the config's do-not-disturb window (local time).
-    static func locallyQuiet(_ settings: Settings, at ms: Int64, timeZone: TimeZone) -> Bool {
+    static func locallyQuiet(_ settings: Settings, at ms: Int64, zone: Zone) -> Bool {
         guard let (start, end) = settings.quietWindow else { return false }
-        return NotificationRules.inWindow(ms, start: start, end: end, timeZone: timeZone)
+        return NotificationRules.inWindow(ms, start: start, end: end, zone: zone)
     }
 
     /// The alert a received message raises, if any: not for the channel being looked at; by the channel's
     /// notify level (`all`, `mentions`: mentions, highlight words and 1-on-1s, `none`), the server's push
     /// preferences (trigger option, do-not-disturb, snooze) and the config's do-not-disturb window.
-    static func alertEffects(_ m: Message, _ state: AppState, timeZone: TimeZone = .current) -> [Effect] {
+    static func alertEffects(_ m: Message, _ state: AppState, zone: Zone = .system) -> [Effect] {
         guard m.kind != .admin, let sender = m.sender, sender.userId != state.me(for: m.channelUrl).userId, !m.silent else { return [] }
         // On screen and seen already: nothing to call attention to.
         if state.selected == m.channelUrl && state.seeing { return [] }
@@ -93,7 +93,7 @@ extension Reducer {
         case "mention_only" where !mentioned: return []
         default: break
         }
-        if rules.quiet(at: m.createdAt) || locallyQuiet(state.settings, at: m.createdAt, timeZone: timeZone) { return [] }
+        if rules.quiet(at: m.createdAt) || locallyQuiet(state.settings, at: m.createdAt, zone: zone) { return [] }
         let name = sender.nickname.isEmpty ? sender.userId : sender.nickname
         let text = m.kind == .file ? (m.files.first?.name ?? "a file") : m.text
         // With several accounts, which one it came to.

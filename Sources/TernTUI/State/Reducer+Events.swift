@@ -135,7 +135,7 @@ extension Reducer {
         if let i = state.typers[m.channelUrl]?.firstIndex(where: { $0.userId == m.sender?.userId }) {
             state.typers[m.channelUrl]?.remove(at: i)
         }
-        return Self.alertEffects(m, state, timeZone: layout.timeZone)
+        return Self.alertEffects(m, state, zone: layout.zone)
     }
 
     /// Channels changed and gone while away; the selection moves off a channel that is gone.

@@ -23,9 +23,16 @@ public struct Reducer: Sendable {
         }
     }
 
-    public init(keys: KeyTable = .standard, timeZone: TimeZone = .current) {
+    /// - Parameter timeZone: nil: the machine's own (``Zone/system``).
+    public init(keys: KeyTable = .standard, timeZone: TimeZone? = nil) {
         self.keys = keys
         layout = Screen(theme: .builtin, keys: keys, timeZone: timeZone)
+    }
+
+    public init(keys: KeyTable = .standard, zone: Zone) {
+        self.keys = keys
+        layout = Screen(theme: .builtin, keys: keys)
+        layout.zone = zone
     }
 
     @Sendable public static func readDirectory(_ path: String) -> [DirectoryEntry] {

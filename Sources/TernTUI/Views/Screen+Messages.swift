@@ -15,7 +15,7 @@ extension Screen {
         var kitty: (picture: ImageGraphic, x: Int)?
     }
 
-    func formatter(_ format: String) -> TimeFormat { TimeFormat(format, timeZone: timeZone) }
+    func formatter(_ format: String) -> TimeFormat { TimeFormat(format, zone: zone) }
 
     /// The message pane's lines; with `last`, only enough for the newest `last` lines (each message takes at
     /// least one): a frame lays out what it shows, not the whole history.

@@ -5,16 +5,18 @@ public import TernKit
 public struct Screen: Sendable {
     public var theme: Theme
     public var keys: KeyTable
-    public var timeZone: TimeZone
+    /// The zone message times show in.
+    public var zone: Zone
     /// How message times show (a date format: `HH:mm`, `HH:mm:ss`, `h:mm a`).
     public var timestampFormat: String
     /// Nicknames in their own colours.
     public var nickColors = true
 
-    public init(theme: Theme = .builtin, keys: KeyTable = .standard, timeZone: TimeZone = .current, timestampFormat: String = "HH:mm") {
+    /// - Parameter timeZone: nil: the machine's own (``Zone/system``).
+    public init(theme: Theme = .builtin, keys: KeyTable = .standard, timeZone: TimeZone? = nil, timestampFormat: String = "HH:mm") {
         self.theme = theme
         self.keys = keys
-        self.timeZone = timeZone
+        self.zone = timeZone.map(Zone.init) ?? .system
         self.timestampFormat = timestampFormat
     }
 

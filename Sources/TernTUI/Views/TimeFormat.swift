@@ -9,13 +9,17 @@ public struct TimeFormat: Sendable {
         case field(Character, Int)
     }
     let tokens: [Token]
-    let timeZone: TimeZone
+    let zone: Zone
 
     static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
     static let days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
     public init(_ pattern: String, timeZone: TimeZone) {
-        self.timeZone = timeZone
+        self.init(pattern, zone: Zone(timeZone))
+    }
+
+    public init(_ pattern: String, zone: Zone) {
+        self.zone = zone
         var out: [Token] = []
         let chars = Array(pattern)
         var i = 0
@@ -44,7 +48,8 @@ public struct TimeFormat: Sendable {
     }
 
     public func string(from date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: date)
+        let instant = Int(date.timeIntervalSince1970.rounded(.down))
+        let seconds = instant + zone.secondsFromGMT(at: instant)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
