@@ -11,8 +11,11 @@ extension ChatApp {
         guard state.settings.images != .off, let url = state.selected, state.pane.width > 12 else { return }
         let columns = min(48, state.pane.width - 8)
         let graphics = imageProtocol
-        for m in (state.messages[url] ?? []).suffix(40) where m.status == .succeeded && !previewsAsked.contains(m.previewKey) {
-            guard m.kind == .file, m.files.first?.type.lowercased().hasPrefix("image/") == true else { continue }
+        // Runs after every action: the kind is looked at in place first (most messages are text), no copies.
+        guard let list = state.messages[url] else { return }
+        for i in list.indices.suffix(40) where list[i].kind == .file && list[i].status == .succeeded {
+            let m = list[i]
+            guard !previewsAsked.contains(m.previewKey), m.files.first?.type.lowercased().hasPrefix("image/") == true else { continue }
             previewsAsked.insert(m.previewKey)
             // kitty's ids go round 1…255 (the cells carry the id as their colour); one in use again is sent afresh.
             nextImageId = nextImageId % 255 + 1

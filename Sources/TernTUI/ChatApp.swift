@@ -415,9 +415,14 @@ public actor ChatApp {
         case .channelUpdated(let c):
             return c.url == state.selected
         case .unreadCountChanged(let url, _, _, _):
+            // The total alone (no channel) is a number in the status bar, whatever is on screen.
+            return url != nil && url == state.selected
+        case .typingStarted(let url, _), .typingEnded(let url, _, _), .readReceiptUpdated(let url, _, _),
+            .deliveryReceiptUpdated(let url, _), .messageDeleted(let url, _), .reactionUpdated(let url, _, _, _, _),
+            .messagesFilled(let url, _), .hugeGap(let url), .messageChangelog(let url, _, _), .channelEvent(let url, _):
             return url == state.selected
-        case .typingStarted(let url, _), .typingEnded(let url, _, _):
-            return url == state.selected
+        case .threadInfoUpdated(let url, let parent, _):
+            return url == state.selected || parent == state.thread?.parent.messageId
         default:
             return true
         }

@@ -33,19 +33,22 @@ public struct AccountState: Sendable, Equatable {
 public enum AccountKey {
     /// U+001F (unit separator): never in a channel URL or an account name.
     public static let separator = "\u{1F}"
+    /// The same as one character: found by the standard library (Foundation's `range(of:)` goes through
+    /// NSString and CoreFoundation, on every message tern reads).
+    static let separatorCharacter: Character = "\u{1F}"
 
     public static func make(account: String, url: String) -> String { account + separator + url }
 
     /// The account a key names (nil: a plain URL, one account).
     public static func account(of key: String) -> String? {
-        guard let r = key.range(of: separator) else { return nil }
-        return String(key[..<r.lowerBound])
+        guard let i = key.firstIndex(of: separatorCharacter) else { return nil }
+        return String(key[..<i])
     }
 
     /// The channel's URL on its server.
     public static func url(of key: String) -> String {
-        guard let r = key.range(of: separator) else { return key }
-        return String(key[r.upperBound...])
+        guard let i = key.firstIndex(of: separatorCharacter) else { return key }
+        return String(key[key.index(after: i)...])
     }
 }
 
