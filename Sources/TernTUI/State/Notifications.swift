@@ -26,7 +26,7 @@ public struct NotificationRules: Sendable, Equatable {
         guard doNotDisturb else { return false }
         return Self.inWindow(
             ms, start: startHour * 60 + startMinute, end: endHour * 60 + endMinute,
-            zone: timeZone == "UTC" ? .utc : TimeZone(identifier: timeZone).map(Zone.init) ?? .utc)
+            zone: Zone(identifier: timeZone) ?? .utc)
     }
 
     /// Whether `ms` falls in the daily window from minute `start` to minute `end` (may pass midnight; an

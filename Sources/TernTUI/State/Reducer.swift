@@ -25,8 +25,7 @@ public struct Reducer: Sendable {
 
     /// - Parameter timeZone: nil: the machine's own (``Zone/system``).
     public init(keys: KeyTable = .standard, timeZone: TimeZone? = nil) {
-        self.keys = keys
-        layout = Screen(theme: .builtin, keys: keys, timeZone: timeZone)
+        self.init(keys: keys, zone: timeZone.map(Zone.init) ?? .system)
     }
 
     public init(keys: KeyTable = .standard, zone: Zone) {

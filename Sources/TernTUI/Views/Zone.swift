@@ -27,6 +27,17 @@ public struct Zone: Sendable {
     /// Foundation's zone (a named zone: `TimeZone(identifier: "Europe/Paris")`).
     public init(_ timeZone: TimeZone) { kind = .named(timeZone) }
 
+    /// A zone by its IANA name; `UTC` without Foundation's zone machinery. Nil: no such zone.
+    public init?(identifier: String) {
+        if identifier == "UTC" {
+            kind = .fixed(0)
+        } else if let zone = TimeZone(identifier: identifier) {
+            kind = .named(zone)
+        } else {
+            return nil
+        }
+    }
+
     init(kind: Kind) { self.kind = kind }
 
     /// Seconds east of UTC at the instant `unixSeconds`.
