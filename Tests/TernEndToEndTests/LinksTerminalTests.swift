@@ -36,7 +36,10 @@ struct LinksTerminalTests {
             await rig.say("alice", "/url")
             try await rig.tmux.waitScreen("alice", "the numbers") { $0.contains("/url N opens: [1] https://a.test/x  [2] https://d.test") }
             await rig.say("alice", "/url 1")
-            for _ in 0..<600 where !FileManager.default.fileExists(atPath: opened) { try await Task.sleep(for: .milliseconds(50)) }
+            // The opener's shell creates the file, then writes the line: wait for the line, not for the file.
+            for _ in 0..<600 where (try? String(contentsOfFile: opened, encoding: .utf8))?.hasSuffix("\n") != true {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             #expect((try? String(contentsOfFile: opened, encoding: .utf8)) == "https://a.test/x\n")
 
             await rig.say("alice", "/copy")
