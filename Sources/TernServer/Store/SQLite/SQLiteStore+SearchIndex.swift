@@ -8,6 +8,9 @@ struct SearchIndexState {
     var behind = true
     /// A catch-up task is waiting to run.
     var scheduled = false
+    /// Counts the messages stored: a catch-up marks the index caught up, after its commit, only if no
+    /// message was stored since its transaction (readers see the index only once it is committed).
+    var generation = 0
 }
 
 /// The full-text index (FTS5 `messages_fts`) is kept after commit, not inside each message's
@@ -26,6 +29,7 @@ extension SQLiteStore {
     func noteUnindexed() {
         let schedule = searchIndex.withLock { s in
             s.behind = true
+            s.generation &+= 1
             if s.scheduled { return false }
             s.scheduled = true
             return true
@@ -48,7 +52,12 @@ extension SQLiteStore {
         var done = false
         while !done {
             do {
-                done = try await pool.write { db in try self.indexForSearch(db, limit: Self.searchIndexBatch) }
+                let (reached, generation) = try await pool.write { db in
+                    (try self.indexForSearch(db, limit: Self.searchIndexBatch), self.searchIndex.withLock { $0.generation })
+                }
+                done = reached
+                // Committed now: a search that finds `behind` false reads an index with every message in it.
+                if reached { searchIndex.withLock { s in if s.generation == generation { s.behind = false } } }
             } catch {
                 searchIndex.withLock { $0.behind = true }  // rolled back: still behind
                 throw error
@@ -57,17 +66,13 @@ extension SQLiteStore {
     }
 
     /// Indexes up to `limit` messages past `indexed_upto`, in id order, inside `db`'s write
-    /// transaction. When it reaches the newest id, the index is no longer behind
-    /// (a message stored later, in a later transaction, marks it behind again).
+    /// transaction. Whether the index is then caught up is for the caller to mark, after the commit.
     /// - Returns: whether it reached the newest id.
     @discardableResult
     func indexForSearch(_ db: Database, limit: Int) throws -> Bool {
         let upto = try Int64.fetchOne(db.cachedStatement(sql: "SELECT indexed_upto FROM search_index_state")) ?? 0
         let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'messages'")) ?? 0
-        guard last > upto else {
-            searchIndex.withLock { $0.behind = false }
-            return true
-        }
+        guard last > upto else { return true }
         // The ids of this batch: at most `limit` stored messages (ephemeral ones left no row).
         let end =
             try Int64.fetchOne(
@@ -82,7 +87,6 @@ extension SQLiteStore {
                 """,
             arguments: [upto, end])
         try Self.exec(db, sql: "UPDATE search_index_state SET indexed_upto = ?", arguments: [end])
-        if end == last { searchIndex.withLock { $0.behind = false } }
         return end == last
     }
 }
