@@ -195,4 +195,75 @@ struct SendPipelineTests {
         #expect(delivered.all == ["a1", "c1", "b1", "b2"])
         #expect(store.batches == [["a1"], ["c1"], ["b1"], ["b2"]])
     }
+
+    /// What an in-place store was given: each batch, and whether it ran inside a task.
+    final class Seen: Sendable {
+        let state = Mutex<(batches: [[String]], inTask: [Bool])>(([], []))
+        var batches: [[String]] { state.withLock { $0.batches } }
+        var inTask: [Bool] { state.withLock { $0.inTask } }
+    }
+
+    /// A pipeline over a store that commits in place, whose first transaction waits for `gate`;
+    /// records each batch and whether it ran inside a task.
+    static func inPlacePipeline(gate: DispatchSemaphore, fail: Bool = false) -> (SendPipeline, Seen) {
+        let seen = Seen()
+        let p = SendPipeline(
+            insert: { _ in
+                Issue.record("a store that commits in place is not driven from a task")
+                return []
+            },
+            inPlace: { batch in
+                if seen.state.withLock({ $0.batches.isEmpty }) { gate.wait() }
+                let inTask = withUnsafeCurrentTask { $0 != nil }
+                let first = seen.state.withLock { s -> Int in
+                    s.batches.append(batch.map(\.message))
+                    s.inTask.append(inTask)
+                    return s.batches.flatMap { $0 }.count - batch.count + 1
+                }
+                if fail { throw SendbirdError(.internalError, "disk full") }
+                return batch.enumerated().map { i, m in
+                    .success(StoredMessage(message: record(m, id: Int64(first + i)), duplicate: false, totals: [:]))
+                }
+            },
+            clock: { 1 })
+        return (p, seen)
+    }
+
+    @Test("In place: batches run on the pipeline's own thread, outside any task; what arrives during a write goes in the next, in order")
+    func inPlace() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let (p, seen) = Self.inPlacePipeline(gate: gate)
+        let delivered = Log()
+        let a1 = Task { try await Self.send(p, "a", "a1", delivered: delivered) }
+        // a1's transaction is under way (taken from the queue) and waits for the gate.
+        while p.inFlightBatches == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        async let b1 = Self.send(p, "b", "b1", delivered: delivered)
+        try await Self.waitFor(p, 1)
+        async let a2 = Self.send(p, "a", "a2", delivered: delivered)
+        try await Self.waitFor(p, 2)
+        #expect(delivered.all.isEmpty)
+        gate.signal()
+        let ids = try await [a1.value, b1, a2]
+        #expect(ids == [1, 2, 3])
+        #expect(seen.batches == [["a1"], ["b1", "a2"]])
+        #expect(seen.inTask == [false, false], "the store is driven from the pipeline's thread")
+        #expect(delivered.all == ["a1", "b1", "a2"])
+    }
+
+    @Test("In place: a transaction that fails as a whole fails every message of its batch, and the next batch still runs")
+    func inPlaceFailure() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let (p, seen) = Self.inPlacePipeline(gate: gate, fail: true)
+        let delivered = Log()
+        let a1 = Task { try await Self.send(p, "a", "a1", delivered: delivered) }
+        while p.inFlightBatches == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        let b1 = Task { try await Self.send(p, "b", "b1", delivered: delivered) }
+        try await Self.waitFor(p, 1)
+        gate.signal()
+        for send in [a1, b1] {
+            await #expect(throws: SendbirdError.self) { try await send.value }
+        }
+        #expect(seen.batches == [["a1"], ["b1"]])
+        #expect(delivered.all.isEmpty)
+    }
 }

@@ -1,3 +1,4 @@
+import NIOPosix
 import Synchronization
 import TernProtocol
 
@@ -17,9 +18,15 @@ import TernProtocol
 /// `COMMIT` answer, a slow database link — no longer holds up the other channels: up to ``lanes``
 /// batches run at once, each with channels no other batch in flight has (so they never wait for
 /// each other's locks), and only the stalled batch's channels wait for it (issue 34).
+///
+/// A store that commits in place (``InPlaceMessageInsert``: SQLite) is driven from one thread of
+/// the pipeline's own: a batch is stored, delivered and acknowledged there, and the next taken, with
+/// no task and no dispatch queue in between (the commit was two wake-ups of other threads). Other
+/// stores (PostgreSQL, whose statements wait on the network) are driven from tasks.
 final class SendPipeline: Sendable {
     typealias Deliver = @Sendable (StoredMessage) throws -> MessagePayload
     typealias Insert = @Sendable ([NewMessage]) async throws -> [Result<StoredMessage, any Error>]
+    typealias InsertInPlace = @Sendable ([NewMessage]) throws -> [Result<StoredMessage, any Error>]
 
     struct Item {
         var message: NewMessage
@@ -45,6 +52,8 @@ final class SendPipeline: Sendable {
     let inFlight = Mutex<[String: Int]>([:])
     let tracksChannels: Bool
     let insert: Insert
+    /// With a store that commits in place: the insert, and the thread that runs the batches.
+    let inPlace: (insert: InsertInPlace, thread: NIOThreadPool)?
     let clock: @Sendable () -> Int64
     /// The most batches in flight at once (1: strictly one after another, as on SQLite's single writer).
     let lanes: Int
@@ -53,17 +62,31 @@ final class SendPipeline: Sendable {
     /// The most messages one transaction takes (the rest go in the next).
     static let maxBatch = 512
 
-    init(insert: @escaping Insert, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, lanes: Int = 1, stallAfterMs: Int64 = 250) {
+    init(
+        insert: @escaping Insert, inPlace: InsertInPlace? = nil, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false,
+        lanes: Int = 1, stallAfterMs: Int64 = 250
+    ) {
         self.insert = insert
         self.clock = clock
         self.tracksChannels = tracksChannels
         self.lanes = max(1, lanes)
         self.stallAfterMs = stallAfterMs
+        // One lane only: batches in place run one after another on the one thread.
+        if let inPlace, self.lanes == 1 {
+            let thread = NIOThreadPool(numberOfThreads: 1)
+            thread.start()
+            self.inPlace = (inPlace, thread)
+        } else {
+            self.inPlace = nil
+        }
     }
 
     convenience init(store: any MessageStore, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, lanes: Int = 1) {
-        self.init(insert: { try await store.insertMessages($0) }, clock: clock, tracksChannels: tracksChannels, lanes: lanes)
+        let inPlace = (store as? any InPlaceMessageInsert).map { s in { @Sendable batch in try s.insertMessagesInPlace(batch) } as InsertInPlace }
+        self.init(insert: { try await store.insertMessages($0) }, inPlace: inPlace, clock: clock, tracksChannels: tracksChannels, lanes: lanes)
     }
+
+    deinit { inPlace?.thread.shutdownGracefully { _ in } }
 
     /// Stores `message` (its `createdAt` is set here, in commit order) and runs `deliver` after the
     /// commit. Returns the stored message and what `deliver` returned.
@@ -79,6 +102,9 @@ final class SendPipeline: Sendable {
 
     /// Messages not yet taken into a batch (tests wait for arrivals with it).
     var waiting: Int { state.withLock { $0.pending.count } }
+
+    /// Batches being stored now.
+    var inFlightBatches: Int { state.withLock { $0.started.count } }
 
     /// Whether a message of `channelUrl` is being stored or delivered now.
     func isStoring(_ channelUrl: String) -> Bool { inFlight.withLock { $0[channelUrl] != nil } }
@@ -133,7 +159,13 @@ final class SendPipeline: Sendable {
     }
 
     func start(_ batches: [(Int, [Item])], watch: Bool) {
-        for (number, batch) in batches { Task { await self.run(number, batch) } }
+        for (number, batch) in batches {
+            if let thread = inPlace?.thread {
+                thread.submit { _ in self.runInPlace(number, batch) }
+            } else {
+                Task { await self.run(number, batch) }
+            }
+        }
         if watch {
             let wait = stallAfterMs
             Task {
@@ -159,6 +191,24 @@ final class SendPipeline: Sendable {
                 state.withLock { s in for item in batch { s.busy.remove(item.message.channelUrl) } }
             }
             let (next, watch) = state.withLock { s -> ([(Int, [Item])], Bool) in
+                s.started[number] = nil
+                return (take(&s), watchIfNeeded(&s))
+            }
+            current = next.first
+            start(Array(next.dropFirst()), watch: watch)
+        }
+    }
+
+    /// ``run(_:_:)`` on the pipeline's thread, for a store that commits in place.
+    func runInPlace(_ number: Int, _ batch: [Item]) {
+        guard let insert = inPlace?.insert else { return }
+        var current: (Int, [Item])? = (number, batch)
+        while let (number, batch) = current {
+            track(batch)
+            finish(batch, Result { try insert(batch.map(\.message)) })
+            untrack(batch)
+            let (next, watch) = state.withLock { s -> ([(Int, [Item])], Bool) in
+                for item in batch { s.busy.remove(item.message.channelUrl) }
                 s.started[number] = nil
                 return (take(&s), watchIfNeeded(&s))
             }
@@ -197,21 +247,36 @@ final class SendPipeline: Sendable {
     }
 
     func store(_ batch: [Item]) async {
-        if tracksChannels { inFlight.withLock { f in for item in batch { f[item.message.channelUrl, default: 0] += 1 } } }
-        defer {
-            if tracksChannels {
-                inFlight.withLock { f in
-                    for item in batch {
-                        f[item.message.channelUrl, default: 1] -= 1
-                        if f[item.message.channelUrl] == 0 { f[item.message.channelUrl] = nil }
-                    }
-                }
+        track(batch)
+        defer { untrack(batch) }
+        let results: Result<[Result<StoredMessage, any Error>], any Error>
+        do { results = .success(try await insert(batch.map(\.message))) } catch { results = .failure(error) }
+        finish(batch, results)
+    }
+
+    /// Notes a batch's channels as being stored (with `tracksChannels`).
+    func track(_ batch: [Item]) {
+        guard tracksChannels else { return }
+        inFlight.withLock { f in for item in batch { f[item.message.channelUrl, default: 0] += 1 } }
+    }
+
+    func untrack(_ batch: [Item]) {
+        guard tracksChannels else { return }
+        inFlight.withLock { f in
+            for item in batch {
+                f[item.message.channelUrl, default: 1] -= 1
+                if f[item.message.channelUrl] == 0 { f[item.message.channelUrl] = nil }
             }
         }
+    }
+
+    /// After a batch's transaction: delivers each stored message in order and answers its sender;
+    /// a transaction that failed as a whole fails every message of the batch.
+    func finish(_ batch: [Item], _ outcome: Result<[Result<StoredMessage, any Error>], any Error>) {
         let results: [Result<StoredMessage, any Error>]
-        do {
-            results = try await insert(batch.map(\.message))
-        } catch {
+        switch outcome {
+        case .success(let r): results = r
+        case .failure(let error):
             for item in batch { item.continuation.resume(throwing: error) }
             return
         }

@@ -38,6 +38,7 @@ public final class ConnectionRegistry: Sendable {
 
     /// One flusher per event loop, made on its first connection.
     let flushers = Mutex<[ObjectIdentifier: LoopFlusher]>([:])
+    let taskExecutors = Mutex<[ObjectIdentifier: EventLoopTaskExecutor]>([:])
 
     public init() {
         shards = (0..<Self.shardCount).map { _ in Shard() }
@@ -51,6 +52,17 @@ public final class ConnectionRegistry: Sendable {
             let f = LoopFlusher(loop: loop, coalescing: .microseconds(coalescingMicroseconds))
             map[key] = f
             return f
+        }
+    }
+
+    /// The executor that runs the commands of `loop`'s connections on it (one per loop).
+    func taskExecutor(for loop: any EventLoop) -> EventLoopTaskExecutor {
+        taskExecutors.withLock { map in
+            let key = ObjectIdentifier(loop)
+            if let i = map[key] { return i }
+            let i = EventLoopTaskExecutor(loop)
+            map[key] = i
+            return i
         }
     }
 

@@ -164,6 +164,8 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
     var channel: (any Channel)?
     var outbox: Outbox?
     var pinger: RepeatedTask?
+    /// Where the commands run: on this connection's event loop (set with the channel).
+    var commandExecutor: EventLoopTaskExecutor?
     var awaitingPong = false
     var sentClose = false
 
@@ -184,6 +186,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             limit: config.outboundQueueLimit, maxMessage: config.maxFrameSize, channel: channel,
             flusher: service.registry.flusher(for: channel.eventLoop, coalescingMicroseconds: config.writeCoalescingMicroseconds))
         self.outbox = outbox
+        commandExecutor = service.registry.taskExecutor(for: channel.eventLoop)
         outbox.onClose { [self] reason in
             channel.eventLoop.execute { self.outboxClosed(reason) }
         }
@@ -419,7 +422,14 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             }
             return false
         }
-        if start { Task { await self.runCommands() } }
+        if start { startCommands() }
+    }
+
+    /// Starts a command task on the connection's event loop: from the loop itself (a frame just
+    /// read) it is queued there without waking another thread.
+    func startCommands() {
+        guard let commandExecutor else { return }
+        Task(executorPreference: commandExecutor) { await self.runCommands() }
     }
 
     /// Starts the command task for what arrived during the login.
@@ -429,7 +439,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             s.running = true
             return true
         }
-        if start { Task { await self.runCommands() } }
+        if start { startCommands() }
     }
 
     /// The channel a send frame is for, read straight from its bytes (nil: another command, or
@@ -503,7 +513,7 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             }
             if !malformed.isEmpty, let conn = state.withLock({ $0.session?.conn }) { for m in malformed { conn.send(m) } }
             guard let (frame, arrived, session, sentTo) = next else { return }
-            if handOff { Task { await self.runCommands() } }
+            if handOff { startCommands() }
             await gateway.dispatch(frame, conn: session.conn, user: session.user, session: session.end, arrived: arrived)
             guard let channel = sentTo else { continue }
             let tookOver = state.withLock { s -> Bool in

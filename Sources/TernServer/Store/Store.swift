@@ -118,6 +118,15 @@ public protocol MetadataStore: Sendable {
     func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange) async throws -> MetacounterResult
 }
 
+/// A store whose group commit can run on the calling thread (SQLite: GRDB's synchronous write runs
+/// in place when its writer is free). ``SendPipeline`` drives it from a thread of its own, so a
+/// message's commit wakes no task and no dispatch queue (issue 35: each hand-off between threads
+/// costs a wake-up, and at low rates the hand-offs were most of a message's cost).
+protocol InPlaceMessageInsert: Sendable {
+    /// ``MessageStore/insertMessages(_:)``, blocking the calling thread until the commit.
+    func insertMessagesInPlace(_ batch: [NewMessage]) throws -> [Result<StoredMessage, any Error>]
+}
+
 /// Messages, threads, reactions and the message changelog.
 public protocol MessageStore: Sendable {
     /// Stores a message and moves the counters it changes (unread counts per each member's count

@@ -6,7 +6,7 @@ import TernProtocol
 /// Messages (``MessageStore``) on SQLite: the send path (``insert(_:_:)``: the idempotency check,
 /// the row, and the counters it moves, in the sender's transaction), history, threads, edits,
 /// deletions, reactions, link previews and the message changelog.
-extension SQLiteStore {
+extension SQLiteStore: InPlaceMessageInsert {
     // MARK: - Sending and reading
 
     public func insertMessage(_ m: NewMessage) async throws -> StoredMessage {
@@ -19,25 +19,36 @@ extension SQLiteStore {
         if batch.count == 1 {
             do { return [.success(try await insertMessage(batch[0]))] } catch let e as SendbirdError { return [.failure(e)] }
         }
-        return try await pool.write { db in
-            var out: [Result<StoredMessage, any Error>] = []
-            out.reserveCapacity(batch.count)
-            for m in batch {
-                var stored: StoredMessage?
-                do {
-                    try db.inSavepoint {
-                        stored = try self.insert(db, m)
-                        return .commit
-                    }
-                    out.append(.success(stored!))
-                } catch let e as SendbirdError {
-                    // Rolled back: totals it may have moved in memory are read again.
-                    self.forgetTotals(nil)
-                    out.append(.failure(e))
-                }
-            }
-            return out
+        return try await pool.write { db in try self.insertBatch(db, batch) }
+    }
+
+    /// The same group commit on the calling thread (``InPlaceMessageInsert``: the send pipeline's
+    /// own thread).
+    func insertMessagesInPlace(_ batch: [NewMessage]) throws -> [Result<StoredMessage, any Error>] {
+        if batch.count == 1 {
+            do { return [.success(try pool.write { db in try self.insert(db, batch[0]) })] } catch let e as SendbirdError { return [.failure(e)] }
         }
+        return try pool.write { db in try self.insertBatch(db, batch) }
+    }
+
+    func insertBatch(_ db: Database, _ batch: [NewMessage]) throws -> [Result<StoredMessage, any Error>] {
+        var out: [Result<StoredMessage, any Error>] = []
+        out.reserveCapacity(batch.count)
+        for m in batch {
+            var stored: StoredMessage?
+            do {
+                try db.inSavepoint {
+                    stored = try self.insert(db, m)
+                    return .commit
+                }
+                out.append(.success(stored!))
+            } catch let e as SendbirdError {
+                // Rolled back: totals it may have moved in memory are read again.
+                self.forgetTotals(nil)
+                out.append(.failure(e))
+            }
+        }
+        return out
     }
 
     /// Stores one new message inside a write transaction (see ``insertMessage(_:)``), in named steps: a repeated `req_id`

@@ -45,6 +45,7 @@ public final class SQLiteStore: Store {
         pool = try DatabasePool(path: path, configuration: config)
         try Self.migrator.migrate(pool)
         checkpointer = try WALCheckpointer(path: path)
+        pool.add(transactionObserver: CheckpointTrigger(checkpointer), extent: .databaseLifetime)
     }
 
     /// Whether stored messages may be missing from the full-text index, and whether a catch-up is
@@ -134,38 +135,97 @@ public final class SQLiteStore: Store {
     static func messageRecord(_ row: Row) throws -> MessageRecord { try Records.message(row) }
 }
 
-/// Checkpoints the WAL into the database file from a connection and a thread of its own, a few
-/// times a second (passive: it never waits for readers or the writer). A checkpoint copies pages
-/// and syncs the file; left to SQLite's automatic checkpoint, that happens inside whichever commit
+/// Checkpoints the WAL into the database file from a connection and a thread of its own, as the
+/// WAL grows (passive: it never waits for readers or the writer). A checkpoint copies pages and
+/// syncs the file; left to SQLite's automatic checkpoint, that happens inside whichever commit
 /// crosses 1,000 pages, and every message behind that commit waits for it (tern-bench showed a
 /// 15–20 ms p99 at 100 msg/s from it).
 ///
-/// `@unchecked Sendable`: its only mutable part is the dispatch timer, whose `cancel` is thread-safe.
-final class WALCheckpointer: @unchecked Sendable {
+/// When: every commit is counted (``committed()``, from the writer's transaction observer). Once
+/// ``busyCommits`` have been made, a checkpoint follows at most ``busyInterval`` after the last
+/// one (four a second under load, as a timer did before); fewer commits wait up to
+/// ``idleInterval``. At low rates a checkpoint a quarter of a second cost more than the messages
+/// it carried: its fsyncs, the WAL header's fsync in the next commit (SQLite syncs it when the
+/// WAL starts over), and the wake-ups of two threads (issue 35). With no commits nothing runs.
+final class WALCheckpointer: Sendable {
     let queue: DatabaseQueue
-    let timer: DispatchSourceTimer
-    static let interval = DispatchTimeInterval.milliseconds(250)
+    let work = DispatchQueue(label: "tern.sqlite.checkpoint", qos: .utility)
+    let schedule = Mutex(CheckpointSchedule(last: .now))
 
     init(path: String) throws {
         var config = Configuration()
         config.busyMode = .timeout(5)
         queue = try DatabaseQueue(path: path, configuration: config)
-        let work = DispatchQueue(label: "tern.sqlite.checkpoint", qos: .utility)
-        timer = DispatchSource.makeTimerSource(queue: work)
-        timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(50))
-        let queue = self.queue
-        timer.setEventHandler {
+    }
+
+    /// A write transaction committed: schedules a checkpoint, or an earlier one.
+    func committed() {
+        guard let due = schedule.withLock({ $0.committed() }) else { return }
+        let wait = max(.zero, due - .now).components
+        let nanoseconds = Int(wait.seconds) * 1_000_000_000 + Int(wait.attoseconds / 1_000_000_000)
+        work.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.checkpoint(due) }
+    }
+
+    /// Runs the checkpoint due at `due`, unless an earlier one took its place.
+    func checkpoint(_ due: ContinuousClock.Instant) {
+        if schedule.withLock({ $0.start(due, now: .now) }) {
             _ = try? queue.writeWithoutTransaction { try $0.checkpoint(.passive) }
         }
-        timer.resume()
     }
 
     func stop() {
-        timer.cancel()
+        schedule.withLock { $0.stopped = true }
+        work.sync {}
         try? queue.close()
     }
+}
 
-    deinit { timer.cancel() }
+/// When the next checkpoint is due (``WALCheckpointer``): ``busyInterval`` after the last one once
+/// ``busyCommits`` commits have been made since, else ``idleInterval`` after it; never while
+/// nothing was committed.
+struct CheckpointSchedule {
+    static let busyCommits = 64
+    static let busyInterval = Duration.milliseconds(250)
+    static let idleInterval = Duration.seconds(2)
+
+    /// Commits since the last checkpoint.
+    var commits = 0
+    /// When the last checkpoint started.
+    var last: ContinuousClock.Instant
+    /// When the next checkpoint is due (nil: none is scheduled).
+    var due: ContinuousClock.Instant?
+    var stopped = false
+
+    /// Counts a commit; returns when a checkpoint is now due if that is sooner than the one
+    /// scheduled (nil: the one scheduled stays).
+    mutating func committed() -> ContinuousClock.Instant? {
+        guard !stopped else { return nil }
+        commits += 1
+        let next = last + (commits >= Self.busyCommits ? Self.busyInterval : Self.idleInterval)
+        if let d = due, d <= next { return nil }
+        due = next
+        return next
+    }
+
+    /// Whether the checkpoint scheduled for `at` runs now (false: an earlier one took its place).
+    mutating func start(_ at: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Bool {
+        guard !stopped, due == at else { return false }
+        due = nil
+        commits = 0
+        last = now
+        return true
+    }
+}
+
+/// Tells the checkpointer of every commit of the writer (GRDB calls it on the writer's thread,
+/// right after the commit).
+final class CheckpointTrigger: TransactionObserver {
+    let checkpointer: WALCheckpointer
+    init(_ checkpointer: WALCheckpointer) { self.checkpointer = checkpointer }
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { checkpointer.committed() }
+    func databaseDidRollback(_ db: Database) {}
 }
 
 extension SQLText {
