@@ -39,7 +39,7 @@ def parse(out):
         r["share"] = int(cpu.group(1))
         r["perDelivery"] = float(cpu.group(2)) if cpu.group(2) != "n/a" else None
         r["perMessage"] = float(cpu.group(3)) if cpu.group(3) != "n/a" else None
-    wake = re.search(r"server threads: ([0-9.]+) wake-ups", out)
+    wake = re.search(r"server threads: (-?[0-9.]+) wake-ups", out)
     if wake:
         r["wakeups"] = float(wake.group(1))
     r["pass"] = "RESULT: PASS" in out
