@@ -14,9 +14,9 @@ struct CPUSample {
     let clientUs: Double
     let delivered: Int
     let acked: Int
-    /// The server's context switches so far, over all its threads: voluntary (a thread went to sleep and
-    /// was woken again: a wake-up) and involuntary (preempted); nil when unreadable.
-    var serverSwitches: (voluntary: Int, involuntary: Int)? = nil
+    /// The server's context switches so far, by thread id: voluntary (a thread went to sleep and was
+    /// woken again: a wake-up) and involuntary (preempted); nil when unreadable.
+    var serverSwitches: [String: (voluntary: Int, involuntary: Int)]? = nil
 
     static func take(serverPid: Int32?, run: RunState) -> CPUSample {
         CPUSample(
@@ -26,21 +26,23 @@ struct CPUSample {
     }
 
     /// `voluntary_ctxt_switches` and `nonvoluntary_ctxt_switches` of every thread of `pid`
-    /// (`/proc/PID/task/*/status`; threads that ended meanwhile are not counted).
-    static func contextSwitches(_ pid: Int32) -> (voluntary: Int, involuntary: Int)? {
+    /// (`/proc/PID/task/*/status`), by thread id.
+    static func contextSwitches(_ pid: Int32) -> [String: (voluntary: Int, involuntary: Int)]? {
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
-        var total = (voluntary: 0, involuntary: 0)
+        var out: [String: (voluntary: Int, involuntary: Int)] = [:]
         for task in tasks {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            var counts = (voluntary: 0, involuntary: 0)
             for line in status.split(separator: "\n") {
                 if line.hasPrefix("voluntary_ctxt_switches:") {
-                    total.voluntary += Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                    counts.voluntary = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
                 } else if line.hasPrefix("nonvoluntary_ctxt_switches:") {
-                    total.involuntary += Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                    counts.involuntary = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
                 }
             }
+            out[task] = counts
         }
-        return total
+        return out
     }
 
     /// utime+stime of `pid` in µs (clock-tick resolution, usually 10 ms).

@@ -107,12 +107,21 @@ struct CPUWindow {
     let clientUs: Double
     let deliveries: Int
     let acks: Int
-    /// The server's wake-ups (voluntary context switches) and preemptions over the window.
-    let serverSwitches: (voluntary: Int, involuntary: Int)?
+    /// The server's wake-ups (voluntary context switches) and preemptions over the window, summed
+    /// over the threads alive at its end (a thread started meanwhile counts from zero); and how many
+    /// threads ended during it, whose switches in the window are not counted.
+    let serverSwitches: (voluntary: Int, involuntary: Int, endedThreads: Int)?
 
     init(_ a: CPUSample, _ b: CPUSample) {
         if let x = a.serverSwitches, let y = b.serverSwitches {
-            serverSwitches = (y.voluntary - x.voluntary, y.involuntary - x.involuntary)
+            var sum = (voluntary: 0, involuntary: 0, endedThreads: 0)
+            for (tid, end) in y {
+                let start = x[tid] ?? (0, 0)
+                sum.voluntary += end.voluntary - start.voluntary
+                sum.involuntary += end.involuntary - start.involuntary
+            }
+            sum.endedThreads = x.keys.filter { y[$0] == nil }.count
+            serverSwitches = sum
         } else {
             serverSwitches = nil
         }

@@ -373,7 +373,8 @@ struct TernBench: AsyncParsableCommand {
                     print(
                         String(
                             format: "server threads: %.1f wake-ups (voluntary context switches) and %.1f preemptions per message",
-                            Double(s.voluntary) / Double(w.acks), Double(s.involuntary) / Double(w.acks)))
+                            Double(s.voluntary) / Double(w.acks), Double(s.involuntary) / Double(w.acks))
+                            + (s.endedThreads > 0 ? " (\(s.endedThreads) thread(s) ended during the window, not counted)" : ""))
                 }
                 if share > 0.9 {
                     print(
