@@ -98,7 +98,6 @@ class Member:
         self.reader = None
         self.writer = None
         self.buffer = b""
-        self.last_seq = {}
 
     async def until(self, pattern):
         while True:
@@ -159,7 +158,6 @@ class Member:
 class Run:
     def __init__(self, args):
         self.args = args
-        self.members = args.members
         self.senders = min(args.members, max(1, math.ceil(args.rate / 4)))
         self.start_ns = 0
         self.window = (0, 0)

@@ -38,6 +38,7 @@ public final class ConnectionRegistry: Sendable {
 
     /// One flusher per event loop, made on its first connection.
     let flushers = Mutex<[ObjectIdentifier: LoopFlusher]>([:])
+    /// One command executor per event loop (``taskExecutor(for:)``).
     let taskExecutors = Mutex<[ObjectIdentifier: EventLoopTaskExecutor]>([:])
 
     public init() {
@@ -46,23 +47,22 @@ public final class ConnectionRegistry: Sendable {
 
     /// The flusher that writes the outboxes of connections on `loop`.
     public func flusher(for loop: any EventLoop, coalescingMicroseconds: Int64) -> LoopFlusher {
-        flushers.withLock { map in
-            let key = ObjectIdentifier(loop)
-            if let f = map[key] { return f }
-            let f = LoopFlusher(loop: loop, coalescing: .microseconds(coalescingMicroseconds))
-            map[key] = f
-            return f
-        }
+        Self.one(of: flushers, for: loop) { LoopFlusher(loop: loop, coalescing: .microseconds(coalescingMicroseconds)) }
     }
 
-    /// The executor that runs the commands of `loop`'s connections on it (one per loop).
+    /// The executor that runs the commands of `loop`'s connections on it.
     func taskExecutor(for loop: any EventLoop) -> EventLoopTaskExecutor {
-        taskExecutors.withLock { map in
+        Self.one(of: taskExecutors, for: loop) { EventLoopTaskExecutor(loop) }
+    }
+
+    /// `loop`'s entry of a per-loop map, made on first use.
+    static func one<T>(of map: borrowing Mutex<[ObjectIdentifier: T]>, for loop: any EventLoop, _ make: () -> T) -> T {
+        map.withLock { map in
             let key = ObjectIdentifier(loop)
-            if let i = map[key] { return i }
-            let i = EventLoopTaskExecutor(loop)
-            map[key] = i
-            return i
+            if let found = map[key] { return found }
+            let made = make()
+            map[key] = made
+            return made
         }
     }
 

@@ -428,8 +428,11 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Starts a command task on the connection's event loop: from the loop itself (a frame just
     /// read) it is queued there without waking another thread.
     func startCommands() {
-        guard let commandExecutor else { return }
-        Task(executorPreference: commandExecutor) { await self.runCommands() }
+        if let commandExecutor {
+            Task(executorPreference: commandExecutor) { await self.runCommands() }
+        } else {
+            Task { await self.runCommands() }  // not set up yet: the commands still run
+        }
     }
 
     /// Starts the command task for what arrived during the login.
