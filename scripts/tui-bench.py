@@ -4,7 +4,8 @@ pinned to one core, its output drained and scanned:
 
   1. first paint: from exec to the status bar on screen (tern: from a warm cache, before any network);
   2. memory (VmRSS) after joining 50 channels that hold 10,000 messages;
-  3. CPU per incoming line: a burst of RATE lines/s for SECONDS into random channels (client CPU only);
+  3. CPU per incoming line: a burst of RATE lines/s for SECONDS into random channels (client CPU only),
+     and the client's thread wake-ups per line (voluntary context switches, by thread name);
   4. memory after the burst; 5. idle CPU (% of a core) over IDLE seconds with nothing happening.
 
 tern talks to a real ternd (its Platform API seeds and sends); irssi and weechat talk IRC to a small
@@ -15,6 +16,9 @@ server in this script, which replays the 10,000 lines as channel history on join
   python3 scripts/tui-bench.py --client weechat
   python3 scripts/tui-bench.py --client floor --floor .build/release/tern-floor   # the baseline on tern's own stack
 Run them ABAB in one session (this VM is noisy): --rounds N alternates the clients given in --client a,b,c.
+
+Environment: TUI_BENCH_BY_TID=1 reports the wake-ups by thread rather than by thread name;
+TUI_BENCH_PERF_ARGS replaces --perf's "-g" (e.g. "-e sched:sched_wakeup -g": who woke which thread).
 """
 import argparse, fcntl, http.client, json, os, pty, random, re, select, shutil, signal, socket, struct, subprocess
 import sys, tempfile, termios, threading, time
@@ -26,6 +30,34 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_switches(pid):
+    """Voluntary context switches (wake-ups after sleeping) of each of the process's threads: {tid: (name, count)}."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        out[tid] = (name, int(line.split()[1]))
+        except OSError:
+            pass
+    return out
+
+
+def wakeups_between(before, after):
+    """Wake-ups per thread name between two snapshots; a thread started in between counts from zero
+    (one that ended in between takes its count with it)."""
+    by = {}
+    for tid, (name, n) in after.items():
+        d = n - before.get(tid, (name, 0))[1]
+        if d > 0:
+            key = f"{name}/{tid}" if os.environ.get("TUI_BENCH_BY_TID") else name
+            by[key] = by.get(key, 0) + d
+    return by
 
 
 def rss_kb(pid):
@@ -287,8 +319,9 @@ def measure(a, client, paint, say):
     idle = (cpu_seconds(pid) - c0) / (time.monotonic() - t0) * 100
     # The burst: RATE lines a second for SECONDS, then time to catch up.
     n = int(a.rate * a.seconds)
-    perf = subprocess.Popen(["perf", "record", "-g", "-q", "-o", a.perf, "-p", str(pid)], stderr=subprocess.DEVNULL) if a.perf else None
+    perf = subprocess.Popen(["perf", "record", *os.environ.get("TUI_BENCH_PERF_ARGS", "-g").split(), "-q", "-o", a.perf, "-p", str(pid)], stderr=subprocess.DEVNULL) if a.perf else None
     c0 = cpu_seconds(pid)
+    w0 = thread_switches(pid)
     start = time.monotonic()
     for i in range(n):
         say(f"burst line {i} " + "y" * 60)
@@ -297,6 +330,7 @@ def measure(a, client, paint, say):
             time.sleep(delay)
     time.sleep(3)
     per_line_ms = (cpu_seconds(pid) - c0) / n * 1000
+    wakes = wakeups_between(w0, thread_switches(pid))
     if perf:
         perf.send_signal(signal.SIGINT)
         perf.wait(30)
@@ -304,7 +338,8 @@ def measure(a, client, paint, say):
     client.stop()
     return {"first_paint_ms": round(paint * 1000, 1), "rss_after_join_mib": round(joined_rss / 1024, 1),
             "cpu_per_line_ms": round(per_line_ms, 3), "rss_after_burst_mib": round(burst_rss / 1024, 1),
-            "idle_cpu_percent": round(idle, 3)}
+            "idle_cpu_percent": round(idle, 3), "wakeups_per_line": round(sum(wakes.values()) / n, 2),
+            "wakeups_by_thread": {k: round(v / n, 2) for k, v in sorted(wakes.items(), key=lambda x: -x[1]) if v / n >= 0.05}}
 
 
 def main():

@@ -28,6 +28,7 @@ extension ChatApp {
     func performOnScreen(_ effect: Effect) {
         switch effect {
         case .alert(let title, let body):
+            // The terminal raises it with the next frame (`dispatch` has asked for one).
             surface.alert(title: title, body: body, styles: state.settings.notifyStyle)
         case .externalEditor(let text):
             Task { await self.editDraft(text) }

@@ -67,7 +67,11 @@ extension TerminalSurface {
 /// Runs the client: engine events and keys go through the reducer; effects go to the engine;
 /// the screen is redrawn after what changed it (within 25 ms, or 100 ms for news in other channels), and once a second only
 /// while a countdown is on screen — nothing runs while nothing happens.
+///
+/// The app runs on its (first) engine's event loop (``ChatClient/home``): a message read from the
+/// socket reaches the engine, the reducer and the next frame on that one thread.
 public actor ChatApp {
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
     /// The engine (with several accounts: the first account's).
     let client: ChatClient
     /// With several accounts, each with its engine (empty: one account, `client`).
@@ -150,30 +154,15 @@ public actor ChatApp {
     /// Runs until the user quits.
     public func run() async {
         let inputs = surface.inputs
+        // The tasks prefer the engine's loop: a stream's or a timer's continuation resumes on the
+        // task's executor before it hops back to the actor (also on the loop), so an event is taken
+        // from its stream without waking a thread of the cooperative pool.
+        let home = client.home.tasks
         var tasks = engines.map { client, r in
             let events = client.events()
-            return Task {
-                for await e in events {
-                    self.dispatch(r.action(for: e))
-                    if case .connectionStateChanged(.reconnecting(_, .some)) = e { await self.explainWaiting(client, r) }
-                }
-            }
+            return Task(executorPreference: home) { await self.follow(events, client, r) }
         }
-        tasks += [
-            Task {
-                for await i in inputs {
-                    switch i {
-                    case .key(let k): self.dispatch(.key(k))
-                    case .paste(let s): self.dispatch(.paste(s))
-                    case .focus(let f): self.dispatch(.focus(f))
-                    case .mouse(let m): self.dispatch(.mouse(m))
-                    case .hangup: self.perform(.quit)
-                    case .resize: self.resized()
-                    case .reply: self.graphicsChanged()
-                    }
-                }
-            }
-        ]
+        tasks.append(Task(executorPreference: home) { await self.follow(inputs) })
         surface.setMouse(state.settings.mouse)
         resized()
         for (client, r) in engines { Task { await self.start(client, r) } }
@@ -182,6 +171,29 @@ public actor ChatApp {
         }
         for t in tasks { t.cancel() }
         for (client, _) in engines { await client.shutdown() }
+    }
+
+    /// An engine's events through the reducer.
+    func follow(_ events: AsyncStream<ClientEvent>, _ client: ChatClient, _ r: AccountRoute) async {
+        for await e in events {
+            dispatch(r.action(for: e))
+            if case .connectionStateChanged(.reconnecting(_, .some)) = e { await explainWaiting(client, r) }
+        }
+    }
+
+    /// The terminal's input through the reducer.
+    func follow(_ inputs: AsyncStream<TerminalInput>) async {
+        for await i in inputs {
+            switch i {
+            case .key(let k): dispatch(.key(k))
+            case .paste(let s): dispatch(.paste(s))
+            case .focus(let f): dispatch(.focus(f))
+            case .mouse(let m): dispatch(.mouse(m))
+            case .hangup: perform(.quit)
+            case .resize: resized()
+            case .reply: graphicsChanged()
+            }
+        }
     }
 
     /// One account's start (each account's at the same time).
@@ -249,16 +261,22 @@ public actor ChatApp {
         if urgent ? urgentDrawScheduled : (urgentDrawScheduled || drawScheduled) { return }
         if urgent { urgentDrawScheduled = true } else { drawScheduled = true }
         let interval: Duration = urgent ? .milliseconds(25) : .milliseconds(100)
-        Task {
-            let since = ContinuousClock.now - self.lastDraw
+        let since = ContinuousClock.now - lastDraw
+        Task(executorPreference: client.home.tasks) {
             if since < interval {
-                try? await Task.sleep(for: interval - since)
+                let ms = (interval - since).components
+                await self.client.home.sleep(milliseconds: ms.seconds * 1000 + ms.attoseconds / 1_000_000_000_000_000 + 1)
             } else {
                 await Task.yield()
             }
-            if urgent { self.urgentDrawScheduled = false } else { self.drawScheduled = false }
-            self.draw()
+            await self.drawDue(urgent: urgent)
         }
+    }
+
+    /// A scheduled frame is due.
+    func drawDue(urgent: Bool) {
+        if urgent { urgentDrawScheduled = false } else { drawScheduled = false }
+        draw()
     }
 
     /// Once a second while the screen shows a countdown (reconnecting in Ns).

@@ -20,6 +20,8 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     let lock = NSLock()
     private var pending: CellGrid?
     private var outbox: [String] = []
+    /// The alert to raise with the next frame (under `lock`).
+    private var alertWaiting: WaitingAlert?
     private var width = 80
     private var height = 24
     private var running = true
@@ -80,17 +82,40 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     }
 
     /// The bell, OSC 777 (`notify;TITLE;BODY`) and/or OSC 9 (`BODY`), wrapped for tmux when inside one;
-    /// written by the curses thread after its next frame.
+    /// written by the curses thread with the next frame (the message that raised it draws one), so an
+    /// alert does not wake the thread by itself. Several alerts before a frame are one: the bell rings
+    /// once and the notification is the newest, its title saying how many more came with it.
     public func alert(title: String, body: String, styles: [String]) {
-        func clean(_ s: String) -> String {
-            String(s.unicodeScalars.filter { $0.value >= 0x20 && $0 != ";" && $0.value != 0x7F }.map(Character.init))
+        guard styles.contains(where: { ["bell", "osc777", "osc9"].contains($0) }) else { return }
+        lock.lock()
+        if var a = alertWaiting {
+            a.more += 1
+            (a.title, a.body, a.styles) = (title, body, styles)
+            alertWaiting = a
+        } else {
+            alertWaiting = WaitingAlert(title: title, body: body, styles: styles)
         }
-        var out = ""
-        if styles.contains("bell") { out += "\u{7}" }
-        if styles.contains("osc777") { out += passthrough("\u{1B}]777;notify;\(clean(title));\(clean(body))\u{7}") }
-        if styles.contains("osc9") { out += passthrough("\u{1B}]9;\(clean(title)): \(clean(body))\u{7}") }
-        guard !out.isEmpty else { return }
-        send(out)
+        lock.unlock()
+    }
+
+    struct WaitingAlert: Equatable {
+        var title: String
+        var body: String
+        var styles: [String]
+        var more = 0
+
+        /// The escape sequences that raise it.
+        func sequence(_ passthrough: (String) -> String) -> String {
+            func clean(_ s: String) -> String {
+                String(s.unicodeScalars.filter { $0.value >= 0x20 && $0 != ";" && $0.value != 0x7F }.map(Character.init))
+            }
+            let title = more > 0 ? "\(self.title) (+\(more) more)" : self.title
+            var out = ""
+            if styles.contains("bell") { out += "\u{7}" }
+            if styles.contains("osc777") { out += passthrough("\u{1B}]777;notify;\(clean(title));\(clean(body))\u{7}") }
+            if styles.contains("osc9") { out += passthrough("\u{1B}]9;\(clean(title)): \(clean(body))\u{7}") }
+            return out
+        }
     }
 
     public func copy(_ text: String) {
@@ -256,8 +281,12 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             lock.lock()
             let frame = pending
             pending = nil
-            let raw = outbox
+            var raw = outbox
             outbox = []
+            if let a = alertWaiting {
+                alertWaiting = nil
+                raw.append(a.sequence(passthrough))
+            }
             let mouse = wantMouse
             let full = fullRedraw
             fullRedraw = false

@@ -12,6 +12,8 @@ public actor MessageCollection {
     let limit: Int
     let continuation: AsyncStream<MessageCollectionEvent>.Continuation
     var listener: Task<Void, Never>?
+    /// On the engine's own loop: an event reaches the collection on the thread that handled it.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
 
     init(client: ChatClient, channelUrl: String, startingPoint: Millis, limit: Int) {
         self.client = client
@@ -22,7 +24,7 @@ public actor MessageCollection {
     }
 
     func listen(_ stream: AsyncStream<ClientEvent>) {
-        listener = Task { [weak self] in
+        listener = Task(executorPreference: client.home.tasks) { [weak self] in
             for await e in stream { await self?.handle(e) }
         }
     }
@@ -122,6 +124,8 @@ public actor GroupChannelCollection {
     let continuation: AsyncStream<CollectionChange<GroupChannel>>.Continuation
     var listener: Task<Void, Never>?
     var started = false
+    /// On the engine's own loop: an event reaches the collection on the thread that handled it.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
 
     init(client: ChatClient, state: GroupChannelCollectionState, limit: Int) {
         self.client = client
@@ -131,7 +135,7 @@ public actor GroupChannelCollection {
     }
 
     func listen(_ stream: AsyncStream<ClientEvent>) {
-        listener = Task { [weak self] in
+        listener = Task(executorPreference: client.home.tasks) { [weak self] in
             for await e in stream { await self?.handle(e) }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import NIOCore
 import NIOSSL
 public import TernProtocol
 
@@ -9,8 +10,14 @@ public import TernProtocol
 ///
 /// The connection itself is the value-type ``ConnectionMachine``; this actor feeds it socket
 /// events and time, and performs what it asks for.
+///
+/// The actor runs on ``home``, the event loop that carries its WebSocket: a frame is read, handled
+/// and published on one thread.
 public actor ChatClient {
     public let configuration: ClientConfiguration
+    /// The event loop this engine, its socket, its timers and its collections run on.
+    public nonisolated let home: ClientLoop
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { home.unownedExecutor }
     public nonisolated let rest: RESTClient
     /// The TLS settings of `https://` and `wss://` (the system's roots plus the configuration's CA file).
     let tls: TLSConfiguration
@@ -26,8 +33,10 @@ public actor ChatClient {
     var socket: WebSocketConnection?
     var generation = 0
     var token: String?
-    /// The task sleeping until the next tick, and when it wakes (timers run between connect and disconnect).
-    var ticker: Task<Void, Never>?
+    /// The loop's timer for the next tick, and when it fires (timers run between connect and disconnect).
+    var ticker: Scheduled<Void>?
+    /// Which arming the ticker is (a timer that fired just as it was replaced is not the current one).
+    var tickerArming = 0
     var wakes = WakeSchedule()
 
     var loginWaiters: [CheckedContinuation<User, any Error>] = []
@@ -84,7 +93,9 @@ public actor ChatClient {
         var timeout: Task<Void, Never>
     }
 
-    public init(configuration: ClientConfiguration, clock: any EngineClock = SystemEngineClock(), logger: Logger? = nil) {
+    /// `home`: the event loop to run on (nil: one of the process's shared group).
+    public init(configuration: ClientConfiguration, clock: any EngineClock = SystemEngineClock(), logger: Logger? = nil, home: ClientLoop? = nil) {
+        self.home = home ?? ClientLoop.next()
         self.configuration = configuration
         self.server = configuration.server
         self.clock = clock
@@ -209,14 +220,16 @@ public actor ChatClient {
     func armTicker() {
         guard let delay = wakes.arm(for: nextWake, now: clock.now(), minimumDelay: configuration.tickInterval / 10) else { return }
         ticker?.cancel()
-        ticker = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(delay))
-            guard !Task.isCancelled else { return }
-            await self?.tickerFired()
+        tickerArming += 1
+        let tasks = home.tasks
+        let arming = tickerArming
+        ticker = home.after(milliseconds: delay) { [weak self] in
+            Task(executorPreference: tasks) { await self?.tickerFired(arming) }
         }
     }
 
-    func tickerFired() {
+    func tickerFired(_ arming: Int) {
+        guard arming == tickerArming, ticker != nil else { return }
         ticker = nil
         wakes.fired()
         tick()
@@ -327,13 +340,18 @@ public actor ChatClient {
             rest.rebase(now.apiBase)
         }
         let url = RESTClient.path(server.webSocketBase + "/", query)
-        let connection = WebSocketConnection(url: url, headers: headers, tls: tls, logger: logger)
+        let connection = WebSocketConnection(url: url, headers: headers, tls: tls, logger: logger, home: home)
         socket = connection
-        Task { [weak self] in
+        Task(executorPreference: home.tasks) { [weak self] in
             for await event in connection.events {
                 await self?.transport(event, generation: gen)
             }
         }
+    }
+
+    /// How many reads of the current socket happened on ``home``'s thread, and how many elsewhere (tests).
+    var socketReads: (onHome: Int, elsewhere: Int) {
+        socket?.reads.counts ?? (0, 0)
     }
 
     func closeSocket(_ reason: SendbirdError) {

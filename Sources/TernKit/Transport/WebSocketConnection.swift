@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 public import Logging
 import NIOCore
+import NIOPosix
 public import NIOSSL
 import NIOWebSocket
 import Synchronization
@@ -27,6 +28,20 @@ public final class WebSocketConnection: Sendable {
     }
 
     public let events: AsyncStream<TransportEvent>
+    /// Socket reads on the `home` loop's thread, and elsewhere (a frame that crossed threads to reach
+    /// the engine); counted only when a home is given.
+    let reads = ReadCounts()
+
+    final class ReadCounts: Sendable {
+        let onHome = Atomic<Int>(0)
+        let elsewhere = Atomic<Int>(0)
+
+        func count(onHome here: Bool) {
+            if here { onHome.add(1, ordering: .relaxed) } else { elsewhere.add(1, ordering: .relaxed) }
+        }
+
+        var counts: (onHome: Int, elsewhere: Int) { (onHome.load(ordering: .relaxed), elsewhere.load(ordering: .relaxed)) }
+    }
     private let queue = Locked(Queue())
     private let wake: AsyncStream<Void>.Continuation
     private let task: Task<Void, Never>
@@ -35,7 +50,9 @@ public final class WebSocketConnection: Sendable {
 
     /// Starts connecting to `url` with `headers` (credentials travel as `SENDBIRD-WS-TOKEN` / `SENDBIRD-WS-AUTH`).
     /// A `wss://` URL uses `tls` (nil: the system's trust roots); the server's certificate is always verified.
-    public init(url: String, headers: [String: String], tls: TLSConfiguration? = nil, logger: Logger) {
+    /// `home`: the event loop the socket and the task that reads it run on (nil: the shared group's and the
+    /// cooperative pool).
+    public init(url: String, headers: [String: String], tls: TLSConfiguration? = nil, logger: Logger, home: ClientLoop? = nil) {
         let (events, sink) = AsyncStream<TransportEvent>.makeStream()
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.events = events
@@ -46,11 +63,15 @@ public final class WebSocketConnection: Sendable {
         config.closeTimeout = .seconds(2)
         if let name = Self.tlsServerName(url) { config.sniHostname = name }
         let queue = self.queue
-        task = Task {
+        let reads = self.reads
+        let group: any EventLoopGroup = home?.loop ?? MultiThreadedEventLoopGroup.singleton
+        task = Task(executorPreference: home?.tasks) {
             let lost = Locked<SendbirdError?>(nil)
             var reason = SendbirdError(.webSocketConnectionClosed, "the server closed the connection")
             do {
-                let close = try await WebSocketClient.connect(url: url, configuration: config, tlsConfiguration: tls, logger: logger) {
+                let close = try await WebSocketClient.connect(
+                    url: url, configuration: config, tlsConfiguration: tls, eventLoopGroup: group, logger: logger
+                ) {
                     inbound, outbound, _ in
                     sink.yield(.opened)
                     await withTaskGroup(of: Void.self) { group in
@@ -77,6 +98,7 @@ public final class WebSocketConnection: Sendable {
                                 case .binary(let buffer): frames = FrameCodec.decode(Array(buffer.readableBytesView)).compactMap { try? $0.get() }
                                 }
                                 if !frames.isEmpty { sink.yield(.frames(frames)) }
+                                if let home { reads.count(onHome: home.loop.inEventLoop) }
                             }
                         } catch {
                             lost.value = SendbirdError(.webSocketConnectionClosed, "connection lost: \(error)")
