@@ -68,3 +68,30 @@ struct JSONWriterTests {
         #expect(try JSONSerialization.jsonObject(with: Data(w.bytes)) as? [String] == samples)
     }
 }
+
+/// The channel commands a client sends per message it receives or reads (`MACK`, `READ`, `TPST`/`TPEN`),
+/// written without `JSONEncoder`: the same JSON object as `JSONEncoder`'s, for every combination of parts.
+@Suite("JSONWriter: channel commands without JSONEncoder")
+struct ChannelRequestWritingTests {
+    @Test func sameObjectAsJSONEncoder() throws {
+        var rng = SeededGenerator(seed: 0x36_4ACC)
+        let urls = ["sendbird_group_channel_1_abc", "c/\"quoted\"\\ 😀", "", "tab\there\u{1}"]
+        var checked = 0
+        for _ in 0..<500 {
+            var r = ChannelRequest()
+            if Bool.random(using: &rng) { r.channelUrl = urls.randomElement(using: &rng) }
+            if Bool.random(using: &rng) { r.reqId = "rq-\(Int.random(in: 0...999, using: &rng))" }
+            if Bool.random(using: &rng) { r.time = FlexibleInt64(Int64.random(in: Int64.min...Int64.max, using: &rng)) }
+            if Bool.random(using: &rng) { r.msgId = FlexibleInt64(Int64.random(in: 0...Int64.max, using: &rng)) }
+            let frame = Frame(command: .messageAck, r)
+            let encoded = try WireCoding.encoder.encode(r)
+            let a = try JSONSerialization.jsonObject(with: frame.payload) as? NSDictionary
+            let b = try JSONSerialization.jsonObject(with: encoded) as? NSDictionary
+            #expect(a != nil && a == b, "\(String(decoding: frame.payload, as: UTF8.self))")
+            #expect(try frame.decode(ChannelRequest.self) == r)
+            checked += 1
+        }
+        #expect(checked == 500)
+        #expect(Frame(command: .read, ChannelRequest(channelUrl: "c1", reqId: "r1")).text == "READ{\"channel_url\":\"c1\",\"req_id\":\"r1\"}\n")
+    }
+}

@@ -211,7 +211,7 @@ extension ChatClient {
             sent.status = .succeeded
             store.applySent(sent)
             if typingOut.end(pending.channelUrl, now: clock.now()) {
-                if let f = try? Frame(command: .typingEnd, ChannelRequest(channelUrl: pending.channelUrl, time: clock.now())) { send([f]) }
+                send([Frame(command: .typingEnd, ChannelRequest(channelUrl: pending.channelUrl, time: clock.now()))])
             }
             emit(.messageSent(sent))
             if let c = store[sent.channelUrl] { emit(.channelUpdated(c)) }
@@ -275,7 +275,7 @@ extension ChatClient {
 
     func sendRead(_ url: String) async throws {
         let reqId = newRequestId()
-        let reply = try await request(try Frame(command: .read, ChannelRequest(channelUrl: url, reqId: reqId)), reqId: reqId)
+        let reply = try await request(Frame(command: .read, ChannelRequest(channelUrl: url, reqId: reqId)), reqId: reqId)
         if reply.command == .error {
             let e = try reply.decode(ErrorPayload.self)
             throw SendbirdError(ErrorCode(e.code), e.message)
@@ -323,14 +323,14 @@ extension ChatClient {
     /// The user is typing in `url` (repeat calls within a second send nothing).
     public func startTyping(_ url: String) {
         let now = clock.now()
-        guard typingOut.start(url, now: now), let f = try? Frame(command: .typingStart, ChannelRequest(channelUrl: url, time: now)) else { return }
-        send([f])
+        guard typingOut.start(url, now: now) else { return }
+        send([Frame(command: .typingStart, ChannelRequest(channelUrl: url, time: now))])
     }
 
     /// The user stopped typing in `url`.
     public func endTyping(_ url: String) {
         let now = clock.now()
-        guard typingOut.end(url, now: now), let f = try? Frame(command: .typingEnd, ChannelRequest(channelUrl: url, time: now)) else { return }
-        send([f])
+        guard typingOut.end(url, now: now) else { return }
+        send([Frame(command: .typingEnd, ChannelRequest(channelUrl: url, time: now))])
     }
 }

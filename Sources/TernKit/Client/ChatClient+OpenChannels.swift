@@ -99,7 +99,7 @@ extension ChatClient {
 
     func enterFrame(_ command: Command, _ url: String) async throws -> EnterExitAck {
         let reqId = newRequestId()
-        let reply = try await request(try Frame(command: command, ChannelRequest(channelUrl: url, reqId: reqId)), reqId: reqId)
+        let reply = try await request(Frame(command: command, ChannelRequest(channelUrl: url, reqId: reqId)), reqId: reqId)
         if reply.command == .error {
             let e = try reply.decode(ErrorPayload.self)
             throw SendbirdError(ErrorCode(e.code), e.message)

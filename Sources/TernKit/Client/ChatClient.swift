@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-public import NIOCore
+import NIOCore
 import NIOSSL
 public import TernProtocol
 
