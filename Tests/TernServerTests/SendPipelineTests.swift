@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -198,9 +200,10 @@ struct SendPipelineTests {
 
     /// What an in-place store was given: each batch, and whether it ran inside a task.
     final class Seen: Sendable {
-        let state = Mutex<(batches: [[String]], inTask: [Bool])>(([], []))
+        let state = Mutex<(batches: [[String]], inTask: [Bool], onLoop: [Bool])>(([], [], []))
         var batches: [[String]] { state.withLock { $0.batches } }
         var inTask: [Bool] { state.withLock { $0.inTask } }
+        var onLoop: [Bool] { state.withLock { $0.onLoop } }
     }
 
     /// A pipeline over a store that commits in place, whose first transaction waits for `gate`;
@@ -215,9 +218,11 @@ struct SendPipelineTests {
             inPlace: { batch in
                 if seen.state.withLock({ $0.batches.isEmpty }) { gate.wait() }
                 let inTask = withUnsafeCurrentTask { $0 != nil }
+                let onLoop = MultiThreadedEventLoopGroup.currentEventLoop != nil
                 let first = seen.state.withLock { s -> Int in
                     s.batches.append(batch.map(\.message))
                     s.inTask.append(inTask)
+                    s.onLoop.append(onLoop)
                     return s.batches.flatMap { $0 }.count - batch.count + 1
                 }
                 if fail { throw SendbirdError(.internalError, "disk full") }
@@ -248,6 +253,31 @@ struct SendPipelineTests {
         #expect(seen.batches == [["a1"], ["b1", "a2"]])
         #expect(seen.inTask == [false, false], "the store is driven from the pipeline's thread")
         #expect(delivered.all == ["a1", "b1", "a2"])
+    }
+
+    @Test("In place, idle, sent from an event loop: stored on that loop at once; what arrives meanwhile goes to the pipeline's thread")
+    func inPlaceOnTheSendersLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let gate = DispatchSemaphore(value: 0)
+        let (p, seen) = Self.inPlacePipeline(gate: gate)
+        let delivered = Log()
+        // a1 comes from a command task on a connection's loop (as the gateway runs them) and finds the pipeline idle.
+        let a1 = Task(executorPreference: EventLoopTaskExecutor(loop)) { try await Self.send(p, "a", "a1", delivered: delivered) }
+        while p.inFlightBatches == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        // While it is stored (the loop's thread holds it at the gate), b1 and a2 arrive from elsewhere.
+        async let b1 = Self.send(p, "b", "b1", delivered: delivered)
+        try await Self.waitFor(p, 1)
+        async let a2 = Self.send(p, "a", "a2", delivered: delivered)
+        try await Self.waitFor(p, 2)
+        gate.signal()
+        let ids = try await [a1.value, b1, a2]
+        #expect(ids == [1, 2, 3])
+        #expect(seen.batches == [["a1"], ["b1", "a2"]])
+        #expect(seen.onLoop == [true, false], "a1 on its sender's loop, the batch that waited on the pipeline's thread")
+        #expect(seen.inTask == [true, false])
+        #expect(delivered.all == ["a1", "b1", "a2"])
+        try await group.shutdownGracefully()
     }
 
     @Test("In place: a transaction that fails as a whole fails every message of its batch, and the next batch still runs")

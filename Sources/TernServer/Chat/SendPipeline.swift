@@ -21,8 +21,15 @@ import TernProtocol
 ///
 /// A store that commits in place (``InPlaceMessageInsert``: SQLite) is driven from one thread of
 /// the pipeline's own: a batch is stored, delivered and acknowledged there, and the next taken, with
-/// no task and no dispatch queue in between (the commit was two wake-ups of other threads). Other
-/// stores (PostgreSQL, whose statements wait on the network) are driven from tasks.
+/// no task and no dispatch queue in between (the commit was two wake-ups of other threads). A
+/// message that finds the pipeline idle, sent from an event loop (a connection's command runs on
+/// its loop), is stored there at once: the sender's thread runs its one-message batch, delivers it
+/// and resumes the command without waking the pipeline's thread and then the loop again (issue 35:
+/// at low rates those two wake-ups were a large part of a message's cost). What arrives meanwhile
+/// queues as usual and goes to the pipeline's thread. With SQLite's `synchronous = NORMAL` a commit
+/// does not wait for the disk, so the loop is held for the transaction's CPU time only (a write of
+/// another kind in progress, e.g. a Platform API call's, makes it wait for that one). Other stores
+/// (PostgreSQL, whose statements wait on the network) are driven from tasks.
 final class SendPipeline: Sendable {
     typealias Deliver = @Sendable (StoredMessage) throws -> MessagePayload
     typealias Insert = @Sendable ([NewMessage]) async throws -> [Result<StoredMessage, any Error>]
@@ -96,7 +103,13 @@ final class SendPipeline: Sendable {
                 s.pending.append(Item(message: message, deliver: deliver, continuation: continuation))
                 return (take(&s), watchIfNeeded(&s))
             }
-            start(batches, watch: watch)
+            // Idle (this message started the only batch) and on an event loop: store it here.
+            if inPlace != nil, batches.count == 1, MultiThreadedEventLoopGroup.currentEventLoop != nil {
+                runInPlace(batches[0].0, batches[0].1, here: true)
+                start([], watch: watch)
+            } else {
+                start(batches, watch: watch)
+            }
         }
     }
 
@@ -199,8 +212,9 @@ final class SendPipeline: Sendable {
         }
     }
 
-    /// ``run(_:_:)`` on the pipeline's thread, for a store that commits in place.
-    func runInPlace(_ number: Int, _ batch: [Item]) {
+    /// ``run(_:_:)`` on the pipeline's thread, for a store that commits in place. `here`: on the
+    /// sender's thread, for its batch only (what waited meanwhile goes to the pipeline's thread).
+    func runInPlace(_ number: Int, _ batch: [Item], here: Bool = false) {
         guard let insert = inPlace?.insert else { return }
         var current: (Int, [Item])? = (number, batch)
         while let (number, batch) = current {
@@ -211,6 +225,10 @@ final class SendPipeline: Sendable {
                 for item in batch { s.busy.remove(item.message.channelUrl) }
                 s.started[number] = nil
                 return (take(&s), watchIfNeeded(&s))
+            }
+            if here {
+                start(next, watch: watch)
+                return
             }
             current = next.first
             start(Array(next.dropFirst()), watch: watch)
