@@ -18,6 +18,7 @@ struct ServeEmbeddedCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Exit after this many seconds without connections.") var idleSeconds: Int64 = 600
 
     func run() async throws {
+        EventLoopCount.matchAffinity()
         DataDirectory.restrictNewFiles()
         var logger = Logger(label: "tern.embedded")
         logger.logLevel = .info

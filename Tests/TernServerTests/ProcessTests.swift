@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import TernTestSupport
 import Testing
 
@@ -49,6 +50,25 @@ struct ProcessTests {
             #expect(Set(acked).isSubset(of: stored), "acknowledged messages lost after signal \(signal)")
             await second.stop()
         }
+    }
+
+    @Test(
+        "ternd runs one event loop per CPU it may run on: taskset -c 0 gives one; a count set by hand is kept",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") && System.coreCount > 1, "needs taskset and 2 CPUs"))
+    func oneEventLoopPerAllowedCPU() async throws {
+        func loops(_ t: TerndChild) -> Int { t.threadNames.filter { $0.hasPrefix("NIO-SGLTN-") }.count }
+        let free = try await TerndChild.start(dataDirectory: makeTempDirectory())
+        #expect(loops(free) == System.coreCount)
+        await free.stop()
+        let pinned = try await TerndChild.start(dataDirectory: makeTempDirectory(), cpus: "0")
+        #expect(loops(pinned) == 1, "threads: \(pinned.threadNames)")
+        // It still serves: a message goes in and is acknowledged.
+        let (_, acked) = try await sendAcknowledged(port: pinned.port, apiToken: pinned.apiToken, count: 3)
+        #expect(acked.count == 3)
+        await pinned.stop()
+        let byHand = try await TerndChild.start(dataDirectory: makeTempDirectory(), cpus: "0", environment: ["NIO_SINGLETON_GROUP_LOOP_COUNT": "2"])
+        #expect(loops(byHand) == 2)
+        await byHand.stop()
     }
 
     @Test("Without --api-token a token is generated into the data dir with mode 0600 and required")
@@ -288,5 +308,17 @@ struct HTTPHelper {
         }
         let (data, _) = try await URLSession.shared.data(for: req)
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+}
+
+@Suite("Event loop count from the CPU affinity mask")
+struct EventLoopCountTests {
+    @Test func readsTheMask() {
+        #expect(EventLoopCount.cpus(inStatus: "Name:\tternd\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\n") == 2)
+        #expect(EventLoopCount.cpus(inStatus: "Cpus_allowed:\t00000000,00000001\n") == 1)
+        #expect(EventLoopCount.cpus(inStatus: "Cpus_allowed:\tffffffff,ffffffff\n") == 64)
+        #expect(EventLoopCount.cpus(inStatus: "Cpus_allowed:\t0\n") == nil)
+        #expect(EventLoopCount.cpus(inStatus: "Name:\tternd\n") == nil)
+        #expect(EventLoopCount.allowedCPUs() ?? 0 >= 1)
     }
 }

@@ -125,10 +125,11 @@ public final class TerndChild: @unchecked Sendable {
     /// this thread meanwhile: see `start`). With `openFileLimit`, it runs under `ulimit -n` (through
     /// `sh`, which `exec`s it: the PID is ternd's). With `followingTestDatabase` and
     /// `TERN_TEST_DATABASE=postgres`, it keeps its data in PostgreSQL (one database per data
-    /// directory, so a restart on the same directory finds the same data).
+    /// directory, so a restart on the same directory finds the same data). With `cpus`, it runs under
+    /// `taskset -c CPUS` (which `exec`s it), with `environment` added to its environment.
     public static func startBlocking(
         port: Int = 0, dataDirectory: String, apiToken: String = "proc-token-\(UUID().uuidString)", extra: [String] = [],
-        openFileLimit: Int? = nil, followingTestDatabase: Bool = false
+        openFileLimit: Int? = nil, followingTestDatabase: Bool = false, cpus: String? = nil, environment: [String: String] = [:]
     ) throws -> TerndChild {
         let binary = try builtBinary("ternd")
         var extra = extra
@@ -142,9 +143,11 @@ public final class TerndChild: @unchecked Sendable {
             ] + extra
         let child =
             if let openFileLimit {
-                try Child("/bin/sh", ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", binary] + args)
+                try Child("/bin/sh", ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", binary] + args, environment: environment)
+            } else if let cpus {
+                try Child("/usr/bin/taskset", ["-c", cpus, binary] + args, environment: environment)
             } else {
-                try Child(binary, args)
+                try Child(binary, args, environment: environment)
             }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -162,13 +165,21 @@ public final class TerndChild: @unchecked Sendable {
     /// `startBlocking` on a thread of its own, so the concurrency pool's few threads go on meanwhile.
     public static func start(
         port: Int = 0, dataDirectory: String, apiToken: String = "proc-token-\(UUID().uuidString)", extra: [String] = [],
-        openFileLimit: Int? = nil, followingTestDatabase: Bool = false
+        openFileLimit: Int? = nil, followingTestDatabase: Bool = false, cpus: String? = nil, environment: [String: String] = [:]
     ) async throws -> TerndChild {
         try await PostgresTestCluster.offPool {
             try startBlocking(
                 port: port, dataDirectory: dataDirectory, apiToken: apiToken, extra: extra, openFileLimit: openFileLimit,
-                followingTestDatabase: followingTestDatabase)
+                followingTestDatabase: followingTestDatabase, cpus: cpus, environment: environment)
         }
+    }
+
+    /// The names of the process's threads (`/proc/PID/task/*/comm`).
+    public var threadNames: [String] {
+        let pid = process.processIdentifier
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
     init(child: Child, port: Int, dataDirectory: String, apiToken: String) {
