@@ -264,8 +264,7 @@ public actor ChatApp {
         let since = ContinuousClock.now - lastDraw
         Task(executorPreference: client.home.tasks) {
             if since < interval {
-                let ms = (interval - since).components
-                await self.client.home.sleep(milliseconds: ms.seconds * 1000 + ms.attoseconds / 1_000_000_000_000_000 + 1)
+                await self.client.home.sleep(for: interval - since)
             } else {
                 await Task.yield()
             }

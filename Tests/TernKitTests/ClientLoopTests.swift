@@ -24,7 +24,7 @@ struct ClientLoopTests {
         // A task that prefers the loop runs its nonisolated code there.
         let onLoop = await Task(executorPreference: home.tasks) { home.loop.inEventLoop }.value
         #expect(onLoop)
-        await home.sleep(milliseconds: 1)
+        await home.sleep(for: .milliseconds(1))
         // A cancelled timer never runs.
         let fired = Counter()
         let timer = home.after(milliseconds: 60_000) { fired.n.add(1, ordering: .relaxed) }

@@ -29,12 +29,14 @@ public struct ClientLoop: Sendable {
 
     public var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// Waits `milliseconds` on the loop's own timer (`Task.sleep` goes through Dispatch's timer and a
+    /// Waits `duration` on the loop's own timer (`Task.sleep` goes through Dispatch's timer and a
     /// thread of the cooperative pool before it comes back here). It runs on the caller's executor
     /// (`nonisolated(nonsending)`): called from an actor on the loop, it never leaves the loop.
-    nonisolated(nonsending) public func sleep(milliseconds: Int64) async {
+    nonisolated(nonsending) public func sleep(for duration: Duration) async {
+        let (seconds, attoseconds) = duration.components
+        let wait = TimeAmount.nanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            loop.scheduleTask(in: .milliseconds(max(milliseconds, 0))) { c.resume() }
+            loop.scheduleTask(in: wait) { c.resume() }
         }
     }
 
