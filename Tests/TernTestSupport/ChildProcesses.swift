@@ -16,10 +16,26 @@ public func builtBinary(_ name: String) throws -> String {
 }
 
 /// A child process whose standard output and error are collected as they come.
+///
+/// Each pipe is read by a thread of its own with blocking `read(2)` until end of file, which then
+/// closes its descriptor. Foundation's `readabilityHandler` is not used: its dispatch source raced
+/// the descriptor's close when a pipe ended or a `Child` went away (twice a segfault in libdispatch's
+/// `_dispatch_event_loop_drain` that took the whole test process down, once even with the handlers
+/// taken off at end of file).
 public final class Child: @unchecked Sendable {
     public let process = Process()
-    private let out = Mutex(Data())
-    private let err = Mutex(Data())
+    private let out = Collected()
+    private let err = Collected()
+
+    /// What one pipe has brought so far; shared with the thread that reads it.
+    final class Collected: Sendable {
+        let data = Mutex(Data())
+        /// The pipe reached end of file (every process holding its write end is gone).
+        let ended = Atomic(false)
+    }
+
+    /// Both pipes reached end of file (a process of the child's own may hold them longer).
+    private var pipesEnded: Bool { out.ended.load(ordering: .acquiring) && err.ended.load(ordering: .acquiring) }
 
     /// Runs `binary` with `arguments`; the environment is this process's without its `TERN_*`
     /// variables, plus `environment`.
@@ -30,34 +46,59 @@ public final class Child: @unchecked Sendable {
         for k in env.keys where k.hasPrefix("TERN_") { env[k] = nil }
         env.merge(environment) { _, new in new }
         process.environment = env
-        let o = Foundation.Pipe()
-        let e = Foundation.Pipe()
-        process.standardOutput = o
-        process.standardError = e
+        let o = try Self.pipe()
+        let e = try Self.pipe()
+        process.standardOutput = FileHandle(fileDescriptor: o.write, closeOnDealloc: false)
+        process.standardError = FileHandle(fileDescriptor: e.write, closeOnDealloc: false)
         process.standardInput = FileHandle.nullDevice
-        // At end of file the handler is taken off: left on, its dispatch source keeps firing on
-        // the finished pipe and races the descriptor's close (a crash in libdispatch's event loop).
-        o.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            if d.isEmpty { h.readabilityHandler = nil } else { self?.out.withLock { $0.append(d) } }
+        defer {
+            // The child has its own copies; the parent's write ends must go, or the reads never end.
+            close(o.write)
+            close(e.write)
         }
-        e.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            if d.isEmpty { h.readabilityHandler = nil } else { self?.err.withLock { $0.append(d) } }
+        do {
+            try process.run()
+        } catch {
+            close(o.read)
+            close(e.read)
+            throw error
         }
-        try process.run()
+        Self.drain(o.read, into: out)
+        Self.drain(e.read, into: err)
     }
 
-    /// A child gone before its pipes end (one whose own children still hold them) takes its
-    /// handlers off first, for the same reason.
-    deinit {
-        for pipe in [process.standardOutput, process.standardError] {
-            (pipe as? Foundation.Pipe)?.fileHandleForReading.readabilityHandler = nil
-        }
+    /// A pipe whose descriptors are closed on exec (the child gets its end through `dup2`).
+    private static func pipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard Glibc.pipe(&fds) == 0 else { throw TestFailure("pipe: errno \(errno)") }
+        // (Glibc's module has no pipe2: a process another test spawns in between may inherit them.)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
     }
 
-    public var stdout: String { String(decoding: out.withLock { $0 }, as: UTF8.self) }
-    public var stderr: String { String(decoding: err.withLock { $0 }, as: UTF8.self) }
+    /// Reads `fd` on a thread of its own until end of file, then closes it.
+    private static func drain(_ fd: Int32, into sink: Collected) {
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    sink.data.withLock { $0.append(contentsOf: buffer[0..<n]) }
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            close(fd)
+            sink.ended.store(true, ordering: .releasing)
+        }
+        reader.stackSize = 256 * 1024
+        reader.start()
+    }
+
+    public var stdout: String { String(decoding: out.data.withLock { $0 }, as: UTF8.self) }
+    public var stderr: String { String(decoding: err.data.withLock { $0 }, as: UTF8.self) }
     public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
 
     /// Waits for a line of standard output that `match` accepts (parsed as JSON when it is).
@@ -82,7 +123,7 @@ public final class Child: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         let status = reap()
-        try? await Task.sleep(for: .milliseconds(50))  // let the pipes drain
+        for _ in 0..<50 where !pipesEnded { try? await Task.sleep(for: .milliseconds(5)) }  // let the pipes drain
         return status
     }
 
@@ -92,7 +133,7 @@ public final class Child: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         let status = reap()
-        usleep(50_000)  // let the pipes drain
+        for _ in 0..<50 where !pipesEnded { usleep(5_000) }  // let the pipes drain
         return status
     }
 
