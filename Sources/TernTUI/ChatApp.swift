@@ -65,7 +65,7 @@ extension TerminalSurface {
 }
 
 /// Runs the client: engine events and keys go through the reducer; effects go to the engine;
-/// the screen is redrawn after what changed it (within 25 ms, or 100 ms for news in other channels), and once a second only
+/// the screen is redrawn after what changed it (within 25 ms, or 250 ms for news in other channels), and once a second only
 /// while a countdown is on screen — nothing runs while nothing happens.
 ///
 /// The app runs on its (first) engine's event loop (``ChatClient/home``): a message read from the
@@ -159,7 +159,7 @@ public actor ChatApp {
         // from its stream without waking a thread of the cooperative pool.
         let home = client.home.tasks
         var tasks = engines.map { client, r in
-            let events = client.events()
+            let events = client.eventBatches()
             return Task(executorPreference: home) { await self.follow(events, client, r) }
         }
         tasks.append(Task(executorPreference: home) { await self.follow(inputs) })
@@ -173,11 +173,17 @@ public actor ChatApp {
         for (client, _) in engines { await client.shutdown() }
     }
 
-    /// An engine's events through the reducer.
-    func follow(_ events: AsyncStream<ClientEvent>, _ client: ChatClient, _ r: AccountRoute) async {
-        for await e in events {
-            dispatch(r.action(for: e))
-            if case .connectionStateChanged(.reconnecting(_, .some)) = e { await explainWaiting(client, r) }
+    /// An engine's events through the reducer, a socket read's batch at a time: each event is
+    /// reduced and its effects run in order, and what follows a change (a frame, link previews, the
+    /// saved layout) once per batch.
+    func follow(_ batches: AsyncStream<[ClientEvent]>, _ client: ChatClient, _ r: AccountRoute) async {
+        for await batch in batches {
+            var urgent = false
+            for e in batch { urgent = reduce(r.action(for: e)) || urgent }
+            changed(urgent: urgent)
+            for e in batch {
+                if case .connectionStateChanged(.reconnecting(_, .some)) = e { await explainWaiting(client, r) }
+            }
         }
     }
 
@@ -255,12 +261,13 @@ public actor ChatApp {
 
     /// A frame soon: after the work already queued (a burst of events makes one frame). What the user did or
     /// sees change (a key, the channel on screen) draws within 25 ms; news elsewhere (a badge, the hotlist)
-    /// within 100 ms, so a burst of messages in other channels costs a few frames a second.
+    /// within 250 ms (a badge four times a second is live enough), so a burst of messages in other channels
+    /// costs four frames a second.
     func scheduleDraw(urgent: Bool) {
         guard !done else { return }
         if urgent ? urgentDrawScheduled : (urgentDrawScheduled || drawScheduled) { return }
         if urgent { urgentDrawScheduled = true } else { drawScheduled = true }
-        let interval: Duration = urgent ? .milliseconds(25) : .milliseconds(100)
+        let interval: Duration = urgent ? .milliseconds(25) : .milliseconds(250)
         let since = ContinuousClock.now - lastDraw
         Task(executorPreference: client.home.tasks) {
             if since < interval {
@@ -401,6 +408,12 @@ public actor ChatApp {
     }
 
     func dispatch(_ action: Action) {
+        changed(urgent: reduce(action))
+    }
+
+    /// One action through the reducer, and its effects; whether it changed what the user looks at
+    /// (``changed(urgent:)`` follows, once for several actions).
+    func reduce(_ action: Action) -> Bool {
         switch action {
         case .event(.channelDeleted(let url)), .event(.channelRemoved(let url, _)):
             if let c = collections.removeValue(forKey: url) { Task { await c.dispose() } }
@@ -411,10 +424,16 @@ public actor ChatApp {
         let before = state.settings
         let effects = reducer.reduce(&state, action)
         if state.settings != before { settingsChanged(from: before) }
-        // The dictionaries load when the input line first gets text (several MB a reader never needs).
-        if !spellingRequested, !state.input.isEmpty { loadSpelling() }
-        markDirty(urgent: Self.isUrgent(action, state))
+        let urgent = Self.isUrgent(action, state)
         for e in effects { perform(e) }
+        return urgent
+    }
+
+    /// After actions: a frame (soon when `urgent`), the spelling dictionaries when the input line first
+    /// has text (several MB a reader never needs), pictures to fetch, the layout to save.
+    func changed(urgent: Bool) {
+        if !spellingRequested, !state.input.isEmpty { loadSpelling() }
+        markDirty(urgent: urgent)
         askPreviews()
         saveLayout()
     }

@@ -47,4 +47,20 @@ struct TypingTests {
         expectTrue(r.request("c", now: 1500) == .deferred(until: 2000))
         expectTrue(r.request("d", now: 1500) == .sendNow)
     }
+
+    @Test func trailingSendsOnAGridFallDueTogether() {
+        var r = ReadThrottle(interval: 500, grid: 100)
+        // Three channels' first sends at scattered times, then a second request inside each one's interval.
+        for (url, at) in [("a", 1_010), ("b", 1_050), ("c", 1_099)] as [(String, Millis)] { expectTrue(r.request(url, now: at) == .sendNow) }
+        expectTrue(r.request("a", now: 1_200) == .deferred(until: 1_600))
+        expectTrue(r.request("b", now: 1_200) == .deferred(until: 1_600))
+        expectTrue(r.request("c", now: 1_200) == .deferred(until: 1_600))
+        expectTrue(r.nextDue == 1_600)
+        // Never before the interval's end: one wake-up sends all three.
+        expectTrue(r.takeDue(now: 1_599).isEmpty)
+        expectTrue(r.takeDue(now: 1_600) == ["a", "b", "c"])
+        // An interval that ends on the grid is not moved.
+        expectTrue(r.request("d", now: 2_000) == .sendNow)
+        expectTrue(r.request("d", now: 2_100) == .deferred(until: 2_500))
+    }
 }

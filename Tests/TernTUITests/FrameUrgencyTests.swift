@@ -4,7 +4,7 @@ import Testing
 
 @testable import TernTUI
 
-/// Which actions draw within 25 ms (what the user did, the channel on screen) and which within 100 ms
+/// Which actions draw within 25 ms (what the user did, the channel on screen) and which within 250 ms
 /// (news elsewhere: badges, counts, the hotlist), so a burst of traffic in other channels costs a few
 /// frames a second.
 @Suite("Frame urgency")

@@ -21,10 +21,25 @@ extension ChatClient {
 
     // MARK: - Publishing
 
-    /// Every event goes through here: the cache records it, then subscribers hear it.
+    /// Every event goes through here: the cache records it, then subscribers hear it (at the end of
+    /// the socket read being handled, with the read's other events, when there is one).
     func emit(_ event: ClientEvent) {
         if let cache { record(event, cache) }
-        hub.emit(event)
+        if eventBatch != nil {
+            eventBatch?.append(event)
+        } else {
+            hub.emit([event])
+        }
+    }
+
+    /// Runs `body` with the events it emits held back, then publishes them as one batch.
+    func batchingEvents(_ body: () -> Void) {
+        guard eventBatch == nil else { return body() }
+        eventBatch = []
+        body()
+        let batch = eventBatch ?? []
+        eventBatch = nil
+        hub.emit(batch)
     }
 
     func record(_ event: ClientEvent, _ cache: LocalCache) {

@@ -23,14 +23,16 @@ public actor MessageCollection {
         (events, continuation) = AsyncStream.makeStream()
     }
 
-    func listen(_ stream: AsyncStream<ClientEvent>) {
+    func listen(_ stream: AsyncStream<[ClientEvent]>) {
         listener = Task(executorPreference: client.home.tasks) { [weak self] in
-            for await e in stream { await self?.handle(e) }
+            for await batch in stream { await self?.handle(batch) }
         }
     }
 
-    func handle(_ event: ClientEvent) {
-        for change in state.apply(event) { continuation.yield(change) }
+    func handle(_ batch: [ClientEvent]) {
+        for event in batch {
+            for change in state.apply(event) { continuation.yield(change) }
+        }
     }
 
     func report(_ changes: [CollectionChange<Message>]) {
@@ -134,14 +136,16 @@ public actor GroupChannelCollection {
         (events, continuation) = AsyncStream.makeStream()
     }
 
-    func listen(_ stream: AsyncStream<ClientEvent>) {
+    func listen(_ stream: AsyncStream<[ClientEvent]>) {
         listener = Task(executorPreference: client.home.tasks) { [weak self] in
-            for await e in stream { await self?.handle(e) }
+            for await batch in stream { await self?.handle(batch) }
         }
     }
 
-    func handle(_ event: ClientEvent) {
-        for c in state.apply(event) { continuation.yield(c) }
+    func handle(_ batch: [ClientEvent]) {
+        for event in batch {
+            for c in state.apply(event) { continuation.yield(c) }
+        }
     }
 
     public var channels: [GroupChannel] { state.channels }
@@ -177,7 +181,7 @@ extension ChatClient {
     /// A message collection on `url` from `startingPoint` (ms; default: the newest), `limit` a page.
     public func messageCollection(_ url: String, startingPoint: Millis = .max, limit: Int = 30) -> MessageCollection {
         let c = MessageCollection(client: self, channelUrl: url, startingPoint: startingPoint, limit: limit)
-        let stream = events()
+        let stream = eventBatches()
         Task { await c.listen(stream) }
         return c
     }
@@ -186,7 +190,7 @@ extension ChatClient {
     public func groupChannelCollection(customTypes: Set<String> = [], includeEmpty: Bool = true, limit: Int = 20) -> GroupChannelCollection {
         let c = GroupChannelCollection(
             client: self, state: GroupChannelCollectionState(customTypes: customTypes, includeEmpty: includeEmpty), limit: limit)
-        let stream = events()
+        let stream = eventBatches()
         Task { await c.listen(stream) }
         return c
     }

@@ -26,6 +26,8 @@ public actor ChatClient {
     let clock: any EngineClock
     let logger: Logger
     let hub = EventHub()
+    /// Events held back while a socket read is handled (``batchingEvents(_:)``); nil: none is.
+    var eventBatch: [ClientEvent]?
 
     var machine: ConnectionMachine
     /// Where the server is now (the configuration's address, unless ``ClientConfiguration/locateServer`` moved it).
@@ -49,13 +51,15 @@ public actor ChatClient {
     var reads: ReadThrottle
     /// Delivery receipts (`MACK`), at most one per channel per ``deliveryAckInterval``: the first
     /// message's at once, the rest of a burst in one trailing receipt (the server dates it on
-    /// arrival, so it covers every message before it).
-    var deliveryAcks = ReadThrottle(interval: ChatClient.deliveryAckInterval)
+    /// arrival, so it covers every message before it). Trailing receipts fall due on a
+    /// ``deliveryAckGrid``, several channels' together.
+    var deliveryAcks = ReadThrottle(interval: ChatClient.deliveryAckInterval, grid: ChatClient.deliveryAckGrid)
     /// The newest message id each pending delivery receipt is for.
     var undeliveredUpTo: [String: Int64] = [:]
     /// Delivery receipts sent since the start (tests).
     var deliveryAcksSent = 0
     static let deliveryAckInterval: Millis = 500
+    static let deliveryAckGrid: Millis = 100
     /// Channels on screen: open ones (their messages do not count as unread) and shown ones not seen yet; both kept current.
     var onScreen = ChannelsOnScreen()
     /// Channels read because an event named them (unknown ones, changed ones), and their generations: a read
@@ -151,6 +155,10 @@ public actor ChatClient {
 
     /// A new subscription to every event from now on.
     public nonisolated func events() -> AsyncStream<ClientEvent> { hub.subscribe() }
+
+    /// The same, a batch at a time: the events of one socket read together (a message is three or
+    /// four), in order. A subscriber that draws or reduces once per batch does its work once.
+    public nonisolated func eventBatches() -> AsyncStream<[ClientEvent]> { hub.subscribeBatches() }
 
     public var connectionState: ConnectionState { machine.state }
     /// When the next reconnection attempt starts, while waiting for one.
@@ -380,10 +388,12 @@ public actor ChatClient {
         case .opened:
             apply(machine.handle(.socketOpened, now: now))
         case .frames(let frames):
-            for frame in frames {
-                apply(machine.handle(.frameReceived, now: now))
-                handle(frame, now: now)
-                if gen != generation { return }
+            batchingEvents {
+                for frame in frames {
+                    apply(machine.handle(.frameReceived, now: now))
+                    handle(frame, now: now)
+                    if gen != generation { return }
+                }
             }
         case .closed(let error):
             socket = nil

@@ -130,20 +130,48 @@ public enum ChannelEventKind: Sendable, Equatable {
     }
 }
 
-/// Fans events out to every subscriber; each gets its own unbounded stream.
+/// Fans events out to every subscriber; each gets its own unbounded stream, of single events or of
+/// batches (what one read from the socket brought: a message arrives as three events, and a
+/// subscriber that takes them as one batch is resumed once, not three times — issue 36).
 final class EventHub: Sendable {
-    private let subscribers = Locked<[UUID: AsyncStream<ClientEvent>.Continuation]>([:])
+    private enum Subscriber {
+        case single(AsyncStream<ClientEvent>.Continuation)
+        case batches(AsyncStream<[ClientEvent]>.Continuation)
+    }
+
+    private let subscribers = Locked<[UUID: Subscriber]>([:])
 
     func subscribe() -> AsyncStream<ClientEvent> {
         let (stream, cont) = AsyncStream<ClientEvent>.makeStream()
-        let id = UUID()
-        subscribers.withLock { $0[id] = cont }
-        cont.onTermination = { [weak self] _ in self?.subscribers.withLock { $0[id] = nil } }
+        let id = add(.single(cont))
+        cont.onTermination = { [weak self] _ in self?.remove(id) }
         return stream
     }
 
-    func emit(_ event: ClientEvent) {
-        for c in subscribers.value.values { c.yield(event) }
+    func subscribeBatches() -> AsyncStream<[ClientEvent]> {
+        let (stream, cont) = AsyncStream<[ClientEvent]>.makeStream()
+        let id = add(.batches(cont))
+        cont.onTermination = { [weak self] _ in self?.remove(id) }
+        return stream
+    }
+
+    private func add(_ s: Subscriber) -> UUID {
+        let id = UUID()
+        subscribers.withLock { $0[id] = s }
+        return id
+    }
+
+    private func remove(_ id: UUID) { subscribers.withLock { $0[id] = nil } }
+
+    /// Events in order: one batch to each batch subscriber, each event to each single one.
+    func emit(_ events: [ClientEvent]) {
+        guard !events.isEmpty else { return }
+        for s in subscribers.value.values {
+            switch s {
+            case .single(let c): for e in events { c.yield(e) }
+            case .batches(let c): c.yield(events)
+            }
+        }
     }
 
     func finish() {
@@ -151,7 +179,12 @@ final class EventHub: Sendable {
             defer { s = [:] }
             return Array(s.values)
         }
-        for c in all { c.finish() }
+        for s in all {
+            switch s {
+            case .single(let c): c.finish()
+            case .batches(let c): c.finish()
+            }
+        }
     }
 }
 
