@@ -132,6 +132,10 @@ extension MessagePayload: ByteDecodable {
     package init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
         var f = MessageFields()
         try r.object(MessageFields.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in try f.read(k, &r) }
+        try self.init(f)
+    }
+
+    fileprivate init(_ f: MessageFields) throws(JSONReader.Unrecognised) {
         let id = f.msgId ?? f.messageId ?? -1
         let type = f.type ?? "MESG"
         // No id: `Decodable` throws.
@@ -146,5 +150,33 @@ extension MessagePayload: ByteDecodable {
         requireAuth = f.requireAuth
         oldValues = f.oldValues
         translations = f.translations
+    }
+}
+
+/// A message frame as the engine takes it: the message and, when the server put them in front of it
+/// (ternd does, per recipient), the user's totals (`unread_cnt`), read in one pass (it was a second
+/// pass over every message frame, issue 36). What the reader gives up on, `JSONDecoder` reads as the
+/// two values it always was.
+package struct MessageFrame: Decodable, Equatable, ByteDecodable {
+    package var payload: MessagePayload
+    package var unreadCnt: UnreadCount?
+
+    static let keys: [StaticString] = MessageFields.keys + ["unread_cnt"]
+
+    package init(from decoder: any Decoder) throws {
+        payload = try MessagePayload(from: decoder)
+        // Totals that do not read leave the message as it was: handled, without them.
+        unreadCnt = (try? UnreadCarrier(from: decoder))?.unreadCnt
+    }
+
+    package init(reading r: inout JSONReader) throws(JSONReader.Unrecognised) {
+        var f = MessageFields()
+        var unread: UnreadCount?
+        let unreadKey = MessageFields.keys.count
+        try r.object(Self.keys) { (k, r: inout JSONReader) throws(JSONReader.Unrecognised) in
+            if k == unreadKey { unread = try r.optional(UnreadCount.self) } else { try f.read(k, &r) }
+        }
+        payload = try MessagePayload(f)
+        unreadCnt = unread
     }
 }

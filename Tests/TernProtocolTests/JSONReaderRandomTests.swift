@@ -191,6 +191,31 @@ struct JSONReaderRandomTests {
         #expect(mutated > 100)
     }
 
+    @Test("3,000 random message frames: the message and its unread_cnt in one pass, equal to reading them apart")
+    func randomMessageFrames() {
+        var maker = Maker(rng: SeededGenerator(seed: 0x36_F2A3E))
+        var mutated = 0
+        for _ in 0..<3_000 {
+            let json = maker.message()
+            let data = Data(json.utf8)
+            let frame = MessageFrame.scan(data)
+            #expect(frame != nil, "\(json)")
+            #expect(frame?.payload == MessagePayload.scan(data))
+            #expect(frame?.unreadCnt == UnreadCarrier.scan(data)?.unreadCnt)
+            let bytes = FuzzTests.mutate(Array(json.utf8), &maker.rng)
+            let changed = Data(bytes)
+            // Whichever way it is read (fast, or JSONDecoder when the reader gives up), it is the two values read apart.
+            let read = try? Frame(command: .message, payload: changed).decode(MessageFrame.self)
+            let payload = try? WireCoding.decoder.decode(MessagePayload.self, from: changed)
+            #expect(read?.payload == payload, "\(String(decoding: bytes, as: UTF8.self))")
+            if payload != nil {
+                mutated += 1
+                #expect(read?.unreadCnt == (try? WireCoding.decoder.decode(UnreadCarrier.self, from: changed))?.unreadCnt)
+            }
+        }
+        #expect(mutated > 100)
+    }
+
     @Test("1,000 random read receipts")
     func randomReads() {
         var maker = Maker(rng: SeededGenerator(seed: 0x36_2EAD))

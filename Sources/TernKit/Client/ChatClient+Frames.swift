@@ -105,8 +105,15 @@ extension ChatClient {
         // The user's totals, when the frame carries them: messages and reads apply them with their own
         // change (so nothing is counted twice); any other frame applies them here.
         var serverTotal: UnreadCount?
-        if frame.command != .login, frame.payload.contains(bytes: Self.unreadKey) {
-            serverTotal = (try? frame.decode(UnreadCarrier.self))?.unreadCnt
+        var message: MessageFrame?
+        switch frame.command {
+        case .login: break
+        case .message, .file, .adminMessage, .broadcastMessage:
+            // The message and its totals in one pass.
+            message = try? frame.decode(MessageFrame.self)
+            serverTotal = message?.unreadCnt
+        default:
+            if frame.payload.contains(bytes: Self.unreadKey) { serverTotal = (try? frame.decode(UnreadCarrier.self))?.unreadCnt }
         }
         switch frame.command {
         case .login, .message, .file, .adminMessage, .broadcastMessage, .read: break
@@ -117,7 +124,8 @@ extension ChatClient {
         }
         switch frame.command {
         case .login: handleLogin(frame, now: now)
-        case .message, .file, .adminMessage, .broadcastMessage: handleMessage(frame, now: now, server: serverTotal)
+        case .message, .file, .adminMessage, .broadcastMessage:
+            if let message { handleMessage(frame, message.payload, now: now, server: serverTotal) }
         case .read: handleRead(frame, server: serverTotal)
         case .userEvent: handleUserEvent(frame)
         case .updateMessage, .updateFileMessage, .deleteMessage, .reaction, .threadInfo: handleMessageChange(frame)
@@ -189,8 +197,7 @@ extension ChatClient {
         emit(.unreadCountChanged(channelUrl: nil, unreadMessageCount: 0, unreadMentionCount: 0, total: store.totalUnread))
     }
 
-    func handleMessage(_ frame: Frame, now: Millis, server: UnreadCount?) {
-        guard let payload = try? frame.decode(MessagePayload.self) else { return }
+    func handleMessage(_ frame: Frame, _ payload: MessagePayload, now: Millis, server: UnreadCount?) {
         if resolveAck(payload.reqId, with: frame) { return }
         if payload.channelType == "open" {
             // Open channels: no unread counts and no delivery receipts; only channels this connection is in.
