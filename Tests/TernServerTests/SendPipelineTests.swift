@@ -208,7 +208,9 @@ struct SendPipelineTests {
 
     /// A pipeline over a store that commits in place, whose first transaction waits for `gate`;
     /// records each batch and whether it ran inside a task.
-    static func inPlacePipeline(gate: DispatchSemaphore, fail: Bool = false) -> (SendPipeline, Seen) {
+    static func inPlacePipeline(
+        gate: DispatchSemaphore, fail: Bool = false, writerFree: @escaping SendPipeline.WriterFree = { true }
+    ) -> (SendPipeline, Seen) {
         let seen = Seen()
         let p = SendPipeline(
             insert: { _ in
@@ -230,7 +232,7 @@ struct SendPipelineTests {
                     .success(StoredMessage(message: record(m, id: Int64(first + i)), duplicate: false, totals: [:]))
                 }
             },
-            clock: { 1 })
+            writerFree: writerFree, clock: { 1 })
         return (p, seen)
     }
 
@@ -278,6 +280,53 @@ struct SendPipelineTests {
         #expect(seen.inTask == [true, false])
         #expect(delivered.all == ["a1", "b1", "a2"])
         try await group.shutdownGracefully()
+    }
+
+    @Test("In place, idle, from an event loop, but another write holds the writer: stored on the pipeline's thread, not the loop")
+    func inPlaceWriterBusy() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        // Open: the first transaction does not wait (a semaphore must end at its initial value).
+        let gate = DispatchSemaphore(value: 0)
+        gate.signal()
+        let busy = Atomic<Bool>(true)
+        let (p, seen) = Self.inPlacePipeline(gate: gate, writerFree: { !busy.load(ordering: .relaxed) })
+        let delivered = Log()
+        let a1 = Task(executorPreference: EventLoopTaskExecutor(loop)) { try await Self.send(p, "a", "a1", delivered: delivered) }
+        _ = try await a1.value
+        busy.store(false, ordering: .relaxed)
+        let a2 = Task(executorPreference: EventLoopTaskExecutor(loop)) { try await Self.send(p, "a", "a2", delivered: delivered) }
+        _ = try await a2.value
+        #expect(seen.batches == [["a1"], ["a2"]])
+        #expect(seen.onLoop == [false, true], "a1 waited for the writer on the pipeline's thread; a2 found it free and stayed on its loop")
+        #expect(delivered.all == ["a1", "a2"])
+        try await group.shutdownGracefully()
+    }
+
+    @Test("SQLite: the writer is busy while a write runs or waits for it, and free again after")
+    func sqliteWriterBusy() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tern-writer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SQLiteStore(path: dir.appendingPathComponent("t.sqlite").path)
+        #expect(store.writerIsFree)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let first = Task {
+            try await store.write { _ in
+                entered.signal()
+                release.wait()
+            }
+        }
+        entered.wait()
+        #expect(!store.writerIsFree, "a write runs")
+        // A second write waits behind the first; it counts as well.
+        let second = Task { try await store.write { _ in } }
+        release.signal()
+        try await first.value
+        try await second.value
+        #expect(store.writerIsFree)
+        try await store.close()
     }
 
     @Test("In place: a transaction that fails as a whole fails every message of its batch, and the next batch still runs")

@@ -27,13 +27,16 @@ import TernProtocol
 /// and resumes the command without waking the pipeline's thread and then the loop again (issue 35:
 /// at low rates those two wake-ups were a large part of a message's cost). What arrives meanwhile
 /// queues as usual and goes to the pipeline's thread. With SQLite's `synchronous = NORMAL` a commit
-/// does not wait for the disk, so the loop is held for the transaction's CPU time only (a write of
-/// another kind in progress, e.g. a Platform API call's, makes it wait for that one). Other stores
+/// does not wait for the disk, so the loop is held for the transaction's CPU time only; while another
+/// write runs or waits (a Platform API call's, the search index's), the message goes to the
+/// pipeline's thread instead, so no loop waits for a write it did not start. Other stores
 /// (PostgreSQL, whose statements wait on the network) are driven from tasks.
 final class SendPipeline: Sendable {
     typealias Deliver = @Sendable (StoredMessage) throws -> MessagePayload
     typealias Insert = @Sendable ([NewMessage]) async throws -> [Result<StoredMessage, any Error>]
     typealias InsertInPlace = @Sendable ([NewMessage]) throws -> [Result<StoredMessage, any Error>]
+    /// Whether the store's writer is free now (no other write running or waiting).
+    typealias WriterFree = @Sendable () -> Bool
 
     struct Item {
         var message: NewMessage
@@ -59,8 +62,9 @@ final class SendPipeline: Sendable {
     let inFlight = Mutex<[String: Int]>([:])
     let tracksChannels: Bool
     let insert: Insert
-    /// With a store that commits in place: the insert, and the thread that runs the batches.
-    let inPlace: (insert: InsertInPlace, thread: NIOThreadPool)?
+    /// With a store that commits in place: the insert, whether the writer is free, and the thread
+    /// that runs the batches.
+    let inPlace: (insert: InsertInPlace, writerFree: WriterFree, thread: NIOThreadPool)?
     let clock: @Sendable () -> Int64
     /// The most batches in flight at once (1: strictly one after another, as on SQLite's single writer).
     let lanes: Int
@@ -70,8 +74,8 @@ final class SendPipeline: Sendable {
     static let maxBatch = 512
 
     init(
-        insert: @escaping Insert, inPlace: InsertInPlace? = nil, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false,
-        lanes: Int = 1, stallAfterMs: Int64 = 250
+        insert: @escaping Insert, inPlace: InsertInPlace? = nil, writerFree: @escaping WriterFree = { true },
+        clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, lanes: Int = 1, stallAfterMs: Int64 = 250
     ) {
         self.insert = insert
         self.clock = clock
@@ -82,15 +86,18 @@ final class SendPipeline: Sendable {
         if let inPlace, self.lanes == 1 {
             let thread = NIOThreadPool(numberOfThreads: 1)
             thread.start()
-            self.inPlace = (inPlace, thread)
+            self.inPlace = (inPlace, writerFree, thread)
         } else {
             self.inPlace = nil
         }
     }
 
     convenience init(store: any MessageStore, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, lanes: Int = 1) {
-        let inPlace = (store as? any InPlaceMessageInsert).map { s in { @Sendable batch in try s.insertMessagesInPlace(batch) } as InsertInPlace }
-        self.init(insert: { try await store.insertMessages($0) }, inPlace: inPlace, clock: clock, tracksChannels: tracksChannels, lanes: lanes)
+        let inPlaceStore = store as? any InPlaceMessageInsert
+        let inPlace = inPlaceStore.map { s in { @Sendable batch in try s.insertMessagesInPlace(batch) } as InsertInPlace }
+        self.init(
+            insert: { try await store.insertMessages($0) }, inPlace: inPlace, writerFree: { inPlaceStore?.writerIsFree ?? false }, clock: clock,
+            tracksChannels: tracksChannels, lanes: lanes)
     }
 
     deinit { inPlace?.thread.shutdownGracefully { _ in } }
@@ -103,8 +110,10 @@ final class SendPipeline: Sendable {
                 s.pending.append(Item(message: message, deliver: deliver, continuation: continuation))
                 return (take(&s), watchIfNeeded(&s))
             }
-            // Idle (this message started the only batch) and on an event loop: store it here.
-            if inPlace != nil, batches.count == 1, MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            // Idle (this message started the only batch), on an event loop and the writer free (no
+            // other kind of write to wait for, which would hold every connection of this loop):
+            // store it here.
+            if let inPlace, batches.count == 1, MultiThreadedEventLoopGroup.currentEventLoop != nil, inPlace.writerFree() {
                 runInPlace(batches[0].0, batches[0].1, here: true)
                 start([], watch: watch)
             } else {

@@ -125,6 +125,9 @@ public protocol MetadataStore: Sendable {
 protocol InPlaceMessageInsert: Sendable {
     /// ``MessageStore/insertMessages(_:)``, blocking the calling thread until the commit.
     func insertMessagesInPlace(_ batch: [NewMessage]) throws -> [Result<StoredMessage, any Error>]
+    /// Whether no other write is running or waiting now: only then may an event loop commit in
+    /// place (a Platform API call's long write would otherwise hold every connection of the loop).
+    var writerIsFree: Bool { get }
 }
 
 /// Messages, threads, reactions and the message changelog.

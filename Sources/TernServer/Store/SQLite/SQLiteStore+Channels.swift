@@ -7,7 +7,7 @@ extension SQLiteStore {
     public func createGroupChannel(_ new: NewGroupChannel) async throws -> (channel: ChannelRecord, created: Bool) {
         let memberIds = Array(Set(new.userIds)).sorted()
         let distinctKey = new.isDistinct ? memberIds.joined(separator: "\u{1F}") : nil
-        return try await pool.write { db in
+        return try await self.write { db in
             self.forgetTotals(nil)
             if let key = distinctKey,
                 let url = try String.fetchOne(
@@ -99,7 +99,7 @@ extension SQLiteStore {
     }
 
     public func addMembers(_ channelUrl: String, _ adds: [MemberAdd], nowMs: Int64, chatHistory: Bool) async throws -> [MemberRecord] {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(nil)
             guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
             let lastTs = try Int64.fetchOne(db, sql: "SELECT last_message_ts FROM group_channels WHERE channel_url = ?", arguments: [channelUrl]) ?? 0
@@ -136,7 +136,7 @@ extension SQLiteStore {
     }
 
     public func acceptInvitation(_ channelUrl: String, userId: String, nowMs: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(nil)
             try db.execute(
                 sql: "UPDATE members SET state = 'joined', joined_ts = ? WHERE channel_url = ? AND user_id = ? AND state = 'invited'",
@@ -148,7 +148,7 @@ extension SQLiteStore {
     }
 
     public func removeMember(_ channelUrl: String, userId: String, turnOffDistinct: Bool) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(nil)
             try db.execute(sql: "DELETE FROM members WHERE channel_url = ? AND user_id = ?", arguments: [channelUrl, userId])
             guard db.changesCount > 0 else { return false }
@@ -162,7 +162,7 @@ extension SQLiteStore {
     }
 
     public func updateChannel(_ c: ChannelRecord) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(nil)
             try db.execute(
                 sql: "UPDATE group_channels SET name = ?, cover_url = ?, data = ?, custom_type = ?, freeze = ? WHERE channel_url = ?",
@@ -171,7 +171,7 @@ extension SQLiteStore {
     }
 
     public func deleteChannel(_ channelUrl: String) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(nil)
             try db.execute(sql: "DELETE FROM group_channels WHERE channel_url = ?", arguments: [channelUrl])
             return db.changesCount > 0
@@ -179,7 +179,7 @@ extension SQLiteStore {
     }
 
     public func setHidden(_ channelUrl: String, userId: String, state: String, messageOffset: Int64?) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(nil)
             if let offset = messageOffset {
                 try db.execute(
@@ -204,7 +204,7 @@ extension SQLiteStore {
     }
 
     public func setInvitationAutoAccept(userId: String, _ autoAccept: Bool) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "UPDATE users SET auto_accept = ? WHERE user_id = ?", arguments: [autoAccept, userId])
         }
     }
@@ -240,7 +240,7 @@ extension SQLiteStore {
     }
 
     public func createOpenChannel(_ c: ChannelRecord) async throws -> ChannelRecord {
-        try await pool.write { db in
+        try await self.write { db in
             if try Self.fetchChannel(db, c.channelUrl) != nil {
                 throw SendbirdError(.alreadyExists, "\"channel_url\" violates a unique constraint: \(c.channelUrl) already exists.")
             }
@@ -264,7 +264,7 @@ extension SQLiteStore {
     }
 
     public func setOpenChannelOperators(_ channelUrl: String, _ userIds: [String]) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "UPDATE group_channels SET operator_ids = ? WHERE channel_url = ? AND channel_type = 'open'",
                 arguments: [Self.json(userIds), channelUrl])
@@ -273,7 +273,7 @@ extension SQLiteStore {
 
     public func setMemberRole(_ channelUrl: String, userIds: [String], role: String) async throws -> [String] {
         if userIds.isEmpty { return [] }
-        return try await pool.write { db in
+        return try await self.write { db in
             let changed = try String.fetchAll(
                 db,
                 sql: "SELECT user_id FROM members WHERE channel_url = ? AND role != ? AND user_id IN (\(Self.placeholders(userIds.count)))",

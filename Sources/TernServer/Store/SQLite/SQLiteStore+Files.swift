@@ -5,7 +5,7 @@ import TernProtocol
 /// Uploaded files, their download keys and the link-preview cache (``FileStore``) on SQLite.
 extension SQLiteStore {
     public func insertFile(_ f: FileRecord) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "INSERT INTO files(file_id, channel_url, uploader_id, name, type, size, created_at, thumbnails) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments: [f.fileId, f.channelUrl, f.uploaderId, f.name, f.type, f.size, f.createdAt, f.thumbnails])
@@ -23,7 +23,7 @@ extension SQLiteStore {
     }
 
     public func addFileAuth(keyHash: String, userId: String, sessionHash: String, expiresAt: Int64) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "DELETE FROM file_auth WHERE expires_at < ?", arguments: [expiresAt - 4 * 86_400_000])
             try db.execute(
                 sql: "INSERT OR REPLACE INTO file_auth(key_hash, user_id, expires_at, session_hash) VALUES (?, ?, ?, ?)",
@@ -50,7 +50,7 @@ extension SQLiteStore {
     }
 
     public func setOGCache(_ url: String, json: String?, at ms: Int64) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO og_cache(url, og_tag, fetched_at) VALUES (?, ?, ?)", arguments: [url, json, ms])
         }
     }

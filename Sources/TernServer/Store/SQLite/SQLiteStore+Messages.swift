@@ -10,7 +10,7 @@ extension SQLiteStore: InPlaceMessageInsert {
     // MARK: - Sending and reading
 
     public func insertMessage(_ m: NewMessage) async throws -> StoredMessage {
-        try await pool.write { db in try self.insert(db, m) }
+        try await self.write { db in try self.insert(db, m) }
     }
 
     /// Group commit: every message in one transaction, in order, each in a savepoint of its own so
@@ -19,16 +19,16 @@ extension SQLiteStore: InPlaceMessageInsert {
         if batch.count == 1 {
             do { return [.success(try await insertMessage(batch[0]))] } catch let e as SendbirdError { return [.failure(e)] }
         }
-        return try await pool.write { db in try self.insertBatch(db, batch) }
+        return try await self.write { db in try self.insertBatch(db, batch) }
     }
 
     /// The same group commit on the calling thread (``InPlaceMessageInsert``: the send pipeline's
     /// own thread).
     func insertMessagesInPlace(_ batch: [NewMessage]) throws -> [Result<StoredMessage, any Error>] {
         if batch.count == 1 {
-            do { return [.success(try pool.write { db in try self.insert(db, batch[0]) })] } catch let e as SendbirdError { return [.failure(e)] }
+            do { return [.success(try self.write { db in try self.insert(db, batch[0]) })] } catch let e as SendbirdError { return [.failure(e)] }
         }
-        return try pool.write { db in try self.insertBatch(db, batch) }
+        return try self.write { db in try self.insertBatch(db, batch) }
     }
 
     func insertBatch(_ db: Database, _ batch: [NewMessage]) throws -> [Result<StoredMessage, any Error>] {
@@ -381,7 +381,7 @@ extension SQLiteStore: InPlaceMessageInsert {
     }
 
     public func updateMessage(_ channelUrl: String, id: Int64, _ change: MessageChange) async throws -> (old: MessageRecord, new: MessageRecord) {
-        try await pool.write { db in
+        try await self.write { db in
             guard
                 let old = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
                     .map(Self.messageRecord)
@@ -401,7 +401,7 @@ extension SQLiteStore: InPlaceMessageInsert {
     }
 
     public func deleteMessage(_ channelUrl: String, id: Int64, at ms: Int64) async throws -> (deleted: MessageRecord, parent: MessageRecord?) {
-        try await pool.write { db in
+        try await self.write { db in
             guard
                 let m = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE channel_url = ? AND message_id = ?", arguments: [channelUrl, id])
                     .map(Self.messageRecord)
@@ -425,7 +425,7 @@ extension SQLiteStore: InPlaceMessageInsert {
     }
 
     public func addReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO reactions(message_id, key, user_id, updated_at) VALUES (?, ?, ?, ?)",
                 arguments: [messageId, key, userId, ms])
@@ -436,7 +436,7 @@ extension SQLiteStore: InPlaceMessageInsert {
     }
 
     public func deleteReaction(_ messageId: Int64, key: String, userId: String, at ms: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "DELETE FROM reactions WHERE message_id = ? AND key = ? AND user_id = ?", arguments: [messageId, key, userId])
             let changed = db.changesCount > 0
             if changed { try Self.touch(db, messageId, at: ms) }
@@ -485,7 +485,7 @@ extension SQLiteStore: InPlaceMessageInsert {
     }
 
     public func setOGTag(_ messageId: Int64, _ json: String, updatedAt: Int64) async throws -> MessageRecord? {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "UPDATE messages SET og_tag = ?, changed_at = max(changed_at, ?) WHERE message_id = ?", arguments: [json, updatedAt, messageId])
             return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE message_id = ?", arguments: [messageId]).map(Self.messageRecord)

@@ -19,7 +19,7 @@ extension SQLiteStore {
     }
 
     public func changeChannelMetadata(_ channelUrl: String, _ change: MetadataChange) async throws -> MetadataResult {
-        try await pool.write { db in
+        try await self.write { db in
             guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
             func existing(_ key: String) throws -> Bool {
                 try Bool.fetchOne(db, sql: "SELECT 1 FROM channel_metadata WHERE channel_url = ? AND key = ?", arguments: [channelUrl, key]) ?? false
@@ -63,7 +63,7 @@ extension SQLiteStore {
     }
 
     public func changeChannelMetacounters(_ channelUrl: String, _ change: MetacounterChange) async throws -> MetacounterResult {
-        try await pool.write { db in
+        try await self.write { db in
             guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
             func current(_ key: String) throws -> Int64? {
                 try Int64.fetchOne(db, sql: "SELECT value FROM channel_metacounters WHERE channel_url = ? AND key = ?", arguments: [channelUrl, key])

@@ -5,7 +5,7 @@ import TernProtocol
 /// Bans, mutes and reports (``ModerationStore``) on SQLite.
 extension SQLiteStore {
     public func restrict(_ r: RestrictionRecord) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO restrictions(channel_url, kind, user_id, start_at, end_at, description) VALUES (?, ?, ?, ?, ?, ?)
@@ -17,7 +17,7 @@ extension SQLiteStore {
     }
 
     public func lift(_ channelUrl: String, userId: String, kind: RestrictionRecord.Kind) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "DELETE FROM restrictions WHERE channel_url = ? AND kind = ? AND user_id = ?",
                 arguments: [channelUrl, kind.rawValue, userId])
@@ -51,7 +51,7 @@ extension SQLiteStore {
     }
 
     public func addReport(_ r: ReportRecord) async throws -> ReportRecord {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO reports(category, description, reporting_user_id, offending_user_id, channel_url, channel_type,

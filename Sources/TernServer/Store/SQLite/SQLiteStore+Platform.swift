@@ -11,7 +11,7 @@ extension SQLiteStore {
     }
 
     public func setSetting(scope: String, key: String, json: String?) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             if let json {
                 try db.execute(
                     sql: "INSERT INTO settings(scope, key, json) VALUES (?, ?, ?) ON CONFLICT(scope, key) DO UPDATE SET json = excluded.json",
@@ -32,7 +32,7 @@ extension SQLiteStore {
     }
 
     public func deleteSettings(scope: String, keyPrefix: String) async throws -> Int {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "DELETE FROM settings WHERE scope = ? AND substr(key, 1, ?) = ?", arguments: [scope, keyPrefix.utf8.count, keyPrefix])
             return db.changesCount
@@ -40,7 +40,7 @@ extension SQLiteStore {
     }
 
     public func addDeviceToken(userId: String, type: String, token: String, at ms: Int64) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO device_tokens(token_type, token, user_id, created_at) VALUES (?, ?, ?, ?)",
                 arguments: [type, token, userId, ms])
@@ -56,7 +56,7 @@ extension SQLiteStore {
     }
 
     public func removeDeviceToken(type: String, token: String, userId: String?) async throws -> [String] {
-        try await pool.write { db in
+        try await self.write { db in
             var sql = "SELECT user_id FROM device_tokens WHERE token_type = ? AND token = ?"
             var args: [any DatabaseValueConvertible] = [type, token]
             if let userId {
@@ -70,7 +70,7 @@ extension SQLiteStore {
     }
 
     public func removeDeviceTokens(userId: String) async throws -> Int {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "DELETE FROM device_tokens WHERE user_id = ?", arguments: [userId])
             return db.changesCount
         }
@@ -145,7 +145,7 @@ extension SQLiteStore {
     }
 
     public func importMessages(_ channelUrl: String, _ messages: [NewMessage]) async throws -> [Int64] {
-        try await pool.write { db in
+        try await self.write { db in
             guard try Self.fetchChannel(db, channelUrl) != nil else { throw SendbirdError.notFound("Channel") }
             var ids: [Int64] = []
             var newest: (id: Int64, ts: Int64)?

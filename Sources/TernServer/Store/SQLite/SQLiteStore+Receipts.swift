@@ -56,11 +56,11 @@ extension SQLiteStore {
     }
 
     public func unreadTotals(_ userIds: [String], at ms: Int64) async throws -> [String: UnreadCount] {
-        try await pool.write { db in try self.totals(db, userIds, hint: ms) }
+        try await self.write { db in try self.totals(db, userIds, hint: ms) }
     }
 
     public func markRead(_ channelUrl: String, userId: String, ts: Int64) async throws -> UnreadCount {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(userId)
             try Self.exec(
                 db,
@@ -71,7 +71,7 @@ extension SQLiteStore {
     }
 
     public func markAllRead(userId: String, channelUrls: [String]?, ts: Int64) async throws -> (channels: [String], totals: UnreadCount) {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(userId)
             var sql = "SELECT channel_url FROM members WHERE user_id = ? AND state = 'joined'"
             var args: [any DatabaseValueConvertible] = [userId]
@@ -91,7 +91,7 @@ extension SQLiteStore {
     }
 
     public func markDelivered(_ channelUrl: String, userId: String, ts: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "UPDATE members SET delivered_ts = ? WHERE channel_url = ? AND user_id = ? AND delivered_ts < ?",
                 arguments: [ts, channelUrl, userId, ts])
@@ -132,7 +132,7 @@ extension SQLiteStore {
     }
 
     public func setCountPreference(_ channelUrl: String, userId: String, _ preference: String) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(nil)
             // Counts the new preference leaves out start again from zero.
             try db.execute(

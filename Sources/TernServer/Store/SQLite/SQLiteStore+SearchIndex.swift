@@ -52,7 +52,7 @@ extension SQLiteStore {
         var done = false
         while !done {
             do {
-                let (reached, generation) = try await pool.write { db in
+                let (reached, generation) = try await self.write { db in
                     (try self.indexForSearch(db, limit: Self.searchIndexBatch), self.searchIndex.withLock { $0.generation })
                 }
                 done = reached

@@ -5,7 +5,7 @@ import TernProtocol
 /// Users, their credentials, sessions and blocks (``UserStore``) on SQLite.
 extension SQLiteStore {
     public func createUser(_ user: UserRecord) async throws -> UserRecord {
-        try await pool.write { db in
+        try await self.write { db in
             if try Self.fetchUser(db, user.userId) != nil {
                 throw SendbirdError(.alreadyExists, "\"user_id\" violates a unique constraint: \(user.userId) already exists.")
             }
@@ -16,7 +16,7 @@ extension SQLiteStore {
 
     public func ensureUser(_ userId: String, nickname: String, now: Int64) async throws -> UserRecord {
         if let u = try await user(userId) { return u }
-        return try await pool.write { db in
+        return try await self.write { db in
             if let u = try Self.fetchUser(db, userId) { return u }
             let u = UserRecord(
                 userId: userId, nickname: nickname, profileUrl: "", metadata: [:], createdAt: now / 1000, lastSeenAt: 0,
@@ -51,7 +51,7 @@ extension SQLiteStore {
     }
 
     public func updateUser(_ user: UserRecord) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: """
                     UPDATE users SET nickname = ?, profile_url = ?, metadata = ?, last_seen_at = ?,
@@ -65,7 +65,7 @@ extension SQLiteStore {
     }
 
     public func deleteUser(_ userId: String) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             self.forgetTotals(nil)
             let channels = try String.fetchAll(db, sql: "SELECT channel_url FROM members WHERE user_id = ?", arguments: [userId])
             try db.execute(sql: "DELETE FROM users WHERE user_id = ?", arguments: [userId])
@@ -76,7 +76,7 @@ extension SQLiteStore {
     }
 
     public func setLastSeen(_ userId: String, at ms: Int64) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "UPDATE users SET last_seen_at = ?, has_ever_logged_in = 1 WHERE user_id = ?", arguments: [ms, userId])
             try db.execute(sql: "INSERT OR IGNORE INTO activity(day, user_id) VALUES (?, ?)", arguments: [ms / 86_400_000, userId])
@@ -84,7 +84,7 @@ extension SQLiteStore {
     }
 
     public func addAccessToken(userId: String, tokenHash: String, expiresAt: Int64) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO access_tokens(token_hash, user_id, expires_at) VALUES (?, ?, ?)",
                 arguments: [tokenHash, userId, expiresAt])
@@ -106,13 +106,13 @@ extension SQLiteStore {
     }
 
     public func revokeAccessTokens(userId: String) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "DELETE FROM access_tokens WHERE user_id = ?", arguments: [userId])
         }
     }
 
     public func addSession(keyHash: String, userId: String, expiresAt: Int64, tokenHash: String?) async throws {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO sessions(key_hash, user_id, expires_at, token_hash) VALUES (?, ?, ?, ?)",
                 arguments: [keyHash, userId, expiresAt, tokenHash])
@@ -133,21 +133,21 @@ extension SQLiteStore {
     }
 
     public func deleteSessions(userId: String) async throws -> Int {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userId])
             return db.changesCount
         }
     }
 
     public func purgeExpiredSessions(now: Int64) async throws -> Int {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE expires_at != 0 AND expires_at <= ?", arguments: [now])
             return db.changesCount
         }
     }
 
     public func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO blocks(blocker_id, blocked_id, created_at) VALUES (?, ?, ?)", arguments: [blocker, blocked, ms])
             return db.changesCount > 0
@@ -155,7 +155,7 @@ extension SQLiteStore {
     }
 
     public func unblock(_ blocker: String, _ blocked: String) async throws -> Bool {
-        try await pool.write { db in
+        try await self.write { db in
             try db.execute(sql: "DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?", arguments: [blocker, blocked])
             return db.changesCount > 0
         }

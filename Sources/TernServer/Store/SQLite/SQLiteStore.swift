@@ -16,6 +16,26 @@ public final class SQLiteStore: Store {
     /// every other write that can move them; read and changed only inside write transactions.
     let totalsCache = Mutex<[String: UnreadCount]>([:])
 
+    /// Writes begun and not yet ended (``write(_:)``): whether the writer is free for the send
+    /// path's in-place commit on an event loop (``InPlaceMessageInsert/writerIsFree``).
+    let writes = Atomic<Int>(0)
+
+    /// Every write of this store: GRDB's writer, counted while it runs or waits for the writer.
+    func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        writes.add(1, ordering: .relaxed)
+        defer { writes.subtract(1, ordering: .relaxed) }
+        return try await pool.write(updates)
+    }
+
+    /// ``write(_:)`` on the calling thread, blocking it until the commit.
+    func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        writes.add(1, ordering: .relaxed)
+        defer { writes.subtract(1, ordering: .relaxed) }
+        return try pool.write(updates)
+    }
+
+    var writerIsFree: Bool { writes.load(ordering: .relaxed) == 0 }
+
     /// Drops one user's cached totals, or everyone's (`nil`).
     func forgetTotals(_ userId: String?) {
         totalsCache.withLock { cache in
