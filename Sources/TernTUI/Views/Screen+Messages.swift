@@ -266,12 +266,14 @@ extension Screen {
             }
             return
         }
-        let all = lines(for: state, width: width - 1, last: height + state.scroll)
-        let maxScroll = max(0, all.count - height)
-        let scroll = min(state.scroll, maxScroll)
-        let end = all.count - scroll
-        let start = max(0, end - height)
-        let visible = Array(all[start..<end])
+        let key = PaneMemo.Key(state, width: width, height: height, screen: self)
+        let laid = paneMemo.laid(slot: y0 * 65536 + x, key) {
+            let all = lines(for: state, width: width - 1, last: height + state.scroll)
+            let scroll = min(state.scroll, max(0, all.count - height))
+            let end = all.count - scroll
+            return PaneMemo.Laid(visible: Array(all[max(0, end - height)..<end]), scroll: scroll)
+        }
+        let (visible, scroll) = (laid.visible, laid.scroll)
         let top = height - visible.count
         // Sixel and iTerm2 pictures drawn where all their rows are on screen (else their symbols stand in).
         var drawnAt: [Int: Int] = [:]

@@ -11,6 +11,8 @@ public struct Screen: Sendable {
     public var timestampFormat: String
     /// Nicknames in their own colours.
     public var nickColors = true
+    /// The message pane's last lines, reused while nothing they come from changed.
+    let paneMemo = PaneMemo()
 
     /// - Parameter timeZone: nil: the machine's own (``Zone/system``).
     public init(theme: Theme = .builtin, keys: KeyTable = .standard, timeZone: TimeZone? = nil, timestampFormat: String = "HH:mm") {

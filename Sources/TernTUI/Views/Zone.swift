@@ -11,8 +11,8 @@ import Glibc
 /// (docs/benchmarks.md, "Linking tern light"). ``system`` asks libc instead (`localtime_r`: the `TZ`
 /// variable, else /etc/localtime), per instant, so daylight saving time is right for every message;
 /// ``utc`` is a fixed offset of zero; a named zone (a setting, a test) is Foundation's `TimeZone`.
-public struct Zone: Sendable {
-    enum Kind: Sendable {
+public struct Zone: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
         case system
         case fixed(Int)
         case named(TimeZone)
