@@ -424,7 +424,8 @@ public actor ChatApp {
         let before = state.settings
         let effects = reducer.reduce(&state, action)
         if state.settings != before { settingsChanged(from: before) }
-        let urgent = Self.isUrgent(action, state)
+        // Only the two fields it needs: passing the whole state copied it (every field retained) per event.
+        let urgent = Self.isUrgent(action, selected: state.selected, threadParent: state.thread?.parent.messageId)
         for e in effects { perform(e) }
         return urgent
     }
@@ -440,6 +441,11 @@ public actor ChatApp {
 
     /// Whether an action changes what the user is looking at (else only badges, counts, the hotlist).
     nonisolated static func isUrgent(_ action: Action, _ state: AppState) -> Bool {
+        isUrgent(action, selected: state.selected, threadParent: state.thread?.parent.messageId)
+    }
+
+    /// ``isUrgent(_:_:)`` from the channel on screen and the open thread's parent.
+    nonisolated static func isUrgent(_ action: Action, selected: String?, threadParent: Int64?) -> Bool {
         let e: ClientEvent
         switch action {
         case .event(let event), .account(_, let event): e = event
@@ -447,18 +453,18 @@ public actor ChatApp {
         }
         switch e {
         case .messageReceived(let m), .messageSent(let m), .messagePending(let m), .messageFailed(let m), .messageUpdated(let m):
-            return m.channelUrl == state.selected || m.parentMessageId == state.thread?.parent.messageId
+            return m.channelUrl == selected || m.parentMessageId == threadParent
         case .channelUpdated(let c):
-            return c.url == state.selected
+            return c.url == selected
         case .unreadCountChanged(let url, _, _, _):
             // The total alone (no channel) is a number in the status bar, whatever is on screen.
-            return url != nil && url == state.selected
+            return url != nil && url == selected
         case .typingStarted(let url, _), .typingEnded(let url, _, _), .readReceiptUpdated(let url, _, _),
             .deliveryReceiptUpdated(let url, _), .messageDeleted(let url, _), .reactionUpdated(let url, _, _, _, _),
             .messagesFilled(let url, _), .hugeGap(let url), .messageChangelog(let url, _, _), .channelEvent(let url, _):
-            return url == state.selected
+            return url == selected
         case .threadInfoUpdated(let url, let parent, _):
-            return url == state.selected || parent == state.thread?.parent.messageId
+            return url == selected || parent == threadParent
         default:
             return true
         }

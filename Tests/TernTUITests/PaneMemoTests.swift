@@ -150,4 +150,33 @@ struct PaneMemoTests: TUIFixture {
         #expect(screen.paneMemo.layouts.load(ordering: .relaxed) == before + 1)
         #expect(grid.text.contains("here"))
     }
+
+    @Test("A grid copied into another: clipped at its edges, its links joined to the other's (ids as drawing there gives), its pictures moved")
+    func blit() {
+        var pane = CellGrid(width: 6, height: 2)
+        let a = pane.link("https://a.test")
+        let b = pane.link("https://b.test")
+        pane.write("ab", x: 0, y: 0, style: .plain, link: a)
+        pane.write("漢c", x: 2, y: 1, style: Style(bold: true), link: b)
+        let picture = ImageGraphic(kind: .sixel, id: 1, key: 9, columns: 2, rows: 1, sequence: "")
+        pane.graphics = [GraphicPlacement(x: 1, y: 1, graphic: picture)]
+
+        var direct = CellGrid(width: 8, height: 3)
+        _ = direct.link("https://b.test")
+        let (da, db) = (direct.link("https://a.test"), direct.link("https://b.test"))
+        direct.write("ab", x: 3, y: 1, style: .plain, link: da)
+        direct.write("漢c", x: 5, y: 2, style: Style(bold: true), link: db)
+        direct.graphics = [GraphicPlacement(x: 4, y: 2, graphic: picture)]
+
+        var copied = CellGrid(width: 8, height: 3)
+        _ = copied.link("https://b.test")
+        copied.blit(pane, x: 3, y: 1)
+        #expect(copied == direct)
+        #expect(copied.url(x: 3, y: 1) == "https://a.test" && copied.url(x: 5, y: 2) == "https://b.test")
+        // Past the right and bottom edges: cut off, nothing written outside.
+        var small = CellGrid(width: 4, height: 2)
+        small.blit(pane, x: 2, y: 1)
+        #expect(small.line(1) == "  ab")
+        #expect(small.line(0) == "")
+    }
 }

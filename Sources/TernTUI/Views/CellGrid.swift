@@ -147,6 +147,21 @@ public struct CellGrid: Equatable, Sendable {
         return col
     }
 
+    /// Copies `other` into this grid with its top-left corner at (x, y), clipped at the edges: its links
+    /// join this grid's (in its order, so their ids are those drawing it here would give), its pictures
+    /// move with it.
+    public mutating func blit(_ other: CellGrid, x: Int, y: Int) {
+        let ids = other.links.map { link($0) }
+        for row in 0..<other.height where y + row >= 0 && y + row < height {
+            for col in 0..<other.width where x + col >= 0 && x + col < width {
+                var c = other.cells[row * other.width + col]
+                if c.link != 0 { c.link = Int(c.link) <= ids.count ? ids[Int(c.link) - 1] : 0 }
+                cells[(y + row) * width + x + col] = c
+            }
+        }
+        graphics += other.graphics.map { GraphicPlacement(x: $0.x + x, y: $0.y + y, graphic: $0.graphic) }
+    }
+
     /// The text of row `y`, trailing spaces removed (for golden files).
     public func line(_ y: Int) -> String {
         var s = ""

@@ -1,13 +1,14 @@
 import Synchronization
 import TernKit
 
-/// The message pane's lines from the last frame, per pane, with everything they were laid out from.
+/// The message pane as the last frame drew it (its own grid of cells), per pane, with everything it was
+/// drawn from.
 ///
 /// Most frames change something else: a badge in the channel list while a burst goes to other
 /// channels, the clock, the input line. The pane's lines depend only on the ``Key`` below (the
 /// channel's messages, the thread, the receipts of the channel on screen, the settings and the theme
-/// that shape them, the pane's size and scroll); when it equals the last frame's, the lines are taken
-/// as they were instead of laid out again. The comparison is cheap where it matters: an array or a
+/// that shape them, the pane's size and scroll); when it equals the last frame's, the pane's cells are
+/// copied into the frame as they were instead of laid out and drawn again (a key typed, a badge). The comparison is cheap where it matters: an array or a
 /// dictionary that was not written since compares by identity (Swift's `==` checks the buffer
 /// first), so a message in another channel costs one lookup and a few pointer compares.
 final class PaneMemo: Sendable {
@@ -62,27 +63,21 @@ final class PaneMemo: Sendable {
         }
     }
 
-    /// A pane's lines on screen (top to bottom) and how far it is scrolled (clamped).
-    struct Laid: Sendable {
-        var visible: [Screen.Line]
-        var scroll: Int
-    }
-
     /// By pane (its origin on the screen): the key and what it gave.
-    private let panes = Mutex<[Int: (key: Key, laid: Laid)]>([:])
-    /// How many times a pane was laid out (tests: a frame that changed nothing of the pane lays out nothing).
+    private let panes = Mutex<[Int: (key: Key, grid: CellGrid)]>([:])
+    /// How many times a pane was laid out and drawn (tests: a frame that changed nothing of the pane lays out nothing).
     let layouts = Atomic<Int>(0)
 
-    /// The lines for `key` in the pane at `slot`: the last frame's when its key was the same, else `make()`'s.
-    func laid(slot: Int, _ key: Key, _ make: () -> Laid) -> Laid {
-        if let last = panes.withLock({ $0[slot] }), last.key == key { return last.laid }
-        let laid = make()
+    /// The pane at `slot` drawn for `key`: the last frame's when its key was the same, else `draw()`'s.
+    func drawn(slot: Int, _ key: Key, _ draw: () -> CellGrid) -> CellGrid {
+        if let last = panes.withLock({ $0[slot] }), last.key == key { return last.grid }
+        let grid = draw()
         layouts.add(1, ordering: .relaxed)
         panes.withLock { p in
             // A few panes at most (a split has two); more means the layout moved: start over.
             if p.count >= 4 { p.removeAll() }
-            p[slot] = (key, laid)
+            p[slot] = (key, grid)
         }
-        return laid
+        return grid
     }
 }

@@ -266,14 +266,23 @@ extension Screen {
             }
             return
         }
+        // The pane is drawn into a grid of its own, kept for the next frame while nothing it shows changed.
         let key = PaneMemo.Key(state, width: width, height: height, screen: self)
-        let laid = paneMemo.laid(slot: y0 * 65536 + x, key) {
-            let all = lines(for: state, width: width - 1, last: height + state.scroll)
-            let scroll = min(state.scroll, max(0, all.count - height))
-            let end = all.count - scroll
-            return PaneMemo.Laid(visible: Array(all[max(0, end - height)..<end]), scroll: scroll)
+        let pane = paneMemo.drawn(slot: y0 * 65536 + x, key) {
+            var pane = CellGrid(width: width, height: height, fill: theme.style("default"))
+            drawLines(state, &pane, width: width, height: height)
+            return pane
         }
-        let (visible, scroll) = (laid.visible, laid.scroll)
+        g.blit(pane, x: x, y: y0)
+    }
+
+    /// The message pane's lines, newest at the bottom, scrolled, into `g` from its top-left corner.
+    func drawLines(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
+        let (x, y0) = (0, 0)
+        let all = lines(for: state, width: width - 1, last: height + state.scroll)
+        let scroll = min(state.scroll, max(0, all.count - height))
+        let end = all.count - scroll
+        let visible = Array(all[max(0, end - height)..<end])
         let top = height - visible.count
         // Sixel and iTerm2 pictures drawn where all their rows are on screen (else their symbols stand in).
         var drawnAt: [Int: Int] = [:]
