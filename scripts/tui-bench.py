@@ -6,7 +6,8 @@ pinned to one core, its output drained and scanned:
   2. memory (VmRSS) after joining 50 channels that hold 10,000 messages;
   3. CPU per incoming line: a burst of RATE lines/s for SECONDS into random channels (client CPU only),
      and the client's thread wake-ups per line (voluntary context switches, by thread name);
-  4. memory after the burst; 5. idle CPU (% of a core) over IDLE seconds with nothing happening.
+  4. memory after the burst; 5. idle CPU (% of a core) over IDLE seconds with nothing happening;
+  6. with --keys N: CPU and wake-ups per key typed into the input line, a channel's messages on screen.
 
 tern talks to a real ternd (its Platform API seeds and sends); irssi and weechat talk IRC to a small
 server in this script, which replays the 10,000 lines as channel history on join (a bouncer does that).
@@ -335,11 +336,26 @@ def measure(a, client, paint, say):
         perf.send_signal(signal.SIGINT)
         perf.wait(30)
     burst_rss = rss_kb(pid)
+    typing = {}
+    if a.keys > 0:
+        # Typing: KEYS keys at KEY_RATE a second into the input line (Ctrl-U clears it every 50th key),
+        # the channel's messages on screen.
+        c0, w0, start = cpu_seconds(pid), thread_switches(pid), time.monotonic()
+        for i in range(a.keys):
+            client.send(b"\x15" if (i + 1) % 50 == 0 else b"x")
+            delay = start + (i + 1) / a.key_rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        time.sleep(1)
+        keywakes = wakeups_between(w0, thread_switches(pid))
+        typing = {"cpu_per_key_ms": round((cpu_seconds(pid) - c0) / a.keys * 1000, 3),
+                  "wakeups_per_key": round(sum(keywakes.values()) / a.keys, 2)}
     client.stop()
     return {"first_paint_ms": round(paint * 1000, 1), "rss_after_join_mib": round(joined_rss / 1024, 1),
             "cpu_per_line_ms": round(per_line_ms, 3), "rss_after_burst_mib": round(burst_rss / 1024, 1),
             "idle_cpu_percent": round(idle, 3), "wakeups_per_line": round(sum(wakes.values()) / n, 2),
-            "wakeups_by_thread": {k: round(v / n, 2) for k, v in sorted(wakes.items(), key=lambda x: -x[1]) if v / n >= 0.05}}
+            "wakeups_by_thread": {k: round(v / n, 2) for k, v in sorted(wakes.items(), key=lambda x: -x[1]) if v / n >= 0.05},
+            **typing}
 
 
 def main():
@@ -356,6 +372,8 @@ def main():
     p.add_argument("--settle", type=float, default=5)
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--no-pin", action="store_true", help="do not pin (server/IRC on core 0, client on core 1)")
+    p.add_argument("--keys", type=int, default=0, help="after the burst, type this many keys into the input line (CPU and wake-ups per key)")
+    p.add_argument("--key-rate", type=float, default=50, help="keys a second for --keys")
     p.add_argument("--perf", help="record the client with perf during the burst into this file")
     p.add_argument("--smaps", help="write the client's resident memory by mapping after the join into this file")
     p.add_argument("--map", help="with --smaps: the linker's map of the client's binary (-Xlinker -Map=FILE), to add its resident pages by module")
