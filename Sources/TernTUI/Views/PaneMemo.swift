@@ -5,14 +5,15 @@ import TernKit
 /// drawn from.
 ///
 /// Most frames change something else: a badge in the channel list while a burst goes to other
-/// channels, the clock, the input line. The pane's lines depend only on the ``Key`` below (the
-/// channel's messages, the thread, the receipts of the channel on screen, the settings and the theme
-/// that shape them, the pane's size and scroll); when it equals the last frame's, the pane's cells are
-/// copied into the frame as they were instead of laid out and drawn again (a key typed, a badge). The comparison is cheap where it matters: an array or a
-/// dictionary that was not written since compares by identity (Swift's `==` checks the buffer
-/// first), so a message in another channel costs one lookup and a few pointer compares.
+/// channels, the clock, the input line. The pane depends only on the ``Key`` below (the channel's
+/// messages, the thread, the receipts of the channel on screen, the settings and the theme that shape
+/// them, the pane's size and scroll); when it equals the last frame's, the pane's cells are copied
+/// into the frame as they were instead of laid out and drawn again. The comparison is cheap where it
+/// matters: an array or a dictionary that was not written since compares by identity (Swift's `==`
+/// checks the buffer first), so a message in another channel costs one lookup and a few pointer
+/// compares.
 final class PaneMemo: Sendable {
-    /// All that ``Screen/lines(for:width:last:)`` reads for a pane, and the pane's size and scroll.
+    /// All that ``Screen/drawLines(_:_:width:height:)`` reads for a pane, and the pane's size and scroll.
     struct Key: Equatable {
         var width: Int
         var height: Int

@@ -278,7 +278,6 @@ extension Screen {
 
     /// The message pane's lines, newest at the bottom, scrolled, into `g` from its top-left corner.
     func drawLines(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
-        let (x, y0) = (0, 0)
         let all = lines(for: state, width: width - 1, last: height + state.scroll)
         let scroll = min(state.scroll, max(0, all.count - height))
         let end = all.count - scroll
@@ -296,27 +295,27 @@ extension Screen {
         }
         var blankUntil = -1
         for (i, line) in visible.enumerated() {
-            var col = x + 1
+            var col = 1
             if let rows = drawnAt[i], let (picture, _, px) = line.graphic {
-                g.graphics.append(GraphicPlacement(x: col + px, y: y0 + top + i, graphic: picture))
+                g.graphics.append(GraphicPlacement(x: col + px, y: top + i, graphic: picture))
                 blankUntil = i + rows - 1
             }
-            if let (picture, px) = line.kitty { g.graphics.append(GraphicPlacement(x: col + px, y: y0 + top + i, graphic: picture)) }
+            if let (picture, px) = line.kitty { g.graphics.append(GraphicPlacement(x: col + px, y: top + i, graphic: picture)) }
             for (n, (text, style)) in line.parts.enumerated() {
                 if i <= blankUntil, n > 0, line.graphic != nil {
                     // The picture's cells: blank, for the adapter to draw into.
                     col = g.write(
-                        String(repeating: " ", count: CellWidth.of(text)), x: col, y: y0 + top + i, style: theme.style("timeline"), limit: x + width)
+                        String(repeating: " ", count: CellWidth.of(text)), x: col, y: top + i, style: theme.style("timeline"), limit: width)
                     continue
                 }
                 let link = state.settings.hyperlinks ? line.links[n].map { g.link($0) } ?? 0 : 0
                 // Clipped at the pane's edge (a split puts another pane right of it).
-                col = g.write(text, x: col, y: y0 + top + i, style: style, limit: x + width, link: link)
+                col = g.write(text, x: col, y: top + i, style: style, limit: width, link: link)
             }
         }
         if scroll > 0 {
             let more = "-- \(scroll) more below (PgDn) --"
-            g.write(more, x: x + max(1, width - CellWidth.of(more) - 1), y: y0 + height - 1, style: theme.style("timeline.event"))
+            g.write(more, x: max(1, width - CellWidth.of(more) - 1), y: height - 1, style: theme.style("timeline.event"))
         }
     }
 
