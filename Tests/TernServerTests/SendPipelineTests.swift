@@ -310,15 +310,16 @@ struct SendPipelineTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try SQLiteStore(path: dir.appendingPathComponent("t.sqlite").path)
         #expect(store.writerIsFree)
-        let entered = DispatchSemaphore(value: 0)
+        let entered = Atomic<Bool>(false)
         let release = DispatchSemaphore(value: 0)
         let first = Task {
             try await store.write { _ in
-                entered.signal()
+                entered.store(true, ordering: .relaxed)
                 release.wait()
             }
         }
-        entered.wait()
+        // Waits without blocking a thread of the test pool (the write holds GRDB's writer queue until released).
+        while !entered.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(1)) }
         #expect(!store.writerIsFree, "a write runs")
         // A second write waits behind the first; it counts as well.
         let second = Task { try await store.write { _ in } }
