@@ -346,15 +346,21 @@ public actor ChatApp {
         if before == nil || collections[key] == nil {
             await collections.removeValue(forKey: key)?.dispose()
             let collection = await client.messageCollection(url, limit: 50)
-            collections[key] = collection
+            // Another load may have started one meanwhile: the newest wins, the one it replaces is let go.
+            if let replaced = collections.updateValue(collection, forKey: key) { await replaced.dispose() }
             var shown = false
             do {
-                let page = try await collection.start { cached in await self.cacheShown(r, url, cached) }
+                let page = try await collection.start { cached in await self.cacheShown(r, url, cached, from: collection, key: key) }
                 shown = true
+                // A collection replaced while it started (the channel opened again, a huge gap) says nothing:
+                // its page would replace what the newer one shows, and what was paged back since.
+                guard collections[key] === collection else { return }
                 dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: page, hasPrevious: await collection.hasPrevious), replace: true))
             } catch let e as SendbirdError where e.code == .connectionRequired {
                 // Offline with the cache on screen: the catch-up after login fills it in.
-                if !shown { dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: [], hasPrevious: true), replace: false)) }
+                if !shown, collections[key] === collection {
+                    dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: [], hasPrevious: true), replace: false))
+                }
             } catch {
                 dispatch(r, .historyFailed(url: url, error: Self.describe(error)))
             }
@@ -373,13 +379,15 @@ public actor ChatApp {
         }
         do {
             let older = try await collection.loadPrevious()
+            guard collections[key] === collection else { return }
             dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: older, hasPrevious: await collection.hasPrevious), replace: false))
         } catch {
             dispatch(r, .historyFailed(url: url, error: Self.describe(error)))
         }
     }
 
-    func cacheShown(_ r: AccountRoute, _ url: String, _ page: MessagePage) {
+    func cacheShown(_ r: AccountRoute, _ url: String, _ page: MessagePage, from collection: MessageCollection, key: String) {
+        guard collections[key] === collection else { return }
         dispatch(r, .historyLoaded(url: url, page: page, replace: true))
     }
 

@@ -198,16 +198,29 @@ struct OfflineTerminalTests {
             let newest = try await rig.waitScreen("bob", "the huge gap notice and the newest page") { s in
                 s.contains("more than 300 messages missed") && s.contains("alice: n320")
             }
-            var seen = Set(Self.messageLines(newest).compactMap { Int($0.dropFirst("alice: n".count)) })
-            // Page back: every screen continues the one before, with no number missing.
+            func numbers(_ screen: String) -> [Int] { Self.messageLines(screen).compactMap { Int($0.dropFirst("alice: n".count)) } }
+            var seen = Set(numbers(newest))
+            // What each screen showed, for a failure to tell where a number went missing.
+            var screens = [numbers(newest).map(String.init).joined(separator: ",")]
+            // Page back: every screen continues the one before, with no number missing. Each key's screen
+            // is waited for (a fixed pause let a slow frame's page go by unseen between two looks); a key at
+            // the top while the older page loads changes nothing, and after 5 s the next key goes.
+            var previous = numbers(newest)
             for _ in 0..<12 {
                 await rig.keys("bob", "PPage")
-                try await Task.sleep(for: .milliseconds(300))
-                seen.formUnion(Self.messageLines(await rig.screen("bob")).compactMap { Int($0.dropFirst("alice: n".count)) })
+                var shown = previous
+                let deadline = ContinuousClock.now + .seconds(5)
+                while shown == previous && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                    shown = numbers(await rig.screen("bob"))
+                }
+                screens.append(shown.map(String.init).joined(separator: ","))
+                seen.formUnion(shown)
+                previous = shown
             }
             let low = try #require(seen.min())
             #expect(low < 250)
-            #expect(seen == Set(low...320))
+            #expect(seen == Set(low...320), "screens after each PgUp: \(screens.joined(separator: " | "))")
         }
     }
 }

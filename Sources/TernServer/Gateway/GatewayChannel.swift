@@ -199,7 +199,8 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             awaitingPong = true
             channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer()), promise: nil)
         }
-        Task { await self.login(outbox: outbox, channel: channel) }
+        let added = ContinuousClock.now
+        Task { await self.login(outbox: outbox, channel: channel, upgradedAt: added) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -304,10 +305,12 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
 
     // MARK: - Login
 
-    func login(outbox: Outbox, channel: any Channel) async {
+    func login(outbox: Outbox, channel: any Channel, upgradedAt: ContinuousClock.Instant) async {
         let gateway = self.gateway
         let service = self.service
         let login: WebSocketGateway.Login
+        let started = ContinuousClock.now
+        defer { noteSlowLogin(upgradedAt: upgradedAt, started: started) }
         do {
             // The client sends nothing before LOGI: the server answers within the login deadline
             // or refuses, so a stalled store does not hold sockets open without end.
@@ -381,6 +384,16 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
             let userId = session.user.userId
             Task { try? await service.setLastSeen(userId) }
         }
+    }
+
+    /// A login answered more than 2 s after the upgrade is logged, with how long its task waited
+    /// to start: a wait there is the process's, not the store's.
+    func noteSlowLogin(upgradedAt: ContinuousClock.Instant, started: ContinuousClock.Instant) {
+        let total = ContinuousClock.now - upgradedAt
+        guard total > .seconds(2) else { return }
+        gateway.logger.notice(
+            "slow login",
+            metadata: ["user": "\(handshake.userId ?? "?")", "answered after": "\(total)", "task started after": "\(started - upgradedAt)"])
     }
 
     /// Refuses the login: `LOGI` with the error, then (a moment later, so that a client reading

@@ -14,6 +14,9 @@ final class TestSocket: Sendable {
         var consumed = 0
         var closed = false
         var waiters: [CheckedContinuation<Void, Never>] = []
+        let opened = ContinuousClock.now
+        /// When the upgrade was answered (nil: not yet).
+        var upgraded: ContinuousClock.Instant?
     }
     final class Box: Sendable { let lock = Mutex(State()) }
     let box: Box
@@ -31,9 +34,11 @@ final class TestSocket: Sendable {
         logger.logLevel = .critical
         let box = Box()
         self.box = box
+        StallWatch.start()
         task = Task {
             _ = try? await WebSocketClient.connect(url: url + "/?" + query, configuration: config, logger: logger) {
                 inbound, outbound, _ in
+                box.lock.withLock { $0.upgraded = .now }
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in stream {
@@ -103,7 +108,18 @@ final class TestSocket: Sendable {
             if box.lock.withLock({ $0.closed }) { return nil }
             await waitForFrames(until: deadline)
         }
+        // A long wait that ran out is a failure to explain; a short one is a test checking that nothing comes.
+        if timeout >= .seconds(5) { print("TestSocket: no \(command) in \(timeout); \(diagnosis(since: deadline - timeout))") }
         return nil
+    }
+
+    /// What the socket saw, and what stalled, for a wait that ran out.
+    func diagnosis(since: ContinuousClock.Instant) -> String {
+        let (upgraded, opened, frames, closed) = box.lock.withLock { s in
+            (s.upgraded, s.opened, s.frames.map(\.command.rawValue), s.closed)
+        }
+        let upgrade = upgraded.map { "upgraded after \($0 - opened)" } ?? "never upgraded"
+        return "\(upgrade), frames \(frames), closed: \(closed); \(StallWatch.report(since: since - .seconds(5)))"
     }
 
     /// Every frame received so far with `command`, consumed or not.
