@@ -7,6 +7,7 @@ import Synchronization
 /// NIO's shared event loops and on the Swift cooperative pool, and remembers each time one of
 /// them took longer than half a second. A test that timed out prints ``report()``: a loop or the
 /// pool that stood still explains a silence; none that did points at the code under test.
+/// With `TERN_STALL_WATCH` set, each stall is also printed as it ends.
 public enum StallWatch {
     struct Stall {
         var place: String
@@ -23,6 +24,7 @@ public enum StallWatch {
     /// Starts the watching thread (once per process).
     public static func start() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
+        _ = origin  // times are told from here
         let thread = Thread {
             let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
             while true {
@@ -48,6 +50,9 @@ public enum StallWatch {
         _ = semaphore.wait(timeout: .now() + 60)
         let took = ContinuousClock.now - start
         guard took > .milliseconds(500) else { return }
+        if ProcessInfo.processInfo.environment["TERN_STALL_WATCH"] != nil {
+            FileHandle.standardError.write(Data("StallWatch: \(place) stalled \(took) at +\(start - origin)\n".utf8))
+        }
         stalls.withLock { s in
             s.append(Stall(place: place, at: start, took: took))
             if s.count > 50 { s.removeFirst(s.count - 50) }
