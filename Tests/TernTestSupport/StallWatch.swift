@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Synchronization
+import TernServer
 
 /// Tells why a test's wait ran out: a thread of its own runs a no-op every 100 ms on each of
 /// NIO's shared event loops and on the Swift cooperative pool, and remembers each time one of
@@ -20,6 +21,7 @@ public enum StallWatch {
     static let peakDescriptors = Atomic<Int>(0)
     static let started = Atomic<Bool>(false)
     static let origin = ContinuousClock.now
+    static let printing = ProcessInfo.processInfo.environment["TERN_STALL_WATCH"] != nil
 
     /// Starts the watching thread (once per process).
     public static func start() {
@@ -32,8 +34,7 @@ public enum StallWatch {
                     probe("event loop \(i)") { done in loop.execute { done() } }
                 }
                 probe("cooperative pool") { done in Task.detached { done() } }
-                let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
-                peakDescriptors.max(open, ordering: .relaxed)
+                peakDescriptors.max(ConnectionGate.openDescriptorCount(), ordering: .relaxed)
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
@@ -50,7 +51,7 @@ public enum StallWatch {
         _ = semaphore.wait(timeout: .now() + 60)
         let took = ContinuousClock.now - start
         guard took > .milliseconds(500) else { return }
-        if ProcessInfo.processInfo.environment["TERN_STALL_WATCH"] != nil {
+        if printing {
             FileHandle.standardError.write(Data("StallWatch: \(place) stalled \(took) at +\(start - origin)\n".utf8))
         }
         stalls.withLock { s in
@@ -64,8 +65,8 @@ public enum StallWatch {
         let seen = stalls.withLock { $0 }.filter { since == nil || $0.at + $0.took >= since! }
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
-        let descriptors = "descriptors open \(open), at most \(peakDescriptors.load(ordering: .relaxed)), limit \(limit.rlim_cur)"
+        let descriptors =
+            "descriptors open \(ConnectionGate.openDescriptorCount()), at most \(peakDescriptors.load(ordering: .relaxed)), limit \(limit.rlim_cur)"
         guard !seen.isEmpty else { return "no event loop or cooperative-pool stall over 0.5 s seen; \(descriptors)" }
         return seen.map { "\($0.place) stalled \($0.took) at +\($0.at - origin)" }.joined(separator: "; ") + "; " + descriptors
     }
