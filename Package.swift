@@ -92,7 +92,9 @@ let package = Package(
             name: "TernKit",
             dependencies: [
                 "TernProtocol",
-                .product(name: "WSClient", package: "swift-websocket"),
+                // WSCore's frame handling; the connection and upgrade are TernKit's own (WebSocketDialer).
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -173,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "TernServerTests",
             dependencies: [
-                "TernServer", "TernProtocol", "ternd", "TernTestSupport",
+                "TernServer", "TernProtocol", "ternd", "TernTestSupport", "TernKit",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -193,6 +195,12 @@ let package = Package(
             name: "TernKitTests",
             dependencies: [
                 "TernKit", "TernProtocol", "TernServer", "TernTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
         // The real binaries as processes: `tern send` / `tern tail` against `ternd`.

@@ -7,7 +7,7 @@ public import NIOSSL
 import NIOWebSocket
 import Synchronization
 public import TernProtocol
-import WSClient
+import WSCore
 
 /// What one WebSocket reports, in order.
 public enum TransportEvent: Sendable {
@@ -59,9 +59,9 @@ public final class WebSocketConnection: Sendable {
         self.wake = wake
         var fields = HTTPFields()
         for (k, v) in headers { if let name = HTTPField.Name(k) { fields[name] = v } }
-        var config = WebSocketClientConfiguration(maxFrameSize: Self.maxMessageSize, additionalHeaders: fields)
-        config.closeTimeout = .seconds(2)
-        if let name = Self.tlsServerName(url) { config.sniHostname = name }
+        var options = WebSocketDialer.Options(maxFrameSize: Self.maxMessageSize, headers: fields)
+        options.closeTimeout = .seconds(2)
+        if let name = Self.tlsServerName(url) { options.sniHostname = name }
         let queue = self.queue
         let reads = self.reads
         let group: any EventLoopGroup = home?.loop ?? MultiThreadedEventLoopGroup.singleton
@@ -69,9 +69,7 @@ public final class WebSocketConnection: Sendable {
             let lost = Locked<SendbirdError?>(nil)
             var reason = SendbirdError(.webSocketConnectionClosed, "the server closed the connection")
             do {
-                let close = try await WebSocketClient.connect(
-                    url: url, configuration: config, tlsConfiguration: tls, eventLoopGroup: group, logger: logger
-                ) {
+                let close = try await WebSocketDialer.connect(url: url, options: options, tls: tls, eventLoopGroup: group, logger: logger) {
                     inbound, outbound, _ in
                     sink.yield(.opened)
                     await withTaskGroup(of: Void.self) { group in

@@ -2,9 +2,10 @@ import Foundation
 import HTTPTypes
 import Logging
 import Synchronization
+import TernKit
 import TernProtocol
 import TernTestSupport
-import WSClient
+import WSCore
 
 /// A WebSocket client speaking the Sendbird frame protocol, for tests: frames received are
 /// collected, and `next(_:)` waits (with a timeout) for the next one matching a condition.
@@ -29,14 +30,14 @@ final class TestSocket: Sendable {
         outgoing = cont
         var fields = HTTPFields()
         for (k, v) in headers { fields[HTTPField.Name(k)!] = v }
-        let config = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: fields)
+        let options = WebSocketDialer.Options(maxFrameSize: 1 << 20, headers: fields)
         var logger = Logger(label: "test-socket")
         logger.logLevel = .critical
         let box = Box()
         self.box = box
         StallWatch.start()
         task = Task {
-            _ = try? await WebSocketClient.connect(url: url + "/?" + query, configuration: config, logger: logger) {
+            _ = try? await WebSocketDialer.connect(url: url + "/?" + query, options: options, logger: logger) {
                 inbound, outbound, _ in
                 box.lock.withLock { $0.upgraded = .now }
                 await withTaskGroup(of: Void.self) { group in

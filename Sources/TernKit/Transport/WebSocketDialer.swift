@@ -1,0 +1,201 @@
+import Foundation
+package import HTTPTypes
+package import Logging
+package import NIOCore
+import NIOHTTP1
+import NIOPosix
+package import NIOSSL
+import NIOWebSocket
+@_spi(WSInternal) package import WSCore
+
+/// Opens a client WebSocket the way WSClient's `WebSocketClient.connect` does (the same frame
+/// handling, close handshake and `messages(maxSize:)`, from WSCore), with one difference that
+/// matters: nothing the server sends with or right after its `101` is lost.
+///
+/// WSClient (1.6.2, over NIO 2.101) loses the frames and the end of the stream when the server's
+/// `101`, its first frames and its FIN reach a busy client in one read: a refused login (`LOGI`
+/// with an error, then a close) is exactly that. The HTTP decoder is removed one event-loop tick
+/// after the `101` is parsed, and the frames after it are handed on only then; but the FIN
+/// (`inputClosed`, the socket being half-closable) is read in the same tick, so it reaches the
+/// decoder first, which drops the bytes it still holds, and passes the close on to a pipeline
+/// with no WebSocket handler yet. The client then sees an open socket with no frames until its
+/// own timeout. ``EndOfInputHold`` sits in front of the HTTP handlers and keeps the FIN back
+/// until the upgrade is done, so the frames come first and the end after them.
+package enum WebSocketDialer {
+    /// The context handed to the data handler (its logger).
+    package struct Context: WebSocketContext {
+        package let logger: Logger
+    }
+
+    /// What a dial is made with (WSClient's `WebSocketClientConfiguration`, the parts tern uses).
+    package struct Options: Sendable {
+        package var maxFrameSize: Int
+        package var headers: HTTPFields
+        package var closeTimeout: Duration = .seconds(15)
+        /// The TLS server name when it is not the URL's host.
+        package var sniHostname: String?
+        /// How long a socket whose input ended mid-upgrade waits for the upgrade before closing.
+        package var endedUpgradeTimeout: TimeAmount = .seconds(5)
+
+        package init(maxFrameSize: Int, headers: HTTPFields = [:]) {
+            self.maxFrameSize = maxFrameSize
+            self.headers = headers
+        }
+    }
+
+    package enum DialError: Error, CustomStringConvertible {
+        case invalidURL(String)
+        case upgradeRefused
+
+        package var description: String {
+            switch self {
+            case .invalidURL(let url): "not a WebSocket URL: \(url)"
+            case .upgradeRefused: "the server did not switch to WebSocket"
+            }
+        }
+    }
+
+    enum Upgrade: Sendable {
+        case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+        case refused
+    }
+
+    /// Connects to `url` (`ws`, `wss`, `http`, `https`), upgrades, runs `handler` with the socket
+    /// and returns the close frame the server sent (nil if none). Throws when it cannot connect or
+    /// upgrade, and whatever the handler throws.
+    @discardableResult
+    package static func connect(
+        url: String,
+        options: Options,
+        tls: TLSConfiguration? = nil,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger,
+        handler: @escaping WebSocketDataHandler<Context>
+    ) async throws -> WebSocketCloseFrame? {
+        let target = try Target(url)
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path)
+        head.headers.add(name: "Host", value: target.hostHeader)
+        head.headers.add(name: "Origin", value: target.origin)
+        // HTTPFields has already made each value one line (a line break becomes a space).
+        for field in options.headers { head.headers.add(name: field.name.rawName, value: field.value) }
+        let sslContext = try target.secure ? NIOSSLContext(configuration: tls ?? .makeClientConfiguration()) : nil
+        let serverName = options.sniHostname ?? target.host
+        let maxFrameSize = options.maxFrameSize
+        let endedUpgradeTimeout = options.endedUpgradeTimeout
+        let request = head
+        let (channel, upgraded) = try await ClientBootstrap(group: eventLoopGroup)
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .connect(host: target.host, port: target.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if let sslContext {
+                        try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                    }
+                    let hold = NIOLoopBound(EndOfInputHold(timeout: endedUpgradeTimeout), eventLoop: channel.eventLoop)
+                    try sync.addHandler(hold.value)
+                    let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                        }
+                    }
+                    var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
+                        upgradeConfiguration: .init(upgradeRequestHead: request, upgraders: [upgrader]) { channel in
+                            channel.eventLoop.makeSucceededFuture(.refused)
+                        }
+                    )
+                    configuration.leftOverBytesStrategy = .forwardBytes
+                    let result = try sync.configureUpgradableHTTPClientPipeline(configuration: configuration)
+                    // The upgrade hands its buffered bytes on right after it completes, in the same call;
+                    // the held end goes after them, on the next tick.
+                    result.whenComplete { _ in
+                        channel.eventLoop.execute { channel.pipeline.syncOperations.removeHandler(hold.value, promise: nil) }
+                    }
+                    return (channel, result)
+                }
+            }
+        let asyncChannel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+        do {
+            switch try await upgraded.get() {
+            case .websocket(let c): asyncChannel = c
+            case .refused: throw DialError.upgradeRefused
+            }
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+        return try await WebSocketHandler.handle(
+            type: .client,
+            configuration: .init(
+                extensions: [], autoPing: .disabled, closeTimeout: options.closeTimeout, validateUTF8: false, maxFrameSize: maxFrameSize),
+            asyncChannel: asyncChannel,
+            context: Context(logger: logger),
+            handler: handler
+        )
+    }
+
+    /// Where a URL dials, and what its upgrade request names.
+    struct Target {
+        let host: String
+        let port: Int
+        let secure: Bool
+        let path: String
+        let hostHeader: String
+        let origin: String
+
+        init(_ url: String) throws {
+            guard let u = URLComponents(string: url), let scheme = u.scheme?.lowercased(), var host = u.host, !host.isEmpty else {
+                throw DialError.invalidURL(url)
+            }
+            switch scheme {
+            case "ws", "http": secure = false
+            case "wss", "https": secure = true
+            default: throw DialError.invalidURL(url)
+            }
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            self.host = host
+            port = u.port ?? (secure ? 443 : 80)
+            let named = host.contains(":") ? "[\(host)]" : host
+            hostHeader = u.port.map { "\(named):\($0)" } ?? named
+            origin = "\(scheme)://\(named)"
+            let p = u.percentEncodedPath.isEmpty ? "/" : u.percentEncodedPath
+            path = p + (u.percentEncodedQuery.map { "?\($0)" } ?? "")
+        }
+    }
+}
+
+/// Keeps the end of the server's stream (`inputClosed`) back while the HTTP upgrade runs, and lets it
+/// go when removed, after the upgrade has handed on the frames that came with the `101`. If the
+/// upgrade never completes (the input ended in the middle of the response), closes the socket after
+/// `timeout`, which fails the upgrade rather than leaving it waiting.
+final class EndOfInputHold: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let timeout: TimeAmount
+    private var held = false
+    private var timer: Scheduled<Void>?
+
+    init(timeout: TimeAmount) { self.timeout = timeout }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, event == .inputClosed else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        held = true
+        let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: timeout) { loopContext.value.close(promise: nil) }
+    }
+
+    func removeHandler(context: ChannelHandlerContext, removalToken: ChannelHandlerContext.RemovalToken) {
+        timer?.cancel()
+        if held {
+            held = false
+            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        }
+        context.leavePipeline(removalToken: removalToken)
+    }
+}
