@@ -362,7 +362,8 @@ public actor ChatApp {
                     dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: [], hasPrevious: true), replace: false))
                 }
             } catch {
-                dispatch(r, .historyFailed(url: url, error: Self.describe(error)))
+                // A replaced collection's failure (disposed, or overtaken) is not the screen's.
+                if collections[key] === collection { dispatch(r, .historyFailed(url: url, error: Self.describe(error))) }
             }
             if before == nil { return }
         }
@@ -382,7 +383,7 @@ public actor ChatApp {
             guard collections[key] === collection else { return }
             dispatch(r, .historyLoaded(url: url, page: MessagePage(messages: older, hasPrevious: await collection.hasPrevious), replace: false))
         } catch {
-            dispatch(r, .historyFailed(url: url, error: Self.describe(error)))
+            if collections[key] === collection { dispatch(r, .historyFailed(url: url, error: Self.describe(error))) }
         }
     }
 
