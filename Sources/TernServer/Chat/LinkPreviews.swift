@@ -16,6 +16,9 @@ public enum LinkPreviews {
 
     /// The first http(s) URL in `text`.
     public static func firstURL(in text: String) -> String? {
+        // Most messages hold no link: a scan of the bytes for "://" spares them the split by
+        // Unicode whitespace (on the send path of every message).
+        guard hasSchemeSeparator(text) else { return nil }
         for word in text.split(whereSeparator: { $0.isWhitespace }) {
             var w = String(word)
             while let last = w.last, ".,;:!?)]}>\"'".contains(last) { w.removeLast() }
@@ -25,6 +28,20 @@ public enum LinkPreviews {
             return w
         }
         return nil
+    }
+
+    /// Whether `text` holds "://" anywhere.
+    static func hasSchemeSeparator(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= 3 else { return false }
+            var i = 0
+            while i < bytes.count - 2 {
+                if bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/") { return true }
+                i += 1
+            }
+            return false
+        }
     }
 
     /// The `og:` tags of an HTML page (nil when it has neither title, description nor image).
