@@ -110,7 +110,9 @@ public final class ChatService: Sendable {
 
     /// Adds `"req_id":"…"` to an encoded JSON object without re-encoding it.
     static func withReqId(_ json: String, _ reqId: String) -> String {
-        let escaped = (try? String(decoding: JSONEncoder().encode(reqId), as: UTF8.self)) ?? "\"\""
+        var writer = JSONWriter(capacity: reqId.utf8.count + 8)
+        writer.string(reqId)
+        let escaped = String(decoding: writer.bytes, as: UTF8.self)
         guard json.first == "{" else { return json }
         if json == "{}" { return "{\"req_id\":\(escaped)}" }
         return "{\"req_id\":\(escaped)," + json.dropFirst()
