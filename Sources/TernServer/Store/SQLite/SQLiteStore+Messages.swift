@@ -56,17 +56,26 @@ extension SQLiteStore: InPlaceMessageInsert {
     /// an id is taken); then the counters it moves — unread and mention counts, auto-unhide, the
     /// sender's read — and the thread of its parent.
     func insert(_ db: Database, _ m: NewMessage) throws -> StoredMessage {
-        if let original = try Self.duplicate(db, m) {
-            return StoredMessage(message: original, duplicate: true, totals: [:])
-        }
+        // A resend (the same channel, sender and req_id) is found by the insert itself, which stores
+        // nothing when the unique index `messages_req` has the row: no lookup before every message.
         var record = MessageRecord(
             messageId: 0, channelUrl: m.channelUrl, type: m.type, senderId: m.senderId, message: m.message,
             customType: m.customType, data: m.data, mentionType: m.mentionType, mentionedUserIds: m.mentionedUserIds,
             silent: m.silent, isOpMsg: m.isOpMsg, createdAt: m.createdAt, updatedAt: 0, parentMessageId: m.parentMessageId,
             reqId: m.reqId, sortedMetaarray: m.sortedMetaarray, replyToChannel: m.replyToChannel, ogTag: m.ogTag, files: m.files)
-        try Self.checkParent(db, m)
+        do {
+            try Self.checkParent(db, m)
+        } catch {
+            // The parent may have gone since the original was stored: a resend still gets the original.
+            if let original = try Self.duplicate(db, m) { return StoredMessage(message: original, duplicate: true, totals: [:]) }
+            throw error
+        }
         let blockers = try Self.blockersOfSender(db, m, hiddenFor: &record.hiddenFor)
-        record.messageId = try storeRow(db, m, hiddenFor: record.hiddenFor)
+        guard let id = try storeRow(db, m, hiddenFor: record.hiddenFor) else {
+            guard let original = try Self.duplicate(db, m) else { throw SendbirdError(.internalError, "A resend's original is not found.") }
+            return StoredMessage(message: original, duplicate: true, totals: [:])
+        }
+        record.messageId = id
         // Blockers are left out of every count below (seed 003).
         let blockedBy = Self.json(blockers)
         if !m.silent { try countUnread(db, m, blockers: blockers, blockedBy: blockedBy) }
@@ -133,9 +142,10 @@ extension SQLiteStore: InPlaceMessageInsert {
 
     /// Writes the message's row and moves the channel's last message; returns the new id. An
     /// ephemeral message only takes an id from the same sequence, so ids stay unique.
-    func storeRow(_ db: Database, _ m: NewMessage, hiddenFor: String?) throws -> Int64 {
+    /// Stores the row and moves the channel's last message; nil (nothing stored) when the row for
+    /// this channel, sender and req_id is there already.
+    func storeRow(_ db: Database, _ m: NewMessage, hiddenFor: String?) throws -> Int64? {
         if m.persist {
-            noteUnindexed()
             try Self.exec(
                 db,
                 sql: """
@@ -143,12 +153,16 @@ extension SQLiteStore: InPlaceMessageInsert {
                       mentioned_user_ids, silent, is_op_msg, created_at, req_id, hidden_for, sorted_metaarray,
                       parent_message_id, reply_to_channel, files, og_tag)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
                     """,
                 arguments: [
                     m.channelUrl, m.type, m.senderId, m.message, m.customType, m.data, m.mentionType,
                     Self.json(m.mentionedUserIds), m.silent, m.isOpMsg, m.createdAt, m.reqId, hiddenFor,
                     Self.json(m.sortedMetaarray), m.parentMessageId, m.replyToChannel, m.files, m.ogTag,
                 ])
+            // Only the unique index on (channel_url, sender_id, req_id) can refuse the row.
+            if db.changesCount == 0 { return nil }
+            noteUnindexed()
             let id = db.lastInsertedRowID
             try Self.exec(
                 db, sql: "UPDATE group_channels SET last_message_id = ?, last_message_ts = ? WHERE channel_url = ?",
