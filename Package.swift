@@ -201,6 +201,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "WSCore", package: "swift-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // The real binaries as processes: `tern send` / `tern tail` against `ternd`.

@@ -4,6 +4,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import Synchronization
 import TernProtocol
@@ -26,6 +27,26 @@ struct WebSocketDialerTests {
         }
         defer { server.stop() }
         let (texts, close) = try await Self.within(.seconds(10)) { try await Self.collect(port: server.port) }
+        #expect(texts == [Self.refusal])
+        #expect(close?.closeCode == .normalClosure)
+    }
+
+    @Test("Over TLS too: 101, a frame, a close frame, close_notify and the end in one go")
+    func refusalInOneWriteOverTLS() async throws {
+        let ca = try TestCertificates.make()
+        defer { ca.remove() }
+        let serverTLS = try NIOSSLContext(
+            configuration: .makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(ca.serverCertificate).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: ca.serverKey, format: .pem))))
+        let server = try await RawServer.start(tls: serverTLS) { key in
+            RawServer.switching(key) + RawServer.frame(0x1, Array(Self.refusal.utf8)) + RawServer.frame(0x8, [0x03, 0xE8])
+        }
+        defer { server.stop() }
+        var clientTLS = TLSConfiguration.makeClientConfiguration()
+        clientTLS.trustRoots = .file(ca.caCertificate)
+        let tls = clientTLS
+        let (texts, close) = try await Self.within(.seconds(10)) { try await Self.collect(port: server.port, tls: tls) }
         #expect(texts == [Self.refusal])
         #expect(close?.closeCode == .normalClosure)
     }
@@ -110,10 +131,12 @@ struct WebSocketDialerTests {
         }
     }
 
-    static func collect(port: Int) async throws -> ([String], WebSocketCloseFrame?) {
+    static func collect(port: Int, tls: TLSConfiguration? = nil) async throws -> ([String], WebSocketCloseFrame?) {
         let texts = Mutex<[String]>([])
+        var options = WebSocketDialer.Options(maxFrameSize: 1 << 20)
+        if tls != nil { options.sniHostname = "localhost" }
         let close = try await WebSocketDialer.connect(
-            url: "ws://127.0.0.1:\(port)/?user_id=x", options: .init(maxFrameSize: 1 << 20), logger: Logger(label: "t")
+            url: "\(tls == nil ? "ws" : "wss")://127.0.0.1:\(port)/?user_id=x", options: options, tls: tls, logger: Logger(label: "t")
         ) { inbound, _, _ in
             for try await message in inbound.messages(maxSize: 1 << 20) {
                 if case .text(let text) = message { texts.withLock { $0.append(text) } }
@@ -138,11 +161,12 @@ final class RawServer: Sendable {
         self.log = log
     }
 
-    static func start(_ answer: @escaping @Sendable (String) -> [UInt8]) async throws -> RawServer {
+    static func start(tls: NIOSSLContext? = nil, _ answer: @escaping @Sendable (String) -> [UInt8]) async throws -> RawServer {
         let log = Requests()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
+                    if let tls { try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try child.pipeline.syncOperations.addHandler(
                         Answer { text in
                             log.all.withLock { $0.append(text) }
