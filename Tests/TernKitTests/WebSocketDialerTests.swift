@@ -60,15 +60,38 @@ struct WebSocketDialerTests {
         #expect(close == nil)
     }
 
-    @Test("The stream ends in the middle of the 101: the dial fails, it does not hang")
+    @Test("The stream ends in the middle of the 101, or before it: the dial fails at once, it does not wait")
     func endInsideTheResponse() async throws {
-        let server = try await RawServer.start { _ in Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n".utf8) }
-        defer { server.stop() }
-        var options = WebSocketDialer.Options(maxFrameSize: 1 << 20)
-        options.endedUpgradeTimeout = .milliseconds(200)
-        await #expect(throws: (any Error).self) {
-            try await WebSocketDialer.connect(url: "ws://127.0.0.1:\(server.port)/", options: options, logger: Logger(label: "t")) { _, _, _ in }
+        for answer in ["HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n", ""] {
+            let server = try await RawServer.start { _ in Array(answer.utf8) }
+            defer { server.stop() }
+            let failed = try await Self.within(.seconds(10)) {
+                do {
+                    try await WebSocketDialer.connect(
+                        url: "ws://127.0.0.1:\(server.port)/", options: .init(maxFrameSize: 1 << 20), logger: Logger(label: "t")
+                    ) { _, _, _ in }
+                    return false
+                } catch {
+                    return true
+                }
+            }
+            #expect(failed, "answer \(answer.debugDescription)")
         }
+    }
+
+    @Test("A server that never answers: cancelling the dial ends it (tern gives up on a login that never comes)")
+    func cancelledWhileWaitingForThe101() async throws {
+        let server = try await RawServer.start { _ in nil }
+        defer { server.stop() }
+        let dial = Task {
+            try await WebSocketDialer.connect(
+                url: "ws://127.0.0.1:\(server.port)/", options: .init(maxFrameSize: 1 << 20), logger: Logger(label: "t")
+            ) { _, _, _ in }
+        }
+        while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        dial.cancel()
+        let ended = try await Self.within(.seconds(10)) { (try? await dial.value) == nil }
+        #expect(ended, "the dial throws once cancelled")
     }
 
     @Test("An HTTP answer other than 101 is a refused upgrade")
@@ -117,18 +140,28 @@ struct WebSocketDialerTests {
         #expect(seen == ["opened", "LOGI", "closed"])
     }
 
-    /// `body`'s result, or a failure once `limit` has passed (a lost end of stream would hang).
+    /// `body`'s result, or a failure once `limit` has passed (a lost end of stream would hang); a body
+    /// that ignores cancellation is left behind rather than waited for.
     static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
+        let slot = Slot<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            slot.fill(continuation)
+            let work = Task {
+                do { slot.finish(.success(try await body())) } catch { slot.finish(.failure(error)) }
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw TestFailure("nothing within \(limit)") }
-            return value
+            Task {
+                try? await Task.sleep(for: limit)
+                work.cancel()
+                slot.finish(.failure(TestFailure("nothing within \(limit)")))
+            }
         }
+    }
+
+    /// A continuation resumed once, by whoever comes first.
+    final class Slot<T: Sendable>: Sendable {
+        let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+        func fill(_ c: CheckedContinuation<T, any Error>) { continuation.withLock { $0 = c } }
+        func finish(_ result: Result<T, any Error>) { continuation.withLock { $0.take() }?.resume(with: result) }
     }
 
     static func collect(port: Int, tls: TLSConfiguration? = nil) async throws -> ([String], WebSocketCloseFrame?) {
@@ -161,7 +194,8 @@ final class RawServer: Sendable {
         self.log = log
     }
 
-    static func start(tls: NIOSSLContext? = nil, _ answer: @escaping @Sendable (String) -> [UInt8]) async throws -> RawServer {
+    /// `answer` nil: the server reads the request and says nothing, the socket left open.
+    static func start(tls: NIOSSLContext? = nil, _ answer: @escaping @Sendable (String) -> [UInt8]?) async throws -> RawServer {
         let log = Requests()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { child in
@@ -200,10 +234,10 @@ final class RawServer: Sendable {
     final class Answer: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
-        let answer: @Sendable (String) -> [UInt8]
+        let answer: @Sendable (String) -> [UInt8]?
         let request = Mutex<[UInt8]>([])
 
-        init(_ answer: @escaping @Sendable (String) -> [UInt8]) { self.answer = answer }
+        init(_ answer: @escaping @Sendable (String) -> [UInt8]?) { self.answer = answer }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let bytes = Array(unwrapInboundIn(data).readableBytesView)
@@ -212,9 +246,9 @@ final class RawServer: Sendable {
                 let s = String(decoding: r, as: UTF8.self)
                 return s.contains("\r\n\r\n") ? s : nil
             }
-            guard let text else { return }
+            guard let text, let out = answer(text) else { return }
             let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer(text)))).whenComplete { _ in channel.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: out))).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 }

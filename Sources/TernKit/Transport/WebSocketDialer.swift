@@ -34,8 +34,6 @@ package enum WebSocketDialer {
         package var closeTimeout: Duration = .seconds(15)
         /// The TLS server name when it is not the URL's host.
         package var sniHostname: String?
-        /// How long a socket whose input ended mid-upgrade waits for the upgrade before closing.
-        package var endedUpgradeTimeout: TimeAmount = .seconds(5)
 
         package init(maxFrameSize: Int, headers: HTTPFields = [:]) {
             self.maxFrameSize = maxFrameSize
@@ -81,7 +79,6 @@ package enum WebSocketDialer {
         let sslContext = try target.secure ? NIOSSLContext(configuration: tls ?? .makeClientConfiguration()) : nil
         let serverName = options.sniHostname ?? target.host
         let maxFrameSize = options.maxFrameSize
-        let endedUpgradeTimeout = options.endedUpgradeTimeout
         let request = head
         let (channel, upgraded) = try await ClientBootstrap(group: eventLoopGroup)
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
@@ -91,7 +88,7 @@ package enum WebSocketDialer {
                     if let sslContext {
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
                     }
-                    let hold = NIOLoopBound(EndOfInputHold(timeout: endedUpgradeTimeout), eventLoop: channel.eventLoop)
+                    let hold = NIOLoopBound(EndOfInputHold(), eventLoop: channel.eventLoop)
                     try sync.addHandler(hold.value)
                     let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
@@ -108,6 +105,7 @@ package enum WebSocketDialer {
                     // The upgrade hands its buffered bytes on right after it completes, in the same call;
                     // the held end goes after them, on the next tick.
                     result.whenComplete { _ in
+                        hold.value.upgradeDone = true
                         channel.eventLoop.execute { channel.pipeline.syncOperations.removeHandler(hold.value, promise: nil) }
                     }
                     return (channel, result)
@@ -115,7 +113,14 @@ package enum WebSocketDialer {
             }
         let asyncChannel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
         do {
-            switch try await upgraded.get() {
+            // A stalled upgrade (a server that never answers) ends when the task is cancelled: the
+            // socket is closed, which fails the upgrade.
+            let result = try await withTaskCancellationHandler {
+                try await upgraded.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
+            switch result {
             case .websocket(let c): asyncChannel = c
             case .refused: throw DialError.upgradeRefused
             }
@@ -164,34 +169,44 @@ package enum WebSocketDialer {
 }
 
 /// Keeps the end of the server's stream (`inputClosed`) back while the HTTP upgrade runs, and lets it
-/// go when removed, after the upgrade has handed on the frames that came with the `101`. If the
-/// upgrade never completes (the input ended in the middle of the response), closes the socket after
-/// `timeout`, which fails the upgrade rather than leaving it waiting.
+/// go when removed, after the upgrade has handed on the frames that came with the `101`.
+///
+/// The end is held only if the upgrade is under way: the `101` was read whole before the end (the
+/// decoder reads each chunk as it comes), so the upgrade's next step, the decoder's removal, is
+/// already queued on the loop ahead of a check queued now. If the check finds the upgrade done, the
+/// removal that follows lets the end go; if not, the response never came whole and the end goes on
+/// at once, failing the upgrade as it would without this handler (a server that hangs up on the
+/// request is not waited for).
 final class EndOfInputHold: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
-    private let timeout: TimeAmount
+    /// Set (on the loop) when the upgrade has completed, succeeded or failed.
+    var upgradeDone = false
     private var held = false
-    private var timer: Scheduled<Void>?
-
-    init(timeout: TimeAmount) { self.timeout = timeout }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.fireChannelRead(data)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard let event = event as? ChannelEvent, event == .inputClosed else {
+        guard let event = event as? ChannelEvent, event == .inputClosed, !upgradeDone else {
             context.fireUserInboundEventTriggered(event)
             return
         }
         held = true
-        let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(in: timeout) { loopContext.value.close(promise: nil) }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let (hold, context) = bound.value
+            guard hold.held, !hold.upgradeDone else { return }
+            hold.held = false
+            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            // Half-closed before a whole response, the upgrade can never complete: closing fails it
+            // (NIO's upgrade handler would otherwise wait on the socket for good).
+            context.close(promise: nil)
+        }
     }
 
     func removeHandler(context: ChannelHandlerContext, removalToken: ChannelHandlerContext.RemovalToken) {
-        timer?.cancel()
         if held {
             held = false
             context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
