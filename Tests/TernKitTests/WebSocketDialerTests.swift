@@ -140,6 +140,20 @@ struct WebSocketDialerTests {
         #expect(seen == ["opened", "LOGI", "closed"])
     }
 
+    @Test("URLs: the scheme's default port, IPv6 in brackets in Host, path and query as given")
+    func targets() throws {
+        let plain = try WebSocketDialer.Target("ws://127.0.0.1:8080/?p=Tern&user_id=a%20b")
+        #expect(plain.host == "127.0.0.1" && plain.port == 8080 && !plain.secure)
+        #expect(plain.path == "/?p=Tern&user_id=a%20b" && plain.hostHeader == "127.0.0.1:8080" && plain.origin == "ws://127.0.0.1")
+        let secure = try WebSocketDialer.Target("wss://chat.example.com")
+        #expect(secure.port == 443 && secure.secure && secure.path == "/" && secure.hostHeader == "chat.example.com")
+        let v6 = try WebSocketDialer.Target("ws://[::1]:9000/ws")
+        #expect(v6.host == "::1" && v6.port == 9000 && v6.hostHeader == "[::1]:9000" && v6.path == "/ws")
+        #expect(try WebSocketDialer.Target("http://localhost").port == 80)
+        #expect(throws: WebSocketDialer.DialError.self) { try WebSocketDialer.Target("ftp://example.com/") }
+        #expect(throws: WebSocketDialer.DialError.self) { try WebSocketDialer.Target("not a url") }
+    }
+
     /// `body`'s result, or a failure once `limit` has passed (a lost end of stream would hang); a body
     /// that ignores cancellation is left behind rather than waited for.
     static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
