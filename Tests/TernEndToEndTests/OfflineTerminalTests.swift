@@ -214,6 +214,15 @@ struct OfflineTerminalTests {
                     try await Task.sleep(for: .milliseconds(50))
                     shown = numbers(await rig.screen("bob"))
                 }
+                // Then until it settles: a frame drawn while the older page loads (a row taken by the
+                // loading line) is not the page the key shows.
+                var settled = false
+                while !settled && ContinuousClock.now < deadline + .seconds(5) {
+                    try await Task.sleep(for: .milliseconds(150))
+                    let again = numbers(await rig.screen("bob"))
+                    settled = again == shown
+                    shown = again
+                }
                 screens.append(shown.map(String.init).joined(separator: ","))
                 seen.formUnion(shown)
                 previous = shown
