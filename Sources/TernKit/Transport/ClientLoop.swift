@@ -23,7 +23,7 @@ public struct ClientLoop: Sendable {
         tasks = LoopTaskExecutor(loop)
     }
 
-    /// A loop of the process's shared event loop group (SwiftNIO's singleton, which WSClient and
+    /// A loop of the process's shared event loop group (SwiftNIO's singleton, which WebSocketDialer and
     /// AsyncHTTPClient use too: no threads of tern's own).
     public static func next() -> ClientLoop { ClientLoop(MultiThreadedEventLoopGroup.singleton.next()) }
 

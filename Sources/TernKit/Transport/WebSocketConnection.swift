@@ -149,7 +149,7 @@ public final class WebSocketConnection: Sendable {
     }
 
     /// The TLS server name for a `wss://` URL whose host is an IP address (nil for any other URL).
-    /// WSClient hands the URL's host to NIOSSL as the server name, and NIOSSL refuses an IP address
+    /// `WebSocketDialer` (as WSClient) hands the URL's host to NIOSSL as the server name, and NIOSSL refuses an IP address
     /// there (SNI carries host names only), so `wss://127.0.0.1:PORT` could never connect. Written
     /// with a trailing dot the address is no longer taken for one; the verification is as strict:
     /// NIOSSL still checks the certificate's chain, and matches its IP-address names against the

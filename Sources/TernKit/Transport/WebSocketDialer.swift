@@ -71,15 +71,13 @@ package enum WebSocketDialer {
         handler: @escaping WebSocketDataHandler<Context>
     ) async throws -> WebSocketCloseFrame? {
         let target = try Target(url)
-        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path)
-        head.headers.add(name: "Host", value: target.hostHeader)
-        head.headers.add(name: "Origin", value: target.origin)
+        var headers = HTTPHeaders([("Host", target.hostHeader), ("Origin", target.origin)])
         // HTTPFields has already made each value one line (a line break becomes a space).
-        for field in options.headers { head.headers.add(name: field.name.rawName, value: field.value) }
+        for field in options.headers { headers.add(name: field.name.rawName, value: field.value) }
+        let request = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
         let sslContext = try target.secure ? NIOSSLContext(configuration: tls ?? .makeClientConfiguration()) : nil
         let serverName = options.sniHostname ?? target.host
         let maxFrameSize = options.maxFrameSize
-        let request = head
         let (channel, upgraded) = try await ClientBootstrap(group: eventLoopGroup)
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .connect(host: target.host, port: target.port) { channel in
@@ -183,10 +181,6 @@ final class EndOfInputHold: ChannelInboundHandler, RemovableChannelHandler {
     /// Set (on the loop) when the upgrade has completed, succeeded or failed.
     var upgradeDone = false
     private var held = false
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        context.fireChannelRead(data)
-    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard let event = event as? ChannelEvent, event == .inputClosed, !upgradeDone else {

@@ -30,19 +30,8 @@ public enum LinkPreviews {
         return nil
     }
 
-    /// Whether `text` holds "://" anywhere.
-    static func hasSchemeSeparator(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.count >= 3 else { return false }
-            var i = 0
-            while i < bytes.count - 2 {
-                if bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/") { return true }
-                i += 1
-            }
-            return false
-        }
-    }
+    /// Whether `text` holds "://" anywhere (a search of its UTF-8 bytes).
+    static func hasSchemeSeparator(_ text: String) -> Bool { text.utf8.contains("://".utf8) }
 
     /// The `og:` tags of an HTML page (nil when it has neither title, description nor image).
     public static func parse(html: String) -> OGMetaData? {

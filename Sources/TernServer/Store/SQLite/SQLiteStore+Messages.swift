@@ -51,9 +51,9 @@ extension SQLiteStore: InPlaceMessageInsert {
         return out
     }
 
-    /// Stores one new message inside a write transaction (see ``insertMessage(_:)``), in named steps: a repeated `req_id`
-    /// returns the original; a reply's parent is checked; the row is written (or, ephemeral, only
-    /// an id is taken); then the counters it moves — unread and mention counts, auto-unhide, the
+    /// Stores one new message inside a write transaction (see ``insertMessage(_:)``), in named steps: a reply's parent is checked; the row is
+    /// written (or, ephemeral, only an id is taken), and a repeated `req_id`, which the insert finds,
+    /// returns the original instead; then the counters it moves — unread and mention counts, auto-unhide, the
     /// sender's read — and the thread of its parent.
     func insert(_ db: Database, _ m: NewMessage) throws -> StoredMessage {
         // A resend (the same channel, sender and req_id) is found by the insert itself, which stores
@@ -140,10 +140,9 @@ extension SQLiteStore: InPlaceMessageInsert {
         return blockers
     }
 
-    /// Writes the message's row and moves the channel's last message; returns the new id. An
+    /// Writes the message's row and moves the channel's last message; returns the new id, or nil
+    /// (nothing stored) when the row for this channel, sender and req_id is there already. An
     /// ephemeral message only takes an id from the same sequence, so ids stay unique.
-    /// Stores the row and moves the channel's last message; nil (nothing stored) when the row for
-    /// this channel, sender and req_id is there already.
     func storeRow(_ db: Database, _ m: NewMessage, hiddenFor: String?) throws -> Int64? {
         if m.persist {
             try Self.exec(
