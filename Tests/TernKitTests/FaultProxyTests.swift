@@ -80,6 +80,50 @@ import FoundationNetworking
         }
     }
 
+    /// The server stores a message but its answers are held (a one-way partition) while the socket stays up: the
+    /// send fails with 800180, the engine's own resend fails the same way, and the engine keeps asking — no
+    /// reconnection and no later send needed — until an answer comes. It did stop after the second failure, so
+    /// the message stayed failed (and the cache unsent) until the next login.
+    @Test func anAnswerLostWhileConnectedIsAskedForAgainUntilItComes() async throws {
+        try await withLocalServerBehindProxy { server, proxy, port in
+            var c = ClientConfiguration(
+                server: ServerAddress(apiBase: "http://127.0.0.1:\(port)", webSocketBase: "ws://127.0.0.1:\(port)"), userId: "bob")
+            c.ackTimeout = 300
+            c.resendSpacing = 20
+            c.cacheDirectory = makeTempDirectory()
+            let bob = ChatClient(configuration: c)
+            let log = EventLog(bob)
+            try await bob.connect()
+            let alice = try await server.connectedClient("alice")
+            let channel = try await alice.createGroupChannel(name: "lost answers", userIds: ["bob"])
+            _ = try await bob.refreshedChannel(channel.url)
+            await bob.openChannel(channel.url)
+            _ = try await bob.latestMessages(in: channel.url)
+
+            let mark = log.mark
+            proxy.holdReplies()
+            let pending = await bob.sendMessage("answer held", to: channel.url)
+            let failures = {
+                log.all.dropFirst(mark).filter { if case .messageFailed(let m) = $0 { m.requestId == pending.requestId } else { false } }.count
+            }
+            try await eventually("the send and the engine's resend both unanswered") { failures() >= 2 }
+            // Past the point where it gave up: a third attempt comes (and fails) while the answers are still held.
+            try await eventually("a third attempt") { failures() >= 3 }
+            proxy.heal()
+            let sent = try await log.wait("the message acknowledged", after: mark) { e -> Message? in
+                if case .messageSent(let m) = e, m.requestId == pending.requestId { return m }
+                return nil
+            }
+            #expect(sent.text == "answer held")
+            #expect(!log.all.dropFirst(mark).contains(.reconnectStarted), "the socket stayed up throughout")
+            #expect(await bob.unsentMessages().isEmpty)
+            let history = try await alice.latestMessages(in: channel.url)
+            #expect(history.messages.filter { $0.text == "answer held" }.count == 1, "stored once, however often asked")
+            await alice.shutdown()
+            await bob.shutdown()
+        }
+    }
+
     @Test func aScriptedRunOfFaultsLeavesEveryCacheExactlyTheServersHistory() async throws {
         var server = try await LocalServer.start { $0.busyRetryAfter = 0.2 }
         let proxy = FaultProxy(targetPort: server.port)
@@ -137,14 +181,20 @@ import FoundationNetworking
         }
 
         // Everything goes out in the end: each sender's 40 are acknowledged (some after resends).
-        for (user, log) in zip(users, logs) {
-            try await eventually("\(user)'s 40 acknowledged", timeout: 60) {
-                let ids = Set(
-                    log.all.compactMap { e -> String? in
-                        if case .messageSent(let m) = e, m.text.hasPrefix(user + " ") { return m.text }
-                        return nil
-                    })
-                return ids.count == 40
+        for ((user, log), c) in zip(zip(users, logs), clients) {
+            do {
+                try await eventually("\(user)'s 40 acknowledged", timeout: 60) {
+                    let ids = Set(
+                        log.all.compactMap { e -> String? in
+                            if case .messageSent(let m) = e, m.text.hasPrefix(user + " ") { return m.text }
+                            return nil
+                        })
+                    return ids.count == 40
+                }
+            } catch {
+                // What the engine still holds, so a failure says where the rest are.
+                let unsent = await c.unsentMessages().map { "\($0.text): \($0.status), \($0.error?.code.rawValue ?? 0)" }
+                throw TestFailure("\(error); \(user) is \(await c.connectionState), unsent \(unsent)")
             }
             let sent = log.all.compactMap { e -> Int64? in
                 if case .messageSent(let m) = e, m.text.hasPrefix(user + " ") { return m.messageId }

@@ -164,15 +164,26 @@ extension ChatClient {
 
     /// After a (re)connection: messages written offline go out in order, then failed ones with an
     /// auto-resend code (from this run or a cached earlier one), one at a time `resendSpacing` apart;
-    /// failed messages of frozen channels wait. Stops when the connection goes again.
+    /// failed messages of frozen channels wait. A message left unanswered while the socket stays up is
+    /// asked for again (its `req_id` makes that harmless) before anything behind it. Stops when the
+    /// connection goes.
     func runOutbox() async {
-        guard !outbox.isRunning else { return }
+        guard !outbox.isRunning else {
+            outbox.askedAgain = true
+            return
+        }
         outbox.isRunning = true
         defer { outbox.isRunning = false }
         if let cache, !outbox.restored { outbox.restore(cache.unsent()) }
         var index = 0
         var first = true
-        while let i = outbox.next(from: index, isFrozen: { store[$0]?.isFrozen ?? false }) {
+        while true {
+            guard let i = outbox.next(from: index, isFrozen: { store[$0]?.isFrozen ?? false }) else {
+                guard outbox.askedAgain else { return }
+                outbox.askedAgain = false
+                index = 0
+                continue
+            }
             guard case .open = machine.state, socket != nil else { return }
             var message = outbox.items[i].message
             let params = outbox.items[i].params
@@ -186,8 +197,16 @@ extension ChatClient {
             let result = await transmit(message, params)
             let (waiters, step) = outbox.settle(message.requestId, result, at: i, keepFrozen: cache != nil)
             for w in waiters { w.resume(returning: result) }
-            guard case .next(let at) = step else { return }
-            index = at
+            switch step {
+            case .next(let at):
+                index = at
+            case .stop:
+                // No answer, yet the socket is still up (an answer lost or slow): the same message again, first.
+                guard case .failure(let e) = result, e.code == .ackTimeout, case .open = machine.state, socket != nil,
+                    let at = outbox.items.firstIndex(where: { $0.message.requestId == message.requestId })
+                else { return }
+                index = at
+            }
         }
     }
 

@@ -25,6 +25,9 @@ struct Outbox<Waiter> {
     private(set) var items: [Item] = []
     /// A run is sending, one message at a time: a new message waits behind it.
     var isRunning = false
+    /// A run was asked for while one was under way (a failed message joined, maybe before the point the run has
+    /// reached): the run looks again from the start before it ends.
+    var askedAgain = false
     /// Whether the cache's unsent messages from an earlier run have joined.
     private(set) var restored = false
 
