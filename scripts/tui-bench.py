@@ -19,7 +19,8 @@ server in this script, which replays the 10,000 lines as channel history on join
 Run them ABAB in one session (this VM is noisy): --rounds N alternates the clients given in --client a,b,c.
 
 Environment: TUI_BENCH_BY_TID=1 reports the wake-ups by thread rather than by thread name;
-TUI_BENCH_PERF_ARGS replaces --perf's "-g" (e.g. "-e sched:sched_wakeup -g": who woke which thread).
+TUI_BENCH_PERF_ARGS replaces --perf's "-g" (e.g. "-e sched:sched_wakeup -g": who woke which thread);
+TUI_BENCH_PERF_PHASE=keys records while typing (--keys) instead of during the burst.
 """
 import argparse, fcntl, http.client, json, os, pty, random, re, select, shutil, signal, socket, struct, subprocess
 import sys, tempfile, termios, threading, time
@@ -320,7 +321,11 @@ def measure(a, client, paint, say):
     idle = (cpu_seconds(pid) - c0) / (time.monotonic() - t0) * 100
     # The burst: RATE lines a second for SECONDS, then time to catch up.
     n = int(a.rate * a.seconds)
-    perf = subprocess.Popen(["perf", "record", *os.environ.get("TUI_BENCH_PERF_ARGS", "-g").split(), "-q", "-o", a.perf, "-p", str(pid)], stderr=subprocess.DEVNULL) if a.perf else None
+    def start_perf():
+        return subprocess.Popen(["perf", "record", *os.environ.get("TUI_BENCH_PERF_ARGS", "-g").split(), "-q", "-o", a.perf, "-p", str(pid)],
+                                stderr=subprocess.DEVNULL)
+    perf_keys = os.environ.get("TUI_BENCH_PERF_PHASE") == "keys"
+    perf = start_perf() if a.perf and not perf_keys else None
     c0 = cpu_seconds(pid)
     w0 = thread_switches(pid)
     start = time.monotonic()
@@ -340,6 +345,7 @@ def measure(a, client, paint, say):
     if a.keys > 0:
         # Typing: KEYS keys at KEY_RATE a second into the input line (Ctrl-U clears it every 50th key),
         # the channel's messages on screen.
+        perf = start_perf() if a.perf and perf_keys else None
         c0, w0, start = cpu_seconds(pid), thread_switches(pid), time.monotonic()
         for i in range(a.keys):
             client.send(b"\x15" if (i + 1) % 50 == 0 else b"x")
@@ -348,8 +354,13 @@ def measure(a, client, paint, say):
                 time.sleep(delay)
         time.sleep(1)
         keywakes = wakeups_between(w0, thread_switches(pid))
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait(30)
         typing = {"cpu_per_key_ms": round((cpu_seconds(pid) - c0) / a.keys * 1000, 3),
-                  "wakeups_per_key": round(sum(keywakes.values()) / a.keys, 2)}
+                  "wakeups_per_key": round(sum(keywakes.values()) / a.keys, 2),
+                  "key_wakeups_by_thread": {k: round(v / a.keys, 2) for k, v in sorted(keywakes.items(), key=lambda x: -x[1])
+                                            if v / a.keys >= 0.05}}
     client.stop()
     return {"first_paint_ms": round(paint * 1000, 1), "rss_after_join_mib": round(joined_rss / 1024, 1),
             "cpu_per_line_ms": round(per_line_ms, 3), "rss_after_burst_mib": round(burst_rss / 1024, 1),

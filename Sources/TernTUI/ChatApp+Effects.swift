@@ -160,14 +160,16 @@ extension ChatApp {
             }
         case .loadHistory(let url, let before):
             Task { await self.loadHistory(r.key(url), before: before) }
+        // Calls into the engine alone start on its loop: a task that touches neither the app nor the loop's
+        // executor starts on Swift's cooperative pool, which wakes a thread of its own (once per key typed).
         case .view(let url):
-            Task { await client.openChannel(url) }
+            Task(executorPreference: client.home.tasks) { await client.openChannel(url) }
         case .unview(let url):
-            Task { await client.closeChannel(url) }
+            Task(executorPreference: client.home.tasks) { await client.closeChannel(url) }
         case .show(let url):
-            Task { await client.showChannel(url) }
+            Task(executorPreference: client.home.tasks) { await client.showChannel(url) }
         case .typing(let url, let started):
-            Task { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
+            Task(executorPreference: client.home.tasks) { if started { await client.startTyping(url) } else { await client.endTyping(url) } }
         case .channel(let command, let url):
             Task {
                 do { try await self.run(command, in: url, client, r) } catch { self.dispatch(r, .failed(Self.describe(error))) }

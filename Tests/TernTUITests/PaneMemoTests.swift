@@ -120,6 +120,33 @@ struct PaneMemoTests: TUIFixture {
             ("the other channel on screen", { s, _ in s.selected = "c2" }),
             ("back", { s, _ in s.selected = "c1" }),
             ("history loading", { s, _ in s.loadingHistory.insert("c1") }),
+            // What the channel list shows (``ListMemo``).
+            ("keys typed", { s, _ in for c in "hey" { _ = reducer.reduce(&s, .key(.char(c))) } }),
+            (
+                "the other channel renamed",
+                { s, _ in
+                    var c = s.channels.first { $0.url == "c2" }!
+                    c.name = "ops-2"
+                    _ = reducer.reduce(&s, .event(.channelUpdated(c)))
+                }
+            ),
+            (
+                "an invitation",
+                { s, _ in
+                    var invite = GroupChannel(url: "c3", name: "secret", members: [Member(user: alice), Member(user: bob)])
+                    invite.myMemberState = "invited"
+                    invite.inviter = bob
+                    _ = reducer.reduce(&s, .event(.channelAdded(invite)))
+                }
+            ),
+            ("the invitation declined", { s, _ in _ = reducer.reduce(&s, .event(.channelRemoved(url: "c3", reason: .declined))) }),
+            (
+                "the other channel read",
+                { s, _ in
+                    _ = reducer.reduce(&s, .event(.unreadCountChanged(channelUrl: "c2", unreadMessageCount: 0, unreadMentionCount: 0, total: 0)))
+                }
+            ),
+            ("my nickname", { s, _ in s.me = User(userId: "alice", nickname: "Alice L.") }),
         ]
         check("first frame")
         for (what, change) in steps {
@@ -149,6 +176,32 @@ struct PaneMemoTests: TUIFixture {
         let grid = screen.render(s, width: 90, height: 16, now: t + 9000)
         #expect(screen.paneMemo.layouts.load(ordering: .relaxed) == before + 1)
         #expect(grid.text.contains("here"))
+    }
+
+    @Test("Keys typed lay out neither the message pane nor the channel list; a message elsewhere draws the list again")
+    func typingDrawsOnlyTheInput() {
+        var s = teamChannel([(bob, "lunch?"), (alice, "yes")])
+        var other = GroupChannel(url: "c2", name: "ops", members: [Member(user: alice), Member(user: bob)])
+        other.lastMessage = Message(messageId: 50, channelUrl: "c2", text: "x", sender: bob, createdAt: t)
+        _ = reducer.reduce(&s, .event(.channelAdded(other)))
+        let screen = utc()
+        _ = screen.render(s, width: 90, height: 16, now: t)
+        let pane = screen.paneMemo.layouts.load(ordering: .relaxed)
+        let list = screen.listMemo.layouts.load(ordering: .relaxed)
+        var grid = CellGrid(width: 0, height: 0)
+        for c in "see you" {
+            _ = reducer.reduce(&s, .key(.char(c)))
+            grid = screen.render(s, width: 90, height: 16, now: t)
+        }
+        #expect(grid.text.contains("see you"))
+        #expect(screen.paneMemo.layouts.load(ordering: .relaxed) == pane, "seven keys, no layout of the pane")
+        #expect(screen.listMemo.layouts.load(ordering: .relaxed) == list, "seven keys, no drawing of the list")
+        var news = s.channels.first { $0.url == "c2" }!
+        news.unreadMessageCount = 3
+        _ = reducer.reduce(&s, .event(.channelUpdated(news)))
+        grid = screen.render(s, width: 90, height: 16, now: t + 1000)
+        #expect(screen.listMemo.layouts.load(ordering: .relaxed) == list + 1, "a badge: the list drawn again")
+        #expect(grid.line(1) == " ops                 3│", "\(grid.text)")
     }
 
     @Test("A grid copied into another: clipped at its edges, its links joined to the other's (ids as drawing there gives), its pictures moved")

@@ -3,7 +3,18 @@ public import TernKit
 
 /// The channel list on the left: rows, badges, what a click hits.
 extension Screen {
+    /// The list into `g` from its top-left corner: drawn into a grid of its own, kept for the next frame while
+    /// nothing it shows changed (a key typed, the pane scrolled, a message in the channel on screen).
     func drawChannels(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
+        let list = listMemo.drawn(slot: 0, ListKey(state, width: width, height: height, screen: self)) {
+            var list = CellGrid(width: width, height: height, fill: theme.style("default"))
+            drawChannelRows(state, &list, width: width, height: height)
+            return list
+        }
+        g.blit(list, x: 0, y: 0)
+    }
+
+    func drawChannelRows(_ state: AppState, _ g: inout CellGrid, width: Int, height: Int) {
         if state.channels.isEmpty && state.openChannels.isEmpty && state.accounts.isEmpty {
             g.write("Channels", x: 1, y: 0, style: theme.style("roomlist.header"), limit: width)
             g.write("none yet:", x: 1, y: 2, style: theme.style("timeline.event"), limit: width)

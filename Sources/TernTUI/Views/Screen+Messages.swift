@@ -267,7 +267,7 @@ extension Screen {
             return
         }
         // The pane is drawn into a grid of its own, kept for the next frame while nothing it shows changed.
-        let key = PaneMemo.Key(state, width: width, height: height, screen: self)
+        let key = PaneKey(state, width: width, height: height, screen: self)
         let pane = paneMemo.drawn(slot: y0 * 65536 + x, key) {
             var pane = CellGrid(width: width, height: height, fill: theme.style("default"))
             drawLines(state, &pane, width: width, height: height)

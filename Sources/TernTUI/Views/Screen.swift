@@ -13,6 +13,8 @@ public struct Screen: Sendable {
     public var nickColors = true
     /// The message pane's last lines, reused while nothing they come from changed.
     let paneMemo = PaneMemo()
+    /// The channel list as last drawn, reused while nothing it shows changed.
+    let listMemo = ListMemo()
 
     /// - Parameter timeZone: nil: the machine's own (``Zone/system``).
     public init(theme: Theme = .builtin, keys: KeyTable = .standard, timeZone: TimeZone? = nil, timestampFormat: String = "HH:mm") {
