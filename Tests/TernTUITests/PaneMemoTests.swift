@@ -9,13 +9,13 @@ import Testing
 /// ``PaneMemo``: the message pane's lines are reused only while nothing they come from changed. Each step
 /// changes one thing the pane shows (or does not); a screen that drew every step before must draw exactly
 /// what a fresh one draws.
-@Suite("PaneMemo: a frame reuses the message pane's lines only while nothing they show changed")
+@Suite("GridMemo: a frame reuses the message pane, the channel list and the status bar only while nothing they show changed")
 struct PaneMemoTests: TUIFixture {
     let reducer = Reducer()
 
     func utc() -> Screen { Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!) }
 
-    @Test("After every kind of change, the remembered pane draws what a fresh screen draws")
+    @Test("After every kind of change, the remembered pane, channel list and status bar draw what a fresh screen draws")
     func warmEqualsCold() {
         var s = teamChannel(
             (0..<12).map { (bob, "earlier \($0)") } + [(bob, "lunch?"), (alice, "**yes**, at noon"), (bob, "see https://example.com")])
@@ -26,14 +26,15 @@ struct PaneMemoTests: TUIFixture {
         var warm = utc()
         var size = (width: 90, height: 16)
         var step = 0
+        var now = t
         func check(_ what: String) {
             step += 1
-            let a = warm.render(s, width: size.width, height: size.height, now: t)
+            let a = warm.render(s, width: size.width, height: size.height, now: now)
             var cold = utc()
             cold.theme = warm.theme
             cold.timestampFormat = warm.timestampFormat
             cold.nickColors = warm.nickColors
-            let b = cold.render(s, width: size.width, height: size.height, now: t)
+            let b = cold.render(s, width: size.width, height: size.height, now: now)
             #expect(a == b, "step \(step): \(what)\n\(a.text)\n--- fresh:\n\(b.text)")
         }
         let mine = Message(messageId: 4, channelUrl: "c1", text: "anyone?", sender: alice, createdAt: t + 5000)
@@ -147,6 +148,24 @@ struct PaneMemoTests: TUIFixture {
                 }
             ),
             ("my nickname", { s, _ in s.me = User(userId: "alice", nickname: "Alice L.") }),
+            // What the status bar shows (``StatusMemo``).
+            ("a notice", { s, _ in s.notice = "saved to ~/notes.txt" }),
+            ("no notice", { s, _ in s.notice = nil }),
+            ("normal mode", { s, _ in s.mode = .normal }),
+            ("insert mode", { s, _ in s.mode = .insert }),
+            ("reconnecting in 3 s", { s, _ in s.connection = .reconnecting(attempt: 1, nextAttemptAt: t + 3000) }),
+            ("a second later", { _, _ in now = t + 1000 }),
+            (
+                "syncing",
+                { s, _ in
+                    s.connection = .open
+                    s.syncing = true
+                }
+            ),
+            ("synced", { s, _ in s.syncing = false }),
+            ("unread in total", { s, _ in s.totalUnread = 4 }),
+            ("the user away from the terminal", { s, _ in s.focused = false }),
+            ("back", { s, _ in s.focused = true }),
         ]
         check("first frame")
         for (what, change) in steps {

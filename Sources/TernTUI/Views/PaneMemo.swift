@@ -113,3 +113,47 @@ struct ListKey: Equatable, Sendable {
         theme = screen.theme
     }
 }
+
+/// The status bar's memo.
+typealias StatusMemo = GridMemo<StatusKey>
+
+/// All that ``Screen/drawStatusBar(_:_:width:connection:)`` reads, and the bar's width.
+struct StatusKey: Equatable, Sendable {
+    var width: Int
+    /// The channel on screen's title and state, the unread summary and the hotlist.
+    var channels: [GroupChannel]
+    var openChannels: [OpenChannel]
+    var accounts: [AccountState]
+    var me: User
+    var selected: String?
+    var accountFocus: String?
+    /// The connection as the bar says it (``Screen/statusConnection(_:now:)``: a countdown changes it each second).
+    var connectionText: String
+    var connectionKey: String
+    var totalUnread: Int
+    /// The hotlist leaves out the channel on screen while the user sees it.
+    var seeing: Bool
+    var notice: String?
+    /// The help key named at the right.
+    var mode: KeyTable.Mode
+    var keys: KeyTable
+    var theme: Theme
+
+    init(_ state: AppState, width: Int, connection: (text: String, key: String), screen: Screen) {
+        self.width = width
+        channels = state.channels
+        openChannels = state.openChannels
+        accounts = state.accounts
+        me = state.me(for: nil)
+        selected = state.selected
+        accountFocus = state.accountFocus
+        connectionText = connection.text
+        connectionKey = connection.key
+        totalUnread = state.totalUnread
+        seeing = state.seeing
+        notice = state.notice
+        mode = state.mode
+        keys = screen.keys
+        theme = screen.theme
+    }
+}

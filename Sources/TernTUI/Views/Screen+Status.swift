@@ -3,21 +3,40 @@ public import TernKit
 
 /// The status bar: who, the connection, the channel, unread totals, activity, the help key.
 extension Screen {
+    /// The bar into row `y` of `g`: drawn into a grid of its own, kept for the next frame while nothing it
+    /// shows changed (a key typed, the pane scrolled).
     func drawStatus(_ state: AppState, _ g: inout CellGrid, y: Int, width: Int, now: Millis) {
+        let connection = Self.statusConnection(state, now: now)
+        let bar = statusMemo.drawn(slot: 0, StatusKey(state, width: width, connection: connection, screen: self)) {
+            var bar = CellGrid(width: width, height: 1, fill: theme.style("default"))
+            drawStatusBar(state, &bar, width: width, connection: connection)
+            return bar
+        }
+        g.blit(bar, x: 0, y: y)
+    }
+
+    /// The connection as the bar says it: that of the account commands go to (the channel on screen's, or the
+    /// one `/account NAME` chose), "syncing…" while it catches up, "offline" for a start from the cache.
+    static func statusConnection(_ state: AppState, now: Millis) -> (text: String, key: String) {
+        let commands = state.accountFocus.flatMap { n in state.accounts.firstIndex { $0.name == n } } ?? state.currentAccount
+        let connection = commands.map { state.accounts[$0].connection } ?? state.connection
+        if commands.map({ state.accounts[$0].syncing }) ?? state.syncing, case .open = connection {
+            return ("syncing…", "status.reconnecting")
+        } else if state.offlineStart, case .connecting = connection {
+            return ("offline", "status.offline")
+        }
+        let (text, key) = Self.connectionText(connection, now: now)
+        return (text, key)
+    }
+
+    func drawStatusBar(_ state: AppState, _ g: inout CellGrid, width: Int, connection: (text: String, key: String)) {
+        let y = 0
         g.fill(x: 0, y: y, width: width, height: 1, style: theme.style("status"))
         // With several accounts: the user and the account of the channel on screen, its connection.
         let account = state.currentAccount
         let who = state.me.displayName + (account.map { "@" + state.accounts[$0].name } ?? "") + (state.accountFocus.map { " → " + $0 } ?? "")
         var col = g.write(" \(who) ", x: 0, y: y, style: theme.style("status.user"))
-        // After `/account NAME` (no channels there yet): that account's connection, where commands go.
-        let commands = state.accountFocus.flatMap { n in state.accounts.firstIndex { $0.name == n } } ?? account
-        let connection = commands.map { state.accounts[$0].connection } ?? state.connection
-        var (text, key) = Self.connectionText(connection, now: now)
-        if commands.map({ state.accounts[$0].syncing }) ?? state.syncing, case .open = connection {
-            (text, key) = ("syncing…", "status.reconnecting")
-        } else if state.offlineStart, case .connecting = connection {
-            (text, key) = ("offline", "status.offline")
-        }
+        let (text, key) = connection
         col = g.write("│ ", x: col, y: y, style: theme.style("status"))
         col = g.write(text, x: col, y: y, style: theme.style(key))
         if let c = state.selectedChannel {
@@ -72,12 +91,23 @@ extension Screen {
     /// The status bar's unread summary: the user's total as the server counts it, the channels with
     /// unread messages, and mentions ("5 unread in 2 · @1"); nil when there is nothing unread.
     public static func activityText(_ state: AppState) -> String? {
-        let channels = state.channels.filter { $0.myMemberState != "invited" && $0.unreadMessageCount > 0 }.count
-        let mentions = state.channels.reduce(0) { $0 + $1.unreadMentionCount }
+        let (channels, mentions) = unreadSummary(state.channels)
         var parts: [String] = []
         if state.totalUnread > 0 { parts.append(channels > 0 ? "\(state.totalUnread) unread in \(channels)" : "\(state.totalUnread) unread") }
         if mentions > 0 { parts.append("@\(mentions)") }
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
+    /// How many channels (invitations aside) have unread messages, and the mentions of all: read field by field
+    /// (a channel is a large value, and copying each, as `filter` does, showed in every frame's profile).
+    static func unreadSummary(_ channels: [GroupChannel]) -> (channels: Int, mentions: Int) {
+        var withUnread = 0
+        var mentions = 0
+        for i in channels.indices {
+            if channels[i].unreadMessageCount > 0 && channels[i].myMemberState != "invited" { withUnread += 1 }
+            mentions += channels[i].unreadMentionCount
+        }
+        return (withUnread, mentions)
     }
 
     /// The connection as the status bar says it, and its style key.

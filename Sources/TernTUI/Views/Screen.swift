@@ -15,6 +15,8 @@ public struct Screen: Sendable {
     let paneMemo = PaneMemo()
     /// The channel list as last drawn, reused while nothing it shows changed.
     let listMemo = ListMemo()
+    /// The status bar as last drawn, likewise.
+    let statusMemo = StatusMemo()
 
     /// - Parameter timeZone: nil: the machine's own (``Zone/system``).
     public init(theme: Theme = .builtin, keys: KeyTable = .standard, timeZone: TimeZone? = nil, timestampFormat: String = "HH:mm") {
@@ -34,8 +36,7 @@ public struct Screen: Sendable {
 
     /// The terminal's title: unread counts first, so a tab or a tmux window shows them.
     public static func title(_ state: AppState) -> String {
-        let channels = state.channels.filter { $0.myMemberState != "invited" && $0.unreadMessageCount > 0 }.count
-        let mentions = state.channels.reduce(0) { $0 + $1.unreadMentionCount }
+        let (channels, mentions) = unreadSummary(state.channels)
         var t = "tern"
         if mentions > 0 { t = "(@\(mentions)) " + t }
         if state.totalUnread > 0 { t = "(\(state.totalUnread) in \(channels)) " + t }
