@@ -151,22 +151,21 @@ public struct CellGrid: Equatable, Sendable {
     /// join this grid's (in its order, so their ids are those drawing it here would give), its pictures
     /// move with it.
     public mutating func blit(_ other: CellGrid, x: Int, y: Int) {
-        // Whole rows inside this grid and no links to renumber: each row copied in one go.
         if other.links.isEmpty, x >= 0, x + other.width <= width, y >= 0, y + other.height <= height {
+            // Whole rows inside this grid and no links to renumber: each row copied in one go.
             for row in 0..<other.height {
                 let to = (y + row) * width + x
                 let from = row * other.width
                 cells.replaceSubrange(to..<(to + other.width), with: other.cells[from..<(from + other.width)])
             }
-            graphics += other.graphics.map { GraphicPlacement(x: $0.x + x, y: $0.y + y, graphic: $0.graphic) }
-            return
-        }
-        let ids = other.links.map { link($0) }
-        for row in 0..<other.height where y + row >= 0 && y + row < height {
-            for col in 0..<other.width where x + col >= 0 && x + col < width {
-                var c = other.cells[row * other.width + col]
-                if c.link != 0 { c.link = Int(c.link) <= ids.count ? ids[Int(c.link) - 1] : 0 }
-                cells[(y + row) * width + x + col] = c
+        } else {
+            let ids = other.links.map { link($0) }
+            for row in 0..<other.height where y + row >= 0 && y + row < height {
+                for col in 0..<other.width where x + col >= 0 && x + col < width {
+                    var c = other.cells[row * other.width + col]
+                    if c.link != 0 { c.link = Int(c.link) <= ids.count ? ids[Int(c.link) - 1] : 0 }
+                    cells[(y + row) * width + x + col] = c
+                }
             }
         }
         graphics += other.graphics.map { GraphicPlacement(x: $0.x + x, y: $0.y + y, graphic: $0.graphic) }

@@ -25,8 +25,7 @@ extension Screen {
         } else if state.offlineStart, case .connecting = connection {
             return ("offline", "status.offline")
         }
-        let (text, key) = Self.connectionText(connection, now: now)
-        return (text, key)
+        return Self.connectionText(connection, now: now)
     }
 
     func drawStatusBar(_ state: AppState, _ g: inout CellGrid, width: Int, connection: (text: String, key: String)) {

@@ -85,31 +85,40 @@ struct PaneKey: Equatable, Sendable {
     }
 }
 
-/// The channel list's memo: the list depends only on ``ListKey``, so typing, the clock and the message
-/// pane's changes copy it.
-typealias ListMemo = GridMemo<ListKey>
-
-/// All that ``Screen/drawChannels(_:_:width:height:)`` reads, and the list's size.
-struct ListKey: Equatable, Sendable {
-    var width: Int
-    var height: Int
+/// What both the channel list and the status bar show of the channels: the channels and open channels,
+/// the accounts (headers, folds, connections, users), the one account's user (a 1:1 channel is titled by
+/// the other member) and the channel on screen.
+struct ChannelsShown: Equatable, Sendable {
     var channels: [GroupChannel]
     var openChannels: [OpenChannel]
-    /// Several accounts: their headers, folds, connections and users.
     var accounts: [AccountState]
-    /// The one account's user (a 1:1 channel is titled by the other member).
     var me: User
     var selected: String?
-    var theme: Theme
 
-    init(_ state: AppState, width: Int, height: Int, screen: Screen) {
-        self.width = width
-        self.height = height
+    init(_ state: AppState) {
         channels = state.channels
         openChannels = state.openChannels
         accounts = state.accounts
         me = state.me(for: nil)
         selected = state.selected
+    }
+}
+
+/// The channel list's memo: the list depends only on ``ListKey``, so typing, the clock and the message
+/// pane's changes copy it.
+typealias ListMemo = GridMemo<ListKey>
+
+/// All that ``Screen/drawChannelRows(_:_:width:height:)`` reads, and the list's size.
+struct ListKey: Equatable, Sendable {
+    var width: Int
+    var height: Int
+    var shown: ChannelsShown
+    var theme: Theme
+
+    init(_ state: AppState, width: Int, height: Int, screen: Screen) {
+        self.width = width
+        self.height = height
+        shown = ChannelsShown(state)
         theme = screen.theme
     }
 }
@@ -121,11 +130,7 @@ typealias StatusMemo = GridMemo<StatusKey>
 struct StatusKey: Equatable, Sendable {
     var width: Int
     /// The channel on screen's title and state, the unread summary and the hotlist.
-    var channels: [GroupChannel]
-    var openChannels: [OpenChannel]
-    var accounts: [AccountState]
-    var me: User
-    var selected: String?
+    var shown: ChannelsShown
     var accountFocus: String?
     /// The connection as the bar says it (``Screen/statusConnection(_:now:)``: a countdown changes it each second).
     var connectionText: String
@@ -141,11 +146,7 @@ struct StatusKey: Equatable, Sendable {
 
     init(_ state: AppState, width: Int, connection: (text: String, key: String), screen: Screen) {
         self.width = width
-        channels = state.channels
-        openChannels = state.openChannels
-        accounts = state.accounts
-        me = state.me(for: nil)
-        selected = state.selected
+        shown = ChannelsShown(state)
         accountFocus = state.accountFocus
         connectionText = connection.text
         connectionKey = connection.key

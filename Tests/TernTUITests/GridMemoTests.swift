@@ -6,22 +6,27 @@ import Testing
 
 @testable import TernTUI
 
-/// ``PaneMemo``: the message pane's lines are reused only while nothing they come from changed. Each step
+/// ``GridMemo``: the message pane, the channel list and the status bar are reused only while nothing they come from changed. Each step
 /// changes one thing the pane shows (or does not); a screen that drew every step before must draw exactly
 /// what a fresh one draws.
 @Suite("GridMemo: a frame reuses the message pane, the channel list and the status bar only while nothing they show changed")
-struct PaneMemoTests: TUIFixture {
+struct GridMemoTests: TUIFixture {
     let reducer = Reducer()
 
     func utc() -> Screen { Screen(theme: .builtin, timeZone: TimeZone(identifier: "UTC")!) }
+
+    /// A second channel, #ops (c2), beside the one on screen.
+    func addOps(_ s: inout AppState) {
+        var other = GroupChannel(url: "c2", name: "ops", members: [Member(user: alice), Member(user: bob)])
+        other.lastMessage = Message(messageId: 50, channelUrl: "c2", text: "x", sender: bob, createdAt: t)
+        _ = reducer.reduce(&s, .event(.channelAdded(other)))
+    }
 
     @Test("After every kind of change, the remembered pane, channel list and status bar draw what a fresh screen draws")
     func warmEqualsCold() {
         var s = teamChannel(
             (0..<12).map { (bob, "earlier \($0)") } + [(bob, "lunch?"), (alice, "**yes**, at noon"), (bob, "see https://example.com")])
-        var other = GroupChannel(url: "c2", name: "ops", members: [Member(user: alice), Member(user: bob)])
-        other.lastMessage = Message(messageId: 50, channelUrl: "c2", text: "x", sender: bob, createdAt: t)
-        _ = reducer.reduce(&s, .event(.channelAdded(other)))
+        addOps(&s)
         _ = reducer.reduce(&s, .resized(width: 90, height: 16))
         var warm = utc()
         var size = (width: 90, height: 16)
@@ -179,9 +184,7 @@ struct PaneMemoTests: TUIFixture {
     @Test("A frame that changed only the channel list lays the pane out from its memory")
     func otherChannelsDoNotLayOut() {
         var s = teamChannel([(bob, "lunch?"), (alice, "yes")])
-        var other = GroupChannel(url: "c2", name: "ops", members: [Member(user: alice), Member(user: bob)])
-        other.lastMessage = Message(messageId: 50, channelUrl: "c2", text: "x", sender: bob, createdAt: t)
-        _ = reducer.reduce(&s, .event(.channelAdded(other)))
+        addOps(&s)
         let screen = utc()
         _ = screen.render(s, width: 90, height: 16, now: t)
         let before = screen.paneMemo.layouts.load(ordering: .relaxed)
@@ -200,9 +203,7 @@ struct PaneMemoTests: TUIFixture {
     @Test("Keys typed lay out neither the message pane nor the channel list; a message elsewhere draws the list again")
     func typingDrawsOnlyTheInput() {
         var s = teamChannel([(bob, "lunch?"), (alice, "yes")])
-        var other = GroupChannel(url: "c2", name: "ops", members: [Member(user: alice), Member(user: bob)])
-        other.lastMessage = Message(messageId: 50, channelUrl: "c2", text: "x", sender: bob, createdAt: t)
-        _ = reducer.reduce(&s, .event(.channelAdded(other)))
+        addOps(&s)
         let screen = utc()
         _ = screen.render(s, width: 90, height: 16, now: t)
         let pane = screen.paneMemo.layouts.load(ordering: .relaxed)
