@@ -439,25 +439,3 @@ extension ChatClient {
         }
     }
 }
-
-extension Data {
-    /// Whether `needle` occurs in these bytes: `memchr` for its first byte, then a compare (Foundation's
-    /// `range(of:)` cost ~1 % of tern's CPU per incoming line for the one look-up every frame makes).
-    func contains(bytes needle: [UInt8]) -> Bool {
-        guard let first = needle.first else { return true }
-        return withUnsafeBytes { hay in
-            needle.withUnsafeBytes { n in
-                guard let base = hay.baseAddress, hay.count >= n.count else { return false }
-                var at = 0
-                let last = hay.count - n.count
-                while at <= last {
-                    guard let hit = memchr(base + at, Int32(first), last - at + 1) else { return false }
-                    at = base.distance(to: UnsafeRawPointer(hit))
-                    if memcmp(base + at, n.baseAddress!, n.count) == 0 { return true }
-                    at += 1
-                }
-                return false
-            }
-        }
-    }
-}

@@ -31,7 +31,7 @@ public enum LinkPreviews {
     }
 
     /// Whether `text` holds "://" anywhere (a search of its UTF-8 bytes).
-    static func hasSchemeSeparator(_ text: String) -> Bool { text.utf8.contains("://".utf8) }
+    static func hasSchemeSeparator(_ text: String) -> Bool { ByteSearch.firstOffset(of: "://", in: text) != nil }
 
     /// The `og:` tags of an HTML page (nil when it has neither title, description nor image).
     public static func parse(html: String) -> OGMetaData? {

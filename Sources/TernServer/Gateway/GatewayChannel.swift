@@ -458,14 +458,16 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         if start { startCommands() }
     }
 
+    private static let channelUrlKey = Array(#""channel_url""#.utf8)
+
     /// The channel a send frame is for, read straight from its bytes (nil: another command, or
     /// one the gateway will refuse anyway).
     static func sendChannel(_ frame: Frame) -> String? {
         guard frame.command == .message || frame.command == .file else { return nil }
-        let key = Array(#""channel_url""#.utf8)
+        let key = channelUrlKey
         let bytes = frame.payload
-        guard let r = bytes.firstRange(of: key) else { return nil }
-        var i = r.upperBound
+        guard let at = bytes.firstIndex(ofBytes: key) else { return nil }
+        var i = at + key.count
         while i < bytes.endIndex, bytes[i] == 0x20 || bytes[i] == 0x3A { i += 1 }
         guard i < bytes.endIndex, bytes[i] == 0x22 else { return nil }
         let start = i + 1
