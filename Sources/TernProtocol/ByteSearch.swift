@@ -1,11 +1,11 @@
 package import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Finding a run of bytes in bytes, for the look-ups made on every frame or message: `memchr` for

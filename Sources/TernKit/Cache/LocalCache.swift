@@ -286,12 +286,13 @@ public final class LocalCache: Sendable {
     }
 
     static func saveChannel(_ c: GroupChannel, _ db: Database) throws {
-        try db.execute(
+        // Cached statements for the once-a-second batch: `execute(sql:)` parses the SQL every time.
+        try db.cachedStatement(
             sql: """
                 INSERT INTO channels(url, json, last_activity) VALUES (?, ?, ?)
                 ON CONFLICT(url) DO UPDATE SET json = excluded.json, last_activity = excluded.last_activity
-                """,
-            arguments: [c.url, try c.cacheJSON(), c.lastActivity])
+                """
+        ).execute(arguments: [c.url, try c.cacheJSON(), c.lastActivity])
     }
 
     /// A channel left the list (deleted, left, hidden): it goes with its messages and unsent ones.
@@ -368,11 +369,10 @@ public final class LocalCache: Sendable {
     static func saveLive(_ message: Message, extend: Bool, _ db: Database) throws {
         try upsert([message], db)
         if extend {
-            try db.execute(
-                sql: "UPDATE ranges SET newest = max(newest, ?) WHERE channel_url = ?", arguments: [message.createdAt, message.channelUrl])
+            try db.cachedStatement(sql: "UPDATE ranges SET newest = max(newest, ?) WHERE channel_url = ?").execute(
+                arguments: [message.createdAt, message.channelUrl])
             if db.changesCount == 0 {
-                try db.execute(
-                    sql: "INSERT INTO ranges(channel_url, oldest, newest, reaches_start) VALUES (?, ?, ?, 0)",
+                try db.cachedStatement(sql: "INSERT INTO ranges(channel_url, oldest, newest, reaches_start) VALUES (?, ?, ?, 0)").execute(
                     arguments: [message.channelUrl, message.createdAt, message.createdAt])
             }
         }
@@ -471,8 +471,7 @@ public final class LocalCache: Sendable {
 
     static func upsert(_ messages: [Message], _ db: Database) throws {
         for m in messages where m.messageId > 0 {
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO messages(channel_url, message_id, created_at, json) VALUES (?, ?, ?, ?)",
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO messages(channel_url, message_id, created_at, json) VALUES (?, ?, ?, ?)").execute(
                 arguments: [m.channelUrl, m.messageId, m.createdAt, try stored(m).cacheJSON()])
         }
     }

@@ -79,10 +79,14 @@ extension Reducer {
         if state.selected == m.channelUrl && state.seeing { return [] }
         let highlight = highlighted(m.text, words: state.settings.highlights)
         let mentioned = m.mentionedUserIds.contains(state.me(for: m.channelUrl).userId) || m.mentionType == "channel" || highlight
-        let channel = state.channels.first { $0.url == m.channelUrl }
-        let direct = (channel?.memberCount ?? 0) == 2
-        let label = channelLabel(m.channelUrl, state)
-        switch state.settings.notifyLevel(url: AccountKey.url(of: m.channelUrl), name: String(label.dropFirst())) {
+        // Per incoming line: no channel copied, and the label (a title) made only when a setting is
+        // by channel name or an alert is raised.
+        let direct = state.channels.firstIndex { $0.url == m.channelUrl }.map { state.channels[$0].memberCount == 2 } ?? false
+        let url = AccountKey.url(of: m.channelUrl)
+        let level =
+            state.settings.channels.isEmpty
+            ? state.settings.notify : state.settings.notifyLevel(url: url, name: String(channelLabel(m.channelUrl, state).dropFirst()))
+        switch level {
         case "none": return []
         case "all": break
         default: guard mentioned || direct else { return [] }
@@ -98,6 +102,6 @@ extension Reducer {
         let text = m.kind == .file ? (m.files.first?.name ?? "a file") : m.text
         // With several accounts, which one it came to.
         let account = state.accounts.isEmpty ? "" : state.accountIndex(of: m.channelUrl).map { " · " + state.accounts[$0].name } ?? ""
-        return [.alert(title: (direct ? name : "\(name) in \(label)") + account, body: String(text.prefix(200)))]
+        return [.alert(title: (direct ? name : "\(name) in \(channelLabel(m.channelUrl, state))") + account, body: String(text.prefix(200)))]
     }
 }

@@ -563,17 +563,26 @@ public struct Reducer: Sendable {
             c.unreadMessageCount = 0
             c.unreadMentionCount = 0
         }
-        if let i = state.channels.firstIndex(where: { $0.url == c.url }) {
-            state.channels[i] = c
-        } else {
-            state.channels.append(c)
+        // The list stays in order (invitations first, then by latest activity): the channel is taken
+        // out and put back where it belongs, which moves nothing else's contents (a message moves one
+        // channel to the top on every incoming line). A list found out of order is sorted whole.
+        if let old = state.channels.firstIndex(where: { $0.url == c.url }) { state.channels.remove(at: old) }
+        var sorted = true
+        var i = state.channels.endIndex
+        for j in state.channels.indices {
+            if j > 0, !Self.listed(state.channels[j - 1], before: state.channels[j]) { sorted = false }
+            if i == state.channels.endIndex, Self.listed(c, before: state.channels[j]) { i = j }
         }
-        // Invitations first, then by latest activity.
-        state.channels.sort { a, b in
-            let ai = a.myMemberState == "invited"
-            let bi = b.myMemberState == "invited"
-            if ai != bi { return ai }
-            return a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
-        }
+        state.channels.insert(c, at: i)
+        if !sorted { state.channels.sort(by: Self.listed) }
+    }
+
+    /// The channel list's order: invitations first, then by latest activity (then by URL, so that the
+    /// order is total).
+    static func listed(_ a: GroupChannel, before b: GroupChannel) -> Bool {
+        let ai = a.myMemberState == "invited"
+        let bi = b.myMemberState == "invited"
+        if ai != bi { return ai }
+        return a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
     }
 }
