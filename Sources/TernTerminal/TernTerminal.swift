@@ -465,6 +465,7 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
             for y in changedRows where !drawn.linkRuns(y).isEmpty { _ = wredrawln(cnc_stdscr(), Int32(y), 1) }
         }
         picturesBefore(frame)
+        var penStyle: Style? = nil
         for run in changes {
             var x = run.x
             while x < run.x + run.count {
@@ -473,18 +474,34 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
                     x += 1
                     continue
                 }
-                let (attrs, pair) = attributes(cell.style)
-                attr_set(attr_t(truncatingIfNeeded: UInt32(bitPattern: attrs)), pair, nil)
+                // A run of cells in one style (most of a row) sets it once.
+                if cell.style != penStyle {
+                    let (attrs, pair) = attributes(cell.style)
+                    attr_set(attr_t(truncatingIfNeeded: UInt32(bitPattern: attrs)), pair, nil)
+                    penStyle = cell.style
+                }
                 // As many columns as curses counts (wcwidth) as the grid gives the cell: an emoji
                 // presentation sequence goes out as its base and a space (CellWidth.forTerminal).
                 let cells = x + 1 < frame.width && frame[x + 1, run.y].isContinuation ? 2 : 1
+                let bottomRight = run.y == h - 1 && x == w - 1
+                // Most cells: one scalar as wide as its cells, no overlay — written with no text or array made.
+                if let u = cell.glyph.scalar, !cell.style.strike, Int(cnc_wcwidth(u.value)) == cells {
+                    var wide: (wchar_t, wchar_t) = (wchar_t(bitPattern: u.value), 0)
+                    if !bottomRight {
+                        _ = withUnsafeMutablePointer(to: &wide) {
+                            $0.withMemoryRebound(to: wchar_t.self, capacity: 2) { mvaddwstr(Int32(run.y), Int32(x), $0) }
+                        }
+                    }
+                    x += 1
+                    continue
+                }
                 var (scalars, pad) = CellWidth.forTerminal(cell.text, width: cells) { Int(cnc_wcwidth($0.value)) }
                 // curses has no strike-through attribute: a combining long stroke overlay (U+0336) on the cell.
                 if cell.style.strike { scalars.append("\u{0336}") }
                 let room = run.y == h - 1 ? min(pad, max(0, w - 1 - x - 1)) : pad
                 var wide = scalars.map { wchar_t(bitPattern: $0.value) } + Array(repeating: wchar_t(32), count: room) + [0]
                 // The bottom-right cell cannot be written without scrolling; skip it.
-                if !(run.y == h - 1 && x == w - 1) { _ = mvaddwstr(Int32(run.y), Int32(x), &wide) }
+                if !bottomRight { _ = mvaddwstr(Int32(run.y), Int32(x), &wide) }
                 x += 1
             }
         }

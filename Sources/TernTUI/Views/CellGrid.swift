@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A colour as themes name it.
 public enum Color: Hashable, Sendable {
     case `default`
@@ -5,30 +7,65 @@ public enum Color: Hashable, Sendable {
     case index(Int)
 }
 
-/// What a cell looks like.
+/// What a cell looks like. Stored packed (colours in 32 bits each, the attributes in one byte) so that a
+/// ``Cell`` copies and compares as plain bytes; the properties read and write it as before.
 public struct Style: Hashable, Sendable {
-    public var fg: Color = .default
-    public var bg: Color = .default
-    public var bold = false
-    public var dim = false
-    public var italic = false
-    public var underline = false
-    public var reverse = false
+    /// A colour: -1 for the default, else its index.
+    private var fgValue: Int32 = -1
+    private var bgValue: Int32 = -1
+    private var flags: UInt8 = 0
+
+    private static func packed(_ c: Color) -> Int32 {
+        switch c {
+        case .default: return -1
+        case .index(let i): return Int32(clamping: max(0, i))
+        }
+    }
+    private static func color(_ v: Int32) -> Color { v < 0 ? .default : .index(Int(v)) }
+    private func flag(_ bit: UInt8) -> Bool { flags & bit != 0 }
+    private mutating func set(_ bit: UInt8, _ on: Bool) { flags = on ? flags | bit : flags & ~bit }
+
+    public var fg: Color {
+        get { Self.color(fgValue) }
+        set { fgValue = Self.packed(newValue) }
+    }
+    public var bg: Color {
+        get { Self.color(bgValue) }
+        set { bgValue = Self.packed(newValue) }
+    }
+    public var bold: Bool {
+        get { flag(1) }
+        set { set(1, newValue) }
+    }
+    public var dim: Bool {
+        get { flag(2) }
+        set { set(2, newValue) }
+    }
+    public var italic: Bool {
+        get { flag(4) }
+        set { set(4, newValue) }
+    }
+    public var underline: Bool {
+        get { flag(8) }
+        set { set(8, newValue) }
+    }
+    public var reverse: Bool {
+        get { flag(16) }
+        set { set(16, newValue) }
+    }
     /// Struck through (curses has no such attribute: the terminal adapter overlays U+0336 on each cell).
-    public var strike = false
+    public var strike: Bool {
+        get { flag(32) }
+        set { set(32, newValue) }
+    }
 
     public init(
         fg: Color = .default, bg: Color = .default, bold: Bool = false, dim: Bool = false, italic: Bool = false, underline: Bool = false,
         reverse: Bool = false, strike: Bool = false
     ) {
-        self.fg = fg
-        self.bg = bg
-        self.bold = bold
-        self.dim = dim
-        self.italic = italic
-        self.underline = underline
-        self.reverse = reverse
-        self.strike = strike
+        fgValue = Self.packed(fg)
+        bgValue = Self.packed(bg)
+        flags = (bold ? 1 : 0) | (dim ? 2 : 0) | (italic ? 4 : 0) | (underline ? 8 : 0) | (reverse ? 16 : 0) | (strike ? 32 : 0)
     }
 
     public static let plain = Style()
@@ -36,31 +73,112 @@ public struct Style: Hashable, Sendable {
     /// This style drawn over `base`: its colours where it sets them, else the base's; the attributes of both.
     public func layered(over base: Style) -> Style {
         var s = base
-        if fg != .default { s.fg = fg }
-        if bg != .default { s.bg = bg }
-        s.bold = s.bold || bold
-        s.dim = s.dim || dim
-        s.italic = s.italic || italic
-        s.underline = s.underline || underline
-        s.reverse = s.reverse || reverse
-        s.strike = s.strike || strike
+        if fgValue >= 0 { s.fgValue = fgValue }
+        if bgValue >= 0 { s.bgValue = bgValue }
+        s.flags |= flags
         return s
     }
 }
 
-/// One terminal cell: a grapheme (or "" for the second half of a wide one), its style, and the link it is
-/// part of (an index into its grid's ``CellGrid/links`` plus one; 0: none).
+/// The grapheme a cell shows, as plain bytes: up to three Unicode scalars held inline (21 bits each), a
+/// longer cluster (an emoji sequence, a letter with several marks) as its number in a table kept for the
+/// process. Equal graphemes, scalar for scalar, are equal glyphs; the empty glyph is the right half of a
+/// wide one.
+public struct Glyph: Hashable, Sendable {
+    fileprivate var raw: UInt64
+
+    /// Marks a number in the table rather than scalars.
+    private static let tableBit: UInt64 = 1 << 63
+    private static let table = Mutex<(strings: [String], numbers: [String: UInt64])>(([], [:]))
+
+    public static let space = Glyph(raw: 0x20)
+    public static let empty = Glyph(raw: 0)
+
+    private init(raw: UInt64) { self.raw = raw }
+
+    public init(_ c: Character) {
+        var raw: UInt64 = 0
+        var shift: UInt64 = 0
+        for u in c.unicodeScalars {
+            guard shift < 63, u.value != 0 else {
+                self = Self.numbered(String(c))
+                return
+            }
+            raw |= UInt64(u.value) << shift
+            shift += 21
+        }
+        self.raw = raw
+    }
+
+    public init(_ text: String) {
+        var raw: UInt64 = 0
+        var shift: UInt64 = 0
+        for u in text.unicodeScalars {
+            guard shift < 63, u.value != 0 else {
+                self = Self.numbered(text)
+                return
+            }
+            raw |= UInt64(u.value) << shift
+            shift += 21
+        }
+        self.raw = raw
+    }
+
+    private static func numbered(_ text: String) -> Glyph {
+        table.withLock { t in
+            if let n = t.numbers[text] { return Glyph(raw: tableBit | n) }
+            let n = UInt64(t.strings.count)
+            t.strings.append(text)
+            t.numbers[text] = n
+            return Glyph(raw: tableBit | n)
+        }
+    }
+
+    public var isEmpty: Bool { raw == 0 }
+
+    /// The grapheme's one scalar, when it is one (most cells): the terminal adapter writes it with no text made.
+    public var scalar: Unicode.Scalar? { raw != 0 && raw < 1 << 21 ? Unicode.Scalar(UInt32(raw)) : nil }
+
+    /// The grapheme as text.
+    public var text: String {
+        if raw & Self.tableBit != 0 {
+            let n = Int(raw & ~Self.tableBit)
+            return Self.table.withLock { $0.strings[n] }
+        }
+        var s = String.UnicodeScalarView()
+        var r = raw
+        while r != 0 {
+            if let u = Unicode.Scalar(UInt32(r & 0x1F_FFFF)) { s.append(u) }
+            r >>= 21
+        }
+        return String(s)
+    }
+}
+
+/// One terminal cell: a grapheme (empty for the second half of a wide one), its style, and the link it is
+/// part of (an index into its grid's ``CellGrid/links`` plus one; 0: none). Plain bytes: a grid copies and
+/// compares with no reference counting.
 public struct Cell: Hashable, Sendable {
-    public var text: String
+    public var glyph: Glyph
     public var style: Style
     public var link: UInt16
     public init(_ text: String = " ", _ style: Style = .plain, link: UInt16 = 0) {
-        self.text = text
+        self.glyph = text == " " ? .space : Glyph(text)
         self.style = style
         self.link = link
     }
+    public init(glyph: Glyph, _ style: Style = .plain, link: UInt16 = 0) {
+        self.glyph = glyph
+        self.style = style
+        self.link = link
+    }
+    /// The grapheme as text ("" for the right half of a wide one).
+    public var text: String {
+        get { glyph.text }
+        set { glyph = Glyph(newValue) }
+    }
     /// The right half of a two-cell glyph.
-    public var isContinuation: Bool { text.isEmpty }
+    public var isContinuation: Bool { glyph.isEmpty }
 }
 
 /// The screen as a value: views draw into it, tests compare it, and the terminal adapter writes
@@ -80,7 +198,7 @@ public struct CellGrid: Equatable, Sendable {
     public init(width: Int, height: Int, fill: Style = .plain) {
         self.width = max(0, width)
         self.height = max(0, height)
-        cells = Array(repeating: Cell(" ", fill), count: self.width * self.height)
+        cells = Array(repeating: Cell(glyph: .space, fill), count: self.width * self.height)
     }
 
     public static func == (a: CellGrid, b: CellGrid) -> Bool {
@@ -109,8 +227,9 @@ public struct CellGrid: Equatable, Sendable {
 
     /// Fills a rectangle.
     public mutating func fill(x: Int, y: Int, width w: Int, height h: Int, style: Style, text: String = " ") {
+        let cell = Cell(text, style)
         for yy in max(0, y)..<min(height, y + h) {
-            for xx in max(0, x)..<min(width, x + w) { self[xx, yy] = Cell(text, style) }
+            for xx in max(0, x)..<min(width, x + w) { self[xx, yy] = cell }
         }
     }
 
@@ -135,12 +254,12 @@ public struct CellGrid: Equatable, Sendable {
                 continue
             }
             if col + w > end {
-                if col < end { self[col, y] = Cell(" ", style) }
+                if col < end { self[col, y] = Cell(glyph: .space, style) }
                 return end
             }
             if col >= 0 {
-                self[col, y] = Cell(String(c), style, link: link)
-                if w == 2 { self[col + 1, y] = Cell("", style, link: link) }
+                self[col, y] = Cell(glyph: Glyph(c), style, link: link)
+                if w == 2 { self[col + 1, y] = Cell(glyph: .empty, style, link: link) }
             }
             col += w
         }
