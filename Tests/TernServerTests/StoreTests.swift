@@ -188,6 +188,53 @@ struct SQLiteStoreTests {
         #expect(try await s.blockedUsers("a", blockingMe: true, afterUserId: nil, limit: 10, userIds: nil).map(\.userId) == ["d"])
     }
 
+    /// The send path skips the blockers' query and the auto-unhide update where no block or hidden
+    /// channel can apply (SQLite keeps who may be blocked and where a member may have hidden the
+    /// channel): blocks and hides made before the store opened, and since, must still count.
+    @Test("Blocks and auto-unhide hides count whether made before the store opened or since, on every write path", arguments: StoreKind.allCases)
+    func blocksAndHidesAcrossReopening(_ kind: StoreKind) async throws {
+        let location = try await kind.newLocation()
+        var s = try await makeStore(kind, location)
+        for u in ["a", "b", "c"] { _ = try await s.createUser(user(u)) }
+        _ = try await s.createGroupChannel(channel("g", ["a", "b", "c"]))
+        _ = try await s.createGroupChannel(channel("dm", ["a", "b"]))
+        _ = try await s.createGroupChannel(channel("quiet", ["a", "c"]))
+        #expect(try await s.block("b", "a", at: 5))
+        try await s.setHidden("quiet", userId: "c", state: "hidden_allow_auto_unhide", messageOffset: nil)
+        try await s.close()
+        s = try await makeStore(kind, location)
+        // Sent through the send pipeline's path where the store has one (a transaction of its own).
+        func send(_ m: NewMessage) async throws -> StoredMessage {
+            if let inPlace = s as? any InPlaceMessageInsert { return try inPlace.insertMessagesInPlace([m])[0].get() }
+            return try await s.insertMessage(m)
+        }
+        #expect(try await send(message("dm", from: "a", at: 10)).message.hiddenFor == "b", "a block from before the store opened")
+        _ = try await send(message("g", from: "a", at: 11))
+        #expect(try await s.member("g", userId: "b")?.unreadCount == 0)
+        #expect(try await s.member("g", userId: "c")?.unreadCount == 1)
+        _ = try await send(message("quiet", from: "a", at: 12))
+        #expect(try await s.member("quiet", userId: "c")?.hiddenState == "unhidden", "a hide from before the store opened")
+        // And since: c blocks a, a hides g with auto-unhide and c sends there.
+        #expect(try await s.block("c", "a", at: 20))
+        _ = try await send(message("g", from: "a", at: 21))
+        #expect(try await s.member("g", userId: "c")?.unreadCount == 1, "c blocks a now: a's message no longer counts for c")
+        try await s.setHidden("g", userId: "a", state: "hidden_allow_auto_unhide", messageOffset: nil)
+        try await s.setHidden("dm", userId: "a", state: "hidden_prevent_auto_unhide", messageOffset: nil)
+        _ = try await send(message("g", from: "c", at: 22))
+        _ = try await send(message("dm", from: "b", at: 23))
+        #expect(try await s.member("g", userId: "a")?.hiddenState == "unhidden")
+        #expect(try await s.member("dm", userId: "a")?.hiddenState == "hidden_prevent_auto_unhide")
+        // A refused message (a reply to no message) leaves nothing behind and the next one is stored.
+        var orphan = message("g", from: "b", at: 30)
+        orphan.parentMessageId = 999_999
+        await #expect(throws: SendbirdError.self) { _ = try await send(orphan) }
+        let after = try await send(message("g", from: "b", at: 31))
+        let all = try await s.messages(
+            "g", query: MessageQuery(anchor: .timestamp(100), prevLimit: 10, nextLimit: 0, inclusive: true, reverse: false))
+        #expect(all.map(\.createdAt) == [11, 21, 22, 31] && all.last?.messageId == after.message.messageId)
+        try await s.close()
+    }
+
     @Test("A repeated (sender, req_id) returns the original and stores nothing; ephemeral messages are not kept", arguments: StoreKind.allCases)
     func idempotentAndEphemeral(_ kind: StoreKind) async throws {
         let s = try await makeStore(kind)

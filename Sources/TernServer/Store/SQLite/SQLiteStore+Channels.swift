@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import TernProtocol
 
 /// Group and open channels, their members and roles, and the per-user channel changelog (``ChannelStore``) on SQLite.
@@ -181,6 +182,7 @@ extension SQLiteStore {
     public func setHidden(_ channelUrl: String, userId: String, state: String, messageOffset: Int64?) async throws {
         try await self.write { db in
             self.forgetTotals(nil)
+            if state == "hidden_allow_auto_unhide" { self.mayAutoUnhide.withLock { _ = $0.insert(channelUrl) } }
             if let offset = messageOffset {
                 try db.execute(
                     sql: """

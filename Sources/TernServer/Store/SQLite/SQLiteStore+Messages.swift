@@ -70,7 +70,10 @@ extension SQLiteStore: InPlaceMessageInsert {
             if let original = try Self.duplicate(db, m) { return StoredMessage(message: original, duplicate: true, totals: [:]) }
             throw error
         }
-        let blockers = try Self.blockersOfSender(db, m, hiddenFor: &record.hiddenFor)
+        // Most senders are blocked by no one and most channels are hidden by no one: the two
+        // statements that would find that out are skipped (``mayBeBlocked``, ``mayAutoUnhide``).
+        let senderMayBeBlocked = m.senderId.map { s in mayBeBlocked.withLock { $0.contains(s) } } ?? false
+        let blockers = senderMayBeBlocked ? try Self.blockersOfSender(db, m, hiddenFor: &record.hiddenFor) : []
         guard let id = try storeRow(db, m, hiddenFor: record.hiddenFor) else {
             guard let original = try Self.duplicate(db, m) else { throw SendbirdError(.internalError, "A resend's original is not found.") }
             return StoredMessage(message: original, duplicate: true, totals: [:])
@@ -79,7 +82,7 @@ extension SQLiteStore: InPlaceMessageInsert {
         // Blockers are left out of every count below (seed 003).
         let blockedBy = Self.json(blockers)
         if !m.silent { try countUnread(db, m, blockers: blockers, blockedBy: blockedBy) }
-        try Self.autoUnhide(db, m, blockedBy: blockedBy)
+        if mayAutoUnhide.withLock({ $0.contains(m.channelUrl) }) { try Self.autoUnhide(db, m, blockedBy: blockedBy) }
         if !m.silent { try Self.countMentions(db, m, blockedBy: blockedBy) }
         if m.markSenderRead, let sender = m.senderId { try markSenderRead(db, m, sender: sender) }
         var parent: MessageRecord?

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import TernProtocol
 
 /// Users, their credentials, sessions and blocks (``UserStore``) on SQLite.
@@ -148,6 +149,8 @@ extension SQLiteStore {
 
     public func block(_ blocker: String, _ blocked: String, at ms: Int64) async throws -> Bool {
         try await self.write { db in
+            // Known before the block commits: the send path reads it in its own (later) transaction.
+            self.mayBeBlocked.withLock { _ = $0.insert(blocked) }
             try db.execute(
                 sql: "INSERT OR IGNORE INTO blocks(blocker_id, blocked_id, created_at) VALUES (?, ?, ?)", arguments: [blocker, blocked, ms])
             return db.changesCount > 0

@@ -16,6 +16,14 @@ public final class SQLiteStore: Store {
     /// every other write that can move them; read and changed only inside write transactions.
     let totalsCache = Mutex<[String: UnreadCount]>([:])
 
+    /// Users someone may block: the blocked ids of the blocks table when the store opened, and every
+    /// one blocked since (``block(_:_:at:)``); an unblock takes none away, so a stale one only costs a
+    /// look-up. A message from anyone else skips the query for the members who block its sender.
+    let mayBeBlocked = Mutex<Set<String>>([])
+    /// Channels where a member may have hidden the channel with auto-unhide (kept the same way, by
+    /// ``setHidden(_:userId:state:messageOffset:)``): a message anywhere else skips the auto-unhide update.
+    let mayAutoUnhide = Mutex<Set<String>>([])
+
     /// Writes begun and not yet ended (``write(_:)``): whether the writer is free for the send
     /// path's in-place commit on an event loop (``InPlaceMessageInsert/writerIsFree``).
     let writes = Atomic<Int>(0)
@@ -27,11 +35,23 @@ public final class SQLiteStore: Store {
         return try await pool.write(updates)
     }
 
-    /// ``write(_:)`` on the calling thread, blocking it until the commit.
+    /// ``write(_:)`` on the calling thread, blocking it until the commit (the send path's, per message at
+    /// low rates). Its `BEGIN` and `COMMIT` are statements prepared once: GRDB's own transaction parses
+    /// both again every time.
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
         writes.add(1, ordering: .relaxed)
         defer { writes.subtract(1, ordering: .relaxed) }
-        return try pool.write(updates)
+        return try pool.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
+            do {
+                let result = try updates(db)
+                try db.cachedStatement(sql: "COMMIT").execute()
+                return result
+            } catch {
+                if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                throw error
+            }
+        }
     }
 
     var writerIsFree: Bool { writes.load(ordering: .relaxed) == 0 }
@@ -64,6 +84,14 @@ public final class SQLiteStore: Store {
         config.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: config)
         try Self.migrator.migrate(pool)
+        let (blocked, hidden) = try pool.read { db in
+            (
+                try String.fetchSet(db, sql: "SELECT DISTINCT blocked_id FROM blocks"),
+                try String.fetchSet(db, sql: "SELECT DISTINCT channel_url FROM members WHERE hidden_state = 'hidden_allow_auto_unhide'")
+            )
+        }
+        mayBeBlocked.withLock { $0 = blocked }
+        mayAutoUnhide.withLock { $0 = hidden }
         checkpointer = try WALCheckpointer(path: path)
         pool.add(transactionObserver: CheckpointTrigger(checkpointer), extent: .databaseLifetime)
     }
