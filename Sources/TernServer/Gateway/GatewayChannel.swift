@@ -464,19 +464,21 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
     /// one the gateway will refuse anyway).
     static func sendChannel(_ frame: Frame) -> String? {
         guard frame.command == .message || frame.command == .file else { return nil }
-        let key = channelUrlKey
-        let bytes = frame.payload
-        guard let at = bytes.firstIndex(ofBytes: key) else { return nil }
-        var i = at + key.count
-        while i < bytes.endIndex, bytes[i] == 0x20 || bytes[i] == 0x3A { i += 1 }
-        guard i < bytes.endIndex, bytes[i] == 0x22 else { return nil }
-        let start = i + 1
-        var end = start
-        while end < bytes.endIndex, bytes[end] != 0x22 {
-            if bytes[end] == 0x5C { return nil }  // an escape: the gateway's decoder reads it
-            end += 1
+        // Over the raw bytes: `Data`'s subscript costs a call per byte.
+        return frame.payload.withUnsafeBytes { bytes -> String? in
+            let key = channelUrlKey
+            guard let at = key.withUnsafeBytes({ ByteSearch.firstOffset(of: $0, in: bytes) }) else { return nil }
+            var i = at + key.count
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x3A { i += 1 }
+            guard i < bytes.count, bytes[i] == 0x22 else { return nil }
+            let start = i + 1
+            var end = start
+            while end < bytes.count, bytes[end] != 0x22 {
+                if bytes[end] == 0x5C { return nil }  // an escape: the gateway's decoder reads it
+                end += 1
+            }
+            return end < bytes.count ? String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) : nil
         }
-        return end < bytes.endIndex ? String(decoding: bytes[start..<end], as: UTF8.self) : nil
     }
 
     /// Runs waiting commands, in arrival order, until none is left; the task then ends.
