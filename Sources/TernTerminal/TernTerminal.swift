@@ -18,6 +18,11 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
     public let inputs: AsyncStream<TerminalInput>
     private let sink: AsyncStream<TerminalInput>.Continuation
     let lock = NSLock()
+    /// Held around every curses call after start-up: by the curses thread while it works, and by
+    /// ``present(_:)`` when it draws on its caller's thread.
+    let cursesLock = NSLock()
+    /// Curses has ended (under `cursesLock`): frames are no longer drawn.
+    private var cursesClosed = false
     private var pending: CellGrid?
     private var outbox: [String] = []
     /// The alert to raise with the next frame (under `lock`).
@@ -69,7 +74,20 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
         _ = write(wakeWrite, &b, 1)
     }
 
+    /// Draws `grid` on the calling thread when no curses call is under way (the app's event loop: no
+    /// thread woken per frame); else hands it to the curses thread, which draws it when it is done
+    /// (reading keys, a resize, a program on the terminal).
     public func present(_ grid: CellGrid) {
+        if cursesLock.try() {
+            defer { cursesLock.unlock() }
+            if !cursesClosed {
+                lock.lock()
+                pending = nil
+                lock.unlock()
+                output(grid)
+                return
+            }
+        }
         lock.lock()
         pending = grid
         lock.unlock()
@@ -264,59 +282,79 @@ public final class CursesTerminal: TerminalSurface, @unchecked Sendable {
                 var buf = [UInt8](repeating: 0, count: 64)
                 while read(wakeRead, &buf, 64) > 0 {}
             }
-            if ready & 1 != 0 {
-                readKeys()
-            } else if decoder.isPending && ready == 0 {
-                for i in decoder.flush() { sink.yield(i) }
-            }
-            if ready & 4 != 0 {
-                // The terminal went away (its window closed without a SIGHUP reaching us): quit, do not spin.
-                sink.yield(.hangup)
-                lock.lock()
-                running = false
-                lock.unlock()
-                break
-            }
-            checkSize()
-            lock.lock()
-            let frame = pending
-            pending = nil
-            var raw = outbox
-            outbox = []
-            if let a = alertWaiting {
-                alertWaiting = nil
-                raw.append(a.sequence(passthrough))
-            }
-            let mouse = wantMouse
-            let full = fullRedraw
-            fullRedraw = false
-            let request = handOver
-            handOver = nil
-            lock.unlock()
-            if let request {
-                request.done.resume(returning: hand(request.argv))
-                continue
-            }
-            if mouse != mouseOn {
-                mouseOn = mouse
-                fputs(mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : "\u{1B}[?1000l\u{1B}[?1006l", stdout)
-                fflush(stdout)
-            }
-            if full {
-                drawn = nil
-                clearok(cnc_stdscr(), true)
-                if frame == nil, let last = lastFrame { draw(last) }
-            }
-            if let frame { draw(frame) }
-            if !raw.isEmpty {
-                for a in raw { fputs(a, stdout) }
-                fflush(stdout)
-            }
+            cursesLock.lock()
+            let alive = serviceWakeUp(ready)
+            cursesLock.unlock()
+            if !alive { break }
         }
+        cursesLock.lock()
+        cursesClosed = true
         forgetPictures()
         modesOff()
         endwin()
+        cursesLock.unlock()
         stopped.signal()
+    }
+
+    /// What the curses thread does when `poll` returns (`ready`: 1 input, 2 the wake-up pipe, 4 the
+    /// terminal gone), with `cursesLock` held: keys, a resize, a program to run, then what waits to be
+    /// drawn or written. False: the terminal went away.
+    private func serviceWakeUp(_ ready: Int32) -> Bool {
+        if ready & 1 != 0 {
+            readKeys()
+        } else if decoder.isPending && ready == 0 {
+            for i in decoder.flush() { sink.yield(i) }
+        }
+        if ready & 4 != 0 {
+            // The terminal went away (its window closed without a SIGHUP reaching us): quit, do not spin.
+            sink.yield(.hangup)
+            lock.lock()
+            running = false
+            lock.unlock()
+            return false
+        }
+        checkSize()
+        lock.lock()
+        let frame = pending
+        pending = nil
+        let request = handOver
+        handOver = nil
+        lock.unlock()
+        if let request { request.done.resume(returning: hand(request.argv)) }
+        output(frame)
+        return true
+    }
+
+    /// Draws `frame` (if any) and writes what waits: mouse reporting turned on or off, a full redraw,
+    /// then the escape sequences (title, clipboard, the alert) after the frame. With `cursesLock` held,
+    /// on the curses thread or the thread presenting a frame.
+    private func output(_ frame: CellGrid?) {
+        lock.lock()
+        var raw = outbox
+        outbox = []
+        if let a = alertWaiting {
+            alertWaiting = nil
+            raw.append(a.sequence(passthrough))
+        }
+        let mouse = wantMouse
+        let full = fullRedraw
+        fullRedraw = false
+        lock.unlock()
+        if mouse != mouseOn {
+            mouseOn = mouse
+            fputs(mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : "\u{1B}[?1000l\u{1B}[?1006l", stdout)
+            fflush(stdout)
+        }
+        if full {
+            drawn = nil
+            clearok(cnc_stdscr(), true)
+            if frame == nil, let last = lastFrame { draw(last) }
+        }
+        if let frame { draw(frame) }
+        if !raw.isEmpty {
+            for a in raw { fputs(a, stdout) }
+            fflush(stdout)
+        }
     }
 
     /// Runs a program on the terminal (curses off meanwhile); its exit status.
