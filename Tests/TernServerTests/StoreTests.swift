@@ -121,6 +121,22 @@ struct SQLiteStoreTests {
         #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 3)
         #expect(try await s.unreadMessageTotal(userId: "a", customTypes: nil, superMode: nil) == 1)
         #expect(try await s.member("c", userId: "a")?.readTs == 20)
+        // The sender reads what was unread by sending (their cached total drops with it), and with
+        // nothing unread, their receipt still moves to each message they send.
+        var mention = message("c", from: "b", at: 31)
+        mention.mentionedUserIds = ["a"]
+        _ = try await s.insertMessage(mention)
+        #expect(try await s.member("c", userId: "a")?.unreadMentionCount == 1)
+        var reply = message("c", from: "a", at: 32)
+        reply.totalsFor = ["a"]
+        #expect(try await s.insertMessage(reply).totals["a"]?.all == 0)
+        #expect(try await s.unreadMessageTotal(userId: "a", customTypes: nil, superMode: nil) == 0)
+        var member = try await s.member("c", userId: "a")
+        #expect(member?.readTs == 32 && member?.unreadCount == 0 && member?.unreadMentionCount == 0)
+        _ = try await s.insertMessage(message("c", from: "a", at: 33))
+        member = try await s.member("c", userId: "a")
+        #expect(member?.readTs == 33 && member?.unreadCount == 0)
+        #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 2, "b read all by sending at 31")
         _ = try await s.markRead("c", userId: "b", ts: 40)
         #expect(try await s.unreadMessageTotal(userId: "b", customTypes: nil, superMode: nil) == 0)
         #expect(try await s.unreadChannelCount(userId: "c", customTypes: nil, superMode: nil) == 1)

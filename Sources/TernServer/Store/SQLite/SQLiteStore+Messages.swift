@@ -276,6 +276,16 @@ extension SQLiteStore: InPlaceMessageInsert {
     /// The sender has read their own message: their read receipt moves to it and their unread
     /// counts in the channel drop to zero.
     func markSenderRead(_ db: Database, _ m: NewMessage, sender: String) throws {
+        // Most often the sender has nothing unread here (their last message read it all): one update
+        // moves the receipt, and no total changes.
+        try Self.exec(
+            db,
+            sql: """
+                UPDATE members SET read_ts = max(read_ts, ?)
+                WHERE channel_url = ? AND user_id = ? AND unread_count = 0 AND unread_mention_count = 0
+                """,
+            arguments: [m.createdAt, m.channelUrl, sender])
+        if db.changesCount > 0 { return }
         // The sender's unread count here drops to zero: their cached total loses what it counted.
         if totalsCache.withLock({ $0[sender] != nil }),
             let row = try Row.fetchOne(
