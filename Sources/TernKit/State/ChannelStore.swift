@@ -20,9 +20,7 @@ public struct ChannelStore: Sendable, Equatable {
 
     /// Channels by latest activity, newest first.
     public var ordered: [GroupChannel] {
-        channels.values.sorted { a, b in
-            a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
-        }
+        channels.values.sorted(by: GroupChannel.newerFirst)
     }
 
     /// Channels with at least one unread message.

@@ -236,9 +236,7 @@ public struct GroupChannelCollectionState: Sendable, Equatable {
             && c.myMemberState != "none" && c.hiddenState == "unhidden"
     }
 
-    static func before(_ a: GroupChannel, _ b: GroupChannel) -> Bool {
-        a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
-    }
+    static func before(_ a: GroupChannel, _ b: GroupChannel) -> Bool { GroupChannel.newerFirst(a, b) }
 
     /// Channels from a page, the cache, or an event: new ones are added, known ones updated, ones
     /// that no longer belong (left, hidden, filtered out) deleted.

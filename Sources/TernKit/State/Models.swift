@@ -380,6 +380,11 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
     /// The time of the latest activity: the last message, else the creation.
     public var lastActivity: Millis { lastMessage?.createdAt ?? createdAt * 1000 }
 
+    /// The order of channel lists: latest activity first, then by URL (so that the order is total).
+    public static func newerFirst(_ a: GroupChannel, _ b: GroupChannel) -> Bool {
+        a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
+    }
+
     /// A 1:1 channel: distinct, with two members.
     public var isDirect: Bool { isDistinct && members.count == 2 }
 

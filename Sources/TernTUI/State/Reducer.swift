@@ -577,12 +577,10 @@ public struct Reducer: Sendable {
         if !sorted { state.channels.sort(by: Self.listed) }
     }
 
-    /// The channel list's order: invitations first, then by latest activity (then by URL, so that the
-    /// order is total).
+    /// The channel list's order: invitations first, then ``GroupChannel/newerFirst(_:_:)``.
     static func listed(_ a: GroupChannel, before b: GroupChannel) -> Bool {
         let ai = a.myMemberState == "invited"
         let bi = b.myMemberState == "invited"
-        if ai != bi { return ai }
-        return a.lastActivity != b.lastActivity ? a.lastActivity > b.lastActivity : a.url < b.url
+        return ai != bi ? ai : GroupChannel.newerFirst(a, b)
     }
 }

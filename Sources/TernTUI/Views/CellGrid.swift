@@ -96,32 +96,20 @@ public struct Glyph: Hashable, Sendable {
 
     private init(raw: UInt64) { self.raw = raw }
 
-    public init(_ c: Character) {
-        var raw: UInt64 = 0
-        var shift: UInt64 = 0
-        for u in c.unicodeScalars {
-            guard shift < 63, u.value != 0 else {
-                self = Self.numbered(String(c))
-                return
-            }
-            raw |= UInt64(u.value) << shift
-            shift += 21
-        }
-        self.raw = raw
-    }
+    public init(_ c: Character) { self = Self.packed(c.unicodeScalars) ?? Self.numbered(String(c)) }
 
-    public init(_ text: String) {
+    public init(_ text: String) { self = Self.packed(text.unicodeScalars) ?? Self.numbered(text) }
+
+    /// Up to three scalars, none of them NUL, packed 21 bits each (nil: the cluster goes in the table).
+    private static func packed(_ scalars: some Sequence<Unicode.Scalar>) -> Glyph? {
         var raw: UInt64 = 0
         var shift: UInt64 = 0
-        for u in text.unicodeScalars {
-            guard shift < 63, u.value != 0 else {
-                self = Self.numbered(text)
-                return
-            }
+        for u in scalars {
+            guard shift < 63, u.value != 0 else { return nil }
             raw |= UInt64(u.value) << shift
             shift += 21
         }
-        self.raw = raw
+        return Glyph(raw: raw)
     }
 
     private static func numbered(_ text: String) -> Glyph {
@@ -163,7 +151,7 @@ public struct Cell: Hashable, Sendable {
     public var style: Style
     public var link: UInt16
     public init(_ text: String = " ", _ style: Style = .plain, link: UInt16 = 0) {
-        self.glyph = text == " " ? .space : Glyph(text)
+        self.glyph = Glyph(text)
         self.style = style
         self.link = link
     }
