@@ -19,6 +19,7 @@ struct ServeEmbeddedCommand: AsyncParsableCommand {
 
     func run() async throws {
         EventLoopCount.matchAffinity()
+        HeapTuning.keepFreedMemory()
         DataDirectory.restrictNewFiles()
         var logger = Logger(label: "tern.embedded")
         logger.logLevel = .info

@@ -171,6 +171,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         // One event loop per CPU ternd may run on (taskset), before anything starts the loops.
         EventLoopCount.matchAffinity()
+        HeapTuning.keepFreedMemory()
         // Everything ternd writes (the database, the API token, uploaded files) is its owner's only.
         DataDirectory.restrictNewFiles()
         let databaseURL = (database ?? ProcessInfo.processInfo.environment["TERND_DATABASE"]).flatMap { $0.isEmpty ? nil : $0 }

@@ -32,7 +32,9 @@ public final class SQLiteStore: Store {
     func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         writes.add(1, ordering: .relaxed)
         defer { writes.subtract(1, ordering: .relaxed) }
-        return try await pool.write(updates)
+        let result = try await pool.write(updates)
+        checkpointer.committed()
+        return result
     }
 
     /// ``write(_:)`` on the calling thread, blocking it until the commit (the send path's, per message at
@@ -41,7 +43,7 @@ public final class SQLiteStore: Store {
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
         writes.add(1, ordering: .relaxed)
         defer { writes.subtract(1, ordering: .relaxed) }
-        return try pool.writeWithoutTransaction { db in
+        let result = try pool.writeWithoutTransaction { db in
             try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
             do {
                 let result = try updates(db)
@@ -52,6 +54,8 @@ public final class SQLiteStore: Store {
                 throw error
             }
         }
+        checkpointer.committed()
+        return result
     }
 
     var writerIsFree: Bool { writes.load(ordering: .relaxed) == 0 }
@@ -93,7 +97,6 @@ public final class SQLiteStore: Store {
         mayBeBlocked.withLock { $0 = blocked }
         mayAutoUnhide.withLock { $0 = hidden }
         checkpointer = try WALCheckpointer(path: path)
-        pool.add(transactionObserver: CheckpointTrigger(checkpointer), extent: .databaseLifetime)
     }
 
     /// Whether stored messages may be missing from the full-text index, and whether a catch-up is
@@ -189,7 +192,9 @@ public final class SQLiteStore: Store {
 /// crosses 1,000 pages, and every message behind that commit waits for it (tern-bench showed a
 /// 15–20 ms p99 at 100 msg/s from it).
 ///
-/// When: every commit is counted (``committed()``, from the writer's transaction observer). Once
+/// When: every commit is counted (``committed()``, called by ``SQLiteStore/write(_:)`` after each:
+/// a GRDB transaction observer would do the same, at the price of GRDB inspecting every statement
+/// the writer runs for it). Once
 /// ``busyCommits`` have been made, a checkpoint follows at most ``busyInterval`` after the last
 /// one (four a second under load, as a timer did before); fewer commits wait up to
 /// ``idleInterval``. At low rates a checkpoint a quarter of a second cost more than the messages
@@ -263,17 +268,6 @@ struct CheckpointSchedule {
         last = now
         return true
     }
-}
-
-/// Tells the checkpointer of every commit of the writer (GRDB calls it on the writer's thread,
-/// right after the commit).
-final class CheckpointTrigger: TransactionObserver {
-    let checkpointer: WALCheckpointer
-    init(_ checkpointer: WALCheckpointer) { self.checkpointer = checkpointer }
-    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
-    func databaseDidChange(with event: DatabaseEvent) {}
-    func databaseDidCommit(_ db: Database) { checkpointer.committed() }
-    func databaseDidRollback(_ db: Database) {}
 }
 
 extension SQLText {
