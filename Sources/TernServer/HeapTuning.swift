@@ -13,8 +13,8 @@ import Glibc
 /// ``mmapThreshold`` or more still get mappings of their own, returned to the kernel as they are freed.
 /// The peak does not grow: only what was in use already stays mapped.
 public enum HeapTuning {
-    public static let trimThreshold: Int32 = 8 << 20
-    public static let mmapThreshold: Int32 = 1 << 20
+    static let trimThreshold: Int32 = 8 << 20
+    static let mmapThreshold: Int32 = 1 << 20
     /// `M_TRIM_THRESHOLD` and `M_MMAP_THRESHOLD` of glibc's `<malloc.h>`, which Swift's `Glibc`
     /// module does not include (nor `mallopt`, looked up by name below).
     static let trimThresholdParameter: Int32 = -1

@@ -19,8 +19,10 @@ struct WALCheckpointerTests {
                 userId: "u1", nickname: "u1", profileUrl: "", metadata: [:], createdAt: 1, lastSeenAt: 0, hasEverLoggedIn: false, isActive: true))
         // Due two seconds after the store opened (CheckpointSchedule.idleInterval); allow for a slow machine.
         var changed = false
-        for _ in 0..<100 where !changed {
+        var waited = 0
+        while !changed && waited < 100 {
             try await Task.sleep(for: .milliseconds(100))
+            waited += 1
             changed = try Data(contentsOf: URL(fileURLWithPath: path)) != before
         }
         #expect(changed, "no checkpoint after a commit")

@@ -236,8 +236,6 @@ public struct GroupChannelCollectionState: Sendable, Equatable {
             && c.myMemberState != "none" && c.hiddenState == "unhidden"
     }
 
-    static func before(_ a: GroupChannel, _ b: GroupChannel) -> Bool { GroupChannel.newerFirst(a, b) }
-
     /// Channels from a page, the cache, or an event: new ones are added, known ones updated, ones
     /// that no longer belong (left, hidden, filtered out) deleted.
     public mutating func upsert(_ list: [GroupChannel], source: CollectionEventSource) -> [CollectionChange<GroupChannel>] {
@@ -258,7 +256,7 @@ public struct GroupChannelCollectionState: Sendable, Equatable {
                 added.append(c)
             }
         }
-        channels.sort(by: Self.before)
+        channels.sort(by: GroupChannel.newerFirst)
         var out: [CollectionChange<GroupChannel>] = []
         if !added.isEmpty { out.append(.added(added, source)) }
         if !updated.isEmpty { out.append(.updated(updated, source)) }

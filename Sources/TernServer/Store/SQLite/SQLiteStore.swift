@@ -192,12 +192,11 @@ public final class SQLiteStore: Store {
 /// crosses 1,000 pages, and every message behind that commit waits for it (tern-bench showed a
 /// 15–20 ms p99 at 100 msg/s from it).
 ///
-/// When: every commit is counted (``committed()``, called by ``SQLiteStore/write(_:)`` after each:
+/// When: every commit is counted (``committed()``, called by ``SQLiteStore/write(_:)`` after each;
 /// a GRDB transaction observer would do the same, at the price of GRDB inspecting every statement
-/// the writer runs for it). Once
-/// ``busyCommits`` have been made, a checkpoint follows at most ``busyInterval`` after the last
-/// one (four a second under load, as a timer did before); fewer commits wait up to
-/// ``idleInterval``. At low rates a checkpoint a quarter of a second cost more than the messages
+/// the writer runs for it). Once ``busyCommits`` have been made, a checkpoint follows at most
+/// ``busyInterval`` after the last one (four a second under load, as a timer did before); fewer
+/// commits wait up to ``idleInterval``. At low rates a checkpoint a quarter of a second cost more than the messages
 /// it carried: its fsyncs, the WAL header's fsync in the next commit (SQLite syncs it when the
 /// WAL starts over), and the wake-ups of two threads (issue 35). With no commits nothing runs.
 final class WALCheckpointer: Sendable {
