@@ -430,9 +430,15 @@ public actor ChatApp {
             break
         }
         if case .event(let e) = action { logEvent(e) }
-        let before = state.settings
+        // Only the user's commands change settings: an engine's event (most actions, one per incoming
+        // line) skips the copy and comparison of them.
+        let before: Settings?
+        switch action {
+        case .event, .account: before = nil
+        default: before = state.settings
+        }
         let effects = reducer.reduce(&state, action)
-        if state.settings != before { settingsChanged(from: before) }
+        if let before, state.settings != before { settingsChanged(from: before) }
         // Only the two fields it needs: passing the whole state copied it (every field retained) per event.
         let urgent = Self.isUrgent(action, selected: state.selected, threadParent: state.thread?.parent.messageId)
         for e in effects { perform(e) }

@@ -164,18 +164,18 @@ public struct Message: Sendable, Equatable, Identifiable, Codable {
     public var parentMessageId: Int64 = 0
     public var isReplyToChannel = false
     /// A reply's parent as the server described it.
-    public var parent: ParentSummary?
+    @OutOfLine public var parent: ParentSummary?
     /// A parent's thread.
-    public var thread: ThreadSummary?
+    @OutOfLine public var thread: ThreadSummary?
     /// Reactions: each key with who reacted, in the order keys first appeared.
     public var reactions: [Reaction] = []
     /// The link preview of the first URL in the text.
-    public var preview: OGMetaData?
+    @OutOfLine public var preview: OGMetaData?
     /// `FILE`: the files.
     public var files: [FilePayload] = []
     public var metaarray: [MetaArrayItem] = []
     public var status: SendingStatus
-    public var error: SendbirdError?
+    @OutOfLine public var error: SendbirdError?
 
     public init(
         messageId: Int64, requestId: String? = nil, channelUrl: String, kind: Kind = .user, text: String, sender: User?,
@@ -298,7 +298,7 @@ public struct GroupChannel: Sendable, Equatable, Identifiable, Codable {
     public var joinedMemberCount: Int
     public var unreadMessageCount: Int
     public var unreadMentionCount: Int
-    public var lastMessage: Message?
+    @OutOfLine public var lastMessage: Message?
     /// user id → the time (ms) up to which they have read.
     public var readReceipt: [String: Millis]
     /// user id → the time (ms) up to which messages reached them.
