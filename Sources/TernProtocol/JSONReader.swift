@@ -230,16 +230,21 @@ package struct JSONReader {
         if try takeNull() { return nil }
         try expect(UInt8(ascii: "\""))
         let start = index
+        var ascii = true
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
-                let s = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                guard let s else { throw Unrecognised() }
+                // ASCII is valid UTF-8 as it is: `String(decoding:)` is specialised here, where the
+                // validating initialiser is generic code that looks its types up at run time.
+                if ascii { return String(decoding: raw, as: UTF8.self) }
+                guard let s = String(validating: raw, as: UTF8.self) else { throw Unrecognised() }
                 return s
             }
             if b == UInt8(ascii: "\\") { break }
             guard b >= 0x20 else { throw Unrecognised() }
+            ascii = ascii && b < 0x80
             index += 1
         }
         // Escapes: decode from the first one on.
