@@ -110,7 +110,14 @@ struct WebSocketDialerTests {
         let server = try await RawServer.start { key in RawServer.switching(key) }
         defer { server.stop() }
         let options = WebSocketDialer.Options(maxFrameSize: 1 << 20, headers: [.init("SENDBIRD-WS-TOKEN")!: "a\r\nX-Evil: 1"])
-        try await WebSocketDialer.connect(url: "ws://127.0.0.1:\(server.port)/p?q=1", options: options, logger: Logger(label: "t")) { _, _, _ in }
+        // The request is what is checked, and the server has logged it before answering. How the socket
+        // ends does not matter here: the server hangs up right after its 101, so the client's close
+        // frame may meet a closed socket and the dial end with "connection reset" (it did, once in a
+        // while).
+        _ = try? await WebSocketDialer.connect(url: "ws://127.0.0.1:\(server.port)/p?q=1", options: options, logger: Logger(label: "t")) {
+            _, _, _ in
+        }
+        #expect(server.requests.count == 1)
         let lines = server.requests.first?.split(separator: "\r\n") ?? []
         #expect(lines.first == "GET /p?q=1 HTTP/1.1")
         #expect(lines.contains("Host: 127.0.0.1:\(server.port)"))
