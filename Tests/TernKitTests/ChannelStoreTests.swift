@@ -65,18 +65,32 @@ struct ChannelStoreTests {
         #expect(s.totalUnread == 0)
     }
 
-    @Test func lastMessageSurvivesStaleFetchesButNotAHistoryReset() {
+    @Test func lastMessageAndCountsSurviveStaleFetchesButNotAHistoryReset() {
         var s = ChannelStore(me: "me")
         s.upsert(channel("c", members: ["me", "bob"]))
         _ = s.applyIncoming(message(1, from: "bob", at: 100), viewing: false)
-        // A fetch that started before the message arrived does not take it away.
+        _ = s.applyIncoming(message(2, from: "bob", at: 110, mentions: ["me"]), viewing: false)
+        #expect(s["c"]?.unreadMessageCount == 2 && s["c"]?.unreadMentionCount == 1)
+        // A fetch that started before the messages arrived takes away neither them nor what they counted
+        // (its counts are as old as its last message).
+        var stale = channel("c", members: ["me", "bob"], unread: 1)
+        stale.lastMessage = message(1, from: "bob", at: 100)
+        s.upsert(stale)
+        #expect(s["c"]?.lastMessage?.messageId == 2)
+        #expect(s["c"]?.unreadMessageCount == 2 && s["c"]?.unreadMentionCount == 1)
         s.upsert(channel("c", members: ["me", "bob"]))
-        #expect(s["c"]?.lastMessage?.messageId == 1)
+        #expect(s["c"]?.lastMessage?.messageId == 2 && s["c"]?.unreadMessageCount == 2)
+        // One read after them is the server's view, counts included (read elsewhere meanwhile).
+        var current = channel("c", members: ["me", "bob"], unread: 0)
+        current.lastMessage = message(2, from: "bob", at: 110)
+        s.upsert(current)
+        #expect(s["c"]?.unreadMessageCount == 0 && s["c"]?.unreadMentionCount == 0)
         // After a reset of the user's history the server's view (no last message) wins.
+        _ = s.applyIncoming(message(3, from: "bob", at: 120), viewing: false)
         var reset = channel("c", members: ["me", "bob"])
         reset.messageOffset = 150
         s.upsert(reset)
-        #expect(s["c"]?.lastMessage == nil)
+        #expect(s["c"]?.lastMessage == nil && s["c"]?.unreadMessageCount == 0)
     }
 
     @Test func countPreferencesBlocksAndSupergroupsDecideWhatCounts() {

@@ -6,11 +6,12 @@ import TernProtocol
 /// value ``MessageCollectionState``.
 public actor MessageCollection {
     public nonisolated let channelUrl: String
-    public nonisolated let events: AsyncStream<MessageCollectionEvent>
+    /// The collection's changes, from the first time this is read (see ``ChangeOutlet``).
+    public nonisolated var events: AsyncStream<MessageCollectionEvent> { outlet.stream }
     public private(set) var state: MessageCollectionState
     let client: ChatClient
     let limit: Int
-    let continuation: AsyncStream<MessageCollectionEvent>.Continuation
+    let outlet = ChangeOutlet<MessageCollectionEvent>()
     var listener: Task<Void, Never>?
     /// On the engine's own loop: an event reaches the collection on the thread that handled it.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
@@ -20,7 +21,6 @@ public actor MessageCollection {
         self.channelUrl = channelUrl
         self.limit = min(max(limit, 1), 200)
         state = MessageCollectionState(channelUrl: channelUrl, startingPoint: startingPoint)
-        (events, continuation) = AsyncStream.makeStream()
     }
 
     func listen(_ stream: AsyncStream<[ClientEvent]>) {
@@ -31,12 +31,12 @@ public actor MessageCollection {
 
     func handle(_ batch: [ClientEvent]) {
         for event in batch {
-            for change in state.apply(event) { continuation.yield(change) }
+            for change in state.apply(event) { outlet.yield(change) }
         }
     }
 
     func report(_ changes: [CollectionChange<Message>]) {
-        for c in changes { continuation.yield(.messages(c)) }
+        for c in changes { outlet.yield(.messages(c)) }
     }
 
     public var succeededMessages: [Message] { state.succeeded }
@@ -105,25 +105,26 @@ public actor MessageCollection {
     public func removeFailed(_ message: Message) async {
         guard let id = message.requestId else { return }
         await client.cancelUnsent(id)
-        for e in state.removeFailed(id) { continuation.yield(e) }
+        for e in state.removeFailed(id) { outlet.yield(e) }
     }
 
     /// Stops listening; the event stream ends.
     public func dispose() {
         listener?.cancel()
         listener = nil
-        continuation.finish()
+        outlet.finish()
     }
 }
 
 /// The user's group channels, live (Sendbird's `GroupChannelCollection`): ``loadMore()`` shows the
 /// cache first and then pages from the server; changes arrive on ``events`` with their source.
 public actor GroupChannelCollection {
-    public nonisolated let events: AsyncStream<CollectionChange<GroupChannel>>
+    /// The collection's changes, from the first time this is read (see ``ChangeOutlet``).
+    public nonisolated var events: AsyncStream<CollectionChange<GroupChannel>> { outlet.stream }
     public private(set) var state: GroupChannelCollectionState
     let client: ChatClient
     let limit: Int
-    let continuation: AsyncStream<CollectionChange<GroupChannel>>.Continuation
+    let outlet = ChangeOutlet<CollectionChange<GroupChannel>>()
     var listener: Task<Void, Never>?
     var started = false
     /// On the engine's own loop: an event reaches the collection on the thread that handled it.
@@ -133,7 +134,6 @@ public actor GroupChannelCollection {
         self.client = client
         self.state = state
         self.limit = min(max(limit, 1), 100)
-        (events, continuation) = AsyncStream.makeStream()
     }
 
     func listen(_ stream: AsyncStream<[ClientEvent]>) {
@@ -144,7 +144,7 @@ public actor GroupChannelCollection {
 
     func handle(_ batch: [ClientEvent]) {
         for event in batch {
-            for c in state.apply(event) { continuation.yield(c) }
+            for c in state.apply(event) { outlet.yield(c) }
         }
     }
 
@@ -157,15 +157,15 @@ public actor GroupChannelCollection {
     public func loadMore() async throws -> [GroupChannel] {
         if !started {
             started = true
-            for c in state.upsert(await client.cachedChannels(), source: .cache) { continuation.yield(c) }
+            for c in state.upsert(await client.cachedChannels(), source: .cache) { outlet.yield(c) }
             let page = try await client.loadChannels(limit: limit, reset: true)
-            for c in state.upsert(page, source: .api) { continuation.yield(c) }
+            for c in state.upsert(page, source: .api) { outlet.yield(c) }
             state.hasMore = await client.hasMoreChannels
             return page
         }
         guard state.hasMore else { return [] }
         let page = try await client.loadChannels(limit: limit)
-        for c in state.upsert(page, source: .api) { continuation.yield(c) }
+        for c in state.upsert(page, source: .api) { outlet.yield(c) }
         state.hasMore = await client.hasMoreChannels
         return page
     }
@@ -173,7 +173,7 @@ public actor GroupChannelCollection {
     public func dispose() {
         listener?.cancel()
         listener = nil
-        continuation.finish()
+        outlet.finish()
     }
 }
 

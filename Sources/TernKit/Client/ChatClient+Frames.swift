@@ -365,11 +365,18 @@ extension ChatClient {
 
     func finishFetch(_ url: String, _ channel: GroupChannel?) {
         channelReads.fetchFinished(url)
-        guard let channel else { return }
+        guard var channel else { return }
         // Hidden and archived channels stay out of the list until unhidden.
         guard channel.hiddenState == "unhidden" else {
             if store[url] != nil { removeFromList(url, .hidden) }
             return
+        }
+        if onScreen.isViewing(url), channel.unreadMessageCount > 0 || channel.unreadMentionCount > 0 {
+            // On screen and seen: nothing there is unread. The server's answer may predate the read that
+            // the messages on screen asked for (sent, or on its way); ask again in case it does not.
+            channel.unreadMessageCount = 0
+            channel.unreadMentionCount = 0
+            requestRead(url)
         }
         let before = store[url]
         let isNew = store.upsert(channel)

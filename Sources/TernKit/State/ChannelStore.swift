@@ -61,7 +61,11 @@ public struct ChannelStore: Sendable, Equatable {
             c.deliveryReceipt.merge(old.deliveryReceipt, uniquingKeysWith: max)
             // (A last message the user's history no longer has — reset or hidden with it — stays gone.)
             if let oldLast = old.lastMessage, (c.lastMessage?.createdAt ?? 0) < oldLast.createdAt, oldLast.createdAt > c.messageOffset {
+                // The answer was read before messages already applied here: its unread counts are older than
+                // ours (which counted them), as its last message is.
                 c.lastMessage = oldLast
+                c.unreadMessageCount = old.unreadMessageCount
+                c.unreadMentionCount = old.unreadMentionCount
             }
         }
         channels[channel.url] = c
