@@ -345,7 +345,7 @@ public actor ChatApp {
         }
         if before == nil || collections[key] == nil {
             await collections.removeValue(forKey: key)?.dispose()
-            let collection = await client.messageCollection(url, limit: 50)
+            let collection = await client.messageCollection(url, limit: 50, window: reducer.scrollback)
             // Another load may have started one meanwhile: the newest wins, the one it replaces is let go.
             if let replaced = collections.updateValue(collection, forKey: key) { await replaced.dispose() }
             var shown = false

@@ -59,6 +59,48 @@ import Testing
         #expect(s.apply(.channelRemoved(url: "c1", reason: .left)) == [.channelDeleted(url: "c1", .eventChannelDeleted)])
     }
 
+    /// With a window, a collection at the present keeps the newest as new ones arrive; the oldest leave
+    /// (a quarter more first) and `hasPrevious` brings them back. Without one, it keeps all (Sendbird's).
+    @Test func aWindowKeepsTheNewest() {
+        var limited = MessageCollectionState(channelUrl: "c1")
+        limited.window = 100
+        var unlimited = MessageCollectionState(channelUrl: "c1")
+        for s in [0, 1] {
+            var state = s == 0 ? limited : unlimited
+            _ = state.replace(with: (1...50).map { msg($0, at: $0 * 10) }, hasPrevious: false, hasNext: false, source: .api)
+            for id in Int64(51)...400 {
+                let changes = state.apply(.messageReceived(msg(id, at: id * 10)))
+                #expect(changes == [.messages(.added([msg(id, at: id * 10)], .eventMessageReceived))])
+                #expect(state.succeeded.count <= (s == 0 ? 125 : 400))
+            }
+            if s == 0 {
+                limited = state
+            } else {
+                unlimited = state
+            }
+        }
+        #expect(limited.succeeded.last?.messageId == 400 && limited.hasPrevious)
+        #expect(limited.succeeded.map(\.messageId) == Array(Int64(400 - Int64(limited.succeeded.count) + 1)...400))
+        #expect(unlimited.succeeded.count == 400 && !unlimited.hasPrevious)
+        // Paging back puts older ones in front again, in order.
+        _ = limited.prepend((290...300).map { msg($0, at: $0 * 10) }, hasPrevious: true, source: .api)
+        #expect(limited.succeeded.map(\.messageId) == limited.succeeded.map(\.messageId).sorted())
+    }
+
+    /// Messages that arrive out of order, and again, still join in time order once each.
+    @Test func outOfOrderAndRepeatedMessagesJoinInOrderOnce() {
+        var s = MessageCollectionState(channelUrl: "c1")
+        _ = s.replace(with: [], hasPrevious: false, hasNext: false, source: .api)
+        var gen = SystemRandomNumberGenerator()
+        var sent: [Int64] = []
+        for _ in 0..<500 {
+            let id = Int64.random(in: 1...200, using: &gen)
+            sent.append(id)
+            _ = s.apply(.messageReceived(msg(id, at: id * 10)))
+        }
+        #expect(s.succeeded.map(\.messageId) == Array(Set(sent)).sorted())
+    }
+
     @Test func aWindowInThePastWaitsForLoadNext() {
         var s = MessageCollectionState(channelUrl: "c1", startingPoint: 15)
         #expect(s.hasNext)

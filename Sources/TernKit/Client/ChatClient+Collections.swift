@@ -16,11 +16,13 @@ public actor MessageCollection {
     /// On the engine's own loop: an event reaches the collection on the thread that handled it.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
 
-    init(client: ChatClient, channelUrl: String, startingPoint: Millis, limit: Int) {
+    init(client: ChatClient, channelUrl: String, startingPoint: Millis, limit: Int, window: Int? = nil) {
         self.client = client
         self.channelUrl = channelUrl
         self.limit = min(max(limit, 1), 200)
-        state = MessageCollectionState(channelUrl: channelUrl, startingPoint: startingPoint)
+        var state = MessageCollectionState(channelUrl: channelUrl, startingPoint: startingPoint)
+        state.window = window.map { max($0, min(max(limit, 1), 200)) }
+        self.state = state
     }
 
     func listen(_ stream: AsyncStream<[ClientEvent]>) {
@@ -178,9 +180,10 @@ public actor GroupChannelCollection {
 }
 
 extension ChatClient {
-    /// A message collection on `url` from `startingPoint` (ms; default: the newest), `limit` a page.
-    public func messageCollection(_ url: String, startingPoint: Millis = .max, limit: Int = 30) -> MessageCollection {
-        let c = MessageCollection(client: self, channelUrl: url, startingPoint: startingPoint, limit: limit)
+    /// A message collection on `url` from `startingPoint` (ms; default: the newest), `limit` a page;
+    /// `window`: at most that many stored messages held as new ones arrive (``MessageCollectionState/window``).
+    public func messageCollection(_ url: String, startingPoint: Millis = .max, limit: Int = 30, window: Int? = nil) -> MessageCollection {
+        let c = MessageCollection(client: self, channelUrl: url, startingPoint: startingPoint, limit: limit, window: window)
         let stream = eventBatches()
         Task { await c.listen(stream) }
         return c

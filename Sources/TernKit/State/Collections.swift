@@ -51,6 +51,11 @@ public struct MessageCollectionState: Sendable, Equatable {
     /// Newer messages exist than the newest held (false once the collection reaches the present:
     /// new messages then join it as they arrive).
     public var hasNext: Bool
+    /// At most this many stored messages held while new ones arrive (nil: no limit, as Sendbird's
+    /// collection). Past it (and a quarter more, so that this is not a move of the whole list per
+    /// message) the oldest leave the window — no change is reported for them — and ``hasPrevious``
+    /// says that ``MessageCollection/loadPrevious()`` brings them back.
+    public var window: Int?
 
     public init(channelUrl: String, startingPoint: Millis = .max) {
         self.channelUrl = channelUrl
@@ -97,12 +102,23 @@ public struct MessageCollectionState: Sendable, Equatable {
         return insert(newer, source: source)
     }
 
+    /// With a ``window``, the oldest held leave once the newest pass it.
+    mutating func slide() {
+        guard let window, succeeded.count > window + window / 4 else { return }
+        succeeded.removeFirst(succeeded.count - window)
+        hasPrevious = true
+    }
+
     /// Stored messages join in time order (those already held are reported as updated if they changed).
     mutating func insert(_ messages: [Message], source: CollectionEventSource) -> [CollectionChange<Message>] {
         var added: [Message] = []
         var updated: [Message] = []
         for m in messages where m.messageId > 0 {
-            if let i = succeeded.firstIndex(where: { $0.messageId == m.messageId }) {
+            if let last = succeeded.last, Self.before(last, m) {
+                // Newer than all held (a live message, nearly always): it cannot be held already.
+                succeeded.append(m)
+                added.append(m)
+            } else if let i = succeeded.firstIndex(where: { $0.messageId == m.messageId }) {
                 if succeeded[i] != m {
                     succeeded[i] = m
                     updated.append(m)
@@ -149,6 +165,7 @@ public struct MessageCollectionState: Sendable, Equatable {
             failed.removeAll { $0.requestId == m.requestId }
             // Past the window's newest end (the user scrolled back in time): it waits for loadNext.
             guard !hasNext else { return wasPending ? [.messages(.deleted([m], .eventMessageSent))] : [] }
+            defer { slide() }
             return insert([m], source: .eventMessageSent).map { change in
                 // The pending line turns into the stored message: an update for whoever shows it.
                 if case .added(let ms, let s) = change, wasPending { return .messages(.updated(ms, s)) }
@@ -156,9 +173,11 @@ public struct MessageCollectionState: Sendable, Equatable {
             }
         case .messageReceived(let m) where m.channelUrl == channelUrl:
             guard !hasNext else { return [] }
+            defer { slide() }
             return insert([m], source: .eventMessageReceived).map { .messages($0) }
         case .messagesFilled(let url, let ms) where url == channelUrl:
             guard !hasNext else { return [] }
+            defer { slide() }
             return insert(ms, source: .messageFill).map { .messages($0) }
         case .messageUpdated(let m) where m.channelUrl == channelUrl:
             return replaceHeld([m], source: .eventMessageUpdated)

@@ -117,6 +117,7 @@ extension Reducer {
             list.append(m)
         }
         state.messages[m.channelUrl] = list
+        keepScrollback(m.channelUrl, &state)
         if let i = state.thread?.replies.firstIndex(where: { $0.requestId != nil && $0.requestId == m.requestId }) {
             state.thread?.replies[i] = m
         }
@@ -126,6 +127,7 @@ extension Reducer {
     func applyReceived(_ m: Message, _ state: inout AppState) -> [Effect] {
         if state.messages[m.channelUrl] != nil, !(state.messages[m.channelUrl]!.contains { $0.messageId == m.messageId }) {
             Self.placeStored(m, in: &state.messages[m.channelUrl]!)
+            keepScrollback(m.channelUrl, &state)
         }
         if let t = state.thread, t.channelUrl == m.channelUrl, m.parentMessageId == t.parent.messageId,
             !t.replies.contains(where: { $0.messageId == m.messageId })
@@ -136,6 +138,24 @@ extension Reducer {
             state.typers[m.channelUrl]?.remove(at: i)
         }
         return Self.alertEffects(m, state, zone: layout.zone)
+    }
+
+    /// Messages a channel keeps in memory: as a channel that stays open fills, the oldest leave (paging
+    /// back reads them again, from the cache or the server), so neither memory nor the work per incoming
+    /// line grows with a session's length. irssi keeps 500 lines a window, weechat 4,096.
+    public static let defaultScrollback = 1_000
+
+    /// The oldest stored messages of `url` past ``scrollback`` leave, a quarter of it at a time (not a move
+    /// of the whole list per message), unless the user is reading back in that channel or has picked a
+    /// message there (what is on screen must not move).
+    func keepScrollback(_ url: String, _ state: inout AppState) {
+        guard let count = state.messages[url]?.count, count > scrollback + scrollback / 4 else { return }
+        if url == state.selected, state.scroll > 0 || state.picker != nil { return }
+        let stored = state.messages[url]!.prefix { $0.status == .succeeded }.count
+        let drop = min(count - scrollback, stored)
+        guard drop > 0 else { return }
+        state.messages[url]!.removeFirst(drop)
+        state.hasPrevious[url] = true
     }
 
     /// Channels changed and gone while away; the selection moves off a channel that is gone.

@@ -13,6 +13,8 @@ public struct Reducer: Sendable {
     public var themesAvailable: @Sendable () -> [String] = { ["default"] + bundledThemeTexts.keys.sorted() }
     /// The spelling dictionaries (nil: no spell check); ``ChatApp`` loads the `spell` setting's languages.
     public var spellChecker: (any SpellChecker)?
+    /// Messages a channel keeps in memory (``keepScrollback(_:_:)``); tests give a small one.
+    public var scrollback = Reducer.defaultScrollback
 
     public struct DirectoryEntry: Sendable, Equatable {
         public var name: String
