@@ -19,9 +19,11 @@ public actor MessageCollection {
     init(client: ChatClient, channelUrl: String, startingPoint: Millis, limit: Int, window: Int? = nil) {
         self.client = client
         self.channelUrl = channelUrl
-        self.limit = min(max(limit, 1), 200)
+        let page = min(max(limit, 1), 200)
+        self.limit = page
         var state = MessageCollectionState(channelUrl: channelUrl, startingPoint: startingPoint)
-        state.window = window.map { max($0, min(max(limit, 1), 200)) }
+        // A window is never smaller than one page.
+        state.window = window.map { max($0, page) }
         self.state = state
     }
 
