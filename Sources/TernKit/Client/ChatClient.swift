@@ -348,12 +348,10 @@ public actor ChatClient {
             rest.rebase(now.apiBase)
         }
         let url = RESTClient.path(server.webSocketBase + "/", query)
-        let connection = WebSocketConnection(url: url, headers: headers, tls: tls, logger: logger, home: home)
-        socket = connection
-        Task(executorPreference: home.tasks) { [weak self] in
-            for await event in connection.events {
-                await self?.transport(event, generation: gen)
-            }
+        // The socket reports on `home`'s loop, this actor's executor: each event is handled in the
+        // same call, with no task or queue between the socket and the engine.
+        socket = WebSocketConnection(url: url, headers: headers, tls: tls, logger: logger, home: home) { [weak self] event in
+            self?.assumeIsolated { $0.transport(event, generation: gen) }
         }
     }
 

@@ -53,8 +53,8 @@ package enum WebSocketDialer {
         }
     }
 
-    enum Upgrade: Sendable {
-        case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+    enum Upgrade<Socket: Sendable>: Sendable {
+        case websocket(Socket)
         case refused
     }
 
@@ -70,6 +70,32 @@ package enum WebSocketDialer {
         logger: Logger,
         handler: @escaping WebSocketDataHandler<Context>
     ) async throws -> WebSocketCloseFrame? {
+        let asyncChannel = try await dial(url: url, options: options, tls: tls, eventLoopGroup: eventLoopGroup) { channel in
+            try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+        }
+        return try await WebSocketHandler.handle(
+            type: .client,
+            configuration: .init(
+                extensions: [], autoPing: .disabled, closeTimeout: options.closeTimeout, validateUTF8: false,
+                maxFrameSize: options.maxFrameSize),
+            asyncChannel: asyncChannel,
+            context: Context(logger: logger),
+            handler: handler
+        )
+    }
+
+    /// Connects to `url` and upgrades, as ``connect(url:options:tls:eventLoopGroup:logger:handler:)``,
+    /// and hands the upgraded channel to `install` on its event loop, in the upgrade's own step: the
+    /// handlers it adds see every frame, those that came with the `101` included. Returns what
+    /// `install` returns once the upgrade is done; throws when it cannot connect or upgrade (or is
+    /// cancelled first: the socket is closed).
+    package static func dial<Socket: Sendable>(
+        url: String,
+        options: Options,
+        tls: TLSConfiguration? = nil,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        install: @escaping @Sendable (any Channel) throws -> Socket
+    ) async throws -> Socket {
         let target = try Target(url)
         var headers = HTTPHeaders([("Host", target.hostHeader), ("Origin", target.origin)])
         // HTTPFields has already made each value one line (a line break becomes a space).
@@ -88,10 +114,8 @@ package enum WebSocketDialer {
                     }
                     let hold = NIOLoopBound(EndOfInputHold(), eventLoop: channel.eventLoop)
                     try sync.addHandler(hold.value)
-                    let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
-                        }
+                    let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade<Socket>>(maxFrameSize: maxFrameSize) { channel, _ in
+                        channel.eventLoop.makeCompletedFuture { .websocket(try install(channel)) }
                     }
                     var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
                         upgradeConfiguration: .init(upgradeRequestHead: request, upgraders: [upgrader]) { channel in
@@ -109,7 +133,6 @@ package enum WebSocketDialer {
                     return (channel, result)
                 }
             }
-        let asyncChannel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
         do {
             // A stalled upgrade (a server that never answers) ends when the task is cancelled: the
             // socket is closed, which fails the upgrade.
@@ -119,21 +142,13 @@ package enum WebSocketDialer {
                 channel.close(promise: nil)
             }
             switch result {
-            case .websocket(let c): asyncChannel = c
+            case .websocket(let socket): return socket
             case .refused: throw DialError.upgradeRefused
             }
         } catch {
             try? await channel.close()
             throw error
         }
-        return try await WebSocketHandler.handle(
-            type: .client,
-            configuration: .init(
-                extensions: [], autoPing: .disabled, closeTimeout: options.closeTimeout, validateUTF8: false, maxFrameSize: maxFrameSize),
-            asyncChannel: asyncChannel,
-            context: Context(logger: logger),
-            handler: handler
-        )
     }
 
     /// Where a URL dials, and what its upgrade request names.
