@@ -207,7 +207,7 @@ let package = Package(
         // The real binaries as processes: `tern send` / `tern tail` against `ternd`.
         .testTarget(
             name: "TernEndToEndTests", dependencies: ["tern", "ternd", "TernKit", "TernProtocol", "TernTUI", "TernTerminal", "TernTestSupport"]),
-        .testTarget(name: "TernTUITests", dependencies: ["TernTUI", "TernKit", "TernProtocol"], resources: [.copy("Golden")]),
+        .testTarget(name: "TernTUITests", dependencies: ["TernTUI", "TernKit", "TernProtocol", "TernTestSupport"], resources: [.copy("Golden")]),
     ]
 )
 
