@@ -7,7 +7,6 @@ import TernTUI
 import TernTerminal
 
 /// The terminal client and its scriptable commands.
-@main
 struct Tern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern",
