@@ -92,8 +92,8 @@ let package = Package(
             name: "TernKit",
             dependencies: [
                 "TernProtocol",
-                // WSCore's frame handling; the connection and upgrade are TernKit's own (WebSocketDialer).
-                .product(name: "WSCore", package: "swift-websocket"),
+                // The upgrade (WebSocketDialer) and the frame handling (WebSocketConnection) are TernKit's own,
+                // on NIOWebSocket: no WSCore, so the client links no ServiceLifecycle or AsyncAlgorithms.
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -164,6 +164,9 @@ let package = Package(
             name: "TernTestSupport",
             dependencies: [
                 "TernServer", "TernKit",
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

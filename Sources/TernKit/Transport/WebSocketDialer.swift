@@ -1,16 +1,15 @@
 import Foundation
 package import HTTPTypes
-package import Logging
 package import NIOCore
 import NIOHTTP1
 import NIOPosix
 package import NIOSSL
 import NIOWebSocket
-@_spi(WSInternal) package import WSCore
 
-/// Opens a client WebSocket the way WSClient's `WebSocketClient.connect` does (the same frame
-/// handling, close handshake and `messages(maxSize:)`, from WSCore), with one difference that
-/// matters: nothing the server sends with or right after its `101` is lost.
+/// Dials a client WebSocket and upgrades it, as WSClient's `WebSocketClient.connect` does, with one
+/// difference that matters: nothing the server sends with or right after its `101` is lost. What
+/// handles the upgraded socket is the caller's (tern: ``WebSocketConnection``'s handler; the tests'
+/// sockets: WSCore's, in TernTestSupport).
 ///
 /// WSClient (1.6.2, over NIO 2.101) loses the frames and the end of the stream when the server's
 /// `101`, its first frames and its FIN reach a busy client in one read: a refused login (`LOGI`
@@ -22,12 +21,8 @@ import NIOWebSocket
 /// own timeout. ``EndOfInputHold`` sits in front of the HTTP handlers and keeps the FIN back
 /// until the upgrade is done, so the frames come first and the end after them.
 package enum WebSocketDialer {
-    /// The context handed to the data handler (its logger).
-    package struct Context: WebSocketContext {
-        package let logger: Logger
-    }
-
-    /// What a dial is made with (WSClient's `WebSocketClientConfiguration`, the parts tern uses).
+    /// What a dial is made with (WSClient's `WebSocketClientConfiguration`, the parts tern uses;
+    /// `closeTimeout` is for the tests' WSCore sockets).
     package struct Options: Sendable {
         package var maxFrameSize: Int
         package var headers: HTTPFields
@@ -58,35 +53,9 @@ package enum WebSocketDialer {
         case refused
     }
 
-    /// Connects to `url` (`ws`, `wss`, `http`, `https`), upgrades, runs `handler` with the socket
-    /// and returns the close frame the server sent (nil if none). Throws when it cannot connect or
-    /// upgrade, and whatever the handler throws.
-    @discardableResult
-    package static func connect(
-        url: String,
-        options: Options,
-        tls: TLSConfiguration? = nil,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger,
-        handler: @escaping WebSocketDataHandler<Context>
-    ) async throws -> WebSocketCloseFrame? {
-        let asyncChannel = try await dial(url: url, options: options, tls: tls, eventLoopGroup: eventLoopGroup) { channel in
-            try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
-        }
-        return try await WebSocketHandler.handle(
-            type: .client,
-            configuration: .init(
-                extensions: [], autoPing: .disabled, closeTimeout: options.closeTimeout, validateUTF8: false,
-                maxFrameSize: options.maxFrameSize),
-            asyncChannel: asyncChannel,
-            context: Context(logger: logger),
-            handler: handler
-        )
-    }
-
-    /// Connects to `url` and upgrades, as ``connect(url:options:tls:eventLoopGroup:logger:handler:)``,
-    /// and hands the upgraded channel to `install` on its event loop, in the upgrade's own step: the
-    /// handlers it adds see every frame, those that came with the `101` included. Returns what
+    /// Connects to `url` (`ws`, `wss`, `http`, `https`), upgrades, and hands the upgraded channel to
+    /// `install` on its event loop, in the upgrade's own step: the handlers it adds see every frame,
+    /// those that came with the `101` included. Returns what
     /// `install` returns once the upgrade is done; throws when it cannot connect or upgrade (or is
     /// cancelled first: the socket is closed).
     package static func dial<Socket: Sendable>(
