@@ -116,7 +116,7 @@ public final class WebSocketConnection: Sendable {
         let flush = state.withLock { s -> Bool in
             if s.closing { return false }
             s.queued += frames
-            return s.take(flush: true)
+            return s.claimFlush()
         }
         if flush { loop.execute { self.flush() } }
     }
@@ -126,7 +126,7 @@ public final class WebSocketConnection: Sendable {
     public func close() {
         let flush = state.withLock { s -> Bool in
             s.closing = true
-            return s.take(flush: true)
+            return s.claimFlush()
         }
         if flush { loop.execute { self.flush() } }
         loop.scheduleTask(in: .seconds(3)) { self.drop() }
@@ -142,7 +142,7 @@ public final class WebSocketConnection: Sendable {
     func ready(_ channel: any Channel) {
         let go = state.withLock { s -> Bool in
             s.channel = channel
-            return s.take(flush: true)
+            return s.claimFlush()
         }
         if go { flush() }
     }
@@ -222,10 +222,11 @@ public final class WebSocketConnection: Sendable {
                     wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)), promise: nil)
             case .connectionClose:
                 var data = frame.unmaskedData
-                serverClose = data.readWebSocketErrorCode() ?? .normalClosure
+                let code = data.readWebSocketErrorCode() ?? .normalClosure
+                serverClose = code
                 // Answered with the same code; the server then closes the socket.
                 if connection.claimClose() {
-                    WebSocketConnection.writeClose(serverClose ?? .normalClosure, on: context.channel)
+                    WebSocketConnection.writeClose(code, on: context.channel)
                     context.flush()
                 }
             default:
@@ -326,8 +327,8 @@ public final class WebSocketConnection: Sendable {
 extension WebSocketConnection.State {
     /// Claims the one flush that may be pending (false: one is scheduled already, or the socket is
     /// not up yet: ``WebSocketConnection/ready(_:)`` flushes then).
-    mutating func take(flush: Bool) -> Bool {
-        guard flush, !flushScheduled, channel != nil else { return false }
+    mutating func claimFlush() -> Bool {
+        guard !flushScheduled, channel != nil else { return false }
         flushScheduled = true
         return true
     }

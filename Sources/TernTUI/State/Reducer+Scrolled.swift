@@ -3,15 +3,14 @@ import TernKit
 /// Reading back while messages arrive: new lines below must not move what is on screen.
 extension Reducer {
     func reduceScrolled(_ state: inout AppState, _ action: Action) -> [Effect] {
-        // Reading older messages: new lines arriving below must not move what is on screen. Only a message
-        // in the channel on screen adds lines, so only then are they counted.
+        // Only a message in the channel on screen adds lines, so only then are they counted.
         guard state.scroll > 0, state.pane.width > 0, case .event(let event) = action, Self.messageChannel(event) == state.selected
         else { return reduceAction(&state, action) }
         let url = state.selected
         let width = state.pane.width
         // Only the lines from the first message the event can touch are laid out, before and after
         // (a channel read back in keeps all its messages: a whole layout twice per message grew with them).
-        let tail = Self.eventMessage(event).flatMap { Self.untouchedPrefix(state, by: $0) }.map { (prefix: $0.prefix, count: $0.count) }
+        let tail = Self.eventMessage(event).flatMap { Self.untouchedPrefix(state, by: $0) }
         let before =
             if let tail { layout.lines(for: state, width: width, last: tail.count - tail.prefix).count } else {
                 layout.lineCount(state, width: width)
