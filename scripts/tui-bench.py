@@ -70,6 +70,20 @@ def rss_kb(pid):
     return 0
 
 
+def private_kb(pid):
+    """Memory only this process holds (smaps_rollup): private clean + private dirty (USS), and the dirty part
+    alone. VmRSS also counts the pages of shared libraries and of the binary's file that the kernel maps
+    around each fault (64 kB at a time), which other processes share and which cost no memory of their own."""
+    clean = dirty = 0
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Private_Clean:"):
+                clean = int(line.split()[1])
+            elif line.startswith("Private_Dirty:"):
+                dirty = int(line.split()[1])
+    return clean + dirty, dirty
+
+
 class Pty:
     """A client in a pseudo-terminal of 120×35; a thread drains its output and keeps the plain text."""
 
@@ -296,6 +310,7 @@ def run_irc(a, tmp, kind):
 def measure(a, client, paint, say):
     pid = client.pid
     joined_rss = rss_kb(pid)
+    joined_uss, joined_dirty = private_kb(pid)
     if a.smaps:
         # Resident memory by mapping (binary, each library, heap), largest first.
         by = {}
@@ -363,6 +378,7 @@ def measure(a, client, paint, say):
                                             if v / a.keys >= 0.05}}
     client.stop()
     return {"first_paint_ms": round(paint * 1000, 1), "rss_after_join_mib": round(joined_rss / 1024, 1),
+            "uss_after_join_mib": round(joined_uss / 1024, 1), "private_dirty_after_join_mib": round(joined_dirty / 1024, 1),
             "cpu_per_line_ms": round(per_line_ms, 3), "rss_after_burst_mib": round(burst_rss / 1024, 1),
             "idle_cpu_percent": round(idle, 3), "wakeups_per_line": round(sum(wakes.values()) / n, 2),
             "wakeups_by_thread": {k: round(v / n, 2) for k, v in sorted(wakes.items(), key=lambda x: -x[1]) if v / n >= 0.05},
