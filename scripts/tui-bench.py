@@ -3,7 +3,8 @@
 pinned to one core, its output drained and scanned:
 
   1. first paint: from exec to the status bar on screen (tern: from a warm cache, before any network);
-  2. memory (VmRSS) after joining 50 channels that hold 10,000 messages;
+  2. memory after joining 50 channels that hold 10,000 messages: VmRSS, and what only the client holds
+     (USS: private clean + private dirty; and private dirty alone);
   3. CPU per incoming line: a burst of RATE lines/s for SECONDS into random channels (client CPU only),
      and the client's thread wake-ups per line (voluntary context switches, by thread name);
   4. memory after the burst; 5. idle CPU (% of a core) over IDLE seconds with nothing happening;
