@@ -34,28 +34,35 @@ extension SQLiteStore: InPlaceMessageInsert {
     func insertBatch(_ db: Database, _ batch: [NewMessage]) throws -> [Result<StoredMessage, any Error>] {
         var out: [Result<StoredMessage, any Error>] = []
         out.reserveCapacity(batch.count)
+        // Unread counts are written once per channel at the end (``PendingUnread``).
+        let pending = PendingUnread()
         for m in batch {
             var stored: StoredMessage?
+            let saved = pending.snapshot
             do {
                 try db.inSavepoint {
-                    stored = try self.insert(db, m)
+                    stored = try self.insert(db, m, pending: pending)
                     return .commit
                 }
                 out.append(.success(stored!))
             } catch let e as SendbirdError {
-                // Rolled back: totals it may have moved in memory are read again.
+                // Rolled back: totals it may have moved in memory are read again, and what it
+                // added to the pending counts goes with its rows.
+                pending.restore(saved)
                 self.forgetTotals(nil)
                 out.append(.failure(e))
             }
         }
+        try pending.writeAll(db)
         return out
     }
 
     /// Stores one new message inside a write transaction (see ``insertMessage(_:)``), in named steps: a reply's parent is checked; the row is
     /// written (or, ephemeral, only an id is taken), and a repeated `req_id`, which the insert finds,
     /// returns the original instead; then the counters it moves — unread and mention counts, auto-unhide, the
-    /// sender's read — and the thread of its parent.
-    func insert(_ db: Database, _ m: NewMessage) throws -> StoredMessage {
+    /// sender's read — and the thread of its parent. In a batch, `pending` takes the unread counts
+    /// to write at its end.
+    func insert(_ db: Database, _ m: NewMessage, pending: PendingUnread? = nil) throws -> StoredMessage {
         // A resend (the same channel, sender and req_id) is found by the insert itself, which stores
         // nothing when the unique index `messages_req` has the row: no lookup before every message.
         var record = MessageRecord(
@@ -81,13 +88,17 @@ extension SQLiteStore: InPlaceMessageInsert {
         record.messageId = id
         // Blockers are left out of every count below (seed 003).
         let blockedBy = Self.json(blockers)
-        if !m.silent { try countUnread(db, m, blockers: blockers, blockedBy: blockedBy) }
+        if !m.silent { try countUnread(db, m, blockers: blockers, blockedBy: blockedBy, pending: pending) }
         if mayAutoUnhide.withLock({ $0.contains(m.channelUrl) }) { try Self.autoUnhide(db, m, blockedBy: blockedBy) }
         if !m.silent { try Self.countMentions(db, m, blockedBy: blockedBy) }
-        if m.markSenderRead, let sender = m.senderId { try markSenderRead(db, m, sender: sender) }
+        if m.markSenderRead, let sender = m.senderId { try markSenderRead(db, m, sender: sender, pending: pending) }
         var parent: MessageRecord?
         if m.parentMessageId != 0, m.persist, let sender = m.senderId {
             parent = try Self.addReply(db, parentId: m.parentMessageId, sender: sender, at: m.createdAt)
+        }
+        // Totals the cache lacks are read from the members' rows: what is pending is written first.
+        if let pending, !pending.isEmpty, totalsCache.withLock({ cache in m.totalsFor.contains { cache[$0] == nil } }) {
+            try pending.writeAll(db)
         }
         let totals = try self.totals(db, m.totalsFor, hint: m.createdAt)
         return StoredMessage(message: record, duplicate: false, totals: totals, parent: parent)
@@ -185,19 +196,24 @@ extension SQLiteStore: InPlaceMessageInsert {
     /// and the cached totals move with it. Not for a silent message (it only unhides:
     /// ``autoUnhide(_:_:blockedBy:)``, a statement of its own because `hidden_state` in this one
     /// would run the member-change trigger for every row).
-    func countUnread(_ db: Database, _ m: NewMessage, blockers: [String], blockedBy: String) throws {
+    func countUnread(_ db: Database, _ m: NewMessage, blockers: [String], blockedBy: String, pending: PendingUnread? = nil) throws {
         if let counting = m.countingMembers {
             // The rows are not read back (RETURNING over a whole channel costs more than the
-            // update): the cached totals move for the members the roster says count.
-            try Self.exec(
-                db,
-                sql: """
-                    UPDATE members SET unread_count = unread_count + 1
-                    WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
-                      AND count_preference IN ('all', 'unread_message_count_only')
-                      AND user_id NOT IN (SELECT value FROM json_each(?))
-                    """,
-                arguments: [m.channelUrl, m.senderId, blockedBy])
+            // update): the cached totals move for the members the roster says count. In a batch
+            // the rows are written at its end (``PendingUnread``).
+            if let pending {
+                pending.add(channel: m.channelUrl, sender: m.senderId, blockers: blockers)
+            } else {
+                try Self.exec(
+                    db,
+                    sql: """
+                        UPDATE members SET unread_count = unread_count + 1
+                        WHERE channel_url = ? AND state = 'joined' AND user_id IS NOT ?
+                          AND count_preference IN ('all', 'unread_message_count_only')
+                          AND user_id NOT IN (SELECT value FROM json_each(?))
+                        """,
+                    arguments: [m.channelUrl, m.senderId, blockedBy])
+            }
             let type = m.channelCustomType
             totalsCache.withLock { cache in
                 for uid in counting where uid != m.senderId && !blockers.contains(uid) {
@@ -208,6 +224,8 @@ extension SQLiteStore: InPlaceMessageInsert {
                 }
             }
         } else {
+            // The counts are read back: what the batch has pending here is written first.
+            try pending?.write(db, channel: m.channelUrl)
             let bumped = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -275,7 +293,9 @@ extension SQLiteStore: InPlaceMessageInsert {
 
     /// The sender has read their own message: their read receipt moves to it and their unread
     /// counts in the channel drop to zero.
-    func markSenderRead(_ db: Database, _ m: NewMessage, sender: String) throws {
+    func markSenderRead(_ db: Database, _ m: NewMessage, sender: String, pending: PendingUnread? = nil) throws {
+        // The sender's count is read below and set to zero: what the batch has pending for them first.
+        try pending?.settle(db, channel: m.channelUrl, user: sender)
         // Most often the sender has nothing unread here (their last message read it all): one update
         // moves the receipt, and no total changes.
         try Self.exec(
