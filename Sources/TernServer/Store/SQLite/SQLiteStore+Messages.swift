@@ -294,30 +294,36 @@ extension SQLiteStore: InPlaceMessageInsert {
     /// The sender has read their own message: their read receipt moves to it and their unread
     /// counts in the channel drop to zero.
     func markSenderRead(_ db: Database, _ m: NewMessage, sender: String, pending: PendingUnread? = nil) throws {
-        // The sender's count is read below and set to zero: what the batch has pending for them first.
-        try pending?.settle(db, channel: m.channelUrl, user: sender)
+        // The sender's count is set to zero below: what the batch has pending for them is never
+        // written, but their cached total moved by it and loses it with the rest.
+        let pendingForSender = pending?.discard(channel: m.channelUrl, user: sender) ?? 0
         // Most often the sender has nothing unread here (their last message read it all): one update
         // moves the receipt, and no total changes.
-        try Self.exec(
-            db,
-            sql: """
-                UPDATE members SET read_ts = max(read_ts, ?)
-                WHERE channel_url = ? AND user_id = ? AND unread_count = 0 AND unread_mention_count = 0
-                """,
-            arguments: [m.createdAt, m.channelUrl, sender])
-        if db.changesCount > 0 { return }
+        if pendingForSender == 0 {
+            try Self.exec(
+                db,
+                sql: """
+                    UPDATE members SET read_ts = max(read_ts, ?)
+                    WHERE channel_url = ? AND user_id = ? AND unread_count = 0 AND unread_mention_count = 0
+                    """,
+                arguments: [m.createdAt, m.channelUrl, sender])
+            if db.changesCount > 0 { return }
+        }
         // The sender's unread count here drops to zero: their cached total loses what it counted.
         if totalsCache.withLock({ $0[sender] != nil }),
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT m.unread_count AS n, c.is_super AS s, c.custom_type AS t FROM members m
+                        SELECT m.unread_count AS n, c.is_super AS s, c.custom_type AS t,
+                          m.count_preference IN ('all', 'unread_message_count_only') AS counts
+                        FROM members m
                         JOIN group_channels c ON c.channel_url = m.channel_url
                         WHERE m.channel_url = ? AND m.user_id = ? AND m.state = 'joined'
                         """),
                 arguments: [m.channelUrl, sender])
         {
-            let n: Int = row["n"]
+            // What was pending added to the row only where the member's preference counts messages.
+            let n = (row["n"] as Int) + ((row["counts"] as Bool) ? pendingForSender : 0)
             let counted = (row["s"] as Bool) ? min(n, 100) : n
             let type: String = row["t"]
             totalsCache.withLock { cache in

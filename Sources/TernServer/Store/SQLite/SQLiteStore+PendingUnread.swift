@@ -12,8 +12,9 @@ import GRDB
 /// one statement adds the count to every eligible member and one takes the exceptions back.
 ///
 /// Whatever reads a member's count inside the batch first writes what is pending for it:
-/// - the sender's read (``SQLiteStore/markSenderRead(_:_:sender:pending:)``) settles the sender's own
-///   pending count, so that the zero it writes is not followed by increments it already read;
+/// - the sender's read (``SQLiteStore/markSenderRead(_:_:sender:pending:)``) drops the sender's own
+///   pending count (``discard(channel:user:)``): it sets their count to zero, and takes from their
+///   cached total what the row had plus what was pending;
 /// - a message without a roster (``SQLiteStore/countUnread(_:_:blockers:blockedBy:pending:)``'s
 ///   statement that reads the counts back) writes its channel's pending counts first;
 /// - totals read from the database (a recipient not in the cache) write everything pending first.
@@ -45,20 +46,15 @@ final class PendingUnread {
 
     func restore(_ saved: [String: Channel]) { channels = saved }
 
-    /// Writes what is pending for `user` in `channel` alone, and marks it written.
-    func settle(_ db: Database, channel: String, user: String) throws {
-        guard var c = channels[channel] else { return }
+    /// What is pending for `user` in `channel`, dropped: their count is about to be set to zero (their
+    /// own message read the channel), so it is never written.
+    func discard(channel: String, user: String) -> Int {
+        guard var c = channels[channel] else { return 0 }
         let add = c.counted - c.minus[user, default: 0]
-        guard add > 0 else { return }
-        try SQLiteStore.exec(
-            db,
-            sql: """
-                UPDATE members SET unread_count = unread_count + ?
-                WHERE channel_url = ? AND user_id = ? AND state = 'joined' AND count_preference IN ('all', 'unread_message_count_only')
-                """,
-            arguments: [add, channel, user])
+        guard add > 0 else { return 0 }
         c.minus[user] = c.counted
         channels[channel] = c
+        return add
     }
 
     /// Writes everything pending for `channel`: the count to every eligible member, then the
