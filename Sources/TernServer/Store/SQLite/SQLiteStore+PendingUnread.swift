@@ -6,12 +6,12 @@ import GRDB
 /// Each counted message adds one to the unread count of every joined member whose count preference
 /// takes messages, except its sender and the members who block the sender. Written message by
 /// message, that is an `UPDATE` of 99 rows for each message into a 100-member channel: at 2,000
-/// messages a second the writer spent most of its time there, and latency queued behind it.
+/// messages a second that statement was the writer's largest cost, and latency queued behind it.
 /// Instead the batch keeps, per channel, how many messages counted and, per member, how many of
 /// those do not count for them (their own, a blocked sender's) or are already written; at the end
 /// one statement adds the count to every eligible member and one takes the exceptions back.
 ///
-/// Whatever reads a member's count inside the batch first writes what is pending for it:
+/// Whatever reads a member's count inside the batch is served first:
 /// - the sender's read (``SQLiteStore/markSenderRead(_:_:sender:pending:)``) drops the sender's own
 ///   pending count (``discard(channel:user:)``): it sets their count to zero, and takes from their
 ///   cached total what the row had plus what was pending;
