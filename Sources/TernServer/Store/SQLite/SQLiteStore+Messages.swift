@@ -97,10 +97,7 @@ extension SQLiteStore: InPlaceMessageInsert {
             parent = try Self.addReply(db, parentId: m.parentMessageId, sender: sender, at: m.createdAt)
         }
         // Totals the cache lacks are read from the members' rows: what is pending is written first.
-        if let pending, !pending.isEmpty, totalsCache.withLock({ cache in m.totalsFor.contains { cache[$0] == nil } }) {
-            try pending.writeAll(db)
-        }
-        let totals = try self.totals(db, m.totalsFor, hint: m.createdAt)
+        let totals = try self.totals(db, m.totalsFor, hint: m.createdAt) { try pending?.writeAll(db) }
         return StoredMessage(message: record, duplicate: false, totals: totals, parent: parent)
     }
 

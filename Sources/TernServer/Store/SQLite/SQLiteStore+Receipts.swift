@@ -6,8 +6,12 @@ public import TernProtocol
 /// Read and delivery receipts, unread counts and count preferences (``ReceiptStore``) on SQLite.
 extension SQLiteStore {
     /// The unread totals of `userIds` as the write just made them, with a `ts` later than any given
-    /// before (writes are serial, so a later `ts` always means a later state).
-    func totals(_ db: Database, _ userIds: [String], hint: Int64) throws -> [String: UnreadCount] {
+    /// before (writes are serial, so a later `ts` always means a later state). `beforeReadingRows` runs
+    /// when some are not in the cache, before the members' rows are read (a batch writes its pending
+    /// unread counts there: ``PendingUnread``).
+    func totals(
+        _ db: Database, _ userIds: [String], hint: Int64, beforeReadingRows: () throws -> Void = {}
+    ) throws -> [String: UnreadCount] {
         if userIds.isEmpty { return [:] }
         let ts = unreadStamp.withLock { last in
             last = max(last + 1, hint)
@@ -27,6 +31,7 @@ extension SQLiteStore {
             }
         }
         if missing.isEmpty { return out }
+        try beforeReadingRows()
         for id in missing { out[id] = UnreadCount(all: 0, ts: ts) }
         defer {
             totalsCache.withLock { cache in
