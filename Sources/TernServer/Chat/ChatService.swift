@@ -128,6 +128,24 @@ public final class ChatService: Sendable {
         senders.set(id, s)
         return s
     }
+
+    /// The payloads of several users, from the sender cache; the ones it lacks are read in one
+    /// go and cached (a user that does not exist is presented by id alone, and not cached).
+    func senderPayloads(_ userIds: [String]) async throws -> [String: SenderPayload] {
+        var out: [String: SenderPayload] = [:]
+        var missing: [String] = []
+        for id in userIds {
+            if let s = senders[id] { out[id] = s } else { missing.append(id) }
+        }
+        guard !missing.isEmpty else { return out }
+        for u in try await store.users(missing) {
+            let s = Presenter.sender(u)
+            senders.set(u.userId, s)
+            out[u.userId] = s
+        }
+        for id in missing where out[id] == nil { out[id] = SenderPayload(userId: id) }
+        return out
+    }
 }
 
 /// Coalesces delivery receipts (`MACK`) per channel: receivers acknowledge every message, so the

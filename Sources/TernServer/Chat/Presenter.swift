@@ -15,13 +15,17 @@ enum Presenter {
     }
 
     static func message(_ m: MessageRecord, users: [String: UserRecord], channelType: String = "group") -> MessagePayload {
-        let senderPayload: SenderPayload? =
-            m.type == "ADMM" ? nil : m.senderId.map { id in users[id].map(sender) ?? SenderPayload(userId: id) }
+        message(m, senders: users.mapValues(sender), channelType: channelType)
+    }
+
+    /// A message with its sender and mentioned users as presented already (the sender cache's).
+    static func message(_ m: MessageRecord, senders: [String: SenderPayload], channelType: String = "group") -> MessagePayload {
+        let senderPayload: SenderPayload? = m.type == "ADMM" ? nil : m.senderId.map { id in senders[id] ?? SenderPayload(userId: id) }
         return MessagePayload(
             type: m.type, id: m.messageId, message: m.message, channelUrl: m.channelUrl, channelType: channelType,
             createdAt: m.createdAt, updatedAt: m.updatedAt, user: senderPayload, customType: m.customType, data: m.data,
             mentionType: m.mentionType,
-            mentionedUsers: m.mentionedUserIds.map { id in users[id].map(sender) ?? SenderPayload(userId: id) },
+            mentionedUsers: m.mentionedUserIds.map { id in senders[id] ?? SenderPayload(userId: id) },
             silent: m.silent, isOpMsg: m.isOpMsg, parentMessageId: m.parentMessageId
         )
         .with { p in

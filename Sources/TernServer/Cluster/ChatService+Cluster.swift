@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import Synchronization
-import TernProtocol
+public import TernProtocol
 
 /// The chat service as one node of several (``ClusterLink``): what it publishes for the other
 /// nodes, and what it does with what they publish.
@@ -177,16 +177,18 @@ extension ChatService: ClusterReceiver {
     func settingsChanged() { publish(ClusterEvent(.settings)) }
 
     /// Reads ahead for the other nodes' messages of one read of the log: the unread totals of
-    /// their recipients here and the users they name, one read each instead of one per message
-    /// (each message's copy then carries its recipient's totals as of that read: the same or
-    /// later than right after it, and the `ts` orders them). Nil events: forget it.
-    public func clusterPrepare(_ events: [ReceivedClusterEvent]) async {
+    /// their recipients here, and the profiles of the users they name (into the sender cache),
+    /// one read each instead of one per message (each message's copy then carries its recipient's
+    /// totals as of that read: the same or later than right after it, and the `ts` orders them).
+    /// `brought`: the totals the read of the log brought along (``clusterTotalsWanted(channels:)``);
+    /// when they cover every recipient, nothing more is read. Nil events: forget it.
+    public func clusterPrepare(_ events: [ReceivedClusterEvent], totals brought: [String: UnreadCount]?) async {
         clusterState.prefetch.withLock { $0 = nil }
         let messages = events.compactMap { e -> (String, MessageRecord)? in
             guard e.event.kind == .message, let url = e.event.channel, let m = e.message else { return nil }
             return (url, m)
         }
-        guard messages.count > 1 else { return }
+        guard !messages.isEmpty else { return }
         var recipients = Set<String>()
         var named = Set<String>()
         for (url, m) in messages {
@@ -194,12 +196,32 @@ extension ChatService: ClusterReceiver {
             recipients.formUnion(Self.recipients(of: m, among: localMembers(roster)))
             named.formUnion(Self.named(by: m))
         }
-        guard let totals = recipients.isEmpty ? [:] : try? await store.unreadTotals(Array(recipients), at: now()),
-            let users = named.isEmpty ? [] : try? await store.users(Array(named))
-        else { return }
-        let prefetch = PeerPrefetch(totals: totals, users: Dictionary(users.map { ($0.userId, $0) }, uniquingKeysWith: { a, _ in a }))
-        clusterState.prefetch.withLock { $0 = prefetch }
+        if !named.isEmpty { _ = try? await senderPayloads(Array(named)) }
+        if let brought, recipients.allSatisfy({ brought[$0] != nil }) {
+            clusterState.prefetch.withLock { $0 = PeerPrefetch(totals: brought) }
+            return
+        }
+        // One message: its copy reads its recipients' totals itself, as one read here would.
+        guard messages.count > 1, !recipients.isEmpty, let totals = try? await store.unreadTotals(Array(recipients), at: now()) else { return }
+        clusterState.prefetch.withLock { $0 = PeerPrefetch(totals: totals) }
     }
+
+    /// The users whose unread totals the next read of the log brings along for other nodes'
+    /// messages in `channels`: their joined members connected here, as the cached rosters have
+    /// them (a channel not cached, or more than ``maxTotalsBroughtAlong`` users: none, and the
+    /// copies read their totals themselves).
+    public func clusterTotalsWanted(channels: Set<String>) -> [String] {
+        var users = Set<String>()
+        for url in channels {
+            guard let roster = rosters[url], !roster.channel.isOpen else { continue }
+            for m in roster.members where m.state == "joined" && registry.isOnline(m.userId) { users.insert(m.userId) }
+            if users.count > Self.maxTotalsBroughtAlong { return [] }
+        }
+        return Array(users)
+    }
+
+    /// At most this many users' totals ride along with one read of the cluster's log.
+    static let maxTotalsBroughtAlong = 2000
 
     /// A channel's joined members connected to this node.
     func localMembers(_ roster: ChannelRoster) -> [MemberRecord] {
@@ -239,13 +261,10 @@ extension ChatService: ClusterReceiver {
         } else if !recipients.isEmpty {
             totals = try await store.unreadTotals(recipients, at: now())
         }
-        var users: [String: UserRecord] = [:]
-        if let ahead, wanted.allSatisfy({ ahead.users[$0] != nil }) {
-            for u in wanted { users[u] = ahead.users[u] }
-        } else if !wanted.isEmpty {
-            for u in try await store.users(wanted) { users[u.userId] = u }
-        }
-        var payload = Presenter.message(m, users: users, channelType: roster.channel.channelType)
+        // The sender cache, as the sending node's own copies use theirs (kept true across nodes
+        // by the `invalidate` events of user changes).
+        let senders = try await senderPayloads(wanted)
+        var payload = Presenter.message(m, senders: senders, channelType: roster.channel.channelType)
         if m.parentMessageId != 0, let parent = try await store.message(channelUrl, id: m.parentMessageId) {
             payload.parentMessageInfo = Presenter.parentInfo(parent, users: try await usersById([parent.senderId].compactMap { $0 }))
         }
@@ -255,8 +274,7 @@ extension ChatService: ClusterReceiver {
     }
 }
 
-/// See ``ChatService/clusterPrepare(_:)``.
+/// See ``ChatService/clusterPrepare(_:totals:)``.
 struct PeerPrefetch: Sendable {
     var totals: [String: UnreadCount]
-    var users: [String: UserRecord]
 }

@@ -5,15 +5,18 @@ import NIOPosix
 import PostgresNIO
 public import ServiceLifecycle
 import Synchronization
+public import TernProtocol
 
 /// Several `ternd` nodes on one PostgreSQL database (BRIEF §6 scale-out, research/backend.md §5).
 ///
 /// - The shared log is the `cluster_events` table; a committed message writes its own event
 ///   there (a trigger on `messages`, in the sending transaction), so the messages table stays the
 ///   truth and no acknowledged message can miss its announcement.
-/// - `LISTEN tern_events` is only a doorbell (the notification carries the new id and channel):
-///   every wake reads the log from where this node stands (``EventCursor``, which also waits for
-///   ids taken by transactions that commit late). A backstop read runs every
+/// - `LISTEN tern_events` is only a doorbell (the notification carries the new id, its kind, the
+///   node that wrote it and its channel): every wake reads the log from where this node stands
+///   (``EventCursor``, which also waits for ids taken by transactions that commit late). The
+///   channels another node's messages rang for tell that read whose unread totals to bring along
+///   (``ClusterReceiver/clusterTotalsWanted(channels:)``): message, event and totals in one round trip. A backstop read runs every
 ///   ``backstopInterval`` whatever the doorbell does, and a lost listener connection is
 ///   reconnected and followed by a read, so nothing committed while it was away is missed.
 /// - Nodes beat every ``heartbeatInterval`` in `cluster_nodes`; one silent for ``deadAfter`` is
@@ -26,6 +29,8 @@ public final class PostgresCluster: ClusterLink, Service {
     let alive = Mutex<Set<String>>([])
     let wakes: AsyncStream<Void>
     let wake: AsyncStream<Void>.Continuation
+    /// The channels another node's messages rang the doorbell for since the last read of the log.
+    let rung = Mutex<Set<String>>([])
     /// Events to publish, and who waits for them to be written.
     struct Outgoing: Sendable {
         var events: [ClusterEvent]
@@ -152,7 +157,10 @@ public final class PostgresCluster: ClusterLink, Service {
                     failures = 0
                     wake.yield()
                     try await withTaskCancellationHandler {
-                        for try await _ in notifications { wake.yield() }
+                        for try await n in notifications {
+                            if let channel = Self.peerMessageChannel(n.payload, me: nodeId) { _ = rung.withLock { $0.insert(channel) } }
+                            wake.yield()
+                        }
                     } onCancel: {
                         let _: EventLoopFuture<Void> = conn.close()
                     }
@@ -166,6 +174,14 @@ public final class PostgresCluster: ClusterLink, Service {
             try? await Task.sleep(for: .milliseconds(min(2000, 100 * failures)))
             wake.yield()
         }
+    }
+
+    /// The channel of another node's message from a doorbell's payload (`<id> <kind> <node>
+    /// <channel>`, `PostgresSchema` "pg-v11"); nil for anything else, or a bell of an older build.
+    static func peerMessageChannel(_ payload: String, me: String) -> String? {
+        let parts = payload.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[1] == "msg", parts[2] != me, !parts[3].isEmpty else { return nil }
+        return String(parts[3])
     }
 
     func ticker() async {
@@ -191,12 +207,18 @@ public final class PostgresCluster: ClusterLink, Service {
             while more && !Task.isCancelled {
                 more = false
                 do {
-                    let (count, read) = try await readLog(after: cursor.horizon, skipping: cursor.handledAbove.map(String.init))
+                    let r = receiver.withLock { $0 }
+                    let channels = rung.withLock { c in
+                        defer { c.removeAll() }
+                        return c
+                    }
+                    let wanted = channels.isEmpty ? [] : r?.clusterTotalsWanted(channels: channels) ?? []
+                    let (count, read, totals) = try await readLog(
+                        after: cursor.horizon, skipping: cursor.handledAbove.map(String.init), totalsFor: wanted)
                     if failing { logger.info("cluster: reading the event log again") }
                     failing = false
-                    let r = receiver.withLock { $0 }
                     await r?.clusterPrepare(
-                        read.compactMap { if case .peer(let e) = $0.row, e.event.kind == .message { e } else { nil } })
+                        read.compactMap { if case .peer(let e) = $0.row, e.event.kind == .message { e } else { nil } }, totals: totals)
                     // Handled in id order; an event the receiver could not handle yet (the
                     // database went away between reading the log and reading the message) stops
                     // the batch and is read again on the next wake, at most `maxAttempts` times.
@@ -228,7 +250,7 @@ public final class PostgresCluster: ClusterLink, Service {
                         }
                         if stopped { break }
                     }
-                    await r?.clusterPrepare([])
+                    await r?.clusterPrepare([], totals: nil)
                     _ = cursor.accept(handled, now: nowMs())
                     more = count == Self.readBatch && !stopped
                 } catch {
@@ -252,19 +274,39 @@ public final class PostgresCluster: ClusterLink, Service {
         case peer(ReceivedClusterEvent)
     }
 
-    /// The log's next events after `horizon` (but those already handled), each once; how many rows were read.
-    func readLog(after horizon: Int64, skipping skip: [String]) async throws -> (count: Int, rows: [(id: Int64, row: LogRow)]) {
-        // Another node's message comes with its event (one round trip, not two).
+    /// The log's next events after `horizon` (but those already handled), each once; how many rows
+    /// were read; and, when `users` is not empty, their unread totals as the same read saw them.
+    func readLog(after horizon: Int64, skipping skip: [String], totalsFor users: [String] = []) async throws
+        -> (count: Int, rows: [(id: Int64, row: LogRow)], totals: [String: UnreadCount]?)
+    {
+        // Another node's message comes with its event, and the totals its copies carry with the
+        // first row (one round trip, not three): one snapshot, so the totals count every message read.
         let rows = try await store.read { db in
             try await db.fetchAll(
                 """
+                WITH ev AS (SELECT * FROM cluster_events WHERE id > ? AND NOT (id = ANY(?::BIGINT[])) ORDER BY id LIMIT \(Self.readBatch))
                 SELECT e.id AS ev_id, e.node AS ev_node, e.kind AS ev_kind, e.channel_url AS ev_channel,
-                  CASE WHEN e.node = ? AND e.kind <> 'msg' THEN '' ELSE e.body END AS ev_body, m.*
-                FROM cluster_events e
+                  CASE WHEN e.node = ? AND e.kind <> 'msg' THEN '' ELSE e.body END AS ev_body,
+                  tot.us AS ev_total_users, tot.ns AS ev_total_counts, tot.ts AS ev_total_types, m.*
+                FROM ev e
+                LEFT JOIN (SELECT array_agg(u) AS us, array_agg(n) AS ns, array_agg(COALESCE(t, '')) AS ts
+                           FROM tern_unread_totals(?::TEXT[], '{}')) tot ON e.id = (SELECT min(id) FROM ev)
                 LEFT JOIN messages m ON e.kind = 'msg' AND e.node <> ?
                   AND m.message_id = (CASE WHEN e.kind = 'msg' THEN split_part(e.body, ' ', 1)::BIGINT END)
-                WHERE e.id > ? AND NOT (e.id = ANY(?::BIGINT[])) ORDER BY e.id LIMIT \(Self.readBatch)
-                """, [self.nodeId, self.nodeId, horizon, skip])
+                ORDER BY e.id
+                """, [horizon, skip, self.nodeId, users, self.nodeId])
+        }
+        var totals: [String: UnreadCount]?
+        if !users.isEmpty, let first = rows.first {
+            var ledger = UnreadLedger()
+            // NULL arrays: none of them has anything unread.
+            let names: [String]? = try first["ev_total_users"]
+            let counts: [Int64]? = try first["ev_total_counts"]
+            let types: [String]? = try first["ev_total_types"]
+            for ((user, n), type) in zip(zip(names ?? [], counts ?? []), types ?? []) {
+                ledger.addOutside(user, type: type, count: Int(n))
+            }
+            totals = PostgresStore.stampedTotals(users, ledger, hint: nowMs())
         }
         var read: [(id: Int64, row: LogRow)] = []
         for r in rows {
@@ -286,7 +328,7 @@ public final class PostgresCluster: ClusterLink, Service {
                 read.append((id, .skip))
             }
         }
-        return (rows.count, read)
+        return (rows.count, read, totals)
     }
 
     /// Publishes what the chat service queued, in order, a batch per transaction.
@@ -371,8 +413,12 @@ public protocol ClusterReceiver: Sendable {
     /// The reader reached this node's own event for a message it stored: every event before it is handled.
     func clusterOwnMessage(channel: String, messageId: Int64) async
     /// Called with the other nodes' events of one read before they are handled one by one (and
-    /// with none after them), to read ahead what handling them needs.
-    func clusterPrepare(_ events: [ReceivedClusterEvent]) async
+    /// with none after them), to read ahead what handling them needs; `totals` are the unread
+    /// totals the read brought (of the users ``clusterTotalsWanted(channels:)`` named), if any.
+    func clusterPrepare(_ events: [ReceivedClusterEvent], totals: [String: UnreadCount]?) async
+    /// The users whose unread totals the next read of the log should bring along, for other nodes'
+    /// messages in `channels` (empty: none; their copies then read the totals themselves).
+    func clusterTotalsWanted(channels: Set<String>) -> [String]
     /// Called on every wake of the reader (at least every backstop interval).
     func clusterTick()
 }

@@ -616,6 +616,21 @@ enum PostgresSchema {
             END $$;
             """#
         ),
+        (
+            // The doorbell says which node wrote the event and of what kind (`<id> <kind> <node>
+            // <channel>`): a node that hears another node's message ring asks, in the read of the
+            // log that follows, for the unread totals of that channel's members connected to it
+            // (`PostgresCluster.readLog`), so that message, event and totals come in one round
+            // trip. A node of an older build reads the bell as a bell, whatever it says.
+            "pg-v11-doorbell-says-who",
+            #"""
+            CREATE OR REPLACE FUNCTION tern_event_doorbell() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              PERFORM pg_notify('tern_events', NEW.id::TEXT || ' ' || NEW.kind || ' ' || NEW.node || ' ' || COALESCE(NEW.channel_url, ''));
+              RETURN NULL;
+            END $$;
+            """#
+        ),
     ]
 
     static func migrate(_ store: PostgresStore) async throws {

@@ -9,12 +9,18 @@ extension PostgresStore {
     /// given before by this process. Supergroups count at most 100 each.
     static func messageTotals(_ db: PGConnection, _ userIds: [String], hint: Int64) async throws -> [String: UnreadCount] {
         if userIds.isEmpty { return [:] }
+        var ledger = UnreadLedger()
+        try await readOutsideTotals(db, userIds, excluding: [], into: &ledger)
+        return stampedTotals(userIds, ledger, hint: hint)
+    }
+
+    /// The totals of `userIds` in `ledger` (their counts by custom type, as read), with a `ts`
+    /// later than any given before by this process.
+    static func stampedTotals(_ userIds: [String], _ ledger: UnreadLedger, hint: Int64) -> [String: UnreadCount] {
         let ts = pgUnreadStamp.withLock { last in
             last = max(last + 1, hint)
             return last
         }
-        var ledger = UnreadLedger()
-        try await readOutsideTotals(db, userIds, excluding: [], into: &ledger)
         return ledger.totals(userIds, ts: ts)
     }
 
