@@ -253,6 +253,7 @@ extension ChatService {
             if cluster != nil && !stored.duplicate {
                 // Handed over here: the event reader must not deliver it again from the log.
                 clusterState.sequencer.withLock { $0.markHanded(stored.message.channelUrl, id: stored.message.messageId) }
+                clusterState.handOvers.signal(stored.message.channelUrl)
             }
             if let (conn, frame) = ack { conn.send(frame) }
             fanOutNow(command, json, to: members, except: except, stored: stored)
@@ -270,6 +271,7 @@ extension ChatService {
                 ackOnly: { if let (conn, frame) = ack { conn.send(frame) } })
             for deliver in due { deliver() }
         }
+        clusterState.handOvers.signal(stored.message.channelUrl)
     }
 
     /// Fans a message out at once (see ``fanOutMessage(_:_:to:except:stored:)``).

@@ -65,7 +65,9 @@ public final class ChatService: Sendable {
         let clock = config.clock
         // PostgreSQL takes several writers: a stalled batch there no longer holds up the other
         // channels (``SendPipeline``); SQLite has one writer, so one batch at a time.
-        self.pipeline = SendPipeline(store: store, clock: { clock.nowMs() }, tracksChannels: cluster != nil, lanes: store is PostgresStore ? 4 : 1)
+        self.pipeline = SendPipeline(
+            store: store, clock: { clock.nowMs() }, tracksChannels: cluster != nil,
+            channelDone: { [handOvers = clusterState.handOvers] url in handOvers.signal(url) }, lanes: store is PostgresStore ? 4 : 1)
         self.floodLimits = FloodLimits(perSecond: config.maxMessagesPerSecond)
         self.deliveries = DeliveryCoalescer()
         self.openChannels = OpenChannelState(messagesPerSecond: config.openChannelMessagesPerSecond)

@@ -61,6 +61,8 @@ final class SendPipeline: Sendable {
     /// `tracksChannels`: on several nodes, for ``isStoring(_:)``).
     let inFlight = Mutex<[String: Int]>([:])
     let tracksChannels: Bool
+    /// Told when no message of a channel is being stored or delivered any more (with `tracksChannels`).
+    let channelDone: (@Sendable (String) -> Void)?
     let insert: Insert
     /// With a store that commits in place: the insert, whether the writer is free, and the thread
     /// that runs the batches.
@@ -75,11 +77,13 @@ final class SendPipeline: Sendable {
 
     init(
         insert: @escaping Insert, inPlace: InsertInPlace? = nil, writerFree: @escaping WriterFree = { true },
-        clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, lanes: Int = 1, stallAfterMs: Int64 = 250
+        clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, channelDone: (@Sendable (String) -> Void)? = nil, lanes: Int = 1,
+        stallAfterMs: Int64 = 250
     ) {
         self.insert = insert
         self.clock = clock
         self.tracksChannels = tracksChannels
+        self.channelDone = channelDone
         self.lanes = max(1, lanes)
         self.stallAfterMs = stallAfterMs
         // One lane only: batches in place run one after another on the one thread.
@@ -92,12 +96,15 @@ final class SendPipeline: Sendable {
         }
     }
 
-    convenience init(store: any MessageStore, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false, lanes: Int = 1) {
+    convenience init(
+        store: any MessageStore, clock: @escaping @Sendable () -> Int64, tracksChannels: Bool = false,
+        channelDone: (@Sendable (String) -> Void)? = nil, lanes: Int = 1
+    ) {
         let inPlaceStore = store as? any InPlaceMessageInsert
         let inPlace = inPlaceStore.map { s in { @Sendable batch in try s.insertMessagesInPlace(batch) } as InsertInPlace }
         self.init(
             insert: { try await store.insertMessages($0) }, inPlace: inPlace, writerFree: { inPlaceStore?.writerIsFree ?? false }, clock: clock,
-            tracksChannels: tracksChannels, lanes: lanes)
+            tracksChannels: tracksChannels, channelDone: channelDone, lanes: lanes)
     }
 
     deinit { inPlace?.thread.shutdownGracefully { _ in } }
@@ -289,12 +296,18 @@ final class SendPipeline: Sendable {
 
     func untrack(_ batch: [Item]) {
         guard tracksChannels else { return }
-        inFlight.withLock { f in
+        let done = inFlight.withLock { f -> [String] in
+            var done: [String] = []
             for item in batch {
                 f[item.message.channelUrl, default: 1] -= 1
-                if f[item.message.channelUrl] == 0 { f[item.message.channelUrl] = nil }
+                if f[item.message.channelUrl] == 0 {
+                    f[item.message.channelUrl] = nil
+                    done.append(item.message.channelUrl)
+                }
             }
+            return done
         }
+        for url in done { channelDone?(url) }
     }
 
     /// After a batch's transaction: delivers each stored message in order and answers its sender;

@@ -130,8 +130,9 @@ extension ChatService: ClusterReceiver {
 
     /// The reader reached this node's own message: everything before it in the log is delivered
     /// here. If the message is still on its way out of the send pipeline (the commit's doorbell
-    /// can be quicker than the pipeline), the reader waits for it, so that another node's later
-    /// message does not overtake it (at most 200 ms).
+    /// can be quicker than the pipeline), the reader waits until the pipeline hands it over or is
+    /// done with the channel (``HandOverWaits``), so that another node's later message does not
+    /// overtake it (at most 200 ms).
     ///
     /// A message of this node that the log says was committed but that the send path never handed
     /// over (the database's answer to its COMMIT was lost with the connection: the sender was told
@@ -139,9 +140,8 @@ extension ChatService: ClusterReceiver {
     /// store here, to this node's members, as another node's would be — else they would never see
     /// it while the other nodes' members do. A late hand-over of it then only acknowledges.
     public func clusterOwnMessage(channel: String, messageId: Int64) async {
-        for _ in 0..<200 {
-            if clusterState.sequencer.withLock({ $0.handedOver(channel, id: messageId) }) || !pipeline.isStoring(channel) { break }
-            try? await Task.sleep(for: .milliseconds(1))
+        await clusterState.handOvers.wait(for: channel, timeout: .milliseconds(200)) { [clusterState, pipeline] in
+            clusterState.sequencer.withLock { $0.handedOver(channel, id: messageId) } || !pipeline.isStoring(channel)
         }
         if clusterState.sequencer.withLock({ $0.claimForLog(channel, id: messageId) }) {
             logger.notice("cluster: message \(messageId) in \(channel) was committed without this node hearing so: delivering it from the log")

@@ -20,6 +20,8 @@ final class ClusterState: Sendable {
     let presence = Mutex(())
     /// What the event reader read ahead for the other nodes' messages of one read of the log.
     let prefetch = Mutex<PeerPrefetch?>(nil)
+    /// Where the event reader waits for this node's send path to hand a message over.
+    let handOvers = HandOverWaits()
 
     init(link: (any ClusterLink)?) {
         self.link = link
