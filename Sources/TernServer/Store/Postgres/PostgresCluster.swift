@@ -282,19 +282,7 @@ public final class PostgresCluster: ClusterLink, Service {
         // Another node's message comes with its event, and the totals its copies carry with the
         // first row (one round trip, not three): one snapshot, so the totals count every message read.
         let rows = try await store.read { db in
-            try await db.fetchAll(
-                """
-                WITH ev AS (SELECT * FROM cluster_events WHERE id > ? AND NOT (id = ANY(?::BIGINT[])) ORDER BY id LIMIT \(Self.readBatch))
-                SELECT e.id AS ev_id, e.node AS ev_node, e.kind AS ev_kind, e.channel_url AS ev_channel,
-                  CASE WHEN e.node = ? AND e.kind <> 'msg' THEN '' ELSE e.body END AS ev_body,
-                  tot.us AS ev_total_users, tot.ns AS ev_total_counts, tot.ts AS ev_total_types, m.*
-                FROM ev e
-                LEFT JOIN (SELECT array_agg(u) AS us, array_agg(n) AS ns, array_agg(COALESCE(t, '')) AS ts
-                           FROM tern_unread_totals(?::TEXT[], '{}')) tot ON e.id = (SELECT min(id) FROM ev)
-                LEFT JOIN messages m ON e.kind = 'msg' AND e.node <> ?
-                  AND m.message_id = (CASE WHEN e.kind = 'msg' THEN split_part(e.body, ' ', 1)::BIGINT END)
-                ORDER BY e.id
-                """, [horizon, skip, self.nodeId, users, self.nodeId])
+            try await db.fetchAll(prepared: LogRead.self, [horizon, skip, self.nodeId, users, self.nodeId])
         }
         var totals: [String: UnreadCount]?
         if !users.isEmpty, let first = rows.first {
@@ -331,6 +319,25 @@ public final class PostgresCluster: ClusterLink, Service {
         return (rows.count, read, totals)
     }
 
+    /// The statement of ``readLog(after:skipping:totalsFor:)``: the events after a horizon (but
+    /// some), each other node's message with its row, and the unread totals of some users on the
+    /// first row.
+    enum LogRead: PGPreparedText {
+        static let sql = PGConnection.numbered(
+            """
+            WITH ev AS (SELECT * FROM cluster_events WHERE id > ? AND NOT (id = ANY(?::BIGINT[])) ORDER BY id LIMIT \(PostgresCluster.readBatch))
+            SELECT e.id AS ev_id, e.node AS ev_node, e.kind AS ev_kind, e.channel_url AS ev_channel,
+              CASE WHEN e.node = ? AND e.kind <> 'msg' THEN '' ELSE e.body END AS ev_body,
+              tot.us AS ev_total_users, tot.ns AS ev_total_counts, tot.ts AS ev_total_types, m.*
+            FROM ev e
+            LEFT JOIN (SELECT array_agg(u) AS us, array_agg(n) AS ns, array_agg(COALESCE(t, '')) AS ts
+                       FROM tern_unread_totals(?::TEXT[], '{}')) tot ON e.id = (SELECT min(id) FROM ev)
+            LEFT JOIN messages m ON e.kind = 'msg' AND e.node <> ?
+              AND m.message_id = (CASE WHEN e.kind = 'msg' THEN split_part(e.body, ' ', 1)::BIGINT END)
+            ORDER BY e.id
+            """)
+    }
+
     /// Publishes what the chat service queued, in order, a batch per transaction.
     func publishLoop() async {
         for await item in outgoing {
@@ -345,12 +352,18 @@ public final class PostgresCluster: ClusterLink, Service {
 
     func insert(_ events: [ClusterEvent]) async throws {
         try await store.write { db in
-            try await db.execute(
-                """
-                INSERT INTO cluster_events(node, kind, channel_url, body)
-                SELECT ?, k, NULLIF(c, ''), b FROM unnest(?::TEXT[], ?::TEXT[], ?::TEXT[]) WITH ORDINALITY AS t(k, c, b, n) ORDER BY n
-                """, [self.nodeId, events.map(\.kind.rawValue), events.map { $0.channel ?? "" }, events.map(\.body)])
+            _ = try await db.fetchAll(
+                prepared: EventsInsert.self, [self.nodeId, events.map(\.kind.rawValue), events.map { $0.channel ?? "" }, events.map(\.body)])
         }
+    }
+
+    /// The statement of ``insert(_:)``.
+    enum EventsInsert: PGPreparedText {
+        static let sql = PGConnection.numbered(
+            """
+            INSERT INTO cluster_events(node, kind, channel_url, body)
+            SELECT ?, k, NULLIF(c, ''), b FROM unnest(?::TEXT[], ?::TEXT[], ?::TEXT[]) WITH ORDINALITY AS t(k, c, b, n) ORDER BY n
+            """)
     }
 
     /// Records this node's heartbeat; returns the other nodes alive.

@@ -45,7 +45,7 @@ extension PostgresStore {
         }
         var stored: [Int: (id: Int64, previous: Int64?, at: Int64)] = [:]
         for row in try await db.fetchAll(
-            call.sql,
+            prepared: SendCall.Statement.self,
             call.arguments(url: url, basis: read.basis, senders: senders, blocksBasis: read.blocksBasis, now: now))
         {
             if try row["out_kind"] as String == "changed" { return nil }
@@ -79,20 +79,7 @@ extension PostgresStore {
         var read = SendBasis()
         var channel: UnreadLedger.Channel?
         var members: [String: UnreadLedger.Member] = [:]
-        for row in try await db.fetchAll(
-            """
-            SELECT 's' AS k, tern_send_basis(?) AS a, tern_blocks_basis(?::text[]) AS b, NULL::text AS c, NULL::text AS d,
-              0::bigint AS i, 0::bigint AS j, 0::bigint AS l, 0::bigint AS o
-            UNION ALL SELECT 'c', custom_type, NULL, NULL, NULL, CASE WHEN is_super THEN 1 ELSE 0 END, joined_member_count::bigint,
-              COALESCE(last_message_id, 0)::bigint, COALESCE(last_message_ts, 0)::bigint
-            FROM group_channels WHERE channel_url = ?
-            UNION ALL SELECT 'm', user_id, state, count_preference, hidden_state, unread_count::bigint,
-              unread_mention_count::bigint, read_ts::bigint, 0
-            FROM members WHERE channel_url = ?
-            UNION ALL SELECT 'b', blocked_id, blocker_id, NULL, NULL, 0, 0, 0, 0 FROM blocks WHERE blocked_id = ANY(?)
-            UNION ALL SELECT 't', u, t, NULL, NULL, n, 0, 0, 0 FROM tern_unread_totals(?, ?)
-            """, [url, senders, url, url, senders, users, [url]])
-        {
+        for row in try await db.fetchAll(prepared: BasisRead.self, [url, senders, url, url, senders, users, [url]]) {
             switch try row["k"] as String {
             case "s":
                 read.basis = try row["a"]
@@ -114,6 +101,23 @@ extension PostgresStore {
             read.ledger.channels[url] = channel
         }
         return read
+    }
+
+    /// The statement of ``readBasis(_:url:senders:totalsFor:)``.
+    enum BasisRead: PGPreparedText {
+        static let sql = PGConnection.numbered(
+            """
+            SELECT 's' AS k, tern_send_basis(?) AS a, tern_blocks_basis(?::text[]) AS b, NULL::text AS c, NULL::text AS d,
+              0::bigint AS i, 0::bigint AS j, 0::bigint AS l, 0::bigint AS o
+            UNION ALL SELECT 'c', custom_type, NULL, NULL, NULL, CASE WHEN is_super THEN 1 ELSE 0 END, joined_member_count::bigint,
+              COALESCE(last_message_id, 0)::bigint, COALESCE(last_message_ts, 0)::bigint
+            FROM group_channels WHERE channel_url = ?
+            UNION ALL SELECT 'm', user_id, state, count_preference, hidden_state, unread_count::bigint,
+              unread_mention_count::bigint, read_ts::bigint, 0
+            FROM members WHERE channel_url = ?
+            UNION ALL SELECT 'b', blocked_id, blocker_id, NULL, NULL, 0, 0, 0, 0 FROM blocks WHERE blocked_id = ANY(?)
+            UNION ALL SELECT 't', u, t, NULL, NULL, n, 0, 0, 0 FROM tern_unread_totals(?, ?)
+            """)
     }
 
     /// The arguments of `tern_send`: the messages' columns, and each member row's change over
@@ -186,14 +190,18 @@ extension PostgresStore {
             }
         }
 
-        var sql: String {
-            let texts = "ARRAY(SELECT e FROM jsonb_array_elements_text(?::jsonb) WITH ORDINALITY AS t(e, o) ORDER BY o)"
-            return """
-                SELECT out_index, out_kind, out_id, out_previous, out_at FROM tern_send(?, ?, ?, ?, ?::text,
-                  ?, \(texts), ?, ?, ?, ?, ?, ?::text[]::boolean[], ?::text[]::boolean[], ?::text[]::bigint[], \(texts), \(texts), ?,
-                  ?::text[]::boolean[], \(texts), \(texts), ?::text[]::boolean[], ?,
-                  ?, ?::text[]::boolean[], ?::text[]::bigint[], ?::text[]::bigint[], ?, ?::text[]::int[])
-                """
+        /// The call of `tern_send`, its arguments as ``arguments(url:basis:senders:blocksBasis:now:)`` gives them.
+        enum Statement: PGPreparedText {
+            static let sql: String = {
+                let texts = "ARRAY(SELECT e FROM jsonb_array_elements_text(?::jsonb) WITH ORDINALITY AS t(e, o) ORDER BY o)"
+                return PGConnection.numbered(
+                    """
+                    SELECT out_index, out_kind, out_id, out_previous, out_at FROM tern_send(?, ?, ?, ?, ?::text,
+                      ?, \(texts), ?, ?, ?, ?, ?, ?::text[]::boolean[], ?::text[]::boolean[], ?::text[]::bigint[], \(texts), \(texts), ?,
+                      ?::text[]::boolean[], \(texts), \(texts), ?::text[]::boolean[], ?,
+                      ?, ?::text[]::boolean[], ?::text[]::bigint[], ?::text[]::bigint[], ?, ?::text[]::int[])
+                    """)
+            }()
         }
 
         func arguments(url: String, basis: String, senders: [String], blocksBasis: String, now: Int64?) -> [any PGBindable] {

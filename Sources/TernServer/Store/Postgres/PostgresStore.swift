@@ -372,6 +372,28 @@ struct PGConnection {
 
     func fetchAll(_ t: SQLText) async throws -> [PGRow] { try await fetchAll(t.sql, t.bindables) }
 
+    /// Runs a statement of the hot paths prepared: PostgreSQL parses and plans it once per
+    /// connection (PostgresNIO keeps it by name), not at every run. Measured on the send path
+    /// (`log_min_duration_statement = 0`, two nodes at 100 msg/s): parsing and planning — a bind of
+    /// an unnamed statement plans it — took 1.4 ms of the channel read's 3.1 ms and of the event
+    /// log's read's 1.9 ms. A statement whose result's columns changed under it (a newer node
+    /// altered a table it reads with `*`) is run once more unprepared.
+    func fetchAll<Text: PGPreparedText>(prepared: Text.Type, _ args: [any PGBindable]) async throws -> [PGRow] {
+        var binds = PostgresBindings(capacity: args.count)
+        for a in args { a.bind(into: &binds) }
+        tally?.count.add(1, ordering: .relaxed)
+        do {
+            var rows: [PGRow] = []
+            for try await row in try await conn.execute(PGPrepared<Text>(binds: binds), logger: logger) {
+                rows.append(PGRow(row: row.makeRandomAccess()))
+            }
+            return rows
+        } catch let e as PSQLError {
+            if e.serverInfo?[.sqlState] == "0A000" { return try await fetchAll(Text.sql, args) }
+            throw PostgresStoreError(e, sql: Text.sql)
+        }
+    }
+
     func fetchAll(_ sql: String, _ args: [any PGBindable] = []) async throws -> [PGRow] {
         try await run(sql, args).rows.map { PGRow(row: $0.makeRandomAccess()) }
     }
@@ -405,6 +427,23 @@ struct PGConnection {
             throw error
         }
     }
+}
+
+/// The text of a statement run prepared (``PGConnection/fetchAll(prepared:_:)``), its
+/// placeholders numbered (`static let sql = PGConnection.numbered("… ? …")`, once); the type's
+/// name is the statement's name on each connection.
+protocol PGPreparedText {
+    static var sql: String { get }
+}
+
+/// ``PGPreparedText`` as PostgresNIO prepares it: its rows as they come.
+struct PGPrepared<Text: PGPreparedText>: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+    static var name: String { "tern." + String(describing: Text.self) }
+    static var sql: String { Text.sql }
+    let binds: PostgresBindings
+    func makeBindings() throws -> PostgresBindings { binds }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
 /// A row read by column name or position: `let id: Int64 = try row["message_id"]`.
