@@ -97,6 +97,28 @@ struct PostgresRoundTripTests {
         seen = try await basis(s)
         try await s.setHidden("g", userId: "c", state: "hidden_allow_auto_unhide", messageOffset: nil)
         #expect(try await basis(s) != seen, "a hidden state")
+        seen = try await basis(s)
+        try await s.setHidden("g", userId: "c", state: "hidden_allow_auto_unhide", messageOffset: nil)
+        #expect(try await basis(s) == seen, "the same hidden state again")
+        // A message auto-unhides c: that moves it too (the next batch must see c unhidden).
+        _ = try await s.insertMessage(message("g", from: "a", text: "2"))
+        #expect(try await s.member("g", userId: "c")?.hiddenState == "unhidden")
+        #expect(try await basis(s) != seen, "an auto-unhide")
+        seen = try await basis(s)
+        _ = try await s.createUser(
+            UserRecord(userId: "d", nickname: "d", profileUrl: "", metadata: [:], createdAt: 1, lastSeenAt: 0, hasEverLoggedIn: false, isActive: true))
+        _ = try await s.addMembers("g", [MemberAdd(userId: "d", state: "invited", inviterId: "a")], nowMs: 20, chatHistory: true)
+        #expect(try await basis(s) != seen, "an invitation")
+        seen = try await basis(s)
+        #expect(try await s.acceptInvitation("g", userId: "d", nowMs: 21))
+        #expect(try await basis(s) != seen, "an accepted invitation")
+        seen = try await basis(s)
+        #expect(try await s.removeMember("g", userId: "d", turnOffDistinct: false))
+        #expect(try await basis(s) != seen, "a member who left")
+        // A deleted channel keeps no version behind.
+        #expect(try await s.deleteChannel("g"))
+        let left = try await s.read { db in try await db.scalar("SELECT count(*) FROM channel_rosters WHERE channel_url = 'g'", as: Int64.self) }
+        #expect(left == 0)
     }
 
     @Test("tern_send writes nothing when the basis it was given is stale")
