@@ -106,7 +106,8 @@ struct PostgresRoundTripTests {
         #expect(try await basis(s) != seen, "an auto-unhide")
         seen = try await basis(s)
         _ = try await s.createUser(
-            UserRecord(userId: "d", nickname: "d", profileUrl: "", metadata: [:], createdAt: 1, lastSeenAt: 0, hasEverLoggedIn: false, isActive: true))
+            UserRecord(userId: "d", nickname: "d", profileUrl: "", metadata: [:], createdAt: 1, lastSeenAt: 0, hasEverLoggedIn: false, isActive: true)
+        )
         _ = try await s.addMembers("g", [MemberAdd(userId: "d", state: "invited", inviterId: "a")], nowMs: 20, chatHistory: true)
         #expect(try await basis(s) != seen, "an invitation")
         seen = try await basis(s)
