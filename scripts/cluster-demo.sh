@@ -14,7 +14,9 @@
 # --check it runs a smoke test instead and exits 0 (passed) or 1. Everything it started is
 # stopped by PID on exit, and the temporary directory removed (TERN_DEMO_KEEP=1 keeps it, with
 # the logs; TERN_DEMO_LOG_LEVEL sets the nodes' --log-level, default info; TERN_DEMO_NODE_ARGS
-# adds options to each node's `ternd serve`, e.g. "--max-messages-per-second 0" for a benchmark).
+# adds options to each node's `ternd serve`, e.g. "--max-messages-per-second 0" for a benchmark;
+# TERN_DEMO_PG_ARGS adds options to `postgres`, e.g. "-c log_min_duration_statement=0 -c
+# track_functions=all" to time every statement in $WORK/pg/server.log and every function).
 #
 # The ternd binary: $TERND, else .build/debug/ternd or .build/release/ternd (the newer), else
 # `swift build --product ternd`. tern (for the example and the relay check): $TERN, else the one
@@ -225,7 +227,7 @@ for attempt in 1 2 3 4 5; do
     port=$(free_port)
     # `exec`: $! is the postmaster itself (setpriv and env exec it too).
     (cd "$PGDIR" && exec "${AS_PG[@]}" "$PGB/postgres" -D "$PGDIR/data" -p "$port" -k "$PGDIR" \
-        -c listen_addresses=127.0.0.1 -c logging_collector=off -c max_connections=200) \
+        -c listen_addresses=127.0.0.1 -c logging_collector=off -c max_connections=200 ${TERN_DEMO_PG_ARGS:-}) \
         >> "$PGDIR/server.log" 2>&1 &
     pid=$!
     for ((i = 0; i < 300; i++)); do
