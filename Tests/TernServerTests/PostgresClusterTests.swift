@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TernProtocol
 import TernTestSupport
 import Testing
@@ -82,13 +83,14 @@ struct PostgresClusterTests {
         #expect(past.count == 0 && past.totals == nil)
         // The read is a prepared statement that reads `messages.*`: a newer node adding a column
         // changes its result's columns, which PostgreSQL refuses for a statement prepared before;
-        // the read then runs unprepared and goes on.
+        // the read then runs unprepared and goes on (and stays unprepared in this process).
         for _ in 0..<3 { _ = try await cluster.readLog(after: 0, skipping: [], totalsFor: asked) }
         _ = try await a.write { db in try await db.execute("ALTER TABLE messages ADD COLUMN added_later TEXT") }
         for _ in 0..<3 {
             let after = try await cluster.readLog(after: 0, skipping: [], totalsFor: asked)
             #expect(after.count == count && after.totals?["bob"]?.all == 6)
         }
+        #expect(PGConnection.unprepared.withLock { $0.contains(PGPrepared<PostgresCluster.LogRead>.name) })
         try await a.close()
         try await b.close()
     }

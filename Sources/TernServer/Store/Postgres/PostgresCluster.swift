@@ -280,7 +280,8 @@ public final class PostgresCluster: ClusterLink, Service {
         -> (count: Int, rows: [(id: Int64, row: LogRow)], totals: [String: UnreadCount]?)
     {
         // Another node's message comes with its event, and the totals its copies carry with the
-        // first row (one round trip, not three): one snapshot, so the totals count every message read.
+        // first row (one round trip, not three): one snapshot, so the totals count every message
+        // read (and any committed after them, as a later read would).
         let rows = try await store.read { db in
             try await db.fetchAll(prepared: LogRead.self, [horizon, skip, self.nodeId, users, self.nodeId])
         }
@@ -294,7 +295,7 @@ public final class PostgresCluster: ClusterLink, Service {
             for ((user, n), type) in zip(zip(names ?? [], counts ?? []), types ?? []) {
                 ledger.addOutside(user, type: type, count: Int(n))
             }
-            totals = PostgresStore.stampedTotals(users, ledger, hint: nowMs())
+            totals = PostgresStore.stampedTotals(users, ledger, hint: store.clock.nowMs())
         }
         var read: [(id: Int64, row: LogRow)] = []
         for r in rows {
@@ -352,18 +353,12 @@ public final class PostgresCluster: ClusterLink, Service {
 
     func insert(_ events: [ClusterEvent]) async throws {
         try await store.write { db in
-            _ = try await db.fetchAll(
-                prepared: EventsInsert.self, [self.nodeId, events.map(\.kind.rawValue), events.map { $0.channel ?? "" }, events.map(\.body)])
+            try await db.execute(
+                """
+                INSERT INTO cluster_events(node, kind, channel_url, body)
+                SELECT ?, k, NULLIF(c, ''), b FROM unnest(?::TEXT[], ?::TEXT[], ?::TEXT[]) WITH ORDINALITY AS t(k, c, b, n) ORDER BY n
+                """, [self.nodeId, events.map(\.kind.rawValue), events.map { $0.channel ?? "" }, events.map(\.body)])
         }
-    }
-
-    /// The statement of ``insert(_:)``.
-    enum EventsInsert: PGPreparedText {
-        static let sql = PGConnection.numbered(
-            """
-            INSERT INTO cluster_events(node, kind, channel_url, body)
-            SELECT ?, k, NULLIF(c, ''), b FROM unnest(?::TEXT[], ?::TEXT[], ?::TEXT[]) WITH ORDINALITY AS t(k, c, b, n) ORDER BY n
-            """)
     }
 
     /// Records this node's heartbeat; returns the other nodes alive.

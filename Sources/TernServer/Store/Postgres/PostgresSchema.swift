@@ -637,11 +637,14 @@ enum PostgresSchema {
             // check it): 0.74 ms each with 100 members, a fifth of PostgreSQL's time per message.
             // Now a version per channel that every change of a member row's membership, state,
             // count preference or hidden state moves (a trigger, in the changing transaction), so
-            // the basis is one row. It lives in a table of its own, written only by that trigger
-            // and always after the member row it follows: no lock order against `tern_send`'s
-            // write of the channel's row. Nodes of the build before call the same function.
+            // the basis is one row. It lives in a table of its own, written only by triggers
+            // (after the member row they follow, and when the channel is deleted): no lock order
+            // against `tern_send`'s write of the channel's row. Versions come from one sequence,
+            // so a channel deleted and made again under its URL never shows an old basis again.
+            // Nodes of the build before call the same function.
             "pg-v12-roster-versions",
             #"""
+            CREATE SEQUENCE channel_roster_versions;
             CREATE TABLE channel_rosters (
                 channel_url TEXT COLLATE "C" PRIMARY KEY NOT NULL,
                 version BIGINT NOT NULL
@@ -653,8 +656,8 @@ enum PostgresSchema {
               IF TG_OP = 'DELETE' THEN url := OLD.channel_url; ELSE url := NEW.channel_url; END IF;
               -- A channel being deleted (its members go with it) keeps no version.
               INSERT INTO channel_rosters(channel_url, version)
-              SELECT url, 1 WHERE EXISTS (SELECT 1 FROM group_channels WHERE channel_url = url)
-              ON CONFLICT (channel_url) DO UPDATE SET version = channel_rosters.version + 1;
+              SELECT url, nextval('channel_roster_versions') WHERE EXISTS (SELECT 1 FROM group_channels WHERE channel_url = url)
+              ON CONFLICT (channel_url) DO UPDATE SET version = EXCLUDED.version;
               RETURN NULL;
             END $$;
             CREATE TRIGGER members_roster_added AFTER INSERT OR DELETE ON members

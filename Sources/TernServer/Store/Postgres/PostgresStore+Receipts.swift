@@ -29,11 +29,6 @@ extension PostgresStore {
     /// arguments: the users, the channels left out.
     static let outsideTotalsSQL = "SELECT u, t, n FROM tern_unread_totals(?, ?)"
 
-    /// ``outsideTotalsSQL``, prepared.
-    enum OutsideTotals: PGPreparedText {
-        static let sql = PGConnection.numbered(outsideTotalsSQL)
-    }
-
     /// Adds to `ledger` the unread counts of `users` in their joined channels other than
     /// `excluding`, by channel custom type (supergroups count at most 100 each).
     static func readOutsideTotals(
@@ -42,7 +37,7 @@ extension PostgresStore {
         let unique = Array(Set(users)).sorted()
         for start in stride(from: 0, to: unique.count, by: 500) {
             let chunk = Array(unique[start..<min(start + 500, unique.count)])
-            for row in try await db.fetchAll(prepared: OutsideTotals.self, [chunk, excluding]) {
+            for row in try await db.fetchAll(outsideTotalsSQL, [chunk, excluding]) {
                 ledger.addOutside(try row["u"], type: try row["t"], count: Int(try row["n"] as Int64))
             }
         }

@@ -376,9 +376,18 @@ struct PGConnection {
     /// connection (PostgresNIO keeps it by name), not at every run. Measured on the send path
     /// (`log_min_duration_statement = 0`, two nodes at 100 msg/s): parsing and planning — a bind of
     /// an unnamed statement plans it — took 1.4 ms of the channel read's 3.1 ms and of the event
-    /// log's read's 1.9 ms. A statement whose result's columns changed under it (a newer node
-    /// altered a table it reads with `*`) is run once more unprepared.
+    /// log's read's 1.9 ms.
+    ///
+    /// Only for statements that run outside a transaction (each its own): one that fails prepared
+    /// runs once more unprepared, which an aborted transaction would refuse. That covers a result
+    /// whose columns changed under the statement (0A000: a newer node altered a table it reads) and
+    /// a preparation that failed once (PostgresNIO answers every later run of that name on that
+    /// connection with the same error); a failed statement outside a transaction wrote nothing.
+    /// After a 0A000 this process runs that statement unprepared from then on: PostgreSQL would
+    /// refuse it prepared on every connection that prepared it before the change.
     func fetchAll<Text: PGPreparedText>(prepared: Text.Type, _ args: [any PGBindable]) async throws -> [PGRow] {
+        let name = PGPrepared<Text>.name
+        if Self.unprepared.withLock({ $0.contains(name) }) { return try await fetchAll(Text.sql, args) }
         var binds = PostgresBindings(capacity: args.count)
         for a in args { a.bind(into: &binds) }
         tally?.count.add(1, ordering: .relaxed)
@@ -389,10 +398,13 @@ struct PGConnection {
             }
             return rows
         } catch let e as PSQLError {
-            if e.serverInfo?[.sqlState] == "0A000" { return try await fetchAll(Text.sql, args) }
-            throw PostgresStoreError(e, sql: Text.sql)
+            if e.serverInfo?[.sqlState] == "0A000" { _ = Self.unprepared.withLock { $0.insert(name) } }
+            return try await fetchAll(Text.sql, args)
         }
     }
+
+    /// The prepared statements this process runs unprepared (see ``fetchAll(prepared:_:)``).
+    static let unprepared = Mutex<Set<String>>([])
 
     func fetchAll(_ sql: String, _ args: [any PGBindable] = []) async throws -> [PGRow] {
         try await run(sql, args).rows.map { PGRow(row: $0.makeRandomAccess()) }
@@ -439,7 +451,7 @@ protocol PGPreparedText {
 /// ``PGPreparedText`` as PostgresNIO prepares it: its rows as they come.
 struct PGPrepared<Text: PGPreparedText>: PostgresPreparedStatement {
     typealias Row = PostgresRow
-    static var name: String { "tern." + String(describing: Text.self) }
+    static var name: String { String(reflecting: Text.self) }
     static var sql: String { Text.sql }
     let binds: PostgresBindings
     func makeBindings() throws -> PostgresBindings { binds }
