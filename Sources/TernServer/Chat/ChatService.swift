@@ -125,9 +125,10 @@ public final class ChatService: Sendable {
     func sender(_ userId: String?) async throws -> SenderPayload? {
         guard let id = userId else { return nil }
         if let s = senders[id] { return s }
+        let generation = senders.generation(id)
         guard let u = try await store.user(id) else { return SenderPayload(userId: id) }
         let s = Presenter.sender(u)
-        senders.set(id, s)
+        senders.set(id, s, ifUnchangedSince: generation)
         return s
     }
 
@@ -135,17 +136,17 @@ public final class ChatService: Sendable {
     /// go and cached (a user that does not exist is presented by id alone, and not cached).
     func senderPayloads(_ userIds: [String]) async throws -> [String: SenderPayload] {
         var out: [String: SenderPayload] = [:]
-        var missing: [String] = []
+        var missing: [String: UInt64] = [:]
         for id in userIds {
-            if let s = senders[id] { out[id] = s } else { missing.append(id) }
+            if let s = senders[id] { out[id] = s } else { missing[id] = senders.generation(id) }
         }
         guard !missing.isEmpty else { return out }
-        for u in try await store.users(missing) {
+        for u in try await store.users(Array(missing.keys)) {
             let s = Presenter.sender(u)
-            senders.set(u.userId, s)
+            senders.set(u.userId, s, ifUnchangedSince: missing[u.userId])
             out[u.userId] = s
         }
-        for id in missing where out[id] == nil { out[id] = SenderPayload(userId: id) }
+        for id in missing.keys where out[id] == nil { out[id] = SenderPayload(userId: id) }
         return out
     }
 }

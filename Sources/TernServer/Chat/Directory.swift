@@ -4,7 +4,12 @@ import TernProtocol
 /// A sharded in-memory map, for lookups on the send path that must not take one global lock.
 final class ShardedCache<Value: Sendable>: Sendable {
     final class Shard: Sendable {
-        let lock = Mutex<[String: Value]>([:])
+        struct State {
+            var map: [String: Value] = [:]
+            /// Moves with every removal: a fill read before it must not store what it read.
+            var generation: UInt64 = 0
+        }
+        let lock = Mutex(State())
     }
     let shards: [Shard]
     let capacityPerShard: Int
@@ -21,18 +26,40 @@ final class ShardedCache<Value: Sendable>: Sendable {
     }
 
     subscript(key: String) -> Value? {
-        shard(key).lock.withLock { $0[key] }
+        shard(key).lock.withLock { $0.map[key] }
     }
 
-    func set(_ key: String, _ value: Value) {
-        shard(key).lock.withLock { map in
-            if map.count >= capacityPerShard { map.removeAll(keepingCapacity: true) }
-            map[key] = value
+    /// Where `key`'s shard stands: take it before reading a value to fill the cache with, and hand
+    /// it to ``set(_:_:ifUnchangedSince:)``.
+    func generation(_ key: String) -> UInt64 { shard(key).lock.withLock { $0.generation } }
+
+    /// Stores `value`; with `generation`, only if nothing was removed from `key`'s shard since it
+    /// was taken. A fill read from the store before an invalidation would otherwise put back what
+    /// the invalidation removed (another node changed the user or the channel meanwhile), and keep
+    /// it until the next one.
+    func set(_ key: String, _ value: Value, ifUnchangedSince generation: UInt64? = nil) {
+        shard(key).lock.withLock { s in
+            if let generation, s.generation != generation { return }
+            if s.map.count >= capacityPerShard { s.map.removeAll(keepingCapacity: true) }
+            s.map[key] = value
         }
     }
 
-    func remove(_ key: String) { _ = shard(key).lock.withLock { $0.removeValue(forKey: key) } }
-    func removeAll() { for s in shards { s.lock.withLock { $0.removeAll() } } }
+    func remove(_ key: String) {
+        shard(key).lock.withLock { s in
+            s.map.removeValue(forKey: key)
+            s.generation &+= 1
+        }
+    }
+
+    func removeAll() {
+        for shard in shards {
+            shard.lock.withLock { s in
+                s.map.removeAll()
+                s.generation &+= 1
+            }
+        }
+    }
 }
 
 /// What the send path needs to know about a channel: its flags and who is in it with which
@@ -82,6 +109,7 @@ extension ChatService {
     /// flags or membership must call ``invalidateChannel(_:)``.
     func roster(_ channelUrl: String) async throws -> ChannelRoster? {
         if let r = rosters[channelUrl] { return r }
+        let generation = rosters.generation(channelUrl)
         guard let channel = try await store.channel(channelUrl) else { return nil }
         let t = now()
         let muted = try await store.restrictions(channelUrl, kind: .mute, now: t, afterUserId: nil, limit: nil)
@@ -90,7 +118,7 @@ extension ChatService {
             channel: channel, members: channel.isOpen ? [] : try await store.members(channelUrl),
             muted: Dictionary(muted.map { ($0.userId, $0.endAt) }, uniquingKeysWith: { a, _ in a }),
             banned: Dictionary(banned.map { ($0.userId, $0.endAt) }, uniquingKeysWith: { a, _ in a }))
-        rosters.set(channelUrl, r)
+        rosters.set(channelUrl, r, ifUnchangedSince: generation)
         return r
     }
 
