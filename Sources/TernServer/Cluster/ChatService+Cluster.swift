@@ -214,7 +214,7 @@ extension ChatService: ClusterReceiver {
         var users = Set<String>()
         for url in channels {
             guard let roster = rosters[url], !roster.channel.isOpen else { continue }
-            for m in roster.members where m.state == "joined" && registry.isOnline(m.userId) { users.insert(m.userId) }
+            users.formUnion(localMembers(roster).map(\.userId))
             if users.count > Self.maxTotalsBroughtAlong { return [] }
         }
         return Array(users)
